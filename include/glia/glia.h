@@ -1,0 +1,578 @@
+/*
+ * glia: an embeddable neural-network engine. This header is the whole public
+ * contract of libglia (C99 and C++). Read docs/c-api.md first for the rules
+ * that every function below follows; each doc block only adds what is
+ * particular to its function.
+ *
+ * The rules in one paragraph: every fallible function returns `glia_error *`,
+ * NULL on success, else an error object the caller owns and frees with
+ * glia_error_free(). Out-parameters come last, are named out_*, and are not
+ * written on failure. Objects are opaque reference-counted handles; every
+ * handle returned through an out-parameter is a new reference owned by the
+ * caller, released with glia_<type>_release() (which accepts NULL and may be
+ * called from any thread). A NULL, wrong-type, released or double-released
+ * handle is reported as GLIA_ERR_INVALID_HANDLE, never undefined behaviour.
+ * Distinct handles may be used concurrently from any number of threads; a call
+ * that mutates an object needs the caller's serialization.
+ */
+#ifndef GLIA_GLIA_H
+#define GLIA_GLIA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GLIA_VERSION_MAJOR 0
+#define GLIA_VERSION_MINOR 1
+#define GLIA_VERSION_PATCH 0
+/** MAJOR * 1000000 + MINOR * 1000 + PATCH, the value glia_version() returns. */
+#define GLIA_VERSION_NUMBER (GLIA_VERSION_MAJOR * 1000000 + GLIA_VERSION_MINOR * 1000 + GLIA_VERSION_PATCH)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GLIA_API __attribute__((visibility("default")))
+#define GLIA_NODISCARD __attribute__((warn_unused_result))
+#else
+#define GLIA_API
+#define GLIA_NODISCARD
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** Error codes. Values are fixed forever; new codes are only appended. */
+enum glia_error_code {
+  GLIA_OK = 0,
+  GLIA_ERR_INVALID_ARGUMENT = 1,
+  GLIA_ERR_INVALID_HANDLE = 2,
+  GLIA_ERR_SHAPE = 3,
+  GLIA_ERR_DTYPE = 4,
+  GLIA_ERR_DEVICE = 5,
+  GLIA_ERR_OUT_OF_MEMORY = 6,
+  GLIA_ERR_IO = 7,
+  GLIA_ERR_FORMAT = 8,
+  GLIA_ERR_NOT_FOUND = 9,
+  GLIA_ERR_STATE = 10,
+  GLIA_ERR_CALLBACK = 11,
+  GLIA_ERR_UNSUPPORTED = 12,
+  GLIA_ERR_INTERNAL = 13
+};
+
+/** An error: a code and a message. Owned by whoever received it. */
+typedef struct glia_error glia_error;
+
+/**
+ * The code of `error`; GLIA_OK for NULL. Like `struct stat` and `stat()`, the
+ * enum tag and this function share a name: write `enum glia_error_code`.
+ * @since 0.1
+ */
+GLIA_API enum glia_error_code glia_error_code(const glia_error *error);
+
+/**
+ * The message of `error` (UTF-8, NUL-terminated, valid until the error is
+ * freed); "" for NULL. Messages name the function, the argument, and what was
+ * expected versus what was given.
+ * @since 0.1
+ */
+GLIA_API const char *glia_error_message(const glia_error *error);
+
+/** Frees `error`. Accepts NULL and ignores the static out-of-memory error. @since 0.1 */
+GLIA_API void glia_error_free(glia_error *error);
+
+/**
+ * A new error, for callbacks that must report failure to glia. `message` is
+ * copied (NULL means ""). If memory runs out, returns the static
+ * out-of-memory error. Never returns NULL; a `code` of GLIA_OK or an unknown
+ * code is turned into GLIA_ERR_INVALID_ARGUMENT with a message saying so.
+ * @since 0.1
+ */
+GLIA_API glia_error *glia_error_new(enum glia_error_code code, const char *message);
+
+/** A static English name for `code`, e.g. "GLIA_ERR_SHAPE". @since 0.1 */
+GLIA_API const char *glia_error_code_name(enum glia_error_code code);
+
+/* ------------------------------------------------------------------------ */
+/* Runtime                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** GLIA_VERSION_NUMBER of the library loaded at run time. @since 0.1 */
+GLIA_API uint32_t glia_version(void);
+
+/** "MAJOR.MINOR.PATCH" of the library loaded at run time (static string). @since 0.1 */
+GLIA_API const char *glia_version_string(void);
+
+/**
+ * Sets the number of threads glia's kernels may use (>= 1). glia's own pool
+ * starts its n - 1 worker threads lazily, on the first parallel kernel. With
+ * a host job system installed (glia_set_parallel_for) this sets how many
+ * chunks a kernel is split into. Not to be called while kernels run.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT when n < 1 or n > 1024.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_num_threads(int32_t n);
+
+/** The number of threads set by glia_set_num_threads (default: the number of cores). @since 0.1 */
+GLIA_API int32_t glia_get_num_threads(void);
+
+/** A unit of work glia hands to a host job system. Never fails. */
+typedef void (*glia_parallel_task_fn)(void *task_context, int64_t task_index);
+
+/**
+ * A host job system: runs task(task_context, i) for every i in [0, n_tasks),
+ * on any threads, and returns when all have finished. A returned error
+ * (made with glia_error_new) fails the glia call that needed the work.
+ */
+typedef glia_error *(*glia_parallel_for_fn)(void *user_data, int64_t n_tasks, glia_parallel_task_fn task,
+                                            void *task_context);
+
+/**
+ * Hands glia the host's job system (game engines own their threads). From now
+ * on glia runs no threads of its own: its pool is joined before this returns.
+ * Pass fn = NULL to go back to glia's pool. `free_user_data` (may be NULL) is
+ * called exactly once with `user_data` when the registration ends: when it is
+ * replaced, at glia_shutdown(), or right away if this call fails.
+ * Not to be called while kernels run.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_parallel_for(glia_parallel_for_fn fn, void *user_data,
+                                                          void (*free_user_data)(void *));
+
+/**
+ * Joins glia's threads, ends a host job-system registration, empties the
+ * allocator cache and unloads backends, so that the library can be dlclose()d.
+ * Handles stay valid; a later call that needs threads starts them again.
+ * Must not run concurrently with any other glia call.
+ * @since 0.1
+ */
+GLIA_API void glia_shutdown(void);
+
+/**
+ * Seeds the random generators. Each thread has its own generator; this
+ * re-seeds every thread's generator with `seed`: the calling thread's at
+ * once, any other thread's at its next draw. A thread that never saw a seed
+ * starts from the default seed 67280421310721 (torch's). Sequences are
+ * therefore reproducible per thread.
+ * @since 0.1
+ */
+GLIA_API void glia_manual_seed(uint64_t seed);
+
+/** Host memory hooks for embedders. Initialise with glia_allocator_init(). */
+typedef struct glia_allocator {
+  size_t struct_size;
+  /** Returns `size` bytes aligned to `alignment` (a power of two >= 64), or NULL. */
+  void *(*alloc)(void *user_data, size_t size, size_t alignment);
+  /** Frees a block from `alloc`; `size` is the size that was asked for. */
+  void (*free)(void *user_data, void *ptr, size_t size);
+  void *user_data;
+  /** Called once with user_data when no block from this allocator remains and it was replaced. May be NULL. */
+  void (*free_user_data)(void *user_data);
+} glia_allocator;
+
+/** Sets `*allocator` to an empty (default) description with struct_size filled in. @since 0.1 */
+GLIA_API void glia_allocator_init(glia_allocator *allocator);
+
+/**
+ * Routes every later CPU tensor allocation through `allocator` (NULL: back to
+ * the built-in aligned allocator). The cache of the previous allocator is
+ * emptied; blocks still in use go back to the allocator that made them.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT for a struct_size that is too small or a
+ * missing alloc/free function (free_user_data is then still called).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_allocator(const glia_allocator *allocator);
+
+/** CPU memory statistics (bytes of tensor storage). */
+typedef struct glia_memory_stats {
+  size_t struct_size;
+  uint64_t bytes_in_use;      /**< held by live tensors */
+  uint64_t peak_bytes_in_use; /**< maximum of bytes_in_use since start or glia_reset_peak_memory_stats */
+  uint64_t bytes_cached;      /**< freed by tensors, kept for reuse */
+  uint64_t allocations;       /**< number of blocks handed to tensors so far */
+} glia_memory_stats;
+
+/**
+ * Fills `out_stats` (set out_stats->struct_size first; fields past it are not written).
+ * Errors: GLIA_ERR_INVALID_ARGUMENT for NULL or a struct_size too small.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_memory_stats_get(glia_memory_stats *out_stats);
+
+/** Sets peak_bytes_in_use to bytes_in_use. @since 0.1 */
+GLIA_API void glia_reset_peak_memory_stats(void);
+
+/** Returns every cached block to its allocator. @since 0.1 */
+GLIA_API void glia_empty_cache(void);
+
+/** Log levels. */
+enum glia_log_level { GLIA_LOG_DEBUG = 0, GLIA_LOG_INFO = 1, GLIA_LOG_WARNING = 2, GLIA_LOG_ERROR = 3 };
+
+/** Receives glia's log messages (may be called from any thread). */
+typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const char *message);
+
+/**
+ * Sends log messages of at least `min_level` to `fn` (NULL: silence, the
+ * default). free_user_data as for glia_set_parallel_for.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_log_callback(glia_log_fn fn, enum glia_log_level min_level,
+                                                          void *user_data, void (*free_user_data)(void *));
+
+/**
+ * Loads a backend library by name ("cuda") or path. The CUDA backend
+ * (libglia_cuda.so.0) is looked up next to libglia first, then by the system
+ * loader. Loading twice is a no-op.
+ * Errors: GLIA_ERR_NOT_FOUND when the library cannot be loaded (the message
+ * carries dlerror()), GLIA_ERR_UNSUPPORTED for an unknown name or a library
+ * that is not a glia backend or was built for another ABI.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_backend_load(const char *name);
+
+/** 1 when the CUDA backend loads and sees at least one device, else 0. Never fails. @since 0.1 */
+GLIA_API int32_t glia_cuda_is_available(void);
+
+/** The number of CUDA devices the backend sees (0 without backend or device). @since 0.1 */
+GLIA_API int32_t glia_cuda_device_count(void);
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** Element types. Values are fixed forever; new types are only appended. */
+typedef enum glia_dtype {
+  GLIA_FLOAT32 = 0,
+  GLIA_FLOAT64 = 1,
+  GLIA_FLOAT16 = 2,
+  GLIA_BFLOAT16 = 3,
+  GLIA_INT64 = 4,
+  GLIA_INT32 = 5,
+  GLIA_UINT8 = 6,
+  GLIA_BOOL = 7
+} glia_dtype;
+
+/** Bytes per element of `dtype` (0 for an unknown value). @since 0.1 */
+GLIA_API size_t glia_dtype_size(glia_dtype dtype);
+
+/** torch's name of `dtype` ("float32", "bfloat16", "bool"...), NULL for an unknown value. @since 0.1 */
+GLIA_API const char *glia_dtype_name(glia_dtype dtype);
+
+typedef enum glia_device_type { GLIA_CPU = 0, GLIA_CUDA = 1 } glia_device_type;
+
+/** A device: its type and index (0 for the CPU; -1 for CUDA means the current device). */
+typedef struct glia_device {
+  glia_device_type type;
+  int32_t index;
+} glia_device;
+
+/* ------------------------------------------------------------------------ */
+/* Tensors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** A tensor: a strided view of a storage. Opaque, reference counted. */
+typedef struct glia_tensor glia_tensor;
+
+/** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_retain(glia_tensor *tensor);
+
+/**
+ * Drops a reference; the last one frees the tensor (its storage lives on while
+ * views of it do). Accepts NULL (returns NULL). Any thread.
+ * Errors: GLIA_ERR_INVALID_HANDLE for a released (double release) or foreign handle.
+ * @since 0.1
+ */
+GLIA_API glia_error *glia_tensor_release(glia_tensor *tensor);
+
+/** Options of the factory functions. Initialise with glia_tensor_options_init(). */
+typedef struct glia_tensor_options {
+  size_t struct_size;
+  glia_dtype dtype;   /**< default GLIA_FLOAT32 */
+  glia_device device; /**< default CPU */
+} glia_tensor_options;
+
+/** Sets `*options` to the defaults (float32, CPU) with struct_size filled in. @since 0.1 */
+GLIA_API void glia_tensor_options_init(glia_tensor_options *options);
+
+/*
+ * Factories. `shape` holds `ndim` sizes (each >= 0; ndim 0 is a scalar and
+ * shape may then be NULL); `options` may be NULL for the defaults.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (negative size, ndim < 0 or > 64, NULL
+ * out), GLIA_ERR_SHAPE (element count overflows), GLIA_ERR_DTYPE (unknown
+ * dtype), GLIA_ERR_DEVICE (device not available), GLIA_ERR_OUT_OF_MEMORY.
+ */
+
+/** Uninitialised memory. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_empty(const int64_t *shape, int64_t ndim,
+                                                      const glia_tensor_options *options, glia_tensor **out);
+/** Zeros. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_zeros(const int64_t *shape, int64_t ndim,
+                                                      const glia_tensor_options *options, glia_tensor **out);
+/** Ones. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ones(const int64_t *shape, int64_t ndim,
+                                                     const glia_tensor_options *options, glia_tensor **out);
+/** Every element `value`, converted as torch converts a Python scalar. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_full(const int64_t *shape, int64_t ndim, double value,
+                                                     const glia_tensor_options *options, glia_tensor **out);
+/**
+ * start, start + step, ... while < end (> end for a negative step), torch's
+ * length rule ceil((end - start) / step). With `options` NULL the dtype is
+ * int64 when start, end and step are whole numbers, else float32 (torch's
+ * rule for Python numbers). Errors: GLIA_ERR_INVALID_ARGUMENT for step 0, a
+ * step whose sign disagrees with end - start, or a non-finite bound.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_arange(double start, double end, double step,
+                                                       const glia_tensor_options *options, glia_tensor **out);
+/** Uniform on [0, 1) from the calling thread's generator (floating dtypes only, else GLIA_ERR_DTYPE). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_rand(const int64_t *shape, int64_t ndim,
+                                                     const glia_tensor_options *options, glia_tensor **out);
+/** Standard normal from the calling thread's generator (floating dtypes only). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randn(const int64_t *shape, int64_t ndim,
+                                                      const glia_tensor_options *options, glia_tensor **out);
+
+/**
+ * A new contiguous CPU tensor holding a copy of `data` (row-major, `nbytes`
+ * must equal numel * glia_dtype_size(dtype)).
+ * Errors: as the factories, plus GLIA_ERR_INVALID_ARGUMENT when nbytes
+ * disagrees (the message gives both) or data is NULL with nbytes > 0.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_from_data(const void *data, size_t nbytes, const int64_t *shape,
+                                                          int64_t ndim, glia_dtype dtype, glia_tensor **out);
+
+/** Frees a blob handed to glia_tensor_from_blob. */
+typedef void (*glia_blob_deleter)(void *deleter_context, void *data);
+
+/**
+ * A tensor over memory the caller owns, without copying. `strides` (in
+ * elements, may be NULL for row-major) has `ndim` entries. `deleter` (may be
+ * NULL) is called exactly once with (deleter_context, data): when the last
+ * tensor or view over the blob is released, or before this function returns
+ * if it fails. The memory must stay valid and must not move until then.
+ * Errors: as the factories; GLIA_ERR_INVALID_ARGUMENT for NULL data with
+ * numel > 0 or negative strides; GLIA_ERR_DEVICE for a device other than CPU
+ * without a loaded backend.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_from_blob(void *data, const int64_t *shape, const int64_t *strides,
+                                                          int64_t ndim, glia_dtype dtype, glia_device device,
+                                                          glia_blob_deleter deleter, void *deleter_context,
+                                                          glia_tensor **out);
+
+struct DLManagedTensor;
+
+/**
+ * Imports a DLPack tensor without copying (DLPack 0.6+ `DLManagedTensor`,
+ * dlpack/dlpack.h). On success glia owns `managed` and calls its deleter
+ * exactly once when the last view is released; on failure the caller keeps
+ * ownership and glia does not call the deleter.
+ * Errors: GLIA_ERR_DTYPE for a type glia lacks (the message names code, bits,
+ * lanes), GLIA_ERR_DEVICE for a device glia cannot use,
+ * GLIA_ERR_INVALID_ARGUMENT for NULL or a misaligned byte_offset.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_from_dlpack(struct DLManagedTensor *managed, glia_tensor **out);
+
+/**
+ * Exports `tensor` as a DLPack tensor without copying. The caller owns
+ * `*out_managed` and must call its deleter once (which releases glia's
+ * reference). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to_dlpack(glia_tensor *tensor, struct DLManagedTensor **out_managed);
+
+/** Number of dimensions. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ndim(const glia_tensor *tensor, int64_t *out_ndim);
+/**
+ * Copies the sizes into out_shape[0..ndim). Errors: GLIA_ERR_INVALID_ARGUMENT
+ * when capacity < ndim (nothing written). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_shape(const glia_tensor *tensor, int64_t capacity,
+                                                      int64_t *out_shape);
+/** Copies the strides (in elements), as glia_tensor_shape. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_strides(const glia_tensor *tensor, int64_t capacity,
+                                                        int64_t *out_strides);
+/** Offset of the first element in its storage, in elements. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_storage_offset(const glia_tensor *tensor, int64_t *out_offset);
+/** Element type. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dtype(const glia_tensor *tensor, glia_dtype *out_dtype);
+/** Device. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_device(const glia_tensor *tensor, glia_device *out_device);
+/** Number of elements. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_numel(const glia_tensor *tensor, int64_t *out_numel);
+/** 1 when the tensor is contiguous in row-major order, else 0. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_is_contiguous(const glia_tensor *tensor, int32_t *out_contiguous);
+
+/**
+ * Address of the first element (storage data + offset) of a CPU tensor,
+ * valid while the tensor lives. Writes through it are seen by every view.
+ * Errors: GLIA_ERR_DEVICE for a non-CPU tensor. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_data(glia_tensor *tensor, void **out_data);
+
+/**
+ * Copies the elements, in row-major order and in the tensor's own dtype, to
+ * host memory `dst` of `nbytes` bytes (which must equal numel * element size).
+ * Works for any strides and device. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_copy_to_host(const glia_tensor *tensor, void *dst, size_t nbytes);
+
+/** The single element as a double (torch's .item()). Errors: GLIA_ERR_SHAPE when numel != 1. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_item_double(const glia_tensor *tensor, double *out_value);
+/** The single element as int64 (floating values are truncated toward zero). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_item_int64(const glia_tensor *tensor, int64_t *out_value);
+
+/**
+ * A tensor on `device` with `dtype`; a new reference to `tensor` itself when
+ * both already match (torch's .to()). Conversions follow torch: round to
+ * nearest even for float16/bfloat16, truncation toward zero for float to
+ * integer, nonzero is true for bool. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to(const glia_tensor *tensor, glia_device device, glia_dtype dtype,
+                                                   glia_tensor **out);
+/** A contiguous tensor with the same values: `tensor` itself (new reference) when already contiguous. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_contiguous(const glia_tensor *tensor, glia_tensor **out);
+/** A copy with its own contiguous storage. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_clone(const glia_tensor *tensor, glia_tensor **out);
+/** A view sharing storage, outside any autograd graph. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_detach(const glia_tensor *tensor, glia_tensor **out);
+
+/**
+ * torch's repr of the tensor, e.g. "tensor([[1., 2.],\n        [3., 4.]])",
+ * with torch's default print options (precision 4, summarising with "..."
+ * above 1000 elements, dtype suffix for non-default dtypes). Writes at most
+ * capacity - 1 bytes and a NUL to `buffer` (which may be NULL when capacity
+ * is 0) and the full length without NUL to `*out_length`, snprintf style:
+ * call once with capacity 0 to size the buffer.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to_string(const glia_tensor *tensor, char *buffer, size_t capacity,
+                                                          size_t *out_length);
+
+/* ------------------------------------------------------------------------ */
+/* Autograd                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** 1 when gradients are recorded for `tensor` (a leaf that requires grad, or an op result in a graph). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_requires_grad(const glia_tensor *tensor, int32_t *out_requires_grad);
+
+/**
+ * torch's requires_grad_(). Errors: GLIA_ERR_DTYPE for a non-floating tensor
+ * when flag is 1; GLIA_ERR_STATE when clearing the flag of a non-leaf.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_requires_grad(glia_tensor *tensor, int32_t flag);
+
+/** 1 when `tensor` has no grad_fn (it was not made by a recorded op). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_is_leaf(const glia_tensor *tensor, int32_t *out_is_leaf);
+
+/** The accumulated gradient (.grad) as a new reference, or NULL in *out_grad when there is none. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad(const glia_tensor *tensor, glia_tensor **out_grad);
+
+/**
+ * Sets .grad (NULL clears it). Errors: GLIA_ERR_SHAPE / GLIA_ERR_DTYPE when
+ * `grad` does not match the tensor's shape and dtype.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_grad(glia_tensor *tensor, glia_tensor *grad);
+
+/** torch's retain_grad(): a non-leaf keeps its .grad after backward. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_retain_grad(glia_tensor *tensor);
+
+/**
+ * The name of the tensor's grad_fn ("AddBackward0", ...) snprintf style as in
+ * glia_tensor_to_string; "" for a leaf.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad_fn_name(const glia_tensor *tensor, char *buffer,
+                                                             size_t capacity, size_t *out_length);
+
+/**
+ * tensor.backward(gradient, retain_graph): `grad` may be NULL for a
+ * one-element tensor. Errors: GLIA_ERR_STATE when the tensor does not require
+ * grad, when a non-scalar has no `grad`, when the graph was already freed by
+ * an earlier backward without retain_graph, or when a saved tensor was
+ * modified in place (torch's messages).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_backward(glia_tensor *tensor, const glia_tensor *grad,
+                                                         int32_t retain_graph);
+
+/**
+ * torch.autograd.backward over several roots with create_graph: `grads` may
+ * be NULL (all implicit) or hold NULL entries.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_backward(glia_tensor *const *tensors, int64_t n_tensors,
+                                                           glia_tensor *const *grads, int32_t retain_graph,
+                                                           int32_t create_graph);
+
+/**
+ * torch.autograd.grad: writes n_inputs new references (or NULL for unused
+ * inputs when allow_unused) to out_grads. `grad_outputs` may be NULL. Leaves'
+ * .grad are not touched. On failure nothing is written.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_grad(glia_tensor *const *outputs, int64_t n_outputs,
+                                                       glia_tensor *const *inputs, int64_t n_inputs,
+                                                       glia_tensor *const *grad_outputs, int32_t retain_graph,
+                                                       int32_t create_graph, int32_t allow_unused,
+                                                       glia_tensor **out_grads);
+
+/** 1 when the calling thread records graphs (grad mode is thread-local, on by default). @since 0.1 */
+GLIA_API int32_t glia_grad_mode_enabled(void);
+
+/** Turns the calling thread's grad mode on or off (torch.no_grad / enable_grad). @since 0.1 */
+GLIA_API void glia_grad_mode_set(int32_t enabled);
+
+/**
+ * A tensor hook: called with the gradient flowing into the tensor during
+ * backward. Set *out_replacement to a new gradient (a new reference glia takes
+ * over) or leave it NULL to keep the gradient. A returned error aborts the
+ * backward with GLIA_ERR_CALLBACK carrying its message.
+ */
+typedef glia_error *(*glia_tensor_hook_fn)(void *user_data, const glia_tensor *grad, glia_tensor **out_replacement);
+
+/**
+ * torch's register_hook. free_user_data (may be NULL) runs exactly once: on
+ * removal, when the tensor's graph dies, or right away if this call fails.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_hook(glia_tensor *tensor, glia_tensor_hook_fn fn,
+                                                              void *user_data, void (*free_user_data)(void *),
+                                                              uint64_t *out_hook_id);
+
+/** Removes a hook. Errors: GLIA_ERR_NOT_FOUND for an unknown id. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_remove_hook(glia_tensor *tensor, uint64_t hook_id);
+
+/* ------------------------------------------------------------------------ */
+/* Operators (torch names; broadcasting and type promotion as in torch)       */
+/* ------------------------------------------------------------------------ */
+
+/** a + alpha * b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_add(const glia_tensor *a, const glia_tensor *b, double alpha,
+                                             glia_tensor **out);
+/** a - alpha * b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sub(const glia_tensor *a, const glia_tensor *b, double alpha,
+                                             glia_tensor **out);
+/** a * b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mul(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a / b; rounding_mode NULL (true division), "trunc" or "floor". @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_div(const glia_tensor *a, const glia_tensor *b, const char *rounding_mode,
+                                             glia_tensor **out);
+/** -a. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_neg(const glia_tensor *a, glia_tensor **out);
+/** Sum over `dims` (n_dims entries; NULL and 0 for all dims). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sum(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             int32_t keepdim, glia_tensor **out);
+/** self += alpha * other, in place. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_add_(glia_tensor *self, const glia_tensor *other, double alpha);
+/** self *= other, in place. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tensor *other);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GLIA_GLIA_H */

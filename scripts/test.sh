@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (c) each binding's own
+# bindings/<lang>/test.sh against the Release build. Every stage runs even when an earlier
+# one failed; the last line is the combined summary in ctest's words, and the exit status
+# is non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+./scripts/deps.sh || exit 1
+
+# Lets ccache reuse objects across checkouts: CI builds a fresh clone in another directory.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+jobs=$(nproc)
+start=$SECONDS
+passed=0
+failed=0
+report=()
+
+# Adds a stage's counts to the totals and its line to the report.
+tally() {  # <stage> <passed> <failed> <what>
+  passed=$((passed + $2))
+  failed=$((failed + $3))
+  report+=("$1: $4")
+}
+
+# Configures build/<preset> unless it exists (then it is reused as it is), builds it and runs
+# its tests. A failed build counts as one failed test.
+run_preset() {  # <preset>
+  local preset=$1 dir=build/$1 t0=$SECONDS
+  echo "==== $preset: build ($dir)"
+  if ! { [ -f "$dir/CMakeCache.txt" ] || cmake --preset "$preset"; } || ! cmake --build "$dir" -j "$jobs"; then
+    tally "$preset" 0 1 "build failed"
+    return 1
+  fi
+  echo "==== $preset: ctest"
+  ctest --preset "$preset" -j "$jobs" 2>&1 | tee "$dir/ctest.log"
+  local rc=${PIPESTATUS[0]} summary n_total=0 n_failed=0
+  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$dir/ctest.log" | tail -n 1)
+  if [ -n "$summary" ]; then
+    n_failed=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$summary")
+    n_total=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$summary")
+  fi
+  if [ "$rc" -ne 0 ] && [ "$n_failed" -eq 0 ]; then
+    # ctest itself failed (e.g. a test binary could not be listed): count it as a failure.
+    n_failed=1
+    n_total=$((n_total + 1))
+  fi
+  tally "$preset" $((n_total - n_failed)) "$n_failed" \
+    "${summary:-no test summary (ctest exit status $rc)} ($((SECONDS - t0)) s)"
+}
+
+run_preset release
+release_ok=$?
+run_preset asan
+
+# (c) Bindings: each bindings/<lang>/test.sh gets the Release build in GLIA_BUILD_DIR and counts as one test.
+for dir in bindings/*/; do
+  lang=$(basename "$dir")
+  if [ ! -f "$dir/test.sh" ]; then
+    echo "==== bindings/$lang: skipped (no bindings/$lang/test.sh)"
+  elif [ "$release_ok" -ne 0 ]; then
+    echo "==== bindings/$lang: skipped (the Release build failed)"
+  else
+    echo "==== bindings/$lang: test.sh"
+    t0=$SECONDS
+    if GLIA_BUILD_DIR=$root/build/release bash "$dir/test.sh"; then
+      tally "bindings/$lang" 1 0 "passed ($((SECONDS - t0)) s)"
+    else
+      tally "bindings/$lang" 0 1 "FAILED ($((SECONDS - t0)) s)"
+    fi
+  fi
+done
+
+total=$((passed + failed))
+percent=100
+if [ "$total" -gt 0 ]; then
+  percent=$((passed * 100 / total))
+  [ "$failed" -gt 0 ] && [ "$percent" -eq 100 ] && percent=99
+fi
+echo "==== summary (release + asan + bindings, $((SECONDS - start)) s)"
+printf '%s\n' "${report[@]}"
+echo "${percent}% tests passed, ${failed} tests failed out of ${total}"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,7 @@
+// Differentiable operators: what the C API and the nn layer call. Each records
+// a Node when grad mode is on and an input requires grad; its backward rule
+// sits next to it in autograd/fn/<family>.cpp (Note [One op, one rule]).
+#pragma once
+
+#include "autograd/fn/elementwise.h"
+#include "autograd/fn/reduce.h"

@@ -1,0 +1,121 @@
+// The autograd graph: nodes (one per differentiable op application), edges to
+// the nodes that produced each input, saved tensors with version checks, and
+// the metadata a tensor carries (grad, grad_fn, hooks).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace glia {
+
+class Node;
+
+struct Edge {
+  Ref<Node> fn;        // null: the input needs no gradient
+  uint32_t input_nr = 0;  // which input slot of fn receives the gradient
+  bool valid() const { return static_cast<bool>(fn); }
+};
+
+using TensorList = std::vector<Tensor>;
+
+// A hook on a tensor's gradient: returns an undefined Tensor to keep the
+// gradient, or a replacement.
+using GradHook = std::function<Tensor(const Tensor& grad)>;
+
+// Note [Saved tensors]: a node keeps what its backward needs together with the
+// storage version at save time; backward refuses to run on a tensor that was
+// modified in place since (torch's message), and a released node (after a
+// backward without retain_graph) refuses to run again.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  explicit SavedTensor(const Tensor& t);
+  Tensor unpack(const char* node_name) const;
+  void release() { t_ = Tensor(); }
+  bool defined() const { return was_defined_; }
+
+ private:
+  Tensor t_;
+  uint32_t version_ = 0;
+  bool was_defined_ = false;
+  bool released_ = false;
+  friend class Node;
+};
+
+class Node : public RefCounted {
+ public:
+  Node();
+  ~Node() override;
+  virtual const char* name() const = 0;
+  // Gradients of the inputs (one per next edge; undefined where not needed)
+  // from the gradients of the outputs (undefined where none flowed).
+  virtual TensorList apply(TensorList&& grads) = 0;
+  // Drops saved tensors (backward without retain_graph).
+  virtual void release_variables() {}
+
+  std::vector<Edge> next_edges;
+  uint64_t sequence_nr;
+  uint32_t num_outputs = 1;
+  // Shapes/dtypes of the outputs, so a missing output gradient can be zeros.
+  std::vector<Dims> output_shapes;
+  std::vector<DType> output_dtypes;
+  // Hooks on the gradient of output k (tensor hooks of non-leaf outputs), in order.
+  std::vector<std::pair<uint32_t, std::pair<uint64_t, GradHook>>> pre_hooks;
+  // Non-leaf tensors that asked to retain their grad: (output index, tensor impl, weak).
+  std::vector<std::pair<uint32_t, TensorImpl*>> retained;
+  bool released = false;
+};
+
+// What a leaf's gradient flows into.
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(Ref<TensorImpl> leaf);
+  ~AccumulateGrad() override;
+  const char* name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+  // The leaf is held by the graph; the leaf points back only weakly (AutogradMeta::accumulator).
+  Ref<TensorImpl> leaf;
+};
+
+struct AutogradMeta : AutogradMetaBase {
+  Tensor grad;
+  Ref<Node> grad_fn;
+  uint32_t output_nr = 0;
+  AccumulateGrad* accumulator = nullptr;  // weak; cleared by the node's destructor
+  bool retains_grad = false;
+  std::vector<std::pair<uint64_t, GradHook>> hooks;  // leaf hooks (non-leaf hooks live on grad_fn)
+  std::string grad_fn_name_cache;
+};
+
+// The AutogradMeta of t, created on first use.
+AutogradMeta& autograd_meta(const Tensor& t);
+// Null when the tensor never had autograd state.
+AutogradMeta* autograd_meta_if(const Tensor& t);
+
+bool is_leaf(const Tensor& t);
+Ref<Node> grad_fn(const Tensor& t);
+// The edge a gradient for `t` flows along (leaf: its AccumulateGrad; else grad_fn/output_nr).
+Edge gradient_edge(const Tensor& t);
+void set_requires_grad(const Tensor& t, bool flag);
+uint64_t add_tensor_hook(const Tensor& t, GradHook hook);
+bool remove_tensor_hook(const Tensor& t, uint64_t id);
+void retain_grad(const Tensor& t);
+
+// Version counter of the tensor's storage (bumped by in-place ops).
+inline void bump_version(const Tensor& t) {
+  t.impl()->storage()->version.fetch_add(1, std::memory_order_relaxed);
+}
+
+// True when grad mode is on and any of the tensors requires grad.
+bool any_requires_grad(std::initializer_list<const Tensor*> ts);
+bool any_requires_grad(const TensorList& ts);
+
+// Connects outputs to `node`: sets next edges from `inputs` and the outputs' grad_fn.
+void set_history(Node* node, std::initializer_list<const Tensor*> inputs, std::initializer_list<const Tensor*> outputs);
+void set_history(Node* node, const TensorList& inputs, const TensorList& outputs);
+
+}  // namespace glia

@@ -1,0 +1,56 @@
+// The exception barrier every entry point goes through, and helpers shared by
+// the C-API translation units.
+#pragma once
+
+#include <new>
+
+#include "capi/handles.h"
+#include "core/error.h"
+#include "core/small_vector.h"
+#include "core/tensor.h"
+#include "glia/glia.h"
+
+struct glia_error {
+  int32_t code;
+  char* message;  // owned; a static string for the out-of-memory error
+  bool is_static;
+};
+
+namespace glia::capi {
+
+glia_error* make_error(Code code, const char* message) noexcept;
+glia_error* out_of_memory_error() noexcept;
+glia_error* current_exception_to_error() noexcept;
+
+// Runs `body` and turns any exception into a glia_error (Note [Exception barrier]).
+template <class F>
+inline glia_error* guard(F&& body) noexcept {
+  try {
+    body();
+    return nullptr;
+  } catch (...) {
+    return current_exception_to_error();
+  }
+}
+
+// Throws unless `p` is non-null; `fn` and `arg` name the call and argument.
+inline void check_out(const void* p, const char* fn, const char* arg) {
+  GLIA_CHECK(p != nullptr, InvalidArgument, fn, ": argument '", arg, "' is NULL");
+}
+
+inline Tensor tensor_arg(const glia_tensor* h, const char* fn, const char* arg) {
+  return Tensor(Ref<TensorImpl>::share(lookup<TensorImpl>(h, HandleType::Tensor, fn, arg)));
+}
+inline TensorImpl* tensor_raw(const glia_tensor* h, const char* fn, const char* arg) {
+  return lookup<TensorImpl>(h, HandleType::Tensor, fn, arg);
+}
+inline glia_tensor* tensor_handle(const Tensor& t) {
+  return static_cast<glia_tensor*>(handle_for(t.impl(), HandleType::Tensor));
+}
+
+// A shape given as (pointer, ndim) by the caller, validated.
+IntSpan shape_arg(const int64_t* shape, int64_t ndim, const char* fn);
+DType dtype_arg(int dtype, const char* fn, const char* arg);
+Device device_arg(glia_device d, const char* fn);
+
+}  // namespace glia::capi

@@ -1,0 +1,187 @@
+#include <cstring>
+
+#include "autograd/engine.h"
+#include "autograd/functions.h"
+#include "autograd/grad_mode.h"
+#include "capi/api.h"
+
+using namespace glia;
+using namespace glia::capi;
+
+namespace {
+
+TensorList tensor_list(glia_tensor* const* hs, int64_t n, const char* fn, const char* arg, bool allow_null) {
+  GLIA_CHECK(n >= 0, InvalidArgument, fn, ": argument '", arg, "' count is negative (", n, ")");
+  GLIA_CHECK(hs || n == 0, InvalidArgument, fn, ": argument '", arg, "' is NULL with ", n, " entries");
+  TensorList out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out.push_back(allow_null && !hs[i] ? Tensor() : tensor_arg(hs[i], fn, arg));
+  return out;
+}
+
+// Owns a host hook registration: free_user_data runs once when the last copy dies.
+struct HostHook {
+  glia_tensor_hook_fn fn;
+  void* user_data;
+  void (*free_user_data)(void*);
+  ~HostHook() {
+    if (free_user_data) free_user_data(user_data);
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+glia_error* glia_tensor_requires_grad(const glia_tensor* tensor, int32_t* out) {
+  return guard([&] {
+    TensorImpl* t = tensor_raw(tensor, "glia_tensor_requires_grad", "tensor");
+    check_out(out, "glia_tensor_requires_grad", "out_requires_grad");
+    *out = t->requires_grad ? 1 : 0;
+  });
+}
+
+glia_error* glia_tensor_set_requires_grad(glia_tensor* tensor, int32_t flag) {
+  return guard([&] { set_requires_grad(tensor_arg(tensor, "glia_tensor_set_requires_grad", "tensor"), flag != 0); });
+}
+
+glia_error* glia_tensor_is_leaf(const glia_tensor* tensor, int32_t* out) {
+  return guard([&] {
+    Tensor t = tensor_arg(tensor, "glia_tensor_is_leaf", "tensor");
+    check_out(out, "glia_tensor_is_leaf", "out_is_leaf");
+    *out = is_leaf(t) ? 1 : 0;
+  });
+}
+
+glia_error* glia_tensor_grad(const glia_tensor* tensor, glia_tensor** out) {
+  return guard([&] {
+    Tensor t = tensor_arg(tensor, "glia_tensor_grad", "tensor");
+    check_out(out, "glia_tensor_grad", "out_grad");
+    AutogradMeta* m = autograd_meta_if(t);
+    *out = m && m->grad.defined() ? tensor_handle(m->grad) : nullptr;
+  });
+}
+
+glia_error* glia_tensor_set_grad(glia_tensor* tensor, glia_tensor* grad) {
+  return guard([&] {
+    const char* fn = "glia_tensor_set_grad";
+    Tensor t = tensor_arg(tensor, fn, "tensor");
+    Tensor g = grad ? tensor_arg(grad, fn, "grad") : Tensor();
+    if (g.defined()) {
+      GLIA_CHECK(g.shape() == t.shape(), Shape, fn, ": assigned grad has data of a different size: ", g.shape(),
+                 " vs tensor ", t.shape());
+      GLIA_CHECK(g.dtype() == t.dtype(), DType, fn, ": assigned grad has data of a different type: ",
+                 dtype_name(g.dtype()), " vs tensor ", dtype_name(t.dtype()));
+    }
+    autograd_meta(t).grad = g;
+  });
+}
+
+glia_error* glia_tensor_retain_grad(glia_tensor* tensor) {
+  return guard([&] { retain_grad(tensor_arg(tensor, "glia_tensor_retain_grad", "tensor")); });
+}
+
+glia_error* glia_tensor_grad_fn_name(const glia_tensor* tensor, char* buffer, size_t capacity, size_t* out_length) {
+  return guard([&] {
+    const char* fn = "glia_tensor_grad_fn_name";
+    Tensor t = tensor_arg(tensor, fn, "tensor");
+    check_out(out_length, fn, "out_length");
+    GLIA_CHECK(buffer || capacity == 0, InvalidArgument, fn, ": argument 'buffer' is NULL with capacity ", capacity);
+    Ref<Node> n = grad_fn(t);
+    std::string s = n ? n->name() : "";
+    if (capacity) {
+      size_t k = s.size() < capacity - 1 ? s.size() : capacity - 1;
+      std::memcpy(buffer, s.data(), k);
+      buffer[k] = '\0';
+    }
+    *out_length = s.size();
+  });
+}
+
+glia_error* glia_tensor_backward(glia_tensor* tensor, const glia_tensor* grad, int32_t retain_graph) {
+  return guard([&] {
+    Tensor t = tensor_arg(tensor, "glia_tensor_backward", "tensor");
+    TensorList grads;
+    if (grad) grads.push_back(tensor_arg(grad, "glia_tensor_backward", "grad"));
+    backward({t}, grads, retain_graph != 0, false);
+  });
+}
+
+glia_error* glia_autograd_backward(glia_tensor* const* tensors, int64_t n, glia_tensor* const* grads,
+                                   int32_t retain_graph, int32_t create_graph) {
+  return guard([&] {
+    const char* fn = "glia_autograd_backward";
+    TensorList roots = tensor_list(tensors, n, fn, "tensors", false);
+    TensorList gs = grads ? tensor_list(grads, n, fn, "grads", true) : TensorList();
+    backward(roots, gs, retain_graph != 0, create_graph != 0);
+  });
+}
+
+glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, glia_tensor* const* inputs,
+                               int64_t n_inputs, glia_tensor* const* grad_outputs, int32_t retain_graph,
+                               int32_t create_graph, int32_t allow_unused, glia_tensor** out_grads) {
+  return guard([&] {
+    const char* fn = "glia_autograd_grad";
+    TensorList outs = tensor_list(outputs, n_outputs, fn, "outputs", false);
+    TensorList ins = tensor_list(inputs, n_inputs, fn, "inputs", false);
+    TensorList gos = grad_outputs ? tensor_list(grad_outputs, n_outputs, fn, "grad_outputs", true) : TensorList();
+    check_out(out_grads || n_inputs == 0 ? reinterpret_cast<const void*>(1) : nullptr, fn, "out_grads");
+    TensorList r = grad(outs, ins, gos, retain_graph != 0, create_graph != 0, allow_unused != 0);
+    std::vector<glia_tensor*> hs;
+    hs.reserve(r.size());
+    try {
+      for (const Tensor& g : r) hs.push_back(g.defined() ? tensor_handle(g) : nullptr);
+    } catch (...) {
+      for (glia_tensor* h : hs) glia_tensor_release(h);
+      throw;
+    }
+    std::memcpy(out_grads, hs.data(), hs.size() * sizeof(glia_tensor*));
+  });
+}
+
+int32_t glia_grad_mode_enabled(void) { return grad_mode_enabled() ? 1 : 0; }
+
+void glia_grad_mode_set(int32_t enabled) { set_grad_mode(enabled != 0); }
+
+glia_error* glia_tensor_register_hook(glia_tensor* tensor, glia_tensor_hook_fn fn, void* user_data,
+                                      void (*free_user_data)(void*), uint64_t* out_hook_id) {
+  auto owner = std::make_shared<HostHook>();  // frees user_data exactly once, also when this call fails
+  owner->fn = fn;
+  owner->user_data = user_data;
+  owner->free_user_data = free_user_data;
+  return guard([&] {
+    const char* name = "glia_tensor_register_hook";
+    Tensor t = tensor_arg(tensor, name, "tensor");
+    check_out(fn ? reinterpret_cast<const void*>(1) : nullptr, name, "fn");
+    check_out(out_hook_id, name, "out_hook_id");
+    GradHook hook = [owner](const Tensor& g) -> Tensor {
+      glia_tensor* gh = tensor_handle(g);
+      glia_tensor* replacement = nullptr;
+      glia_error* e = owner->fn(owner->user_data, gh, &replacement);
+      glia_tensor_release(gh);
+      if (e) {
+        std::string msg = glia_error_message(e);
+        glia_error_free(e);
+        glia_tensor_release(replacement);
+        throw Error(Code::Callback, "tensor hook failed: " + msg);
+      }
+      if (!replacement) return Tensor();
+      Tensor r = tensor_arg(replacement, "glia_tensor_hook_fn", "out_replacement");
+      glia_tensor_release(replacement);
+      GLIA_CHECK(r.shape() == g.shape(), Shape, "hook returned a gradient of shape ", r.shape(), ", expected ",
+                 g.shape());
+      return r;
+    };
+    *out_hook_id = add_tensor_hook(t, std::move(hook));
+  });
+}
+
+glia_error* glia_tensor_remove_hook(glia_tensor* tensor, uint64_t hook_id) {
+  return guard([&] {
+    Tensor t = tensor_arg(tensor, "glia_tensor_remove_hook", "tensor");
+    GLIA_CHECK(remove_tensor_hook(t, hook_id), NotFound, "glia_tensor_remove_hook: no hook with id ", hook_id,
+               " on this tensor");
+  });
+}
+
+}  // extern "C"

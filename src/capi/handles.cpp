@@ -1,0 +1,197 @@
+#include "capi/handles.h"
+
+#include <atomic>
+#include <mutex>
+#include <new>
+
+namespace glia::capi {
+
+namespace {
+
+constexpr uint32_t kChunkBits = 12;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;
+constexpr uint32_t kMaxChunks = 4096;  // 16M live handles
+
+struct Slot {
+  // generation (high 32 bits) | handle reference count (low 32 bits).
+  std::atomic<uint64_t> word{0};
+  std::atomic<RefCounted*> obj{nullptr};
+  std::atomic<uint8_t> type{0};
+  std::atomic<uint32_t> next_free{0};
+};
+
+struct Registry {
+  std::atomic<Slot*> chunks[kMaxChunks] = {};
+  std::atomic<uint32_t> num_chunks{0};
+  // Free list head: (tag << 32) | (slot index + 1); tag defeats ABA.
+  std::atomic<uint64_t> free_head{0};
+  std::mutex grow_mu;     // chunk allocation
+  std::mutex identity_mu; // handle_for on objects that may already have a slot
+  std::atomic<uint64_t> live{0};
+
+  ~Registry() {
+    for (auto& c : chunks) delete[] c.load();
+  }
+};
+
+Registry& reg() {
+  static Registry r;
+  return r;
+}
+
+Slot* slot_at(Registry& r, uint32_t idx) {
+  uint32_t c = idx >> kChunkBits;
+  if (c >= r.num_chunks.load(std::memory_order_acquire)) return nullptr;
+  return &r.chunks[c].load(std::memory_order_acquire)[idx & (kChunkSize - 1)];
+}
+
+void push_free(Registry& r, uint32_t idx) {
+  Slot* s = slot_at(r, idx);
+  uint64_t head = r.free_head.load(std::memory_order_relaxed);
+  for (;;) {
+    s->next_free.store(static_cast<uint32_t>(head), std::memory_order_relaxed);
+    uint64_t nh = (((head >> 32) + 1) << 32) | (idx + 1);
+    if (r.free_head.compare_exchange_weak(head, nh, std::memory_order_release, std::memory_order_relaxed)) return;
+  }
+}
+
+uint32_t pop_free(Registry& r) {
+  for (;;) {
+    uint64_t head = r.free_head.load(std::memory_order_acquire);
+    while (static_cast<uint32_t>(head) != 0) {
+      uint32_t idx = static_cast<uint32_t>(head) - 1;
+      uint32_t next = slot_at(r, idx)->next_free.load(std::memory_order_relaxed);
+      uint64_t nh = (((head >> 32) + 1) << 32) | next;
+      if (r.free_head.compare_exchange_weak(head, nh, std::memory_order_acq_rel, std::memory_order_acquire))
+        return idx;
+    }
+    std::lock_guard<std::mutex> lock(r.grow_mu);
+    if (static_cast<uint32_t>(r.free_head.load(std::memory_order_acquire)) != 0) continue;
+    uint32_t c = r.num_chunks.load(std::memory_order_relaxed);
+    if (c == kMaxChunks) throw std::bad_alloc();
+    Slot* chunk = new Slot[kChunkSize];
+    for (uint32_t i = 0; i < kChunkSize; ++i) chunk[i].word.store(uint64_t(1) << 32, std::memory_order_relaxed);
+    r.chunks[c].store(chunk, std::memory_order_release);
+    r.num_chunks.store(c + 1, std::memory_order_release);
+    // Slot 0 of chunk 0 is never used so that no token is (1 << 32 | 0)-ambiguous with small ints.
+    for (uint32_t i = kChunkSize; i-- > (c == 0 ? 1u : 0u);) push_free(r, c * kChunkSize + i);
+  }
+}
+
+void* token(uint32_t gen, uint32_t idx) {
+  return reinterpret_cast<void*>((static_cast<uintptr_t>(gen) << 32) | idx);
+}
+
+// Decodes `h`, returns its slot when generation, type and liveness match.
+Slot* find(Registry& r, const void* h, HandleType type, uint64_t* word_out) {
+  uintptr_t v = reinterpret_cast<uintptr_t>(h);
+  uint32_t idx = static_cast<uint32_t>(v);
+  uint32_t gen = static_cast<uint32_t>(v >> 32);
+  if (gen == 0) return nullptr;
+  Slot* s = slot_at(r, idx);
+  if (!s) return nullptr;
+  uint64_t w = s->word.load(std::memory_order_acquire);
+  if ((w >> 32) != gen || static_cast<uint32_t>(w) == 0) return nullptr;
+  if (s->type.load(std::memory_order_relaxed) != static_cast<uint8_t>(type)) return nullptr;
+  *word_out = w;
+  return s;
+}
+
+[[noreturn]] void bad_handle(const void* h, HandleType type, const char* fn, const char* arg) {
+  if (!h) fail(Code::InvalidHandle, fn, ": argument '", arg, "' is NULL, expected a glia_", handle_type_name(type));
+  fail(Code::InvalidHandle, fn, ": argument '", arg, "' is not a live glia_", handle_type_name(type),
+       " (released, of another type, or never created)");
+}
+
+// Adds one handle reference if the slot is live with generation `gen`.
+bool try_retain(Slot* s, uint32_t gen) {
+  uint64_t w = s->word.load(std::memory_order_acquire);
+  for (;;) {
+    if ((w >> 32) != gen || static_cast<uint32_t>(w) == 0) return false;
+    if (s->word.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+  }
+}
+
+}  // namespace
+
+const char* handle_type_name(HandleType t) {
+  switch (t) {
+    case HandleType::Tensor: return "tensor";
+    case HandleType::Module: return "module";
+    case HandleType::Optimizer: return "optimizer";
+    case HandleType::TensorDict: return "tensor_dict";
+    case HandleType::LoadReport: return "load_report";
+    case HandleType::ProcessGroup: return "process_group";
+  }
+  return "object";
+}
+
+RefCounted* handle_lookup(const void* h, HandleType type, const char* fn, const char* arg) {
+  uint64_t w;
+  Slot* s = find(reg(), h, type, &w);
+  if (!s) bad_handle(h, type, fn, arg);
+  return s->obj.load(std::memory_order_relaxed);
+}
+
+void* handle_for(RefCounted* obj, HandleType type) {
+  Registry& r = reg();
+  uint32_t existing = obj->handle_slot.load(std::memory_order_acquire);
+  std::unique_lock<std::mutex> lock;
+  if (existing != 0 || obj->use_count() > 1) {
+    // Others may know this object: serialise identity lookups (see the Note).
+    lock = std::unique_lock<std::mutex>(r.identity_mu);
+    existing = obj->handle_slot.load(std::memory_order_acquire);
+    if (existing != 0) {
+      Slot* s = slot_at(r, existing);
+      uint32_t gen = static_cast<uint32_t>(s->word.load(std::memory_order_acquire) >> 32);
+      if (s->obj.load(std::memory_order_relaxed) == obj && try_retain(s, gen)) return token(gen, existing);
+    }
+  }
+  uint32_t idx = pop_free(r);
+  Slot* s = slot_at(r, idx);
+  obj->ref();
+  s->obj.store(obj, std::memory_order_relaxed);
+  s->type.store(static_cast<uint8_t>(type), std::memory_order_relaxed);
+  uint64_t w = s->word.load(std::memory_order_relaxed);
+  uint32_t gen = static_cast<uint32_t>(w >> 32);
+  s->word.store((static_cast<uint64_t>(gen) << 32) | 1u, std::memory_order_release);
+  // A releaser clears handle_slot only if it still names its own slot, so a
+  // plain store here cannot be undone by a stale release.
+  obj->handle_slot.store(idx, std::memory_order_release);
+  r.live.fetch_add(1, std::memory_order_relaxed);
+  return token(gen, idx);
+}
+
+void handle_retain(const void* h, HandleType type, const char* fn) {
+  uint64_t w;
+  Slot* s = find(reg(), h, type, &w);
+  if (!s || !try_retain(s, static_cast<uint32_t>(w >> 32))) bad_handle(h, type, fn, "handle");
+}
+
+void handle_release(const void* h, HandleType type, const char* fn) {
+  Registry& r = reg();
+  uint64_t w;
+  Slot* s = find(r, h, type, &w);
+  if (!s) bad_handle(h, type, fn, "handle");
+  uint32_t gen = static_cast<uint32_t>(w >> 32);
+  for (;;) {
+    if ((w >> 32) != gen || static_cast<uint32_t>(w) == 0) bad_handle(h, type, fn, "handle");
+    uint64_t nw = static_cast<uint32_t>(w) == 1 ? (static_cast<uint64_t>(gen + 1 == 0 ? 1 : gen + 1) << 32) : w - 1;
+    if (s->word.compare_exchange_weak(w, nw, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      if (static_cast<uint32_t>(w) != 1) return;
+      break;
+    }
+  }
+  // Last handle reference: the slot is dead (new generation); free it.
+  uint32_t idx = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(h));
+  RefCounted* obj = s->obj.exchange(nullptr, std::memory_order_acq_rel);
+  uint32_t expected = idx;
+  obj->handle_slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  r.live.fetch_sub(1, std::memory_order_relaxed);
+  push_free(r, idx);
+  obj->unref();
+}
+
+uint64_t live_handles() { return reg().live.load(std::memory_order_relaxed); }
+
+}  // namespace glia::capi

@@ -1,0 +1,170 @@
+#include "core/allocator.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "core/error.h"
+
+namespace glia {
+
+HostAllocator::~HostAllocator() {
+  if (free_user_data) free_user_data(user_data);
+}
+
+namespace {
+
+// Size classes: multiples of 64 up to 1 KiB, then four classes per power of two.
+// Blocks above kMaxCached bytes go straight back to their allocator.
+constexpr size_t kMaxCached = size_t(64) << 20;
+constexpr int kNumBins = 16 + 4 * 27;
+
+int bin_of(size_t n, size_t* rounded) {
+  if (n <= 1024) {
+    size_t r = (n + 63) & ~size_t(63);
+    if (r == 0) r = 64;
+    *rounded = r;
+    return static_cast<int>(r / 64) - 1;  // 0..15
+  }
+  int lg = 63 - __builtin_clzll(n - 1);  // 2^lg < n <= 2^(lg+1)
+  size_t quarter = size_t(1) << (lg - 1);  // classes 2^lg * {1.25, 1.5, 1.75, 2}
+  size_t base = size_t(1) << lg;
+  size_t k = (n - base + quarter - 1) / quarter;  // 1..4
+  *rounded = base + k * quarter;
+  return 16 + (lg - 10) * 4 + static_cast<int>(k) - 1;
+}
+
+struct State {
+  ~State();
+  std::mutex mu;
+  Ref<HostAllocator> current;  // null: built-in aligned_alloc
+  std::vector<void*> bins[kNumBins];
+  std::atomic<uint64_t> in_use{0}, peak{0}, cached{0}, allocations{0};
+};
+
+State& state() {
+  // Destroyed at exit or dlclose, after every handle must have been released.
+  static State s;
+  return s;
+}
+
+void* raw_alloc(HostAllocator* a, size_t size) {
+  if (a) return a->alloc_fn(a->user_data, size, kAlignment);
+  return std::aligned_alloc(kAlignment, size);
+}
+void raw_free(HostAllocator* a, void* p, size_t size) {
+  if (a)
+    a->free_fn(a->user_data, p, size);
+  else
+    std::free(p);
+}
+
+size_t bin_size(int b) {
+  if (b < 16) return size_t(b + 1) * 64;
+  int lg = (b - 16) / 4 + 10;
+  return (size_t(1) << lg) + size_t((b - 16) % 4 + 1) * (size_t(1) << (lg - 2));
+}
+
+void flush_locked(State& s) {
+  for (int b = 0; b < kNumBins; ++b) {
+    for (void* p : s.bins[b]) raw_free(s.current.get(), p, bin_size(b));
+    s.bins[b].clear();
+    s.bins[b].shrink_to_fit();
+  }
+  s.cached.store(0, std::memory_order_relaxed);
+}
+
+State::~State() { flush_locked(*this); }
+
+void note_in_use(State& s, int64_t delta) {
+  uint64_t now = s.in_use.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed) + delta;
+  uint64_t p = s.peak.load(std::memory_order_relaxed);
+  while (now > p && !s.peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+CpuBlock cpu_allocate(size_t nbytes) {
+  State& s = state();
+  CpuBlock b;
+  if (nbytes == 0) return b;
+  size_t rounded = 0;
+  int bin = nbytes <= kMaxCached ? bin_of(nbytes, &rounded) : -1;
+  if (bin < 0) rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    b.owner = s.current;
+    if (bin >= 0 && !s.bins[bin].empty()) {
+      b.ptr = s.bins[bin].back();
+      s.bins[bin].pop_back();
+      s.cached.fetch_sub(rounded, std::memory_order_relaxed);
+    }
+  }
+  if (!b.ptr) {
+    b.ptr = raw_alloc(b.owner.get(), rounded);
+    if (!b.ptr) {
+      empty_cache();
+      b.ptr = raw_alloc(b.owner.get(), rounded);
+    }
+    GLIA_CHECK(b.ptr, OutOfMemory, "out of memory: failed to allocate ", nbytes, " bytes on cpu");
+  }
+  b.size = rounded;
+  s.allocations.fetch_add(1, std::memory_order_relaxed);
+  note_in_use(s, static_cast<int64_t>(rounded));
+  return b;
+}
+
+void cpu_deallocate(CpuBlock& b) noexcept {
+  if (!b.ptr) return;
+  State& s = state();
+  note_in_use(s, -static_cast<int64_t>(b.size));
+  size_t rounded;
+  int bin = b.size <= kMaxCached ? bin_of(b.size, &rounded) : -1;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (bin >= 0 && rounded == b.size && b.owner == s.current) {
+      try {
+        s.bins[bin].push_back(b.ptr);
+        s.cached.fetch_add(b.size, std::memory_order_relaxed);
+        b.ptr = nullptr;
+      } catch (...) {
+        // No room to cache it: fall through and free it.
+      }
+    }
+  }
+  if (b.ptr) raw_free(b.owner.get(), b.ptr, b.size);
+  b.ptr = nullptr;
+  b.owner.reset();
+}
+
+void set_host_allocator(Ref<HostAllocator> a) {
+  State& s = state();
+  Ref<HostAllocator> old;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    flush_locked(s);
+    old = std::move(s.current);
+    s.current = std::move(a);
+  }
+}
+
+MemoryStats memory_stats() {
+  State& s = state();
+  return {s.in_use.load(), s.peak.load(), s.cached.load(), s.allocations.load()};
+}
+
+void reset_peak_memory_stats() {
+  State& s = state();
+  s.peak.store(s.in_use.load());
+}
+
+void empty_cache() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  flush_locked(s);
+}
+
+}  // namespace glia

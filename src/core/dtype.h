@@ -1,0 +1,144 @@
+// Element types, their sizes and names, and compile-time dispatch over them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/error.h"
+#include "core/half.h"
+
+namespace glia {
+
+// Values equal glia_dtype's.
+enum class DType : int8_t {
+  Float32 = 0,
+  Float64 = 1,
+  Float16 = 2,
+  BFloat16 = 3,
+  Int64 = 4,
+  Int32 = 5,
+  UInt8 = 6,
+  Bool = 7,
+};
+constexpr int kNumDTypes = 8;
+
+inline bool dtype_valid(int v) { return v >= 0 && v < kNumDTypes; }
+
+inline size_t itemsize(DType t) {
+  switch (t) {
+    case DType::Float64:
+    case DType::Int64:
+      return 8;
+    case DType::Float32:
+    case DType::Int32:
+      return 4;
+    case DType::Float16:
+    case DType::BFloat16:
+      return 2;
+    case DType::UInt8:
+    case DType::Bool:
+      return 1;
+  }
+  return 0;
+}
+
+inline bool is_floating(DType t) {
+  return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16;
+}
+inline bool is_integral(DType t, bool include_bool) {
+  return t == DType::Int64 || t == DType::Int32 || t == DType::UInt8 || (include_bool && t == DType::Bool);
+}
+
+// torch's names: "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool".
+const char* dtype_name(DType t);
+
+template <class T>
+struct dtype_of;
+template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
+template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+template <> struct dtype_of<Half> { static constexpr DType value = DType::Float16; };
+template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::BFloat16; };
+template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
+template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
+template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
+template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
+
+// Calls f(T{}) with T the C++ type of `t`. Usage:
+//   dispatch_all(t, [&](auto tag) { using T = decltype(tag); ... });
+template <class F>
+decltype(auto) dispatch_all(DType t, F&& f) {
+  switch (t) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Float16: return f(Half{});
+    case DType::BFloat16: return f(BFloat16{});
+    case DType::Int64: return f(int64_t{});
+    case DType::Int32: return f(int32_t{});
+    case DType::UInt8: return f(uint8_t{});
+    case DType::Bool: return f(bool{});
+  }
+  fail(Code::DType, "unknown dtype ", static_cast<int>(t));
+}
+
+// Floating types only; anything else is GLIA_ERR_DTYPE naming `what`.
+template <class F>
+decltype(auto) dispatch_floating(DType t, const char* what, F&& f) {
+  switch (t) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Float16: return f(Half{});
+    case DType::BFloat16: return f(BFloat16{});
+    default: break;
+  }
+  fail(Code::DType, what, ": expected a floating point dtype, got ", dtype_name(t));
+}
+
+// The type arithmetic on T is done in: float for the 16-bit floats, T otherwise.
+template <class T> struct acc_type { using type = T; };
+template <> struct acc_type<Half> { using type = float; };
+template <> struct acc_type<BFloat16> { using type = float; };
+template <class T> using acc_t = typename acc_type<T>::type;
+
+// torch's element conversion (c10::convert): float -> integer truncates toward
+// zero; NaN and out-of-range values give what x86's cvtt* instructions give
+// (the integer minimum), made explicit here so it is defined behaviour;
+// float -> uint8 goes through int64 and wraps, as torch does; anything -> bool
+// is "nonzero".
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+      return static_cast<float>(v) != 0.0f;
+    } else {
+      return v != From(0);
+    }
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return convert<To, float>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    if constexpr (std::is_same_v<From, double>) {
+      // Two roundings (double -> float -> half) can differ from one; torch rounds
+      // double -> float first as well (c10::Half(float(d))).
+      return To(static_cast<float>(v));
+    } else {
+      return To(static_cast<float>(v));
+    }
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if constexpr (std::is_same_v<To, uint8_t>) {
+      return static_cast<uint8_t>(convert<int64_t, From>(v));
+    } else {
+      // Valid range is (min - 1, max + 1) exclusive, i.e. [min, 2^(bits-1)).
+      constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
+      constexpr From hi = -lo;
+      if (!(v >= lo && v < hi)) return std::numeric_limits<To>::min();
+      return static_cast<To>(v);
+    }
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace glia

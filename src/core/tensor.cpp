@@ -1,0 +1,304 @@
+#include "core/tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/random.h"
+
+namespace glia {
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
+    case DType::Int64: return "int64";
+    case DType::Int32: return "int32";
+    case DType::UInt8: return "uint8";
+    case DType::Bool: return "bool";
+  }
+  return "unknown";
+}
+
+namespace {
+bool compute_contiguous(IntSpan shape, IntSpan strides) {
+  int64_t expected = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    if (shape[i] == 0) return true;
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+}  // namespace
+
+TensorImpl::TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntSpan strides, DType dtype)
+    : storage_(std::move(storage)), offset_(offset), shape_(shape), strides_(strides), dtype_(dtype) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  numel_ = n;
+  contiguous_ = compute_contiguous(shape, strides);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+Dims contiguous_strides(IntSpan shape) {
+  Dims st(shape.size());
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= shape[i] > 1 ? shape[i] : 1;
+  }
+  return st;
+}
+
+int64_t checked_numel(IntSpan shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    GLIA_CHECK(!__builtin_mul_overflow(n, s, &n), Shape, "shape ", shape, " has more than 2^63 elements");
+  }
+  return n;
+}
+
+void check_shape(const char* what, IntSpan shape) {
+  GLIA_CHECK(shape.size() <= 64, InvalidArgument, what, ": at most 64 dimensions are supported, got ",
+             shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    GLIA_CHECK(shape[i] >= 0, InvalidArgument, what, ": negative dimension ", shape[i], " at index ", i,
+               " of shape ", shape);
+  }
+  int64_t n = checked_numel(shape);
+  int64_t bytes;
+  GLIA_CHECK(!__builtin_mul_overflow(n, int64_t(8), &bytes), Shape, what, ": shape ", shape,
+             " is too large");
+}
+
+static void check_device(const char* what, Device device) {
+  GLIA_CHECK(device.is_cpu(), Device, what, ": device ", device,
+             " is not available (the CUDA backend has no kernels in this build)");
+}
+
+Tensor empty(IntSpan shape, DType dtype, Device device) {
+  check_device("empty", device);
+  int64_t n = checked_numel(shape);
+  size_t nbytes = static_cast<size_t>(n) * itemsize(dtype);
+  Dims strides = contiguous_strides(shape);
+  return Tensor(make_ref<TensorImpl>(Storage::allocate(nbytes), 0, shape, strides, dtype));
+}
+
+Tensor zeros(IntSpan shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  if (t.numel()) std::memset(t.data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
+  return t;
+}
+
+Tensor ones(IntSpan shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
+
+Tensor full(IntSpan shape, double value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  fill(t, value);
+  return t;
+}
+
+Tensor arange(double start, double end, double step, DType dtype, Device device) {
+  GLIA_CHECK(std::isfinite(start) && std::isfinite(end), InvalidArgument, "arange: unsupported range: ", start,
+             " -> ", end);
+  GLIA_CHECK(step != 0 && std::isfinite(step), InvalidArgument, "arange: step must be nonzero");
+  GLIA_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), InvalidArgument,
+             "arange: upper bound and larger bound inconsistent with step sign");
+  double len = std::ceil((end - start) / step);
+  GLIA_CHECK(len < 9.0e18, Shape, "arange: the range ", start, " -> ", end, " with step ", step,
+             " has too many elements");
+  int64_t n = static_cast<int64_t>(len);
+  Tensor t = empty({&n, 1}, dtype, device);
+  dispatch_all(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T, double>(start + static_cast<double>(i) * step);
+  });
+  return t;
+}
+
+Tensor rand(IntSpan shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  Generator& g = thread_generator();
+  dispatch_floating(dtype, "rand", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      // As many random bits as the type's mantissa holds, so that rounding never yields 1.
+      if constexpr (std::is_same_v<T, double>)
+        p[i] = g.next_double();
+      else if constexpr (std::is_same_v<T, Half>)
+        p[i] = Half(static_cast<float>(g.next_u64() >> 53) * (1.0f / 2048.0f));
+      else if constexpr (std::is_same_v<T, BFloat16>)
+        p[i] = BFloat16(static_cast<float>(g.next_u64() >> 56) * (1.0f / 256.0f));
+      else
+        p[i] = g.next_float();
+    }
+  });
+  return t;
+}
+
+Tensor randn(IntSpan shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  Generator& g = thread_generator();
+  dispatch_floating(dtype, "randn", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = convert<T, double>(g.next_normal());
+  });
+  return t;
+}
+
+Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device device, BlobDeleter deleter,
+                 void* context) {
+  // Note [Blob deleter runs once]: from here on every failure path must hand
+  // the blob back through the deleter, and success hands it to the Storage.
+  try {
+    check_shape("from_blob", shape);
+    check_device("from_blob", device);
+    int64_t n = checked_numel(shape);
+    Dims st = strides.empty() && !shape.empty() ? contiguous_strides(shape) : Dims(strides);
+    GLIA_CHECK(st.size() == shape.size(), InvalidArgument, "from_blob: strides has ", st.size(),
+               " entries, shape has ", shape.size());
+    int64_t extent = n ? 1 : 0;  // elements spanned
+    for (size_t i = 0; i < shape.size(); ++i) {
+      GLIA_CHECK(st[i] >= 0, InvalidArgument, "from_blob: negative stride ", st[i], " at index ", i);
+      if (shape[i] > 0) extent += (shape[i] - 1) * st[i];
+    }
+    GLIA_CHECK(data || n == 0, InvalidArgument, "from_blob: data is NULL for a tensor of ", n, " elements");
+    Ref<Storage> storage =
+        Storage::wrap(data, static_cast<size_t>(extent) * itemsize(dtype), device, deleter, context);
+    deleter = nullptr;  // owned by the storage now
+    return Tensor(make_ref<TensorImpl>(std::move(storage), 0, shape, st, dtype));
+  } catch (...) {
+    if (deleter) deleter(context, data);
+    throw;
+  }
+}
+
+Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
+  return Tensor(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
+}
+
+namespace {
+
+// Calls f(dst_ptr, src_ptr, n, dst_inner_stride, src_inner_stride) for each
+// innermost row of two same-shape strided tensors (strides in bytes).
+template <class F>
+void for_each_row(const Tensor& dst, const Tensor& src, F&& f) {
+  int64_t nd = dst.dim();
+  char* dp = static_cast<char*>(dst.data());
+  const char* sp = static_cast<const char*>(src.data());
+  if (nd == 0) {
+    f(dp, sp, 1, 0, 0);
+    return;
+  }
+  int64_t dsz = static_cast<int64_t>(itemsize(dst.dtype()));
+  int64_t ssz = static_cast<int64_t>(itemsize(src.dtype()));
+  const Dims& shape = dst.shape();
+  int64_t inner = shape[nd - 1];
+  int64_t dis = dst.strides()[nd - 1] * dsz, sis = src.strides()[nd - 1] * ssz;
+  Dims idx(static_cast<size_t>(nd), 0);
+  int64_t rows = dst.numel() / (inner ? inner : 1);
+  if (dst.numel() == 0) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t doff = 0, soff = 0;
+    for (int64_t d = 0; d < nd - 1; ++d) {
+      doff += idx[d] * dst.strides()[d] * dsz;
+      soff += idx[d] * src.strides()[d] * ssz;
+    }
+    f(dp + doff, sp + soff, inner, dis, sis);
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  GLIA_CHECK(dst.shape() == src.shape(), Shape, "copy: shape ", src.shape(), " does not match ", dst.shape());
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel()) * itemsize(dst.dtype()));
+    return;
+  }
+  dispatch_all(dst.dtype(), [&](auto dtag) {
+    using D = decltype(dtag);
+    dispatch_all(src.dtype(), [&](auto stag) {
+      using S = decltype(stag);
+      auto row = [](char* d, const char* s, int64_t n, int64_t ds, int64_t ss) {
+        for (int64_t i = 0; i < n; ++i) {
+          S v;
+          std::memcpy(&v, s + i * ss, sizeof(S));
+          D w = convert<D, S>(v);
+          std::memcpy(d + i * ds, &w, sizeof(D));
+        }
+      };
+      if (dst.is_contiguous() && src.is_contiguous())
+        row(static_cast<char*>(dst.data()), static_cast<const char*>(src.data()), dst.numel(), sizeof(D),
+            sizeof(S));
+      else
+        for_each_row(dst, src, row);
+    });
+  });
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  return clone(t);
+}
+
+Tensor clone(const Tensor& t) {
+  Tensor out = empty(t.shape(), t.dtype(), t.device());
+  copy_into(out, t);
+  return out;
+}
+
+Tensor to_dtype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = empty(t.shape(), dtype, t.device());
+  copy_into(out, t);
+  return out;
+}
+
+void fill(const Tensor& t, double value) {
+  if (t.numel() == 0) return;
+  dispatch_all(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T v = convert<T, double>(value);
+    if (t.is_contiguous()) {
+      T* p = t.data_ptr<T>();
+      for (int64_t i = 0; i < t.numel(); ++i) p[i] = v;
+    } else {
+      for_each_row(t, t, [&](char* d, const char*, int64_t n, int64_t ds, int64_t) {
+        for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * ds, &v, sizeof(T));
+      });
+    }
+  });
+}
+
+double item_double(const Tensor& t) {
+  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(),
+             " elements cannot be converted to Scalar");
+  return dispatch_all(t.dtype(), [&](auto tag) -> double {
+    using T = decltype(tag);
+    return convert<double, T>(*t.data_ptr<T>());
+  });
+}
+
+int64_t item_int64(const Tensor& t) {
+  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(),
+             " elements cannot be converted to Scalar");
+  return dispatch_all(t.dtype(), [&](auto tag) -> int64_t {
+    using T = decltype(tag);
+    return convert<int64_t, T>(*t.data_ptr<T>());
+  });
+}
+
+}  // namespace glia

@@ -1,0 +1,117 @@
+// TensorImpl (shape, strides, offset over a Storage) and Tensor, the value
+// handle the rest of the engine passes around.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/refcount.h"
+#include "core/small_vector.h"
+#include "core/storage.h"
+
+namespace glia {
+
+// What autograd attaches to a tensor; defined in src/autograd/.
+struct AutogradMetaBase {
+  virtual ~AutogradMetaBase() = default;
+};
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntSpan strides, DType dtype);
+  ~TensorImpl() override;
+
+  const Ref<Storage>& storage() const { return storage_; }
+  int64_t offset() const { return offset_; }
+  const Dims& shape() const { return shape_; }
+  const Dims& strides() const { return strides_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  int64_t dim() const { return shape_.ssize(); }
+  int64_t numel() const { return numel_; }
+  bool is_contiguous() const { return contiguous_; }
+  size_t itemsize() const { return glia::itemsize(dtype_); }
+  // Address of the first element.
+  void* data() const { return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize()); }
+
+  bool requires_grad = false;
+  // A Python-number-like operand (scalar argument of an op): takes part in
+  // type promotion with lower priority, as torch's wrapped numbers do.
+  bool wrapped_number = false;
+  std::unique_ptr<AutogradMetaBase> autograd;
+
+ private:
+  Ref<Storage> storage_;
+  int64_t offset_;
+  Dims shape_, strides_;
+  int64_t numel_;
+  DType dtype_;
+  bool contiguous_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(Ref<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  TensorImpl* impl() const { return impl_.get(); }
+  const Ref<TensorImpl>& ref() const { return impl_; }
+  bool defined() const { return static_cast<bool>(impl_); }
+
+  const Dims& shape() const { return impl_->shape(); }
+  const Dims& strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const { return impl_->shape()[wrap(d)]; }
+  int64_t stride(int64_t d) const { return impl_->strides()[wrap(d)]; }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  DType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  int64_t offset() const { return impl_->offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  void* data() const { return impl_->data(); }
+  template <class T>
+  T* data_ptr() const {
+    return static_cast<T*>(impl_->data());
+  }
+  bool requires_grad() const { return impl_->requires_grad; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+ private:
+  int64_t wrap(int64_t d) const { return d < 0 ? d + dim() : d; }
+  Ref<TensorImpl> impl_;
+};
+
+// Row-major strides for `shape`.
+Dims contiguous_strides(IntSpan shape);
+// Product of sizes; Error(Shape) when it overflows int64.
+int64_t checked_numel(IntSpan shape);
+// Validates a user-given shape: ndim in [0, 64], sizes >= 0, numel fits. `what` names the caller.
+void check_shape(const char* what, IntSpan shape);
+
+// Factories (CPU). empty leaves memory uninitialised.
+Tensor empty(IntSpan shape, DType dtype, Device device = {});
+Tensor zeros(IntSpan shape, DType dtype, Device device = {});
+Tensor ones(IntSpan shape, DType dtype, Device device = {});
+Tensor full(IntSpan shape, double value, DType dtype, Device device = {});
+Tensor arange(double start, double end, double step, DType dtype, Device device = {});
+Tensor rand(IntSpan shape, DType dtype, Device device = {});
+Tensor randn(IntSpan shape, DType dtype, Device device = {});
+Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device device, BlobDeleter deleter,
+                 void* context);
+
+// A view of `base`'s storage with other geometry (no checks beyond ndim).
+Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset);
+
+// Elementwise dst <- src with dtype conversion; shapes must be equal (no broadcasting here).
+void copy_into(const Tensor& dst, const Tensor& src);
+Tensor contiguous(const Tensor& t);
+Tensor clone(const Tensor& t);
+Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when dtype already matches
+void fill(const Tensor& t, double value);
+// Single element as double / int64 (Error(Shape) when numel != 1).
+double item_double(const Tensor& t);
+int64_t item_int64(const Tensor& t);
+
+}  // namespace glia

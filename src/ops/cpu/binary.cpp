@@ -1,0 +1,119 @@
+// add, sub, mul, div, neg and their in-place forms.
+#include <cmath>
+#include <cstring>
+
+#include "ops/elementwise.h"
+
+namespace glia::ops {
+
+namespace {
+void check_alpha(const char* name, DType t, double alpha) {
+  GLIA_CHECK(is_floating(t) || alpha == std::trunc(alpha), InvalidArgument, name,
+             ": for integral input tensors, argument alpha must not be a floating point number.");
+  GLIA_CHECK(t != DType::Bool || alpha == 0 || alpha == 1, InvalidArgument, name,
+             ": boolean alpha only supported for Tensor with boolean dtype");
+}
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, double alpha) {
+  DType t = result_type(a, b);
+  check_alpha("add", t, alpha);
+  if (alpha == 1.0) return binary_op("add", a, b, t, t, [](auto x, auto y) { return x + y; });
+  return binary_op("add", a, b, t, t, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return x + static_cast<A>(alpha) * y;
+  });
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
+  DType t = result_type(a, b);
+  GLIA_CHECK(t != DType::Bool, DType,
+             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+             "operator instead.");
+  check_alpha("sub", t, alpha);
+  return binary_op("sub", a, b, t, t, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return x - static_cast<A>(alpha) * y;
+  });
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  DType t = result_type(a, b);
+  if (t == DType::Bool) return binary_op("mul", a, b, t, t, [](auto x, auto y) { return x && y; });
+  return binary_op("mul", a, b, t, t, [](auto x, auto y) { return x * y; });
+}
+
+Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
+  DType t = result_type(a, b);
+  if (!mode) {
+    // True division: integers promote to the default float dtype.
+    DType ft = is_floating(t) ? t : DType::Float32;
+    return binary_op("div", a, b, ft, ft, [](auto x, auto y) { return x / y; });
+  }
+  bool trunc = std::strcmp(mode, "trunc") == 0;
+  GLIA_CHECK(trunc || std::strcmp(mode, "floor") == 0, InvalidArgument,
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", mode, "'");
+  GLIA_CHECK(t != DType::Bool, DType, "div: rounding_mode is not supported for bool tensors");
+  if (!is_floating(t)) {
+    // Integer division by zero is an error in torch ("ZeroDivisionError").
+    Tensor zero = binary_op("div", a, b, t, DType::Bool, [](auto, auto y) { return y == 0; });
+    const bool* z = zero.data_ptr<bool>();
+    for (int64_t i = 0; i < zero.numel(); ++i) GLIA_CHECK(!z[i], InvalidArgument, "ZeroDivisionError");
+  }
+  if (trunc)
+    return binary_op("div", a, b, t, t, [](auto x, auto y) {
+      using A = decltype(x);
+      if constexpr (std::is_floating_point_v<A>)
+        return std::trunc(x / y);
+      else
+        return static_cast<A>(x / y);
+    });
+  return binary_op("div", a, b, t, t, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_floating_point_v<A>) {
+      // torch's floor division for floats (Python semantics, via fmod).
+      if (y == A(0)) return x / y;
+      A mod = std::fmod(x, y);
+      A d = (x - mod) / y;
+      if (mod != A(0) && ((y < A(0)) != (mod < A(0)))) d -= A(1);
+      if (d == A(0)) return std::copysign(A(0), x / y);
+      A fl = std::floor(d);
+      if (d - fl > A(0.5)) fl += A(1);
+      return fl;
+    } else {
+      A q = static_cast<A>(x / y);
+      if ((x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<A>(q - 1);
+      return q;
+    }
+  });
+}
+
+Tensor neg(const Tensor& a) {
+  GLIA_CHECK(a.dtype() != DType::Bool, DType,
+             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+             "the `~` or `logical_not()` operator instead.");
+  Tensor out = empty(a.shape(), a.dtype(), a.device());
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) unary_loop<T, T>(out, a, [](auto x) { return -x; });
+  });
+  return out;
+}
+
+void add_(const Tensor& self, const Tensor& other, double alpha) {
+  check_alpha("add_", self.dtype(), alpha);
+  if (alpha == 1.0) {
+    binary_op_("add_", self, other, [](auto x, auto y) { return x + y; });
+    return;
+  }
+  binary_op_("add_", self, other, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return x + static_cast<A>(alpha) * y;
+  });
+}
+
+void mul_(const Tensor& self, const Tensor& other) {
+  binary_op_("mul_", self, other, [](auto x, auto y) { return x * y; });
+}
+
+}  // namespace glia::ops

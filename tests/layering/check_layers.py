@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks the include rules of design/ARCHITECTURE.md:
+- a file in src/<layer>/ includes headers of its own layer or of earlier layers only;
+- a file in cuda/ includes headers of src/core/ only;
+- no file of src/ or cuda/ outside src/capi/ includes glia/glia.h (only capi knows the C ABI).
+
+  check_layers.py --root . --layers core ops autograd nn optim io distributed capi
+"""
+
+import argparse
+import os
+import re
+import sys
+
+SOURCE_EXTENSIONS = (".h", ".hpp", ".c", ".cc", ".cpp", ".cu", ".cuh", ".inl")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def sources(top):
+    for dirpath, dirnames, files in os.walk(top):
+        dirnames.sort()
+        for name in sorted(files):
+            if name.endswith(SOURCE_EXTENSIONS):
+                yield os.path.join(dirpath, name)
+
+
+def classify(root, path, layers):
+    """The layer, "cuda" or "abi" (the C ABI header) that a file belongs to; None for anything else."""
+    rel = os.path.relpath(os.path.normpath(path), root).split(os.sep)
+    if rel == ["include", "glia", "glia.h"]:
+        return "abi"
+    if rel[0] == "cuda":
+        return "cuda"
+    if rel[0] == "src" and len(rel) > 2 and rel[1] in layers:
+        return rel[1]
+    return None
+
+
+def include_target(root, path, quote, header, layers):
+    """What an include in `path` reaches, as classify() names it."""
+    # The compiler looks a quoted include up next to the including file first, then on the
+    # include path, whose project directories are src/ and include/.
+    candidates = [os.path.join(os.path.dirname(path), header)] if quote == '"' else []
+    candidates += [os.path.join(root, "src", header), os.path.join(root, "include", header)]
+    for candidate in candidates:
+        if os.path.exists(candidate):
+            return classify(root, candidate, layers)
+    # A header that does not exist (yet) is judged by its name.
+    if header == "glia/glia.h":
+        return "abi"
+    return header.split("/")[0] if header.split("/")[0] in layers else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--root", required=True, help="repository root")
+    p.add_argument("--layers", nargs="+", required=True, help="the layers of src/, earliest first")
+    args = p.parse_args()
+    root = os.path.abspath(args.root)
+    order = {name: i for i, name in enumerate(args.layers)}
+
+    problems = []
+    checked = 0
+    for top in ("src", "cuda"):
+        for path in sources(os.path.join(root, top)):
+            rel = os.path.relpath(path, root)
+            parts = rel.split(os.sep)
+            if top == "src" and len(parts) > 2 and parts[1] not in order:
+                problems.append(f"{rel}: src/{parts[1]}/ is not a layer (known: {' '.join(args.layers)})")
+                continue
+            layer = parts[1] if top == "src" and len(parts) > 2 else None
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            checked += 1
+            for m in INCLUDE.finditer(text):
+                quote, header = m.group(1), m.group(2)
+                line = text.count("\n", 0, m.start()) + 1
+                target = include_target(root, path, quote, header, order)
+                where = f"{rel}:{line}: #include {quote}{header}{'>' if quote == '<' else quote}"
+                if target == "abi":
+                    if layer != "capi":
+                        problems.append(f"{where}: only src/capi/ may include the C ABI header")
+                elif top == "cuda":
+                    if target is not None and target != "core":
+                        problems.append(f"{where}: cuda/ may include src/core/ only")
+                elif target == "cuda":
+                    problems.append(f"{where}: the core reaches cuda/ only through the backend table")
+                elif target is not None and layer is not None and order[target] > order[layer]:
+                    problems.append(f"{where}: layer {layer} includes the later layer {target}")
+
+    for problem in problems:
+        print("layering: " + problem)
+    if problems:
+        return 1
+    print(f"layering: {checked} files of src/ and cuda/ follow the layer order {' < '.join(args.layers)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
