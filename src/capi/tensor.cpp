@@ -1,5 +1,6 @@
 #include <cstring>
 
+#include "autograd/node.h"
 #include "capi/api.h"
 #include "core/dlpack.h"
 #include "core/print.h"
@@ -317,7 +318,13 @@ glia_error* glia_tensor_to_string(const glia_tensor* tensor, char* buffer, size_
     Tensor t = tensor_arg(tensor, fn, "tensor");
     check_out(out_length, fn, "out_length");
     GLIA_CHECK(buffer || capacity == 0, InvalidArgument, fn, ": argument 'buffer' is NULL with capacity ", capacity);
-    std::string s = to_string(t);
+    // torch appends the autograd state: grad_fn for results, requires_grad for leaves.
+    std::string suffix;
+    if (Ref<Node> fn = grad_fn(t))
+      suffix = std::string(", grad_fn=<") + fn->name() + ">";
+    else if (t.requires_grad())
+      suffix = ", requires_grad=True";
+    std::string s = to_string(t, suffix);
     if (capacity) {
       size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
       std::memcpy(buffer, s.data(), n);

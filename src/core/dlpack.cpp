@@ -2,7 +2,7 @@
 
 #include <dlpack/dlpack.h>
 
-#include <new>
+#include <memory>
 
 namespace glia {
 
@@ -145,7 +145,7 @@ Tensor from_dlpack(DLManagedTensor* m) {
 
 DLManagedTensor* to_dlpack(const Tensor& t) {
   DLDataType dtype = export_dtype(t.dtype());
-  Export* e = new Export{};
+  std::unique_ptr<Export> e(new Export{});
   e->impl = t.ref();
   e->shape = t.shape();
   e->strides = t.strides();
@@ -157,9 +157,9 @@ DLManagedTensor* to_dlpack(const Tensor& t) {
   d.shape = e->shape.data();
   d.strides = e->strides.data();
   d.byte_offset = 0;
-  e->managed.manager_ctx = e;
+  e->managed.manager_ctx = e.get();
   e->managed.deleter = release_export;
-  return &e->managed;
+  return &e.release()->managed;
 }
 
 }  // namespace glia

@@ -119,18 +119,13 @@ inline To convert(From v) {
   } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
     return convert<To, float>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
-    if constexpr (std::is_same_v<From, double>) {
-      // Two roundings (double -> float -> half) can differ from one; torch rounds
-      // double -> float first as well (c10::Half(float(d))).
-      return To(static_cast<float>(v));
-    } else {
-      return To(static_cast<float>(v));
-    }
+    // torch rounds double -> float first as well (c10::Half(float(d))), so two roundings it is.
+    return To(static_cast<float>(v));
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     if constexpr (std::is_same_v<To, uint8_t>) {
       return static_cast<uint8_t>(convert<int64_t, From>(v));
     } else {
-      // Valid range is (min - 1, max + 1) exclusive, i.e. [min, 2^(bits-1)).
+      // In range: [min, 2^(bits-1)); everything else (and NaN) gives min, as cvtt* does.
       constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
       constexpr From hi = -lo;
       if (!(v >= lo && v < hi)) return std::numeric_limits<To>::min();

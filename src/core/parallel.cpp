@@ -81,7 +81,6 @@ struct Job {
   const RangeFn& fn;
   const int64_t begin, base, rem, n_chunks;
   std::atomic<int64_t> next{0};
-  std::atomic<int> active{0};         // pool workers that may still touch this job
   std::atomic<int64_t> host_done{0};  // tasks the host job system ran
   std::atomic<bool> failed{false};
   std::exception_ptr error;  // the first exception; written once, before `failed` is published
@@ -111,11 +110,15 @@ struct HostRegistration {
   HostErrorRaiser raise = nullptr;
 };
 
-// Note [Pool protocol]: a job is published by setting job_ and bumping gen_
-// under mu_. Workers spin on gen_, then sleep on work_cv_; a worker attaches
-// (active + 1) under mu_ only while job_ is set. The caller runs chunks too,
-// clears job_ under mu_ once every chunk is claimed, and returns when active
-// is 0, so no worker touches the job after that. One job at a time (dispatch).
+// Note [Pool protocol]: one job at a time holds the workers (`dispatch`). It is
+// published by storing job_ and bumping gen_; workers spin on gen_, then sleep
+// on work_cv_. A worker announces itself in attached_ before it reads job_,
+// and the caller clears job_ (once it has claimed the last chunk) before it
+// waits for attached_ to reach 0. With sequentially consistent accesses on
+// both sides, a worker either is counted or reads null, so no worker touches
+// the job after the caller returns. sleepers_ / gen_ and caller_waiting_ /
+// attached_ pair up the same way, so that no wakeup is lost and an awake pool
+// needs no lock at all.
 class Runtime {
  public:
   ~Runtime() {
@@ -135,38 +138,32 @@ class Runtime {
       return;
     }
     start_workers(static_cast<size_t>(get_num_threads() - 1));
-    int wake;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_ = &job;
-      gen_.fetch_add(1, std::memory_order_release);
-      wake = static_cast<int>(std::min<int64_t>(sleepers_, job.n_chunks - 1));
+    job_.store(&job);
+    gen_.fetch_add(1);
+    if (int sleeping = sleepers_.load()) {
+      { std::lock_guard<std::mutex> lock(mu_); }  // a sleeper past its check is now waiting
+      for (int64_t i = std::min<int64_t>(sleeping, job.n_chunks - 1); i > 0; --i) work_cv_.notify_one();
     }
-    for (int i = 0; i < wake; ++i) work_cv_.notify_one();
     run_on_caller(job);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_ = nullptr;
-    }
-    auto detached = [&] { return job.active.load(std::memory_order_acquire) == 0; };
-    if (!spin_until(detached)) {
+    job_.store(nullptr);
+    if (!spin_until([&] { return attached_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> lock(mu_);
-      done_cv_.wait(lock, detached);
+      caller_waiting_.store(true);
+      done_cv_.wait(lock, [&] { return attached_.load() == 0; });
+      caller_waiting_.store(false);
     }
   }
 
   // Requires `dispatch`. The pool starts again at the next job.
   void stop_workers() {
     if (workers_.empty()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      gen_.fetch_add(1, std::memory_order_release);
-    }
+    stop_.store(true);
+    gen_.fetch_add(1);
+    { std::lock_guard<std::mutex> lock(mu_); }
     work_cv_.notify_all();
     for (std::thread& t : workers_) t.join();
     workers_.clear();
-    stop_ = false;
+    stop_.store(false);
   }
 
   size_t num_workers() const { return workers_.size(); }
@@ -179,45 +176,38 @@ class Runtime {
  private:
   void start_workers(size_t n) {
     if (workers_.size() > n) stop_workers();
-    while (workers_.size() < n) {
-      workers_.emplace_back(&Runtime::worker_loop, this, gen_.load(std::memory_order_relaxed));
-    }
+    while (workers_.size() < n) workers_.emplace_back(&Runtime::worker_loop, this, gen_.load());
   }
 
   void worker_loop(uint64_t seen) {
     t_in_parallel = true;  // a worker only ever runs chunks
-    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
     for (;;) {
-      if (spin_until([&] { return gen_.load(std::memory_order_acquire) != seen; })) {
-        lock.lock();
-      } else {
-        lock.lock();
-        ++sleepers_;
-        work_cv_.wait(lock, [&] { return gen_.load(std::memory_order_relaxed) != seen; });
-        --sleepers_;
+      if (!spin_until([&] { return gen_.load(std::memory_order_acquire) != seen; })) {
+        std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1);
+        work_cv_.wait(lock, [&] { return gen_.load() != seen; });
+        sleepers_.fetch_sub(1);
       }
-      if (stop_) return;
-      seen = gen_.load(std::memory_order_relaxed);
-      Job* job = job_;
-      if (job) job->active.fetch_add(1, std::memory_order_relaxed);
-      lock.unlock();
-      if (!job) continue;  // that job already ended
-      job->run_claimed();
-      if (job->active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        lock.lock();  // orders the notify after the caller's check under mu_
+      if (stop_.load()) return;
+      seen = gen_.load();
+      attached_.fetch_add(1);
+      if (Job* job = job_.load()) job->run_claimed();
+      if (attached_.fetch_sub(1) == 1 && caller_waiting_.load()) {
+        std::lock_guard<std::mutex> lock(mu_);  // the caller is inside wait() once this is held
         done_cv_.notify_one();
-        lock.unlock();
       }
     }
   }
 
-  std::mutex mu_;
+  std::mutex mu_;  // only for sleeping and waking
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
   std::atomic<uint64_t> gen_{0};
-  Job* job_ = nullptr;
-  int sleepers_ = 0;
-  bool stop_ = false;
+  std::atomic<Job*> job_{nullptr};
+  std::atomic<int> attached_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_waiting_{false};
+  std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
 };
 

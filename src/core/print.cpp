@@ -30,7 +30,8 @@ std::string py_format(double v, std::chars_format fmt, int precision) {
 class Elements {
  public:
   explicit Elements(const Tensor& t)
-      : base_(static_cast<const char*>(t.data())), itemsize_(static_cast<int64_t>(t.impl()->itemsize())),
+      : base_(static_cast<const char*>(t.data())),
+        itemsize_(static_cast<int64_t>(t.impl()->itemsize())),
         dtype_(t.dtype()) {}
 
   double as_double(int64_t off) const {
@@ -139,7 +140,7 @@ class Printer {
   }
 
  private:
-  // Indices of dimension d that are printed: all, or the edge items either side of "...".
+  // Whether dimension d shows only its edge items, either side of "...".
   bool elided(int64_t d) const { return summarize_ && t_.size(d) > 2 * kEdgeItems; }
 
   template <class F>
@@ -250,11 +251,12 @@ std::string to_string(const Tensor& t, const std::string& suffixes) {
     pos = next == suffixes.size() ? next : next + 2;
   }
 
-  // _add_suffixes, including its count of the last line's length (two more
-  // than the length when there is no newline).
+  // _add_suffixes, including its count of the last line's length, which runs
+  // two above the real one.
   std::string s = prefix + body;
   size_t nl = s.rfind('\n');
-  int64_t last_line_len = static_cast<int64_t>(s.size()) - (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
+  int64_t last_line_len =
+      static_cast<int64_t>(s.size()) - (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
   for (const std::string& part : parts) {
     int64_t len = static_cast<int64_t>(part.size());
     if (last_line_len + len + 2 > kLineWidth) {

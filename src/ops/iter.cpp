@@ -10,7 +10,7 @@ Dims broadcast_shapes(const char* op, IntSpan a, IntSpan b) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    GLIA_CHECK(da == db || da == 1 || db == 1, Shape, op, ": the size of tensor a (", da,
+    GLIA_CHECK(da == db || da == 1 || db == 1, Shape, op, ": The size of tensor a (", da,
                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i, " (shapes ", a, " and ",
                b, ")");
     out[i] = da == 1 ? db : da;

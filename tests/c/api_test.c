@@ -29,8 +29,8 @@ static int ok_(glia_error *e, const char *what, int line) {
     return 1;
   }
   ++g_failed;
-  fprintf(stderr, "api_test.c:%d: FAILED: %s returned %s: %s\n", line, what,
-          glia_error_code_name(glia_error_code(e)), glia_error_message(e));
+  fprintf(stderr, "api_test.c:%d: FAILED: %s returned %s: %s\n", line, what, glia_error_code_name(glia_error_code(e)),
+          glia_error_message(e));
   glia_error_free(e);
   return 0;
 }
@@ -361,8 +361,7 @@ static void test_views(void) {
   float back[4];
 
   g_deleter_calls = 0;
-  if (OK(glia_tensor_from_blob(blob, shape, transposed, 2, GLIA_FLOAT32, kCpu, count_deleter, &g_deleter_calls,
-                               &t))) {
+  if (OK(glia_tensor_from_blob(blob, shape, transposed, 2, GLIA_FLOAT32, kCpu, count_deleter, &g_deleter_calls, &t))) {
     OK(glia_tensor_data(t, &data));
     CHECK(data == (void *)blob);
     OK(glia_tensor_is_contiguous(t, &contiguous));

@@ -89,7 +89,8 @@ int check_outputs(const Tensor& out, const json& c, size_t index, const char* la
       T got;
       std::memcpy(&got, static_cast<const char*>(out.data()) + static_cast<int64_t>(i) * out.stride(0) * sizeof(T),
                   sizeof(T));
-      bool ok = expected[i].is_string() ? expected[i] == "nan" && is_nan(got) : encode(got) == encode(decode<T>(expected[i]));
+      bool ok =
+          expected[i].is_string() ? expected[i] == "nan" && is_nan(got) : encode(got) == encode(decode<T>(expected[i]));
       if (!ok) {
         ++bad;
         ADD_FAILURE() << "case " << index << " " << c["from"] << " -> " << c["to"] << " (" << layout << "), element "
@@ -137,19 +138,19 @@ TEST(ConvertHalf, FromFloatRoundsToNearestEven) {
   EXPECT_EQ(half_bits(std::numeric_limits<float>::max()), 0x7c00);
   EXPECT_EQ(half_bits(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_EQ(half_bits(-std::numeric_limits<float>::infinity()), 0xfc00);
-  EXPECT_EQ(half_bits(pow2(-14)), 0x0400);                 // smallest normal
-  EXPECT_EQ(half_bits(pow2(-14) - pow2(-24)), 0x03ff);     // largest subnormal
-  EXPECT_EQ(half_bits(pow2(-24)), 0x0001);                 // smallest subnormal
-  EXPECT_EQ(half_bits(pow2(-25)), 0x0000);                 // tie with zero
+  EXPECT_EQ(half_bits(pow2(-14)), 0x0400);              // smallest normal
+  EXPECT_EQ(half_bits(pow2(-14) - pow2(-24)), 0x03ff);  // largest subnormal
+  EXPECT_EQ(half_bits(pow2(-24)), 0x0001);              // smallest subnormal
+  EXPECT_EQ(half_bits(pow2(-25)), 0x0000);              // tie with zero
   EXPECT_EQ(half_bits(pow2(-25) + pow2(-40)), 0x0001);
-  EXPECT_EQ(half_bits(1.5f * pow2(-24)), 0x0002);          // subnormal tie, up to even
-  EXPECT_EQ(half_bits(2.5f * pow2(-24)), 0x0002);          // subnormal tie, down to even
+  EXPECT_EQ(half_bits(1.5f * pow2(-24)), 0x0002);  // subnormal tie, up to even
+  EXPECT_EQ(half_bits(2.5f * pow2(-24)), 0x0002);  // subnormal tie, down to even
   EXPECT_EQ(half_bits(-pow2(-24)), 0x8001);
   EXPECT_EQ(half_bits(-1e-10f), 0x8000);
   EXPECT_EQ(half_bits(std::numeric_limits<float>::denorm_min()), 0x0000);
   EXPECT_EQ(half_bits(std::numeric_limits<float>::quiet_NaN()), 0x7e00);
   EXPECT_EQ(half_bits(-std::numeric_limits<float>::quiet_NaN()), 0xfe00);  // c10 keeps the sign of NaN
-  EXPECT_EQ(half_bits(glia::bits_float(0x7f800001u)), 0x7e00);            // signalling NaN comes out quiet
+  EXPECT_EQ(half_bits(glia::bits_float(0x7f800001u)), 0x7e00);             // signalling NaN comes out quiet
 }
 
 TEST(ConvertHalf, ToFloatIsExact) {
@@ -221,7 +222,9 @@ TEST(ConvertBFloat16, EveryBFloat16SurvivesARoundTrip) {
   for (uint32_t b = 0; b <= 0xffff; ++b) {
     float f = BFloat16::from_bits(static_cast<uint16_t>(b));
     EXPECT_EQ(bits_of(f), b << 16) << std::hex << b;
-    if (!std::isnan(f)) EXPECT_EQ(bf16_bits(f), b) << std::hex << b;
+    if (!std::isnan(f)) {
+      EXPECT_EQ(bf16_bits(f), b) << std::hex << b;
+    }
   }
 }
 

@@ -355,8 +355,10 @@ TEST_F(Parallel, HostJobSystemRunsTheChunks) {
     EXPECT_EQ(e.message(), "bad dtype in chunk");
   }
   EXPECT_EQ(host.calls.load(), 2);
-  EXPECT_EQ(host.frees, 0);
   EXPECT_EQ(settled_thread_count(base_threads_), base_threads_);  // glia started no thread of its own
+  EXPECT_EQ(host.frees, 0);
+  glia::shutdown_threads();
+  EXPECT_EQ(host.frees, 1);
 }
 
 TEST_F(Parallel, HostRegistrationIsFreedExactlyOnce) {
@@ -413,6 +415,8 @@ TEST_F(Parallel, HostErrorsSurfaceOnTheCaller) {
   parallel_for(0, 100, 1, [&](int64_t b, int64_t e) { covered.fetch_add(e - b); });
   EXPECT_EQ(covered.load(), 100);
   EXPECT_EQ(host.calls.load(), 3);
+  glia::shutdown_threads();
+  EXPECT_EQ(host.frees, 1);
 }
 
 TEST_F(Parallel, RegistrationInsideAChunkIsRefused) {

@@ -1,4 +1,6 @@
 // glia::to_string against torch 1.13's repr (tests/golden/gen_core.py).
+#include "core/print.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/print.h"
 #include "core/tensor.h"
 #include "support/test_support.h"
 
@@ -60,9 +61,7 @@ Tensor build(const json& c) {
   return glia::make_view(storage, shape, strides, c["offset"].get<int64_t>());
 }
 
-json load_cases() {
-  return json::parse(glia_test::read_file(glia_test::data_path("golden/core/print.json")));
-}
+json load_cases() { return json::parse(glia_test::read_file(glia_test::data_path("golden/core/print.json"))); }
 
 TEST(Print, MatchesTorchRepr) {
   json cases = load_cases();

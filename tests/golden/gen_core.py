@@ -16,15 +16,14 @@ convert.json: a list of {from, to, inputs, outputs}, outputs[i] being
 torch.tensor(inputs).to(to)[i]. Floating values are raw bit patterns as
 unsigned integers (float64 64-bit, float32 32-bit, float16/bfloat16 16-bit) so
 that comparisons are exact; a NaN output is the string "nan" because torch's
-own NaN bits depend on the kernel path (see nan_note below). Integers are JSON
-integers and bools JSON booleans. Float inputs outside the target integer
+own NaN bits depend on the kernel path (the generator prints where they do).
+Integers are JSON integers and bools JSON booleans. Float inputs outside the target integer
 range, and NaN/inf into integers, are left out: torch leaves them undefined.
 """
 
 import json
 import math
 import os
-import struct
 
 import torch
 
@@ -241,23 +240,6 @@ def bits(t, name):
     return [v & 0xFFFF for v in t.view(torch.int16).tolist()]
 
 
-def from_bits(values, name):
-    """Tensor of dtype `name` holding the given raw bit patterns."""
-    if name == "float64":
-        return torch.tensor([v - 2**64 if v >= 2**63 else v for v in values], dtype=torch.int64).view(torch.float64)
-    if name == "float32":
-        return torch.tensor([v - 2**32 if v >= 2**31 else v for v in values], dtype=torch.int32).view(torch.float32)
-    return torch.tensor([v - 2**16 if v >= 2**15 else v for v in values], dtype=torch.int16).view(DTYPES[name])
-
-
-def f32_bits(x):
-    return struct.unpack("<I", struct.pack("<f", x))[0]
-
-
-def f64_bits(x):
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
-
-
 def conversion_inputs():
     """Per source dtype: a tensor of interesting values."""
     f32 = [
@@ -295,6 +277,7 @@ def conversion_inputs():
     }
 
 
+# Floats reach uint8 through int64 (c10::static_cast_with_inter_type), so int64's range is what matters.
 INT_RANGE = {"int64": (-2**63, 2**63), "int32": (-2**31, 2**31), "uint8": (-2**63, 2**63)}
 
 
@@ -355,9 +338,8 @@ def convert_cases():
 def write(name, data):
     os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, name)
-    with open(path, "w") as f:
-        json.dump(data, f, separators=(",", ":"))
-        f.write("\n")
+    with open(path, "w") as f:  # one case a line keeps diffs readable
+        f.write("[\n" + ",\n".join(json.dumps(c, separators=(",", ":")) for c in data) + "\n]\n")
     print(f"{path}: {len(data)} cases, {os.path.getsize(path)} bytes")
 
 

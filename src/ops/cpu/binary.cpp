@@ -9,7 +9,7 @@ namespace glia::ops {
 namespace {
 void check_alpha(const char* name, DType t, double alpha) {
   GLIA_CHECK(is_floating(t) || alpha == std::trunc(alpha), InvalidArgument, name,
-             ": for integral input tensors, argument alpha must not be a floating point number.");
+             ": For integral input tensors, argument alpha must not be a floating point number.");
   GLIA_CHECK(t != DType::Bool || alpha == 0 || alpha == 1, InvalidArgument, name,
              ": boolean alpha only supported for Tensor with boolean dtype");
 }
@@ -26,10 +26,13 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
-  DType t = result_type(a, b);
-  GLIA_CHECK(t != DType::Bool, DType,
+  GLIA_CHECK(a.dtype() != DType::Bool || b.dtype() != DType::Bool, DType,
              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
              "operator instead.");
+  GLIA_CHECK(a.dtype() != DType::Bool && b.dtype() != DType::Bool, DType,
+             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.");
+  DType t = result_type(a, b);
   check_alpha("sub", t, alpha);
   return binary_op("sub", a, b, t, t, [alpha](auto x, auto y) {
     using A = decltype(x);
@@ -80,6 +83,8 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
       A fl = std::floor(d);
       if (d - fl > A(0.5)) fl += A(1);
       return fl;
+    } else if constexpr (std::is_same_v<A, bool>) {
+      return x;  // unreachable: bool division with a rounding mode is rejected above
     } else {
       A q = static_cast<A>(x / y);
       if ((x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<A>(q - 1);
