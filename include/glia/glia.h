@@ -39,12 +39,21 @@ extern "C" {
 #define GLIA_NODISCARD
 #endif
 
+/* In C++ every enum of this header has int as its fixed underlying type, so that
+ * any int a C caller passes (e.g. an unknown dtype) is a valid value that glia
+ * can reject with an error; in C, enums are int already. */
+#ifdef __cplusplus
+#define GLIA_ENUM_BASE : int
+#else
+#define GLIA_ENUM_BASE
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------ */
 
 /** Error codes. Values are fixed forever; new codes are only appended. */
-enum glia_error_code {
+enum glia_error_code GLIA_ENUM_BASE {
   GLIA_OK = 0,
   GLIA_ERR_INVALID_ARGUMENT = 1,
   GLIA_ERR_INVALID_HANDLE = 2,
@@ -207,7 +216,7 @@ GLIA_API void glia_reset_peak_memory_stats(void);
 GLIA_API void glia_empty_cache(void);
 
 /** Log levels. */
-enum glia_log_level { GLIA_LOG_DEBUG = 0, GLIA_LOG_INFO = 1, GLIA_LOG_WARNING = 2, GLIA_LOG_ERROR = 3 };
+enum glia_log_level GLIA_ENUM_BASE { GLIA_LOG_DEBUG = 0, GLIA_LOG_INFO = 1, GLIA_LOG_WARNING = 2, GLIA_LOG_ERROR = 3 };
 
 /** Receives glia's log messages (may be called from any thread). */
 typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const char *message);
@@ -242,7 +251,7 @@ GLIA_API int32_t glia_cuda_device_count(void);
 /* ------------------------------------------------------------------------ */
 
 /** Element types. Values are fixed forever; new types are only appended. */
-typedef enum glia_dtype {
+typedef enum glia_dtype GLIA_ENUM_BASE {
   GLIA_FLOAT32 = 0,
   GLIA_FLOAT64 = 1,
   GLIA_FLOAT16 = 2,
@@ -259,7 +268,7 @@ GLIA_API size_t glia_dtype_size(glia_dtype dtype);
 /** torch's name of `dtype` ("float32", "bfloat16", "bool"...), NULL for an unknown value. @since 0.1 */
 GLIA_API const char *glia_dtype_name(glia_dtype dtype);
 
-typedef enum glia_device_type { GLIA_CPU = 0, GLIA_CUDA = 1 } glia_device_type;
+typedef enum glia_device_type GLIA_ENUM_BASE { GLIA_CPU = 0, GLIA_CUDA = 1 } glia_device_type;
 
 /** A device: its type and index (0 for the CPU; -1 for CUDA means the current device). */
 typedef struct glia_device {

@@ -458,6 +458,21 @@ TEST(Engine, GradientsAccumulateAcrossBackwards) {
   EXPECT_EQ(values(grad_of(x)), std::vector<double>({7, 11}));
 }
 
+// sum's backward hands the leaf an expanded (stride-0) view; accumulating into
+// it in place must not write the same element several times.
+TEST(Engine, AccumulatesIntoGradFromBroadcastBackward) {
+  Tensor x = leaf({3}, {1, 2, 3});
+  Tensor y = glia::sum(x);
+  glia::backward({y}, {}, true, false);
+  glia::backward({y}, {}, true, false);
+  EXPECT_EQ(values(grad_of(x)), std::vector<double>({2, 2, 2}));
+  Tensor m = leaf({2, 2}, {1, 2, 3, 4});
+  Tensor s = glia::sum(m, std::vector<int64_t>{1});
+  glia::backward({s}, {leaf({2}, {1, 10}, false)}, true, false);
+  glia::backward({s}, {leaf({2}, {1, 10}, false)}, true, false);
+  EXPECT_EQ(values(grad_of(m)), std::vector<double>({2, 2, 20, 20}));
+}
+
 TEST(Engine, DiamondGraphSumsGradients) {
   Tensor x = leaf({2}, {1, 2});
   Tensor a = glia::mul(x, leaf({}, {3}, false));
