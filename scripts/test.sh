@@ -4,7 +4,7 @@
 # one failed; the last line is the combined summary in ctest's words, and the exit status
 # is non-zero when anything failed.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
 ./scripts/deps.sh || exit 1
 

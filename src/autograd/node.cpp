@@ -51,9 +51,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     if (r.defined()) g = r;
   }
   if (!m.grad.defined()) {
-    // A fresh gradient is stored as is when nothing else can see it (torch steals it too);
+    // A fresh gradient is stored as is when nothing else can see it (torch steals it too) and
+    // it owns its elements (a broadcast view would be accumulated into in place later);
     // under create_graph it keeps its graph.
-    m.grad = grad_mode_enabled() ? g : (g.ref()->use_count() == 1 && !g.requires_grad() ? g : clone(g));
+    bool stealable = g.ref()->use_count() == 1 && !g.requires_grad() && g.is_contiguous();
+    m.grad = grad_mode_enabled() ? g : (stealable ? g : clone(g));
   } else if (grad_mode_enabled()) {
     m.grad = add(m.grad, g, 1.0);
   } else {

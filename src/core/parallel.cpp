@@ -83,7 +83,7 @@ struct Job {
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> host_done{0};  // tasks the host job system ran
   std::atomic<bool> failed{false};
-  std::exception_ptr error;  // the first exception; written once, before `failed` is published
+  std::exception_ptr error;  // written by whoever set `failed`; read by the caller once every chunk has ended
 };
 
 void run_on_caller(Job& job) {

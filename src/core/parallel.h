@@ -1,8 +1,9 @@
 // glia's thread pool and the seam for a host job system (glia_set_parallel_for).
-// Note [Parallel regions]: parallel_for splits [begin, end) into at most
-// get_num_threads() chunks of at least `grain` elements; below one grain, or
-// when already inside a parallel region, it runs serially on the caller. The
-// calling thread always takes part. Chunk bounds depend only on the arguments
+// Note [Parallel regions]: parallel_for splits [begin, end) into
+// min(get_num_threads(), (end - begin) / grain) balanced contiguous chunks, so
+// each has at least `grain` elements; with a single chunk, or when already
+// inside a parallel region, it runs serially on the caller. The calling
+// thread always takes part. Chunk bounds depend only on the arguments
 // and get_num_threads(); while another thread's call holds the pool, a call
 // runs the same chunks one after another on its own thread. An exception
 // thrown by any chunk is rethrown on the caller after all chunks have finished.

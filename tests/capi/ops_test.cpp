@@ -153,11 +153,16 @@ std::vector<double> host(Handles& h, glia_tensor* t) {
 // so single operations agree to rounding; float32 sums may round differently.
 double tolerance(glia_dtype d) {
   switch (d) {
-    case GLIA_FLOAT64: return 1e-12;
-    case GLIA_FLOAT32: return 1e-6;
-    case GLIA_FLOAT16: return 1e-3;
-    case GLIA_BFLOAT16: return 1e-2;
-    default: return 0;
+    case GLIA_FLOAT64:
+      return 1e-12;
+    case GLIA_FLOAT32:
+      return 1e-6;
+    case GLIA_FLOAT16:
+      return 1e-3;
+    case GLIA_BFLOAT16:
+      return 1e-2;
+    default:
+      return 0;
   }
 }
 
@@ -264,8 +269,9 @@ TEST(Ops, ShapeMismatchMessage) {
   h.add(b);
   glia_test::ErrorInfo info = glia_test::take(glia_add(a, b, 1.0, &out));
   EXPECT_EQ(info.code, GLIA_ERR_SHAPE);
-  EXPECT_NE(info.message.find("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
-            std::string::npos)
+  EXPECT_NE(
+      info.message.find("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+      std::string::npos)
       << info.message;
   EXPECT_EQ(out, nullptr);
 }

@@ -86,18 +86,18 @@ bool close(double a, double n, const GradcheckOptions& opt) {
         std::swap(saved[k], glia::autograd_meta(diff[k]).grad);
         const Tensor& a = analytic[k];
         if (g.defined() != a.defined())
-          return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ": backward "
-                                               << (g.defined() ? "gave" : "did not give")
-                                               << " a gradient, grad() disagrees";
+          return ::testing::AssertionFailure()
+                 << "gradcheck: input " << checked[k] << ": backward " << (g.defined() ? "gave" : "did not give")
+                 << " a gradient, grad() disagrees";
         if (!g.defined()) continue;
         if (g.shape() != diff[k].shape())
-          return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ": .grad has shape "
-                                               << g.shape() << ", input " << diff[k].shape();
+          return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ": .grad has shape " << g.shape()
+                                               << ", input " << diff[k].shape();
         for (int64_t j = 0; j < g.numel(); ++j)
           if (*element(g, j) != *element(a, j))
-            return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ", element " << j
-                                                 << ": backward gives " << *element(g, j) << ", grad() gives "
-                                                 << *element(a, j);
+            return ::testing::AssertionFailure()
+                   << "gradcheck: input " << checked[k] << ", element " << j << ": backward gives " << *element(g, j)
+                   << ", grad() gives " << *element(a, j);
       }
     }
   }
@@ -107,11 +107,11 @@ bool close(double a, double n, const GradcheckOptions& opt) {
     Tensor a = analytic[k];
     if (a.defined()) {
       if (a.shape() != x.shape())
-        return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ": gradient has shape "
-                                             << a.shape() << ", input " << x.shape();
+        return ::testing::AssertionFailure()
+               << "gradcheck: input " << checked[k] << ": gradient has shape " << a.shape() << ", input " << x.shape();
       if (a.dtype() != DType::Float64)
-        return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ": gradient is "
-                                             << glia::dtype_name(a.dtype());
+        return ::testing::AssertionFailure()
+               << "gradcheck: input " << checked[k] << ": gradient is " << glia::dtype_name(a.dtype());
     }
     for (int64_t j = 0; j < x.numel(); ++j) {
       double* p = element(x, j);
@@ -124,8 +124,8 @@ bool close(double a, double n, const GradcheckOptions& opt) {
       double numeric = (hi - lo) / (2 * opt.eps);
       double an = a.defined() ? *element(a, j) : 0.0;
       if (!close(an, numeric, opt))
-        return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ", element " << j
-                                             << ": analytic " << an << " vs numeric " << numeric;
+        return ::testing::AssertionFailure() << "gradcheck: input " << checked[k] << ", element " << j << ": analytic "
+                                             << an << " vs numeric " << numeric;
     }
   }
   return ::testing::AssertionSuccess();
