@@ -18,6 +18,7 @@ namespace glia {
 class RangeFn {
  public:
   template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, RangeFn>)
   RangeFn(F& f) : obj_(&f), call_([](void* o, int64_t b, int64_t e) { (*static_cast<F*>(o))(b, e); }) {}
   void operator()(int64_t b, int64_t e) const { call_(obj_, b, e); }
 
