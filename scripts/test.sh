@@ -37,10 +37,7 @@ run_preset() {  # <preset>
   ctest --preset "$preset" -j "$jobs" 2>&1 | tee "$dir/ctest.log"
   local rc=${PIPESTATUS[0]} summary n_total=0 n_failed=0
   summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$dir/ctest.log" | tail -n 1)
-  if [ -n "$summary" ]; then
-    n_failed=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$summary")
-    n_total=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$summary")
-  fi
+  [ -z "$summary" ] || read -r n_failed n_total < <(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1 \2/' <<<"$summary")
   if [ "$rc" -ne 0 ] && [ "$n_failed" -eq 0 ]; then
     # ctest itself failed (e.g. a test binary could not be listed): count it as a failure.
     n_failed=1

@@ -5,6 +5,7 @@
 # usage: run.sh <cmake> <build-dir> <work-dir> <install-libdir> <c-compiler> <version> [<sanitizers>]
 set -euo pipefail
 cmake=$1 build=$2 work=$3 libdir=$4 cc=$5 version=$6 sanitize=${7:-}
+major=${version%%.*}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case $libdir in
   /*) echo "skipped: CMAKE_INSTALL_LIBDIR ($libdir) is absolute, so no prefix relocates it"; exit 77 ;;
@@ -26,7 +27,7 @@ quiet() {  # <log> <command...>
 run_consumer() {  # <binary>
   local loaded
   loaded=$(ldd "$1" | awk '$1 ~ /^libglia\.so/ { print $3 }')
-  if [ "$loaded" != "$prefix/$libdir/libglia.so.${version%%.*}" ]; then
+  if [ "$loaded" != "$prefix/$libdir/libglia.so.$major" ]; then
     echo "FAILED: $1 loads libglia from '$loaded', not from $prefix/$libdir"
     return 1
   fi
@@ -36,7 +37,7 @@ run_consumer() {  # <binary>
 echo "== cmake --install $build --prefix $prefix"
 quiet "$work/install.log" "$cmake" --install "$build" --prefix "$prefix"
 missing=0
-for f in include/glia/glia.h "$libdir/libglia.so" "$libdir/libglia.so.${version%%.*}" \
+for f in include/glia/glia.h "$libdir/libglia.so" "$libdir/libglia.so.$major" \
   "$libdir/cmake/glia/gliaConfig.cmake" "$libdir/cmake/glia/gliaConfigVersion.cmake" "$libdir/pkgconfig/glia.pc"; do
   [ -e "$prefix/$f" ] || { echo "FAILED: the installed tree lacks $f"; missing=1; }
 done
