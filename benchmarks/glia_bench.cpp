@@ -84,9 +84,12 @@ int main(int argc, char** argv) {
   std::string workload = "all";
   int threads = 1, reps = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--workload")) workload = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--workload"))
+      workload = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--workload W1|W2|all] [--threads N] [--reps R]\n", argv[0]);
       return 2;

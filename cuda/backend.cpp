@@ -1,7 +1,7 @@
 // Entry point of libglia_cuda.so: the table the core reads after dlopen.
-#include <cuda_runtime_api.h>
-
 #include "core/backend.h"
+
+#include <cuda_runtime_api.h>
 
 namespace {
 int32_t device_count() {

@@ -397,8 +397,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ndim(const glia_tensor *tensor, 
  * Copies the sizes into out_shape[0..ndim). Errors: GLIA_ERR_INVALID_ARGUMENT
  * when capacity < ndim (nothing written). @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_shape(const glia_tensor *tensor, int64_t capacity,
-                                                      int64_t *out_shape);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_shape(const glia_tensor *tensor, int64_t capacity, int64_t *out_shape);
 /** Copies the strides (in elements), as glia_tensor_shape. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_strides(const glia_tensor *tensor, int64_t capacity,
                                                         int64_t *out_strides);
@@ -494,8 +493,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_retain_grad(glia_tensor *tensor)
  * glia_tensor_to_string; "" for a leaf.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad_fn_name(const glia_tensor *tensor, char *buffer,
-                                                             size_t capacity, size_t *out_length);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad_fn_name(const glia_tensor *tensor, char *buffer, size_t capacity,
+                                                             size_t *out_length);
 
 /**
  * tensor.backward(gradient, retain_graph): `grad` may be NULL for a
@@ -573,8 +572,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_div(const glia_tensor *a, const glia_te
 /** -a. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_neg(const glia_tensor *a, glia_tensor **out);
 /** Sum over `dims` (n_dims entries; NULL and 0 for all dims). @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_sum(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
-                                             int32_t keepdim, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_sum(const glia_tensor *a, const int64_t *dims, int64_t n_dims, int32_t keepdim,
+                                             glia_tensor **out);
 /** self += alpha * other, in place. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_add_(glia_tensor *self, const glia_tensor *other, double alpha);
 /** self *= other, in place. @since 0.1 */

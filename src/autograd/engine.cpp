@@ -154,8 +154,8 @@ void backward(const TensorList& roots, const TensorList& grad_roots, bool retain
   run(edges, std::move(grads), retain_graph || create_graph, create_graph, {}, nullptr);
 }
 
-TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
-                bool retain_graph, bool create_graph, bool allow_unused) {
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs, bool retain_graph,
+                bool create_graph, bool allow_unused) {
   TensorList grads;
   std::vector<Edge> edges = root_edges(outputs, grad_outputs, &grads, "grad");
   std::vector<Capture> caps;

@@ -12,7 +12,7 @@ void backward(const TensorList& roots, const TensorList& grad_roots, bool retain
 
 // torch.autograd.grad: gradients of `outputs` w.r.t. `inputs`, leaving .grad alone.
 // Unreachable inputs give an undefined tensor when allow_unused, else an error.
-TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
-                bool retain_graph, bool create_graph, bool allow_unused);
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs, bool retain_graph,
+                bool create_graph, bool allow_unused);
 
 }  // namespace glia

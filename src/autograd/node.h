@@ -15,7 +15,7 @@ namespace glia {
 class Node;
 
 struct Edge {
-  Ref<Node> fn;        // null: the input needs no gradient
+  Ref<Node> fn;           // null: the input needs no gradient
   uint32_t input_nr = 0;  // which input slot of fn receives the gradient
   bool valid() const { return static_cast<bool>(fn); }
 };
@@ -106,9 +106,7 @@ bool remove_tensor_hook(const Tensor& t, uint64_t id);
 void retain_grad(const Tensor& t);
 
 // Version counter of the tensor's storage (bumped by in-place ops).
-inline void bump_version(const Tensor& t) {
-  t.impl()->storage()->version.fetch_add(1, std::memory_order_relaxed);
-}
+inline void bump_version(const Tensor& t) { t.impl()->storage()->version.fetch_add(1, std::memory_order_relaxed); }
 
 // True when grad mode is on and any of the tensors requires grad.
 bool any_requires_grad(std::initializer_list<const Tensor*> ts);

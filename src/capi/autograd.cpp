@@ -70,8 +70,9 @@ glia_error* glia_tensor_set_grad(glia_tensor* tensor, glia_tensor* grad) {
     if (g.defined()) {
       GLIA_CHECK(g.shape() == t.shape(), Shape, fn, ": assigned grad has data of a different size: ", g.shape(),
                  " vs tensor ", t.shape());
-      GLIA_CHECK(g.dtype() == t.dtype(), DType, fn, ": assigned grad has data of a different type: ",
-                 dtype_name(g.dtype()), " vs tensor ", dtype_name(t.dtype()));
+      GLIA_CHECK(g.dtype() == t.dtype(), DType, fn,
+                 ": assigned grad has data of a different type: ", dtype_name(g.dtype()), " vs tensor ",
+                 dtype_name(t.dtype()));
     }
     autograd_meta(t).grad = g;
   });

@@ -97,20 +97,34 @@ glia_error* glia_error_new(enum glia_error_code code, const char* message) {
 
 const char* glia_error_code_name(enum glia_error_code code) {
   switch (code) {
-    case GLIA_OK: return "GLIA_OK";
-    case GLIA_ERR_INVALID_ARGUMENT: return "GLIA_ERR_INVALID_ARGUMENT";
-    case GLIA_ERR_INVALID_HANDLE: return "GLIA_ERR_INVALID_HANDLE";
-    case GLIA_ERR_SHAPE: return "GLIA_ERR_SHAPE";
-    case GLIA_ERR_DTYPE: return "GLIA_ERR_DTYPE";
-    case GLIA_ERR_DEVICE: return "GLIA_ERR_DEVICE";
-    case GLIA_ERR_OUT_OF_MEMORY: return "GLIA_ERR_OUT_OF_MEMORY";
-    case GLIA_ERR_IO: return "GLIA_ERR_IO";
-    case GLIA_ERR_FORMAT: return "GLIA_ERR_FORMAT";
-    case GLIA_ERR_NOT_FOUND: return "GLIA_ERR_NOT_FOUND";
-    case GLIA_ERR_STATE: return "GLIA_ERR_STATE";
-    case GLIA_ERR_CALLBACK: return "GLIA_ERR_CALLBACK";
-    case GLIA_ERR_UNSUPPORTED: return "GLIA_ERR_UNSUPPORTED";
-    case GLIA_ERR_INTERNAL: return "GLIA_ERR_INTERNAL";
+    case GLIA_OK:
+      return "GLIA_OK";
+    case GLIA_ERR_INVALID_ARGUMENT:
+      return "GLIA_ERR_INVALID_ARGUMENT";
+    case GLIA_ERR_INVALID_HANDLE:
+      return "GLIA_ERR_INVALID_HANDLE";
+    case GLIA_ERR_SHAPE:
+      return "GLIA_ERR_SHAPE";
+    case GLIA_ERR_DTYPE:
+      return "GLIA_ERR_DTYPE";
+    case GLIA_ERR_DEVICE:
+      return "GLIA_ERR_DEVICE";
+    case GLIA_ERR_OUT_OF_MEMORY:
+      return "GLIA_ERR_OUT_OF_MEMORY";
+    case GLIA_ERR_IO:
+      return "GLIA_ERR_IO";
+    case GLIA_ERR_FORMAT:
+      return "GLIA_ERR_FORMAT";
+    case GLIA_ERR_NOT_FOUND:
+      return "GLIA_ERR_NOT_FOUND";
+    case GLIA_ERR_STATE:
+      return "GLIA_ERR_STATE";
+    case GLIA_ERR_CALLBACK:
+      return "GLIA_ERR_CALLBACK";
+    case GLIA_ERR_UNSUPPORTED:
+      return "GLIA_ERR_UNSUPPORTED";
+    case GLIA_ERR_INTERNAL:
+      return "GLIA_ERR_INTERNAL";
   }
   return "GLIA_ERR_UNKNOWN";
 }

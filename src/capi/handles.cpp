@@ -25,8 +25,8 @@ struct Registry {
   std::atomic<uint32_t> num_chunks{0};
   // Free list head: (tag << 32) | (slot index + 1); tag defeats ABA.
   std::atomic<uint64_t> free_head{0};
-  std::mutex grow_mu;     // chunk allocation
-  std::mutex identity_mu; // handle_for on objects that may already have a slot
+  std::mutex grow_mu;      // chunk allocation
+  std::mutex identity_mu;  // handle_for on objects that may already have a slot
   std::atomic<uint64_t> live{0};
 
   ~Registry() {
@@ -62,8 +62,7 @@ uint32_t pop_free(Registry& r) {
       uint32_t idx = static_cast<uint32_t>(head) - 1;
       uint32_t next = slot_at(r, idx)->next_free.load(std::memory_order_relaxed);
       uint64_t nh = (((head >> 32) + 1) << 32) | next;
-      if (r.free_head.compare_exchange_weak(head, nh, std::memory_order_acq_rel, std::memory_order_acquire))
-        return idx;
+      if (r.free_head.compare_exchange_weak(head, nh, std::memory_order_acq_rel, std::memory_order_acquire)) return idx;
     }
     std::lock_guard<std::mutex> lock(r.grow_mu);
     if (static_cast<uint32_t>(r.free_head.load(std::memory_order_acquire)) != 0) continue;
@@ -78,9 +77,7 @@ uint32_t pop_free(Registry& r) {
   }
 }
 
-void* token(uint32_t gen, uint32_t idx) {
-  return reinterpret_cast<void*>((static_cast<uintptr_t>(gen) << 32) | idx);
-}
+void* token(uint32_t gen, uint32_t idx) { return reinterpret_cast<void*>((static_cast<uintptr_t>(gen) << 32) | idx); }
 
 // Decodes `h`, returns its slot when generation, type and liveness match.
 Slot* find(Registry& r, const void* h, HandleType type, uint64_t* word_out) {
@@ -116,12 +113,18 @@ bool try_retain(Slot* s, uint32_t gen) {
 
 const char* handle_type_name(HandleType t) {
   switch (t) {
-    case HandleType::Tensor: return "tensor";
-    case HandleType::Module: return "module";
-    case HandleType::Optimizer: return "optimizer";
-    case HandleType::TensorDict: return "tensor_dict";
-    case HandleType::LoadReport: return "load_report";
-    case HandleType::ProcessGroup: return "process_group";
+    case HandleType::Tensor:
+      return "tensor";
+    case HandleType::Module:
+      return "module";
+    case HandleType::Optimizer:
+      return "optimizer";
+    case HandleType::TensorDict:
+      return "tensor_dict";
+    case HandleType::LoadReport:
+      return "load_report";
+    case HandleType::ProcessGroup:
+      return "process_group";
   }
   return "object";
 }

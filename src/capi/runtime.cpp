@@ -67,13 +67,12 @@ glia_error* glia_set_allocator(const glia_allocator* a) {
       set_host_allocator(nullptr);
       return;
     }
-    bool ok = a->struct_size >= offsetof(glia_allocator, free_user_data) + sizeof(a->free_user_data) && a->alloc &&
-              a->free;
+    bool ok =
+        a->struct_size >= offsetof(glia_allocator, free_user_data) + sizeof(a->free_user_data) && a->alloc && a->free;
     if (!ok) {
       if (a->struct_size >= sizeof(glia_allocator) && a->free_user_data) a->free_user_data(a->user_data);
-      GLIA_CHECK(a->struct_size >= sizeof(glia_allocator), InvalidArgument,
-                 "glia_set_allocator: struct_size is ", a->struct_size, ", expected at least ",
-                 sizeof(glia_allocator), " (use glia_allocator_init)");
+      GLIA_CHECK(a->struct_size >= sizeof(glia_allocator), InvalidArgument, "glia_set_allocator: struct_size is ",
+                 a->struct_size, ", expected at least ", sizeof(glia_allocator), " (use glia_allocator_init)");
       fail(Code::InvalidArgument, "glia_set_allocator: alloc and free must both be set");
     }
     Ref<HostAllocator> h = make_ref<HostAllocator>();

@@ -111,16 +111,16 @@ glia_error* glia_tensor_arange(double start, double end, double step, const glia
   });
 }
 
-glia_error* glia_tensor_from_data(const void* data, size_t nbytes, const int64_t* shape, int64_t ndim,
-                                  glia_dtype dtype, glia_tensor** out) {
+glia_error* glia_tensor_from_data(const void* data, size_t nbytes, const int64_t* shape, int64_t ndim, glia_dtype dtype,
+                                  glia_tensor** out) {
   return guard([&] {
     const char* fn = "glia_tensor_from_data";
     check_out(out, fn, "out");
     IntSpan s = shape_arg(shape, ndim, fn);
     DType dt = dtype_arg(dtype, fn, "dtype");
     size_t expected = static_cast<size_t>(checked_numel(s)) * itemsize(dt);
-    GLIA_CHECK(nbytes == expected, InvalidArgument, fn, ": argument 'nbytes' is ", nbytes, " but shape ", s,
-               " of ", dtype_name(dt), " needs ", expected, " bytes");
+    GLIA_CHECK(nbytes == expected, InvalidArgument, fn, ": argument 'nbytes' is ", nbytes, " but shape ", s, " of ",
+               dtype_name(dt), " needs ", expected, " bytes");
     GLIA_CHECK(data || nbytes == 0, InvalidArgument, fn, ": argument 'data' is NULL");
     Tensor t = empty(s, dt);
     if (nbytes) std::memcpy(t.data(), data, nbytes);
@@ -173,8 +173,7 @@ glia_error* glia_tensor_ndim(const glia_tensor* tensor, int64_t* out) {
   });
 }
 
-static glia_error* copy_dims(const glia_tensor* tensor, int64_t capacity, int64_t* out, bool strides,
-                             const char* fn) {
+static glia_error* copy_dims(const glia_tensor* tensor, int64_t capacity, int64_t* out, bool strides, const char* fn) {
   return guard([&] {
     TensorImpl* t = tensor_raw(tensor, fn, "tensor");
     const Dims& d = strides ? t->strides() : t->shape();

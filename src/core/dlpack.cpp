@@ -17,30 +17,48 @@ static_assert(kDLBool == kBoolCode);
 
 const char* code_name(uint8_t code) {
   switch (code) {
-    case kDLInt: return "kDLInt";
-    case kDLUInt: return "kDLUInt";
-    case kDLFloat: return "kDLFloat";
-    case kDLOpaqueHandle: return "kDLOpaqueHandle";
-    case kDLBfloat: return "kDLBfloat";
-    case kDLComplex: return "kDLComplex";
-    case kBoolCode: return "kDLBool";
+    case kDLInt:
+      return "kDLInt";
+    case kDLUInt:
+      return "kDLUInt";
+    case kDLFloat:
+      return "kDLFloat";
+    case kDLOpaqueHandle:
+      return "kDLOpaqueHandle";
+    case kDLBfloat:
+      return "kDLBfloat";
+    case kDLComplex:
+      return "kDLComplex";
+    case kBoolCode:
+      return "kDLBool";
   }
   return "unknown";
 }
 
 const char* device_name(int type) {
   switch (type) {
-    case kDLCPU: return "kDLCPU";
-    case kDLCUDA: return "kDLCUDA";
-    case kDLCUDAHost: return "kDLCUDAHost";
-    case kDLOpenCL: return "kDLOpenCL";
-    case kDLVulkan: return "kDLVulkan";
-    case kDLMetal: return "kDLMetal";
-    case kDLVPI: return "kDLVPI";
-    case kDLROCM: return "kDLROCM";
-    case kDLROCMHost: return "kDLROCMHost";
-    case kDLExtDev: return "kDLExtDev";
-    case kDLCUDAManaged: return "kDLCUDAManaged";
+    case kDLCPU:
+      return "kDLCPU";
+    case kDLCUDA:
+      return "kDLCUDA";
+    case kDLCUDAHost:
+      return "kDLCUDAHost";
+    case kDLOpenCL:
+      return "kDLOpenCL";
+    case kDLVulkan:
+      return "kDLVulkan";
+    case kDLMetal:
+      return "kDLMetal";
+    case kDLVPI:
+      return "kDLVPI";
+    case kDLROCM:
+      return "kDLROCM";
+    case kDLROCMHost:
+      return "kDLROCMHost";
+    case kDLExtDev:
+      return "kDLExtDev";
+    case kDLCUDAManaged:
+      return "kDLCUDAManaged";
   }
   return "unknown";
 }
@@ -69,7 +87,8 @@ DType import_dtype(DLDataType t) {
     }
   }
   fail(Code::DType, "from_dlpack: unsupported DLPack dtype (code ", int(t.code), " = ", code_name(t.code), ", bits ",
-       int(t.bits), ", lanes ", t.lanes, "); glia has float16/32/64, bfloat16, int32/64, uint8 and bool, all with 1 lane");
+       int(t.bits), ", lanes ", t.lanes,
+       "); glia has float16/32/64, bfloat16, int32/64, uint8 and bool, all with 1 lane");
 }
 
 DLDataType export_dtype(DType t) {
@@ -77,12 +96,17 @@ DLDataType export_dtype(DType t) {
   switch (t) {
     case DType::Float32:
     case DType::Float64:
-    case DType::Float16: return {kDLFloat, bits, 1};
-    case DType::BFloat16: return {kDLBfloat, bits, 1};
+    case DType::Float16:
+      return {kDLFloat, bits, 1};
+    case DType::BFloat16:
+      return {kDLBfloat, bits, 1};
     case DType::Int64:
-    case DType::Int32: return {kDLInt, bits, 1};
-    case DType::UInt8: return {kDLUInt, bits, 1};
-    case DType::Bool: return {kBoolCode, bits, 1};
+    case DType::Int32:
+      return {kDLInt, bits, 1};
+    case DType::UInt8:
+      return {kDLUInt, bits, 1};
+    case DType::Bool:
+      return {kBoolCode, bits, 1};
   }
   fail(Code::Internal, "to_dlpack: tensor has an invalid dtype ", int(t));
 }

@@ -56,28 +56,60 @@ const char* dtype_name(DType t);
 
 template <class T>
 struct dtype_of;
-template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
-template <> struct dtype_of<Half> { static constexpr DType value = DType::Float16; };
-template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::BFloat16; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
+template <>
+struct dtype_of<Half> {
+  static constexpr DType value = DType::Float16;
+};
+template <>
+struct dtype_of<BFloat16> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
 
 // Calls f(T{}) with T the C++ type of `t`. Usage:
 //   dispatch_all(t, [&](auto tag) { using T = decltype(tag); ... });
 template <class F>
 decltype(auto) dispatch_all(DType t, F&& f) {
   switch (t) {
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Float16: return f(Half{});
-    case DType::BFloat16: return f(BFloat16{});
-    case DType::Int64: return f(int64_t{});
-    case DType::Int32: return f(int32_t{});
-    case DType::UInt8: return f(uint8_t{});
-    case DType::Bool: return f(bool{});
+    case DType::Float32:
+      return f(float{});
+    case DType::Float64:
+      return f(double{});
+    case DType::Float16:
+      return f(Half{});
+    case DType::BFloat16:
+      return f(BFloat16{});
+    case DType::Int64:
+      return f(int64_t{});
+    case DType::Int32:
+      return f(int32_t{});
+    case DType::UInt8:
+      return f(uint8_t{});
+    case DType::Bool:
+      return f(bool{});
   }
   fail(Code::DType, "unknown dtype ", static_cast<int>(t));
 }
@@ -86,20 +118,35 @@ decltype(auto) dispatch_all(DType t, F&& f) {
 template <class F>
 decltype(auto) dispatch_floating(DType t, const char* what, F&& f) {
   switch (t) {
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Float16: return f(Half{});
-    case DType::BFloat16: return f(BFloat16{});
-    default: break;
+    case DType::Float32:
+      return f(float{});
+    case DType::Float64:
+      return f(double{});
+    case DType::Float16:
+      return f(Half{});
+    case DType::BFloat16:
+      return f(BFloat16{});
+    default:
+      break;
   }
   fail(Code::DType, what, ": expected a floating point dtype, got ", dtype_name(t));
 }
 
 // The type arithmetic on T is done in: float for the 16-bit floats, T otherwise.
-template <class T> struct acc_type { using type = T; };
-template <> struct acc_type<Half> { using type = float; };
-template <> struct acc_type<BFloat16> { using type = float; };
-template <class T> using acc_t = typename acc_type<T>::type;
+template <class T>
+struct acc_type {
+  using type = T;
+};
+template <>
+struct acc_type<Half> {
+  using type = float;
+};
+template <>
+struct acc_type<BFloat16> {
+  using type = float;
+};
+template <class T>
+using acc_t = typename acc_type<T>::type;
 
 // torch's element conversion (c10::convert): float -> integer truncates toward
 // zero; NaN and out-of-range values give what x86's cvtt* instructions give

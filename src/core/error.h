@@ -68,9 +68,9 @@ template <class... Args>
 }  // namespace glia
 
 // Throws glia::Error(code, message pieces concatenated) when cond is false.
-#define GLIA_CHECK(cond, code, ...)                        \
-  do {                                                     \
-    if (__builtin_expect(!(cond), 0)) {                    \
-      ::glia::fail(::glia::Code::code, __VA_ARGS__);       \
-    }                                                      \
+#define GLIA_CHECK(cond, code, ...)                  \
+  do {                                               \
+    if (__builtin_expect(!(cond), 0)) {              \
+      ::glia::fail(::glia::Code::code, __VA_ARGS__); \
+    }                                                \
   } while (0)

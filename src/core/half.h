@@ -53,7 +53,7 @@ struct Half {
     uint32_t x = float_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t abs = x & 0x7fffffffu;
-    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf (incl. rounding)
     if (abs < 0x38800000u) {
       // Subnormal or zero: add 0.5 (as float) so the FPU does the rounding.

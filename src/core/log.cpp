@@ -38,7 +38,9 @@ void set_log_callback(LogFn fn, LogLevel min_level, void* user_data, void (*free
   if (old_free) old_free(old_user);
 }
 
-bool log_enabled(LogLevel level) { return static_cast<int>(level) >= state().min_level.load(std::memory_order_relaxed); }
+bool log_enabled(LogLevel level) {
+  return static_cast<int>(level) >= state().min_level.load(std::memory_order_relaxed);
+}
 
 void log(LogLevel level, const std::string& message) {
   if (!log_enabled(level)) return;

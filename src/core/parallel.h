@@ -18,8 +18,8 @@ namespace glia {
 class RangeFn {
  public:
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, RangeFn>)
-  RangeFn(F& f) : obj_(&f), call_([](void* o, int64_t b, int64_t e) { (*static_cast<F*>(o))(b, e); }) {}
+  requires(!std::is_same_v<std::remove_cvref_t<F>, RangeFn>) RangeFn(F& f)
+      : obj_(&f), call_([](void* o, int64_t b, int64_t e) { (*static_cast<F*>(o))(b, e); }) {}
   void operator()(int64_t b, int64_t e) const { call_(obj_, b, e); }
 
  private:
@@ -54,8 +54,7 @@ using HostTaskFn = void (*)(void* task_context, int64_t task_index);
 using HostParallelForFn = void* (*)(void* user_data, int64_t n_tasks, HostTaskFn task, void* task_context);
 // Converts a host error (glia_error*) into a thrown glia::Error; set by src/capi/.
 using HostErrorRaiser = void (*)(void* host_error);
-void set_host_parallel_for(HostParallelForFn fn, void* user_data, void (*free_user_data)(void*),
-                           HostErrorRaiser raise);
+void set_host_parallel_for(HostParallelForFn fn, void* user_data, void (*free_user_data)(void*), HostErrorRaiser raise);
 
 // Joins the pool's workers and ends a host registration (calling its free_user_data).
 // Does nothing inside a parallel region, where joining would deadlock.

@@ -10,14 +10,22 @@ namespace glia {
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::UInt8: return "uint8";
-    case DType::Bool: return "bool";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
+    case DType::Int64:
+      return "int64";
+    case DType::Int32:
+      return "int32";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Bool:
+      return "bool";
   }
   return "unknown";
 }
@@ -63,16 +71,14 @@ int64_t checked_numel(IntSpan shape) {
 }
 
 void check_shape(const char* what, IntSpan shape) {
-  GLIA_CHECK(shape.size() <= 64, InvalidArgument, what, ": at most 64 dimensions are supported, got ",
-             shape.size());
+  GLIA_CHECK(shape.size() <= 64, InvalidArgument, what, ": at most 64 dimensions are supported, got ", shape.size());
   for (size_t i = 0; i < shape.size(); ++i) {
-    GLIA_CHECK(shape[i] >= 0, InvalidArgument, what, ": negative dimension ", shape[i], " at index ", i,
-               " of shape ", shape);
+    GLIA_CHECK(shape[i] >= 0, InvalidArgument, what, ": negative dimension ", shape[i], " at index ", i, " of shape ",
+               shape);
   }
   int64_t n = checked_numel(shape);
   int64_t bytes;
-  GLIA_CHECK(!__builtin_mul_overflow(n, int64_t(8), &bytes), Shape, what, ": shape ", shape,
-             " is too large");
+  GLIA_CHECK(!__builtin_mul_overflow(n, int64_t(8), &bytes), Shape, what, ": shape ", shape, " is too large");
 }
 
 static void check_device(const char* what, Device device) {
@@ -103,8 +109,8 @@ Tensor full(IntSpan shape, double value, DType dtype, Device device) {
 }
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
-  GLIA_CHECK(std::isfinite(start) && std::isfinite(end), InvalidArgument, "arange: unsupported range: ", start,
-             " -> ", end);
+  GLIA_CHECK(std::isfinite(start) && std::isfinite(end), InvalidArgument, "arange: unsupported range: ", start, " -> ",
+             end);
   GLIA_CHECK(step != 0 && std::isfinite(step), InvalidArgument, "arange: step must be nonzero");
   GLIA_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), InvalidArgument,
              "arange: upper bound and larger bound inconsistent with step sign");
@@ -162,16 +168,15 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
     check_device("from_blob", device);
     int64_t n = checked_numel(shape);
     Dims st = strides.empty() && !shape.empty() ? contiguous_strides(shape) : Dims(strides);
-    GLIA_CHECK(st.size() == shape.size(), InvalidArgument, "from_blob: strides has ", st.size(),
-               " entries, shape has ", shape.size());
+    GLIA_CHECK(st.size() == shape.size(), InvalidArgument, "from_blob: strides has ", st.size(), " entries, shape has ",
+               shape.size());
     int64_t extent = n ? 1 : 0;  // elements spanned
     for (size_t i = 0; i < shape.size(); ++i) {
       GLIA_CHECK(st[i] >= 0, InvalidArgument, "from_blob: negative stride ", st[i], " at index ", i);
       if (shape[i] > 0) extent += (shape[i] - 1) * st[i];
     }
     GLIA_CHECK(data || n == 0, InvalidArgument, "from_blob: data is NULL for a tensor of ", n, " elements");
-    Ref<Storage> storage =
-        Storage::wrap(data, static_cast<size_t>(extent) * itemsize(dtype), device, deleter, context);
+    Ref<Storage> storage = Storage::wrap(data, static_cast<size_t>(extent) * itemsize(dtype), device, deleter, context);
     deleter = nullptr;  // owned by the storage now
     return Tensor(make_ref<TensorImpl>(std::move(storage), 0, shape, st, dtype));
   } catch (...) {
@@ -241,8 +246,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
         }
       };
       if (dst.is_contiguous() && src.is_contiguous())
-        row(static_cast<char*>(dst.data()), static_cast<const char*>(src.data()), dst.numel(), sizeof(D),
-            sizeof(S));
+        row(static_cast<char*>(dst.data()), static_cast<const char*>(src.data()), dst.numel(), sizeof(D), sizeof(S));
       else
         for_each_row(dst, src, row);
     });
@@ -284,8 +288,7 @@ void fill(const Tensor& t, double value) {
 }
 
 double item_double(const Tensor& t) {
-  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(),
-             " elements cannot be converted to Scalar");
+  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   return dispatch_all(t.dtype(), [&](auto tag) -> double {
     using T = decltype(tag);
     return convert<double, T>(*t.data_ptr<T>());
@@ -293,8 +296,7 @@ double item_double(const Tensor& t) {
 }
 
 int64_t item_int64(const Tensor& t) {
-  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(),
-             " elements cannot be converted to Scalar");
+  GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   return dispatch_all(t.dtype(), [&](auto tag) -> int64_t {
     using T = decltype(tag);
     return convert<int64_t, T>(*t.data_ptr<T>());

@@ -32,8 +32,7 @@ void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f) 
   GLIA_CHECK(shape == self.shape(), Shape, name, ": output with shape ", self.shape(),
              " doesn't match the broadcast shape ", shape);
   DType rt = result_type(self, other);
-  GLIA_CHECK(!(is_floating(rt) && !is_floating(self.dtype())) &&
-                 !(rt != DType::Bool && self.dtype() == DType::Bool),
+  GLIA_CHECK(!(is_floating(rt) && !is_floating(self.dtype())) && !(rt != DType::Bool && self.dtype() == DType::Bool),
              DType, name, ": result type ", dtype_name(rt), " can't be cast to the desired output type ",
              dtype_name(self.dtype()));
   Tensor y = expand_to(to_dtype(other, self.dtype()), shape);

@@ -20,8 +20,8 @@ Dims broadcast_shapes(const char* op, IntSpan a, IntSpan b) {
 
 namespace {
 // Index order: f32 f64 f16 bf16 i64 i32 u8 b1 (DType values).
-constexpr DType f4 = DType::Float32, f8 = DType::Float64, f2 = DType::Float16, bf = DType::BFloat16,
-                i8 = DType::Int64, i4 = DType::Int32, u1 = DType::UInt8, b1 = DType::Bool;
+constexpr DType f4 = DType::Float32, f8 = DType::Float64, f2 = DType::Float16, bf = DType::BFloat16, i8 = DType::Int64,
+                i4 = DType::Int32, u1 = DType::UInt8, b1 = DType::Bool;
 constexpr DType kPromote[8][8] = {
     /* f32  */ {f4, f8, f4, f4, f4, f4, f4, f4},
     /* f64  */ {f8, f8, f8, f8, f8, f8, f8, f8},
@@ -77,8 +77,7 @@ Tensor wrapped_scalar(double v, bool integral) {
 }
 
 Tensor expand_to(const Tensor& t, IntSpan shape) {
-  if (IntSpan(t.shape()).size() == shape.size() && std::equal(shape.begin(), shape.end(), t.shape().begin()))
-    return t;
+  if (IntSpan(t.shape()).size() == shape.size() && std::equal(shape.begin(), shape.end(), t.shape().begin())) return t;
   size_t n = shape.size(), m = t.shape().size();
   Dims st(n, 0);
   for (size_t i = 0; i < m; ++i) {

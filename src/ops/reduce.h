@@ -17,8 +17,8 @@ Dims reduced_shape(IntSpan shape, const SmallVector<bool, 8>& mask, bool keepdim
 // Generic reduction: for each output element, acc = init; acc = step(acc, x) over the
 // reduced elements (x converted to Acc), result = finish(acc, count).
 template <class In, class Out, class Acc, class Step, class Finish>
-void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<bool, 8>& mask, Acc init,
-                 Step step, Finish finish) {
+void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<bool, 8>& mask, Acc init, Step step,
+                 Finish finish) {
   int64_t nd = in.dim();
   Dims kshape, kstride, rshape, rstride;
   for (int64_t d = 0; d < nd; ++d) {

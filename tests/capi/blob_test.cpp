@@ -105,8 +105,8 @@ TEST(FromBlob, CustomStridesTransposedView) {
   int64_t every_other_shape[] = {3};
   int64_t every_other_strides[] = {2};
   glia_tensor* v = nullptr;
-  GLIA_OK_(glia_tensor_from_blob(buf + 1, every_other_shape, every_other_strides, 1, GLIA_INT64, kCpu, nullptr,
-                                 nullptr, &v));
+  GLIA_OK_(glia_tensor_from_blob(buf + 1, every_other_shape, every_other_strides, 1, GLIA_INT64, kCpu, nullptr, nullptr,
+                                 &v));
   int64_t vals[3];
   GLIA_OK_(glia_tensor_copy_to_host(v, vals, sizeof(vals)));
   EXPECT_EQ(vals[0], 11);
@@ -193,22 +193,27 @@ TEST(FromBlob, DeleterRunsOnceOnEveryFailure) {
       {"unknown device type", buf, {2}, {}, 1, GLIA_FLOAT32, bogus, false, GLIA_ERR_INVALID_ARGUMENT},
       {"cuda device", buf, {2}, {}, 1, GLIA_FLOAT32, cuda0, false, GLIA_ERR_DEVICE},
       {"cpu index 1", buf, {2}, {}, 1, GLIA_FLOAT32, cpu1, false, GLIA_ERR_DEVICE},
-      {"ndim too large", buf, std::vector<int64_t>(65, 1), {}, 65, GLIA_FLOAT32, kCpu, false,
+      {"ndim too large",
+       buf,
+       std::vector<int64_t>(65, 1),
+       {},
+       65,
+       GLIA_FLOAT32,
+       kCpu,
+       false,
        GLIA_ERR_INVALID_ARGUMENT},
       {"negative ndim", buf, {}, {}, -1, GLIA_FLOAT32, kCpu, false, GLIA_ERR_INVALID_ARGUMENT},
       {"NULL shape", buf, {}, {}, 2, GLIA_FLOAT32, kCpu, false, GLIA_ERR_INVALID_ARGUMENT},
-      {"numel overflow", buf, {int64_t(1) << 40, int64_t(1) << 40}, {}, 2, GLIA_FLOAT32, kCpu, false,
-       GLIA_ERR_SHAPE},
+      {"numel overflow", buf, {int64_t(1) << 40, int64_t(1) << 40}, {}, 2, GLIA_FLOAT32, kCpu, false, GLIA_ERR_SHAPE},
   };
   for (const FailCase& c : cases) {
     SCOPED_TRACE(c.name);
     DeleterLog log;
     glia_tensor* sentinel = reinterpret_cast<glia_tensor*>(uintptr_t(0x1234));
     glia_tensor* out = sentinel;
-    glia_error* e = glia_tensor_from_blob(c.data, c.shape.empty() ? nullptr : c.shape.data(),
-                                          c.strides.empty() ? nullptr : c.strides.data(), c.ndim,
-                                          static_cast<glia_dtype>(c.dtype), c.device, count_deleter, &log,
-                                          c.null_out ? nullptr : &out);
+    glia_error* e = glia_tensor_from_blob(
+        c.data, c.shape.empty() ? nullptr : c.shape.data(), c.strides.empty() ? nullptr : c.strides.data(), c.ndim,
+        static_cast<glia_dtype>(c.dtype), c.device, count_deleter, &log, c.null_out ? nullptr : &out);
     glia_test::ErrorInfo info = glia_test::take(e);
     EXPECT_EQ(info.code, c.code) << info.message;
     EXPECT_FALSE(info.message.empty());
@@ -232,8 +237,8 @@ TEST(FromBlob, ErrorMessagesNameTheProblem) {
   int64_t shape[] = {2, 2};
   int64_t strides[] = {2, -1};
   glia_tensor* out = nullptr;
-  glia_test::ErrorInfo info = glia_test::take(
-      glia_tensor_from_blob(buf, shape, strides, 2, GLIA_FLOAT32, kCpu, nullptr, nullptr, &out));
+  glia_test::ErrorInfo info =
+      glia_test::take(glia_tensor_from_blob(buf, shape, strides, 2, GLIA_FLOAT32, kCpu, nullptr, nullptr, &out));
   EXPECT_EQ(info.code, GLIA_ERR_INVALID_ARGUMENT);
   EXPECT_NE(info.message.find("negative stride -1"), std::string::npos) << info.message;
 

@@ -91,8 +91,7 @@ TEST(DLPack, ExportDescribesTheTensorWithoutCopying) {
   int64_t shape[] = {3, 2};
   int64_t strides[] = {1, 3};  // transpose of a row-major 2x3
   glia_tensor* t = nullptr;
-  GLIA_OK_(glia_tensor_from_blob(buf, shape, strides, 2, GLIA_FLOAT32, glia_device{GLIA_CPU, 0}, nullptr, nullptr,
-                                 &t));
+  GLIA_OK_(glia_tensor_from_blob(buf, shape, strides, 2, GLIA_FLOAT32, glia_device{GLIA_CPU, 0}, nullptr, nullptr, &t));
   DLManagedTensor* m = nullptr;
   GLIA_OK_(glia_tensor_to_dlpack(t, &m));
   ASSERT_NE(m, nullptr);
@@ -169,8 +168,7 @@ TEST(DLPack, RoundTripOfAStridedView) {
   int64_t shape[] = {3, 2};
   int64_t strides[] = {1, 3};
   glia_tensor* t = nullptr;
-  GLIA_OK_(glia_tensor_from_blob(buf, shape, strides, 2, GLIA_INT32, glia_device{GLIA_CPU, 0}, nullptr, nullptr,
-                                 &t));
+  GLIA_OK_(glia_tensor_from_blob(buf, shape, strides, 2, GLIA_INT32, glia_device{GLIA_CPU, 0}, nullptr, nullptr, &t));
   DLManagedTensor* m = nullptr;
   GLIA_OK_(glia_tensor_to_dlpack(t, &m));
   glia_tensor* back = nullptr;
@@ -288,8 +286,8 @@ TEST(DLPack, FailedImportLeavesOwnershipWithTheCaller) {
   for (const BadImport& c : cases) {
     SCOPED_TRACE(c.name);
     int calls = 0;
-    DLManagedTensor* m = make_managed(c.null_data ? nullptr : buf, c.shape, c.strides, c.dtype, &calls,
-                                      c.byte_offset, c.device);
+    DLManagedTensor* m =
+        make_managed(c.null_data ? nullptr : buf, c.shape, c.strides, c.dtype, &calls, c.byte_offset, c.device);
     glia_tensor* sentinel = reinterpret_cast<glia_tensor*>(uintptr_t(0x5678));
     glia_tensor* out = sentinel;
     glia_test::ErrorInfo info = glia_test::take(glia_tensor_from_dlpack(m, &out));
@@ -330,8 +328,8 @@ struct Mapping {
 // glia's dtypes and their DLPack codes (torch's to_dlpack for all but bool,
 // which torch 1.13 cannot export; DLPack 0.8 names it kDLBool).
 const Mapping kMappings[] = {
-    {GLIA_FLOAT32, kDLFloat, 32}, {GLIA_FLOAT64, kDLFloat, 64}, {GLIA_FLOAT16, kDLFloat, 16},
-    {GLIA_BFLOAT16, kDLBfloat, 16}, {GLIA_INT64, kDLInt, 64},    {GLIA_INT32, kDLInt, 32},
+    {GLIA_FLOAT32, kDLFloat, 32},   {GLIA_FLOAT64, kDLFloat, 64}, {GLIA_FLOAT16, kDLFloat, 16},
+    {GLIA_BFLOAT16, kDLBfloat, 16}, {GLIA_INT64, kDLInt, 64},     {GLIA_INT32, kDLInt, 32},
     {GLIA_UINT8, kDLUInt, 8},       {GLIA_BOOL, kBoolCode, 8},
 };
 

@@ -22,16 +22,16 @@ ErrorInfo take(glia_error* e);
 }  // namespace glia_test
 
 // Asserts a glia call succeeded, printing the error message otherwise.
-#define GLIA_OK_(call)                                                                    \
-  do {                                                                                    \
-    glia_error* glia_e_ = (call);                                                         \
-    ASSERT_EQ(glia_e_, nullptr) << #call << ": " << glia_error_message(glia_e_);          \
+#define GLIA_OK_(call)                                                           \
+  do {                                                                           \
+    glia_error* glia_e_ = (call);                                                \
+    ASSERT_EQ(glia_e_, nullptr) << #call << ": " << glia_error_message(glia_e_); \
   } while (0)
 // Expects a glia call to fail with `code`; evaluates to nothing, frees the error.
-#define EXPECT_GLIA_ERR(call, code)                                                       \
-  do {                                                                                    \
-    glia_error* glia_e_ = (call);                                                         \
-    EXPECT_NE(glia_e_, nullptr) << #call << " unexpectedly succeeded";                    \
-    EXPECT_EQ(glia_error_code(glia_e_), code) << glia_error_message(glia_e_);             \
-    glia_error_free(glia_e_);                                                             \
+#define EXPECT_GLIA_ERR(call, code)                                           \
+  do {                                                                        \
+    glia_error* glia_e_ = (call);                                             \
+    EXPECT_NE(glia_e_, nullptr) << #call << " unexpectedly succeeded";        \
+    EXPECT_EQ(glia_error_code(glia_e_), code) << glia_error_message(glia_e_); \
+    glia_error_free(glia_e_);                                                 \
   } while (0)

@@ -39,10 +39,11 @@ Tensor sum(const Tensor& t, IntSpan dims, bool keepdim, std::optional<DType> dty
   Tensor out = empty(reduced_shape(t.shape(), mask, keepdim), out_t, t.device());
   dispatch_all(out_t, [&](auto tag) {
     using T = decltype(tag);
-    using A = std::conditional_t<std::is_same_v<T, bool>, int64_t, std::conditional_t<std::is_floating_point_v<T>, T, acc_t<T>>>;
+    using A = std::conditional_t<std::is_same_v<T, bool>, int64_t,
+                                 std::conditional_t<std::is_floating_point_v<T>, T, acc_t<T>>>;
     using Acc = std::conditional_t<std::is_same_v<A, float>, double, A>;
-    reduce_loop<T, T, Acc>(in, out, mask, Acc(0), [](Acc a, Acc x) { return a + x; },
-                           [](Acc a, int64_t) { return a; });
+    reduce_loop<T, T, Acc>(
+        in, out, mask, Acc(0), [](Acc a, Acc x) { return a + x; }, [](Acc a, int64_t) { return a; });
   });
   return out;
 }
