@@ -188,8 +188,10 @@ class Runtime {
         work_cv_.wait(lock, [&] { return gen_.load() != seen; });
         sleepers_.fetch_sub(1);
       }
-      if (stop_.load()) return;
+      // Read the generation before the stop flag: stop_workers sets stop_ before
+      // bumping gen_, so a generation that includes its bump also shows stop_.
       seen = gen_.load();
+      if (stop_.load()) return;
       attached_.fetch_add(1);
       if (Job* job = job_.load()) job->run_claimed();
       if (attached_.fetch_sub(1) == 1 && caller_waiting_.load()) {
