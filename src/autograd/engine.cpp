@@ -13,6 +13,7 @@ namespace {
 struct Task {
   TensorList inputs;  // gradient arriving at each output of the node
   int32_t deps = 0;
+  bool ran = false;  // a root reachable from another root is pushed twice
 };
 
 struct Capture {
@@ -60,17 +61,15 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
   std::priority_queue<Node*, std::vector<Node*>, Later> ready;
   for (const Edge& e : roots)
     if (e.fn && tasks[e.fn.get()].deps == 0) ready.push(e.fn.get());
-  // A root reachable from another root is queued once, when its deps reach zero.
-  std::unordered_map<Node*, bool> queued;
   bool grad_only = captured != nullptr;
 
   GradModeGuard mode(create_graph);
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    if (queued[node]) continue;
-    queued[node] = true;
     Task& task = tasks[node];
+    if (task.ran) continue;
+    task.ran = true;
     TensorList grads = std::move(task.inputs);
     grads.resize(node->num_outputs);
     for (auto& [k, hook] : node->pre_hooks) {

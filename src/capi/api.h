@@ -48,6 +48,11 @@ inline glia_tensor* tensor_handle(const Tensor& t) {
   return static_cast<glia_tensor*>(handle_for(t.impl(), HandleType::Tensor));
 }
 
+// Validates (buffer, capacity, out_length) of an snprintf-style string result.
+void check_string_out(char* buffer, size_t capacity, size_t* out_length, const char* fn);
+// Writes `s` snprintf style: at most capacity - 1 bytes and a NUL, full length to *out_length.
+void write_string(const std::string& s, char* buffer, size_t capacity, size_t* out_length);
+
 // A shape given as (pointer, ndim) by the caller, validated.
 IntSpan shape_arg(const int64_t* shape, int64_t ndim, const char* fn);
 DType dtype_arg(int dtype, const char* fn, const char* arg);

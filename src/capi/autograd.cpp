@@ -86,16 +86,10 @@ glia_error* glia_tensor_grad_fn_name(const glia_tensor* tensor, char* buffer, si
   return guard([&] {
     const char* fn = "glia_tensor_grad_fn_name";
     Tensor t = tensor_arg(tensor, fn, "tensor");
-    check_out(out_length, fn, "out_length");
-    GLIA_CHECK(buffer || capacity == 0, InvalidArgument, fn, ": argument 'buffer' is NULL with capacity ", capacity);
+    check_string_out(buffer, capacity, out_length, fn);
     Ref<Node> n = grad_fn(t);
     std::string s = n ? n->name() : "";
-    if (capacity) {
-      size_t k = s.size() < capacity - 1 ? s.size() : capacity - 1;
-      std::memcpy(buffer, s.data(), k);
-      buffer[k] = '\0';
-    }
-    *out_length = s.size();
+    write_string(s, buffer, capacity, out_length);
   });
 }
 
@@ -126,7 +120,7 @@ glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, g
     TensorList outs = tensor_list(outputs, n_outputs, fn, "outputs", false);
     TensorList ins = tensor_list(inputs, n_inputs, fn, "inputs", false);
     TensorList gos = grad_outputs ? tensor_list(grad_outputs, n_outputs, fn, "grad_outputs", true) : TensorList();
-    check_out(out_grads || n_inputs == 0 ? reinterpret_cast<const void*>(1) : nullptr, fn, "out_grads");
+    GLIA_CHECK(out_grads || n_inputs == 0, InvalidArgument, fn, ": argument 'out_grads' is NULL");
     TensorList r = grad(outs, ins, gos, retain_graph != 0, create_graph != 0, allow_unused != 0);
     std::vector<glia_tensor*> hs;
     hs.reserve(r.size());
@@ -153,7 +147,7 @@ glia_error* glia_tensor_register_hook(glia_tensor* tensor, glia_tensor_hook_fn f
   return guard([&] {
     const char* name = "glia_tensor_register_hook";
     Tensor t = tensor_arg(tensor, name, "tensor");
-    check_out(fn ? reinterpret_cast<const void*>(1) : nullptr, name, "fn");
+    GLIA_CHECK(fn, InvalidArgument, name, ": argument 'fn' is NULL");
     check_out(out_hook_id, name, "out_hook_id");
     GradHook hook = [owner](const Tensor& g) -> Tensor {
       glia_tensor* gh = tensor_handle(g);

@@ -45,6 +45,20 @@ glia_error* current_exception_to_error() noexcept {
   }
 }
 
+void check_string_out(char* buffer, size_t capacity, size_t* out_length, const char* fn) {
+  check_out(out_length, fn, "out_length");
+  GLIA_CHECK(buffer || capacity == 0, InvalidArgument, fn, ": argument 'buffer' is NULL with capacity ", capacity);
+}
+
+void write_string(const std::string& s, char* buffer, size_t capacity, size_t* out_length) {
+  if (capacity) {
+    size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
+    std::memcpy(buffer, s.data(), n);
+    buffer[n] = '\0';
+  }
+  *out_length = s.size();
+}
+
 IntSpan shape_arg(const int64_t* shape, int64_t ndim, const char* fn) {
   GLIA_CHECK(ndim >= 0 && ndim <= 64, InvalidArgument, fn, ": argument 'ndim' must be in [0, 64], got ", ndim);
   GLIA_CHECK(shape || ndim == 0, InvalidArgument, fn, ": argument 'shape' is NULL with ndim ", ndim);

@@ -315,8 +315,7 @@ glia_error* glia_tensor_to_string(const glia_tensor* tensor, char* buffer, size_
   return guard([&] {
     const char* fn = "glia_tensor_to_string";
     Tensor t = tensor_arg(tensor, fn, "tensor");
-    check_out(out_length, fn, "out_length");
-    GLIA_CHECK(buffer || capacity == 0, InvalidArgument, fn, ": argument 'buffer' is NULL with capacity ", capacity);
+    check_string_out(buffer, capacity, out_length, fn);
     // torch appends the autograd state: grad_fn for results, requires_grad for leaves.
     std::string suffix;
     if (Ref<Node> fn = grad_fn(t))
@@ -324,12 +323,7 @@ glia_error* glia_tensor_to_string(const glia_tensor* tensor, char* buffer, size_
     else if (t.requires_grad())
       suffix = ", requires_grad=True";
     std::string s = to_string(t, suffix);
-    if (capacity) {
-      size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
-      std::memcpy(buffer, s.data(), n);
-      buffer[n] = '\0';
-    }
-    *out_length = s.size();
+    write_string(s, buffer, capacity, out_length);
   });
 }
 
