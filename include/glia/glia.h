@@ -558,6 +558,51 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_remove_hook(glia_tensor *tensor,
 /* Operators (torch names; broadcasting and type promotion as in torch)       */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * A scalar operand (torch's Scalar). Its type takes part in type promotion as
+ * a Python number does: an int scalar keeps an integer tensor integral, a
+ * float scalar makes it float32 (the default dtype); a scalar never widens a
+ * floating tensor. Make one with glia_scalar_float / _int / _bool (or fill
+ * the struct: type, then f for GLIA_SCALAR_FLOAT, i otherwise).
+ */
+typedef enum glia_scalar_type GLIA_ENUM_BASE {
+  GLIA_SCALAR_FLOAT = 0,
+  GLIA_SCALAR_INT = 1,
+  GLIA_SCALAR_BOOL = 2
+} glia_scalar_type;
+
+typedef struct glia_scalar {
+  glia_scalar_type type;
+  int32_t reserved_; /* zero */
+  double f;          /* GLIA_SCALAR_FLOAT */
+  int64_t i;         /* GLIA_SCALAR_INT, GLIA_SCALAR_BOOL (0 or 1) */
+} glia_scalar;
+
+static inline glia_scalar glia_scalar_float(double v) {
+  glia_scalar s;
+  s.type = GLIA_SCALAR_FLOAT;
+  s.reserved_ = 0;
+  s.f = v;
+  s.i = 0;
+  return s;
+}
+static inline glia_scalar glia_scalar_int(int64_t v) {
+  glia_scalar s;
+  s.type = GLIA_SCALAR_INT;
+  s.reserved_ = 0;
+  s.f = 0;
+  s.i = v;
+  return s;
+}
+static inline glia_scalar glia_scalar_bool(int v) {
+  glia_scalar s;
+  s.type = GLIA_SCALAR_BOOL;
+  s.reserved_ = 0;
+  s.f = 0;
+  s.i = v ? 1 : 0;
+  return s;
+}
+
 /** a + alpha * b. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_add(const glia_tensor *a, const glia_tensor *b, double alpha,
                                              glia_tensor **out);
@@ -578,6 +623,50 @@ GLIA_API GLIA_NODISCARD glia_error *glia_sum(const glia_tensor *a, const int64_t
 GLIA_API GLIA_NODISCARD glia_error *glia_add_(glia_tensor *self, const glia_tensor *other, double alpha);
 /** self *= other, in place. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tensor *other);
+
+/* ---- operators: elementwise (scalar operands, math, comparisons, logic) -- */
+
+/* ---- operators: activations ---------------------------------------------- */
+
+/* ---- operators: in place --------------------------------------------------- */
+
+/* ---- operators: reductions, softmax --------------------------------------- */
+
+/* ---- operators: losses ----------------------------------------------------- */
+
+/* ---- operators: linear algebra --------------------------------------------- */
+
+/* ---- operators: shape and indexing ---------------------------------------- */
+
+/**
+ * A view of `a` with `shape` (ndim entries, one of them may be -1). Fails
+ * (GLIA_ERR_SHAPE) where torch's view fails: the strides of `a` must allow it.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_view(const glia_tensor *a, const int64_t *shape, int64_t ndim,
+                                              glia_tensor **out);
+/** torch.reshape: a view where the strides allow it, else a copy. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_reshape(const glia_tensor *a, const int64_t *shape, int64_t ndim,
+                                                 glia_tensor **out);
+/** torch.flatten(a, start_dim, end_dim) (0 and -1 flatten everything). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_flatten(const glia_tensor *a, int64_t start_dim, int64_t end_dim,
+                                                 glia_tensor **out);
+/** Removes the listed dims where their size is 1 (NULL and 0: every size-1 dim). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_squeeze(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                 glia_tensor **out);
+/** Inserts a dim of size 1 at `dim` (in [-ndim-1, ndim]). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_unsqueeze(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/** A view with dims reordered: dim i of the result is dim dims[i] of a. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_permute(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                 glia_tensor **out);
+/** A view with dims dim0 and dim1 swapped. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_transpose(const glia_tensor *a, int64_t dim0, int64_t dim1,
+                                                   glia_tensor **out);
+/** torch.Tensor.expand: size-1 dims broadcast to `shape` (-1 keeps a size) without a copy. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int64_t *shape, int64_t ndim,
+                                                glia_tensor **out);
+
+/* ---- operators: neural-network functions ---------------------------------- */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,6 +1,7 @@
 #include "autograd/engine.h"
 
 #include <queue>
+#include <string>
 #include <unordered_map>
 
 #include "autograd/functions.h"
@@ -31,6 +32,31 @@ void accumulate(TensorList& slots, uint32_t k, Tensor g) {
     slots[k] = std::move(g);
   else
     slots[k] = add(slots[k], g, 1.0);
+}
+
+// What a gradient computed by a node without a differentiable backward carries
+// under create_graph: differentiating it again fails with the node's name.
+struct NotDifferentiableBackward : Node {
+  std::string what;
+  const char* name() const override { return "NotImplemented"; }
+  TensorList apply(TensorList&&) override {
+    GLIA_CHECK(false, Unsupported, "the derivative of ", what,
+               " is not implemented (its backward is not differentiable, so create_graph cannot go through it)");
+    return {};
+  }
+};
+
+void mark_not_differentiable(Node* node, const TensorList& grads_in, TensorList& outs) {
+  auto n = make_ref<NotDifferentiableBackward>();
+  n->what = node->name();
+  TensorList defined;
+  for (Tensor& o : outs)
+    if (o.defined() && is_floating(o.dtype())) {
+      o = detach(o);
+      defined.push_back(o);
+    }
+  if (defined.empty()) return;
+  set_history(n.get(), grads_in, defined);
 }
 
 // Note [Engine]: one walk serves backward() (accumulate into leaves) and
@@ -104,7 +130,11 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
                "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
                "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
                "if you need to access saved tensors after calling backward.");
+    TensorList grads_in;
+    const bool mark = create_graph && !node->backward_is_differentiable();
+    if (mark) grads_in = grads;
     TensorList outs = node->apply(std::move(grads));
+    if (mark) mark_not_differentiable(node, grads_in, outs);
     if (!keep_graph && !is_acc) {
       node->release_variables();
       node->released = true;

@@ -5,3 +5,4 @@
 
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/reduce.h"
+#include "autograd/fn/shape.h"

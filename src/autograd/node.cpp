@@ -72,6 +72,8 @@ AutogradMeta& autograd_meta(const Tensor& t) {
 
 AutogradMeta* autograd_meta_if(const Tensor& t) { return static_cast<AutogradMeta*>(t.impl()->autograd.get()); }
 
+Tensor detach(const Tensor& t) { return make_view(t, t.shape(), t.strides(), t.offset()); }
+
 bool is_leaf(const Tensor& t) {
   AutogradMeta* m = autograd_meta_if(t);
   return !m || !m->grad_fn;

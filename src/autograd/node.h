@@ -56,6 +56,10 @@ class Node : public RefCounted {
   virtual TensorList apply(TensorList&& grads) = 0;
   // Drops saved tensors (backward without retain_graph).
   virtual void release_variables() {}
+  // False when apply() computes with kernels that record no graph: with
+  // create_graph the engine then marks the gradients it returns so that
+  // differentiating them again is an error naming this node, never a silent zero.
+  virtual bool backward_is_differentiable() const { return true; }
 
   std::vector<Edge> next_edges;
   uint64_t sequence_nr;
@@ -97,6 +101,8 @@ AutogradMeta& autograd_meta(const Tensor& t);
 AutogradMeta* autograd_meta_if(const Tensor& t);
 
 bool is_leaf(const Tensor& t);
+// A view of t's data with no autograd history (torch's detach).
+Tensor detach(const Tensor& t);
 Ref<Node> grad_fn(const Tensor& t);
 // The edge a gradient for `t` flows along (leaf: its AccumulateGrad; else grad_fn/output_nr).
 Edge gradient_edge(const Tensor& t);

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <new>
+#include <vector>
 
 #include "capi/handles.h"
 #include "core/error.h"
+#include "core/scalar.h"
 #include "core/small_vector.h"
 #include "core/tensor.h"
 #include "glia/glia.h"
@@ -57,5 +59,23 @@ void write_string(const std::string& s, char* buffer, size_t capacity, size_t* o
 IntSpan shape_arg(const int64_t* shape, int64_t ndim, const char* fn);
 DType dtype_arg(int dtype, const char* fn, const char* arg);
 Device device_arg(glia_device d, const char* fn);
+
+// A glia_scalar argument, validated (known type, bool 0 or 1).
+Scalar scalar_arg(const glia_scalar& s, const char* fn, const char* arg);
+// An optional tensor argument: NULL gives an undefined Tensor.
+inline Tensor tensor_opt(const glia_tensor* h, const char* fn, const char* arg) {
+  return h ? tensor_arg(h, fn, arg) : Tensor();
+}
+// A list of dims (pointer, count), count in [0, 64]; `arg` names the pointer, `n_arg` the count.
+IntSpan dims_arg(const int64_t* dims, int64_t n, const char* fn, const char* arg = "dims",
+                 const char* n_arg = "n_dims");
+// `n` tensor handles (none NULL); `arg` names the array.
+std::vector<Tensor> tensors_arg(const glia_tensor* const* ts, int64_t n, const char* fn, const char* arg);
+// Several results into a caller's array (the glia_module_forward convention): outs == NULL with
+// capacity 0 only asks for the count; otherwise capacity must hold them all (else nothing is written).
+// *n_outs receives the count either way. Call check_outputs before computing, write_outputs after.
+void check_outputs(glia_tensor** outs, int64_t capacity, int64_t* n_outs, const char* fn);
+void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t capacity, int64_t* n_outs,
+                   const char* fn);
 
 }  // namespace glia::capi

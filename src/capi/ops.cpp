@@ -23,11 +23,6 @@ glia_error* binary(const glia_tensor* a, const glia_tensor* b, glia_tensor** out
     *out = tensor_handle(f(x, y));
   });
 }
-IntSpan dims_arg(const int64_t* dims, int64_t n, const char* fn) {
-  GLIA_CHECK(n >= 0 && n <= 64, InvalidArgument, fn, ": argument 'n_dims' must be in [0, 64], got ", n);
-  GLIA_CHECK(dims || n == 0, InvalidArgument, fn, ": argument 'dims' is NULL with n_dims ", n);
-  return IntSpan(dims, static_cast<size_t>(n));
-}
 }  // namespace
 
 extern "C" {

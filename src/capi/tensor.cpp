@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include "autograd/node.h"
+#include "autograd/functions.h"
 #include "capi/api.h"
 #include "core/dlpack.h"
 #include "core/print.h"
@@ -299,7 +299,7 @@ glia_error* glia_tensor_clone(const glia_tensor* tensor, glia_tensor** out) {
   return guard([&] {
     Tensor t = tensor_arg(tensor, "glia_tensor_clone", "tensor");
     check_out(out, "glia_tensor_clone", "out");
-    *out = tensor_handle(clone(t));
+    *out = tensor_handle(clone_with_grad(t));
   });
 }
 
@@ -307,7 +307,7 @@ glia_error* glia_tensor_detach(const glia_tensor* tensor, glia_tensor** out) {
   return guard([&] {
     Tensor t = tensor_arg(tensor, "glia_tensor_detach", "tensor");
     check_out(out, "glia_tensor_detach", "out");
-    *out = tensor_handle(make_view(t, t.shape(), t.strides(), t.offset()));
+    *out = tensor_handle(detach(t));
   });
 }
 

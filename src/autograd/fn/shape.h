@@ -1,0 +1,20 @@
+#pragma once
+
+#include "autograd/node.h"
+
+namespace glia {
+
+// Differentiable views (see ops/shape.h for the rules); gradients reshape,
+// permute or sum back, through differentiable ops (so create_graph works).
+Tensor view(const Tensor& t, IntSpan shape);
+Tensor reshape(const Tensor& t, IntSpan shape);
+Tensor permute(const Tensor& t, IntSpan dims);
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor squeeze(const Tensor& t, IntSpan dims = {}, bool all_dims = true);
+Tensor expand(const Tensor& t, IntSpan shape);
+Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
+// torch.clone: a copy that gradients flow through (core's clone() records nothing).
+Tensor clone_with_grad(const Tensor& t);
+
+}  // namespace glia
