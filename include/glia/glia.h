@@ -554,6 +554,85 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_hook(glia_tensor *tenso
 /** Removes a hook. Errors: GLIA_ERR_NOT_FOUND for an unknown id. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_remove_hook(glia_tensor *tensor, uint64_t hook_id);
 
+/* ---- custom autograd functions (torch.autograd.Function) ------------------ */
+
+/**
+ * The context of one application of a custom function: valid only during its
+ * forward and backward callbacks.
+ */
+typedef struct glia_autograd_ctx glia_autograd_ctx;
+
+/**
+ * Forward: computes n_outputs tensors from n_inputs (it runs with grad mode
+ * off, as torch's Function.forward does) and writes a new reference to each
+ * outputs[k] (glia takes them over). It may call
+ * glia_autograd_ctx_save_for_backward. Return NULL, or an error made with
+ * glia_error_new: glia_autograd_function_apply then fails with
+ * GLIA_ERR_CALLBACK carrying its message.
+ */
+typedef glia_error *(*glia_autograd_forward_fn)(void *user_data, glia_autograd_ctx *ctx,
+                                                const glia_tensor *const *inputs, int64_t n_inputs,
+                                                glia_tensor **outputs, int64_t n_outputs);
+/**
+ * Backward: receives one gradient per output (zeros for outputs no gradient
+ * reached) and writes a new reference (or leaves NULL: no gradient) to each
+ * grad_inputs[i]; a gradient must have its input's shape (or one that sums to
+ * it by broadcasting). Grad mode is on during backward exactly when the
+ * backward was asked to create a graph (create_graph), so gradients computed
+ * with glia's ops are themselves differentiable.
+ */
+typedef glia_error *(*glia_autograd_backward_fn)(void *user_data, glia_autograd_ctx *ctx,
+                                                 const glia_tensor *const *grad_outputs, int64_t n_outputs,
+                                                 glia_tensor **grad_inputs, int64_t n_inputs);
+
+typedef struct glia_autograd_function_def {
+  size_t struct_size;                 /* sizeof(glia_autograd_function_def) */
+  const char *name;                   /* e.g. "MyExp": grad_fn is named "MyExpBackward" (copied) */
+  glia_autograd_forward_fn forward;   /* required */
+  glia_autograd_backward_fn backward; /* required */
+  void *user_data;                    /* passed to both callbacks */
+  /* Called exactly once with user_data when this application is done with it:
+   * when its graph node dies, right after forward when no graph was recorded,
+   * or when glia_autograd_function_apply fails. May be NULL. */
+  void (*free_user_data)(void *user_data);
+} glia_autograd_function_def;
+
+/** Sets struct_size and clears the rest. @since 0.1 */
+GLIA_API void glia_autograd_function_def_init(glia_autograd_function_def *def);
+
+/**
+ * Applies a custom function (torch.autograd.Function.apply): runs forward,
+ * and when grad mode is on and an input requires grad, records a node whose
+ * backward is the callback. Writes n_outputs new references to `outputs`;
+ * on failure nothing is written.
+ * Errors: GLIA_ERR_CALLBACK (a callback failed; its message is carried),
+ * GLIA_ERR_INVALID_ARGUMENT (bad def, NULL arrays, an output left NULL).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_function_apply(const glia_autograd_function_def *def,
+                                                                 const glia_tensor *const *inputs, int64_t n_inputs,
+                                                                 glia_tensor **outputs, int64_t n_outputs);
+
+/**
+ * ctx.save_for_backward during forward: inputs, outputs or other tensors
+ * (NULL entries allowed). Modifying a saved tensor in place before backward
+ * makes the backward fail. Errors: GLIA_ERR_STATE outside forward.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_save_for_backward(glia_autograd_ctx *ctx,
+                                                                        const glia_tensor *const *tensors,
+                                                                        int64_t n_tensors);
+/**
+ * ctx.saved_tensors during backward: writes new references (NULL for saved
+ * NULLs) to outs; outs NULL with capacity 0 only reports the count.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_saved_tensors(glia_autograd_ctx *ctx, glia_tensor **outs,
+                                                                    int64_t capacity, int64_t *n_outs);
+/** ctx.needs_input_grad[index]. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const glia_autograd_ctx *ctx, int64_t index,
+                                                                       int32_t *out);
+
 /* ------------------------------------------------------------------------ */
 /* Operators (torch names; broadcasting and type promotion as in torch)       */
 /* ------------------------------------------------------------------------ */

@@ -16,7 +16,18 @@ SavedTensor::SavedTensor(const Tensor& t) : t_(t), was_defined_(t.defined()) {
   if (t.defined()) version_ = t.impl()->storage()->version.load(std::memory_order_relaxed);
 }
 
-Tensor SavedTensor::unpack(const char* node_name) const {
+SavedTensor SavedTensor::output(const Tensor& out, uint32_t output_nr) {
+  SavedTensor s;
+  s.was_defined_ = out.defined();
+  if (!out.defined()) return s;
+  s.t_ = detach(out);
+  s.version_ = out.impl()->storage()->version.load(std::memory_order_relaxed);
+  s.output_nr_ = output_nr;
+  s.is_output_ = true;
+  return s;
+}
+
+Tensor SavedTensor::unpack(const char* node_name, Node* owner) const {
   if (!was_defined_) return Tensor();
   GLIA_CHECK(t_.defined(), State,
              "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -28,7 +39,17 @@ Tensor SavedTensor::unpack(const char* node_name) const {
              "one of the variables needed for gradient computation has been modified by an inplace operation: [",
              dtype_name(t_.dtype()), " ", t_.shape(), "], which is output of ", node_name, ", is at version ", now,
              "; expected version ", version_, " instead.");
-  return t_;
+  if (!is_output_) return t_;
+  GLIA_CHECK(owner, Internal, node_name, ": a saved output was unpacked without its node");
+  // A fresh alias carrying the owner's history (only when a graph is being built).
+  Tensor v = detach(t_);
+  if (grad_mode_enabled()) {
+    v.impl()->requires_grad = true;
+    AutogradMeta& m = autograd_meta(v);
+    m.grad_fn = Ref<Node>::share(owner);
+    m.output_nr = output_nr_;
+  }
+  return v;
 }
 
 Node::Node() : sequence_nr(g_sequence.fetch_add(1, std::memory_order_relaxed)) {}

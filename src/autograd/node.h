@@ -30,19 +30,30 @@ using GradHook = std::function<Tensor(const Tensor& grad)>;
 // storage version at save time; backward refuses to run on a tensor that was
 // modified in place since (torch's message), and a released node (after a
 // backward without retain_graph) refuses to run again.
+//
+// Note [Saving outputs]: a node that saves one of its own outputs (exp saves
+// its result) must not hold the output strongly: the output's grad_fn is the
+// node, a reference cycle that would leak every graph never backpropagated.
+// SavedTensor::output(out, k) keeps only the data (a detached alias); unpack
+// with the owning node re-attaches the history (grad_fn = owner, output k),
+// so double backward still flows through the saved result.
 class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t);
-  Tensor unpack(const char* node_name) const;
+  // Saves output `output_nr` of the node that will own this SavedTensor.
+  static SavedTensor output(const Tensor& out, uint32_t output_nr = 0);
+  // `owner` is required for saved outputs (the node whose output it is).
+  Tensor unpack(const char* node_name, Node* owner = nullptr) const;
   void release() { t_ = Tensor(); }
   bool defined() const { return was_defined_; }
 
  private:
   Tensor t_;
   uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
   bool was_defined_ = false;
-  bool released_ = false;
+  bool is_output_ = false;
   friend class Node;
 };
 

@@ -14,8 +14,8 @@ Scalar scalar_arg(const glia_scalar& s, const char* fn, const char* arg) {
                  "' is a bool scalar whose value is neither 0 nor 1 (got ", s.i, ")");
       return Scalar::from_bool(s.i != 0);
   }
-  GLIA_CHECK(false, InvalidArgument, fn, ": argument '", arg, "' has an unknown scalar type ",
-             static_cast<int>(s.type), " (expected GLIA_SCALAR_FLOAT, _INT or _BOOL)");
+  GLIA_CHECK(false, InvalidArgument, fn, ": argument '", arg, "' has an unknown scalar type ", static_cast<int>(s.type),
+             " (expected GLIA_SCALAR_FLOAT, _INT or _BOOL)");
   return {};
 }
 
@@ -50,8 +50,7 @@ void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t ca
     *n_outs = n;
     return;
   }
-  GLIA_CHECK(capacity >= n, InvalidArgument, fn, ": 'outs' has room for ", capacity, " tensors but the result has ",
-             n);
+  GLIA_CHECK(capacity >= n, InvalidArgument, fn, ": 'outs' has room for ", capacity, " tensors but the result has ", n);
   // Handles are made first, then published: a failure leaves no handle behind.
   std::vector<glia_tensor*> hs;
   hs.reserve(ts.size());

@@ -142,7 +142,8 @@ Tensor squeeze(const Tensor& t, IntSpan dims, bool all_dims) {
 Tensor expand(const Tensor& t, IntSpan shape) {
   int64_t nd = t.dim(), n = static_cast<int64_t>(shape.size());
   GLIA_CHECK(n >= nd, Shape, "expand(", dtype_name(t.dtype()), "{", t.shape(), "}, size=", shape,
-             "): the number of sizes provided (", n, ") must be greater or equal to the number of dimensions in the "
+             "): the number of sizes provided (", n,
+             ") must be greater or equal to the number of dimensions in the "
              "tensor (",
              nd, ")");
   Dims out(static_cast<size_t>(n)), st(static_cast<size_t>(n));
@@ -159,8 +160,8 @@ Tensor expand(const Tensor& t, IntSpan shape) {
     int64_t have = t.shape()[j];
     if (want == -1) want = have;
     GLIA_CHECK(have == want || have == 1, Shape, "The expanded size of the tensor (", want,
-               ") must match the existing size (", have, ") at non-singleton dimension ", i,
-               ".  Target sizes: ", shape, ".  Tensor sizes: ", t.shape());
+               ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ", shape,
+               ".  Tensor sizes: ", t.shape());
     out[i] = want;
     st[i] = have == want ? t.strides()[j] : 0;
   }

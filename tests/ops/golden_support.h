@@ -74,10 +74,10 @@ const Adapter* find_adapter(const std::string& op);
 #define GLIA_ADAPTER_CAT2(a, b) a##b
 #define GLIA_ADAPTER_CAT(a, b) GLIA_ADAPTER_CAT2(a, b)
 // Defines and registers the adapter of op `name`; the body sees `Call& c`.
-#define GLIA_ADAPTER(name)                                                                               \
-  static glia_error* GLIA_ADAPTER_CAT(glia_adapter_, name)(::glia_ops_test::Call & c);                   \
-  static ::glia_ops_test::RegisterAdapter GLIA_ADAPTER_CAT(glia_adapter_reg_, name)(                     \
-      #name, GLIA_ADAPTER_CAT(glia_adapter_, name));                                                      \
+#define GLIA_ADAPTER(name)                                                             \
+  static glia_error* GLIA_ADAPTER_CAT(glia_adapter_, name)(::glia_ops_test::Call & c); \
+  static ::glia_ops_test::RegisterAdapter GLIA_ADAPTER_CAT(glia_adapter_reg_, name)(   \
+      #name, GLIA_ADAPTER_CAT(glia_adapter_, name));                                   \
   static glia_error* GLIA_ADAPTER_CAT(glia_adapter_, name)([[maybe_unused]] ::glia_ops_test::Call & c)
 
 // Runs every case / every error case of tests/golden/ops/<file>.

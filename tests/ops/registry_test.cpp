@@ -14,8 +14,8 @@
 
 namespace {
 
-using glia::capi::OpGrad;
 using glia::capi::op_registry;
+using glia::capi::OpGrad;
 using glia_ops_test::json;
 
 struct Coverage {
