@@ -1,8 +1,8 @@
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <queue>
 #include <string>
-#include <unordered_map>
 
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
@@ -59,22 +59,66 @@ void mark_not_differentiable(Node* node, const TensorList& grads_in, TensorList&
   set_history(n.get(), grads_in, defined);
 }
 
+// The tasks of one walk by node: open addressing over a power-of-two table
+// kept inline for small graphs; tasks live in one vector. A Task reference is
+// valid until the next emplace of a new node (the walk creates every task in
+// its first phase and only looks them up afterwards).
+class TaskMap {
+ public:
+  TaskMap() : keys_(32, nullptr), idx_(32, 0) { tasks_.reserve(16); }
+  // The task of n, and whether it was just created.
+  std::pair<Task*, bool> emplace(Node* n) {
+    size_t mask = keys_.size() - 1;
+    for (size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == n) return {&tasks_[idx_[i]], false};
+      if (!keys_[i]) {
+        keys_[i] = n;
+        idx_[i] = static_cast<uint32_t>(tasks_.size());
+        tasks_.emplace_back();
+        if (tasks_.size() * 2 > keys_.size()) grow();
+        return {&tasks_.back(), true};
+      }
+    }
+  }
+  Task& operator[](Node* n) { return *emplace(n).first; }
+
+ private:
+  static size_t hash(Node* n) { return (reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ull; }
+  void grow() {
+    SmallVector<Node*, 32> old = keys_;
+    SmallVector<uint32_t, 32> old_idx = idx_;
+    keys_.assign(old.size() * 2, nullptr);
+    idx_.assign(old.size() * 2, 0);
+    size_t mask = keys_.size() - 1;
+    for (size_t j = 0; j < old.size(); ++j) {
+      if (!old[j]) continue;
+      size_t i = hash(old[j]) & mask;
+      while (keys_[i]) i = (i + 1) & mask;
+      keys_[i] = old[j];
+      idx_[i] = old_idx[j];
+    }
+  }
+  SmallVector<Node*, 32> keys_;
+  SmallVector<uint32_t, 32> idx_;
+  std::vector<Task> tasks_;
+};
+
 // Note [Engine]: one walk serves backward() (accumulate into leaves) and
 // grad() (capture at the inputs' edges; AccumulateGrad nodes do not run).
 void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph, bool create_graph,
          const std::vector<Capture>& captures, TensorList* captured) {
-  std::unordered_map<Node*, Task> tasks;
+  TaskMap tasks;
   // Dependencies: count the edges that reach each node from the roots.
-  std::vector<Node*> stack;
+  SmallVector<Node*, 32> stack;
   for (const Edge& e : roots)
-    if (e.fn && tasks.emplace(e.fn.get(), Task{}).second) stack.push_back(e.fn.get());
+    if (e.fn && tasks.emplace(e.fn.get()).second) stack.push_back(e.fn.get());
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->next_edges) {
       if (!e.fn) continue;
-      auto [it, fresh] = tasks.emplace(e.fn.get(), Task{});
-      it->second.deps++;
+      auto [task, fresh] = tasks.emplace(e.fn.get());
+      task->deps++;
       if (fresh) stack.push_back(e.fn.get());
     }
   }
@@ -84,15 +128,21 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
     if (t.inputs.empty()) t.inputs.resize(roots[i].fn->num_outputs);
     accumulate(t.inputs, roots[i].input_nr, std::move(root_grads[i]));
   }
-  std::priority_queue<Node*, std::vector<Node*>, Later> ready;
+  // A max-heap on sequence_nr: the most recently created node runs first.
+  SmallVector<Node*, 32> ready;
+  auto push_ready = [&](Node* n) {
+    ready.push_back(n);
+    std::push_heap(ready.begin(), ready.end(), Later());
+  };
   for (const Edge& e : roots)
-    if (e.fn && tasks[e.fn.get()].deps == 0) ready.push(e.fn.get());
+    if (e.fn && tasks[e.fn.get()].deps == 0) push_ready(e.fn.get());
   bool grad_only = captured != nullptr;
 
   GradModeGuard mode(create_graph);
   while (!ready.empty()) {
-    Node* node = ready.top();
-    ready.pop();
+    std::pop_heap(ready.begin(), ready.end(), Later());
+    Node* node = ready.back();
+    ready.pop_back();
     Task& task = tasks[node];
     if (task.ran) continue;
     task.ran = true;
@@ -114,7 +164,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
     }
     for (const Capture& c : captures)
       if (c.node == node && grads[c.slot].defined()) (*captured)[c.index] = grads[c.slot];
-    bool is_acc = dynamic_cast<AccumulateGrad*>(node) != nullptr;
+    bool is_acc = node->is_accumulate_grad;
     if (is_acc && grad_only) continue;
     bool any = false;
     for (uint32_t k = 0; k < node->num_outputs; ++k) {
@@ -147,7 +197,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
         if (nt.inputs.empty()) nt.inputs.resize(e.fn->num_outputs);
         accumulate(nt.inputs, e.input_nr, std::move(outs[i]));
       }
-      if (--nt.deps == 0) ready.push(e.fn.get());
+      if (--nt.deps == 0) push_ready(e.fn.get());
     }
   }
 }

@@ -57,6 +57,7 @@ Node::~Node() = default;
 
 AccumulateGrad::AccumulateGrad(Ref<TensorImpl> l) : leaf(std::move(l)) {
   sequence_nr = UINT64_MAX;  // leaves accumulate as soon as they are ready, as in torch
+  is_accumulate_grad = true;
 }
 
 AccumulateGrad::~AccumulateGrad() {
@@ -186,6 +187,8 @@ namespace {
 template <class In, class Out>
 void set_history_impl(Node* node, const In& inputs, const Out& outputs) {
   node->next_edges.clear();
+  node->next_edges.reserve(inputs.size());
+  node->output_shapes.reserve(outputs.size());
   for (const auto& in : inputs) {
     const Tensor& t = *in;
     node->next_edges.push_back(gradient_edge(t));

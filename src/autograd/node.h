@@ -77,7 +77,8 @@ class Node : public RefCounted {
   uint32_t num_outputs = 1;
   // Shapes/dtypes of the outputs, so a missing output gradient can be zeros.
   std::vector<Dims> output_shapes;
-  std::vector<DType> output_dtypes;
+  SmallVector<DType, 4> output_dtypes;
+  bool is_accumulate_grad = false;  // AccumulateGrad (saves a dynamic_cast per node in the engine)
   // Hooks on the gradient of output k (tensor hooks of non-leaf outputs), in order.
   std::vector<std::pair<uint32_t, std::pair<uint64_t, GradHook>>> pre_hooks;
   // Non-leaf tensors that asked to retain their grad: (output index, tensor impl, weak).
