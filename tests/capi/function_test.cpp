@@ -213,6 +213,7 @@ TEST(CustomFunction, NoGraphWithoutRequiresGrad) {
 }
 
 TEST(CustomFunction, CallbackErrorsSurfaceAsCallbackErrors) {
+  State s3, s4;  // outlive the graphs below, which hold their user_data until h releases them
   Handles h;
   glia_tensor* x = vec(h, {1, 2});
   GLIA_OK_(glia_tensor_set_requires_grad(x, 1));
@@ -238,7 +239,7 @@ TEST(CustomFunction, CallbackErrorsSurfaceAsCallbackErrors) {
     EXPECT_EQ(s.frees, 1);
   }
   {
-    State s;
+    State& s = s3;
     s.fail_backward = true;
     glia_error* e = nullptr;
     glia_tensor* y = h.add(apply_cube(s, x, &e));
@@ -251,7 +252,7 @@ TEST(CustomFunction, CallbackErrorsSurfaceAsCallbackErrors) {
     EXPECT_EQ(info.message, "CubeBackward: backward callback failed: cube backward exploded");
   }
   {
-    State s;
+    State& s = s4;
     s.wrong_shape = true;
     glia_error* e = nullptr;
     glia_tensor* y = h.add(apply_cube(s, x, &e));
