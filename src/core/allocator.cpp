@@ -1,6 +1,5 @@
 #include "core/allocator.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -41,7 +40,8 @@ struct State {
   std::mutex mu;
   Ref<HostAllocator> current;  // null: built-in aligned_alloc
   std::vector<void*> bins[kNumBins];
-  std::atomic<uint64_t> in_use{0}, peak{0}, cached{0}, allocations{0};
+  // Statistics, under mu (the allocation path holds it anyway; no extra atomics).
+  uint64_t in_use = 0, peak = 0, cached = 0, allocations = 0;
 };
 
 State& state() {
@@ -73,16 +73,15 @@ void flush_locked(State& s) {
     s.bins[b].clear();
     s.bins[b].shrink_to_fit();
   }
-  s.cached.store(0, std::memory_order_relaxed);
+  s.cached = 0;
 }
 
 State::~State() { flush_locked(*this); }
 
+// Under s.mu.
 void note_in_use(State& s, int64_t delta) {
-  uint64_t now = s.in_use.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed) + delta;
-  uint64_t p = s.peak.load(std::memory_order_relaxed);
-  while (now > p && !s.peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
-  }
+  s.in_use += static_cast<uint64_t>(delta);
+  if (s.in_use > s.peak) s.peak = s.in_use;
 }
 
 }  // namespace
@@ -100,19 +99,22 @@ CpuBlock cpu_allocate(size_t nbytes) {
     if (bin >= 0 && !s.bins[bin].empty()) {
       b.ptr = s.bins[bin].back();
       s.bins[bin].pop_back();
-      s.cached.fetch_sub(rounded, std::memory_order_relaxed);
+      s.cached -= rounded;
+      b.size = rounded;
+      ++s.allocations;
+      note_in_use(s, static_cast<int64_t>(rounded));
+      return b;
     }
   }
+  b.ptr = raw_alloc(b.owner.get(), rounded);
   if (!b.ptr) {
+    empty_cache();
     b.ptr = raw_alloc(b.owner.get(), rounded);
-    if (!b.ptr) {
-      empty_cache();
-      b.ptr = raw_alloc(b.owner.get(), rounded);
-    }
-    GLIA_CHECK(b.ptr, OutOfMemory, "out of memory: failed to allocate ", nbytes, " bytes on cpu");
   }
+  GLIA_CHECK(b.ptr, OutOfMemory, "out of memory: failed to allocate ", nbytes, " bytes on cpu");
   b.size = rounded;
-  s.allocations.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(s.mu);
+  ++s.allocations;
   note_in_use(s, static_cast<int64_t>(rounded));
   return b;
 }
@@ -120,15 +122,15 @@ CpuBlock cpu_allocate(size_t nbytes) {
 void cpu_deallocate(CpuBlock& b) noexcept {
   if (!b.ptr) return;
   State& s = state();
-  note_in_use(s, -static_cast<int64_t>(b.size));
   size_t rounded;
   int bin = b.size <= kMaxCached ? bin_of(b.size, &rounded) : -1;
   {
     std::lock_guard<std::mutex> lock(s.mu);
+    note_in_use(s, -static_cast<int64_t>(b.size));
     if (bin >= 0 && rounded == b.size && b.owner == s.current) {
       try {
         s.bins[bin].push_back(b.ptr);
-        s.cached.fetch_add(b.size, std::memory_order_relaxed);
+        s.cached += b.size;
         b.ptr = nullptr;
       } catch (...) {
         // No room to cache it: fall through and free it.
@@ -153,12 +155,14 @@ void set_host_allocator(Ref<HostAllocator> a) {
 
 MemoryStats memory_stats() {
   State& s = state();
-  return {s.in_use.load(), s.peak.load(), s.cached.load(), s.allocations.load()};
+  std::lock_guard<std::mutex> lock(s.mu);
+  return {s.in_use, s.peak, s.cached, s.allocations};
 }
 
 void reset_peak_memory_stats() {
   State& s = state();
-  s.peak.store(s.in_use.load());
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.peak = s.in_use;
 }
 
 void empty_cache() {
