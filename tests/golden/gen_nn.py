@@ -128,6 +128,10 @@ def norm():
                 running_mean=stats(2), running_var=stats(2, positive=True))
         fx.case("batch_norm %s zero channels" % mode, "batch_norm", [smooth([3, 0, 2]), None, None], training=tr,
                 running_mean=[], running_var=[])
+    for tr in (True, False):
+        fx.case("batch_norm %s [5, 70] (column blocks)" % ("train" if tr else "eval"), "batch_norm",
+                [smooth([5, 70]), smooth([70]), smooth([70])], training=tr, running_mean=stats(70),
+                running_var=stats(70, positive=True))
     fx.case("batch_norm train no running stats", "batch_norm", [smooth([4, 3]), smooth([3]), smooth([3])],
             training=True)
     fx.case("batch_norm train running_mean only", "batch_norm", [smooth([4, 3]), None, None], training=True,
@@ -218,8 +222,9 @@ def norm():
     fx.case("group_norm empty batch", "group_norm", [smooth([0, 4, 3]), smooth([4]), smooth([4])], num_groups=2)
     fx.case("group_norm f32", "group_norm", [smooth([2, 8, 5], f32), smooth([8], f32), smooth([8], f32)],
             num_groups=4)
+    # torch 1.13 rounds group norm's intermediates to bfloat16 (a few ulps off float32 compute, which glia does).
     fx.case("group_norm bf16", "group_norm", [smooth([2, 8, 5], bf16), smooth([8], bf16), smooth([8], bf16)],
-            num_groups=4)
+            tol=0.04, num_groups=4)
     fx.error("group_norm channels not divisible", "group_norm", [smooth([2, 6, 4]), None, None], "GLIA_ERR_SHAPE",
              num_groups=4)
     fx.error("group_norm weight size", "group_norm", [smooth([2, 6, 4]), smooth([5]), None], "GLIA_ERR_SHAPE",

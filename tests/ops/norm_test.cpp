@@ -170,15 +170,18 @@ TEST(Norm, ParallelMatchesSerial) {
   set_requires_grad(x, true);
   set_requires_grad(w, true);
   set_requires_grad(wl, true);
+  Tensor x2 = randn(Dims{256, 200}, DType::Float32);  // [N, C]: the column-block path
+  Tensor w2 = randn(Dims{200}, DType::Float32);
+  set_requires_grad(x2, true);
   auto run = [&] {
     TensorList r;
     Tensor rm = zeros(Dims{32}, DType::Float32), rv = ones(Dims{32}, DType::Float32);
-    Tensor ys[3] = {batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5), layer_norm(x, Dims{24, 24}, wl, Tensor(), 1e-5),
-                    group_norm(x, 8, w, b, 1e-5)};
+    Tensor ys[4] = {batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5), layer_norm(x, Dims{24, 24}, wl, Tensor(), 1e-5),
+                    group_norm(x, 8, w, b, 1e-5), batch_norm(x2, Tensor(), Tensor(), w2, Tensor(), true, 0.1, 1e-5)};
     for (const Tensor& y : ys) {
       Tensor wy = randn(y.shape(), DType::Float32);
       r.push_back(y);
-      for (const Tensor& g : grad({sum(mul(y, wy), {}, false)}, {x, w, wl}, {}, false, false, true)) r.push_back(g);
+      for (const Tensor& g : grad({sum(mul(y, wy), {}, false)}, {x, w, wl, x2}, {}, false, false, true)) r.push_back(g);
     }
     r.push_back(rm);
     r.push_back(rv);

@@ -41,6 +41,7 @@ const char* scalar_type_name(DType t) {
 namespace {
 
 constexpr int kLanes = 8;
+constexpr int64_t kColBlock = 64;  // channels per block of the [N, C] batch-norm path
 
 // Sum of p[0..n) as double.
 template <class T>
@@ -97,6 +98,30 @@ inline void grad_sums_row(const T* __restrict dy, const T* __restrict x, int64_t
   for (int k = 0; k < kLanes; ++k) {
     s_dy += a[k];
     s_dot += b[k];
+  }
+}
+
+// ds = sum(dy * w * x), db = sum(dy * w) over a row.
+template <class T>
+inline void weighted_sums_row(const T* __restrict dy, const T* __restrict x, const double* __restrict w, int64_t n,
+                              double& ds, double& db) {
+  using C = acc_t<T>;
+  double a[kLanes] = {}, b[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      double gw = static_cast<double>(static_cast<C>(dy[i + k])) * w[i + k];
+      a[k] += gw * static_cast<double>(static_cast<C>(x[i + k]));
+      b[k] += gw;
+    }
+  for (; i < n; ++i) {
+    double gw = static_cast<double>(static_cast<C>(dy[i])) * w[i];
+    ds += gw * static_cast<double>(static_cast<C>(x[i]));
+    db += gw;
+  }
+  for (int k = 0; k < kLanes; ++k) {
+    ds += a[k];
+    db += b[k];
   }
 }
 
@@ -197,6 +222,48 @@ NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, co
     using C = acc_t<T>;
     const T* px = xc.data_ptr<T>();
     T* py = out.data_ptr<T>();
+    if (d.s == 1) {
+      // [N, C]: the channels are columns; walk the rows, vectorised across a block of channels.
+      const int64_t blocks = (d.c + kColBlock - 1) / kColBlock;
+      parallel_for(0, blocks, grain_for(d.n * kColBlock), [&](int64_t b0, int64_t b1) {
+        for (int64_t blk = b0; blk < b1; ++blk) {
+          const int64_t c0 = blk * kColBlock, nb = std::min(kColBlock, d.c - c0);
+          if (use_batch) {
+            double sm[kColBlock] = {}, sq[kColBlock] = {}, mu[kColBlock];
+            for (int64_t n = 0; n < d.n; ++n) {
+              const T* __restrict r = px + n * d.c + c0;
+              for (int64_t j = 0; j < nb; ++j) sm[j] += static_cast<double>(static_cast<C>(r[j]));
+            }
+            for (int64_t j = 0; j < nb; ++j) mu[j] = count > 0 ? sm[j] / static_cast<double>(count) : NAN;
+            for (int64_t n = 0; n < d.n; ++n) {
+              const T* __restrict r = px + n * d.c + c0;
+              for (int64_t j = 0; j < nb; ++j) {
+                double dv = static_cast<double>(static_cast<C>(r[j])) - mu[j];
+                sq[j] += dv * dv;
+              }
+            }
+            for (int64_t j = 0; j < nb; ++j) {
+              mean[c0 + j] = mu[j];
+              var[c0 + j] = count > 0 ? sq[j] / static_cast<double>(count) : NAN;
+              rstd[c0 + j] = 1.0 / std::sqrt(var[c0 + j] + eps);
+            }
+          }
+          C al[kColBlock], be[kColBlock];
+          for (int64_t j = 0; j < nb; ++j) {
+            const int64_t c = c0 + j;
+            double alpha = rstd[c] * (w.empty() ? 1.0 : w[c]);
+            al[j] = static_cast<C>(alpha);
+            be[j] = static_cast<C>((b.empty() ? 0.0 : b[c]) - mean[c] * alpha);
+          }
+          for (int64_t n = 0; n < d.n; ++n) {
+            const T* __restrict r = px + n * d.c + c0;
+            T* __restrict o = py + n * d.c + c0;
+            for (int64_t j = 0; j < nb; ++j) o[j] = static_cast<T>(static_cast<C>(r[j]) * al[j] + be[j]);
+          }
+        }
+      });
+      return;
+    }
     parallel_for(0, d.c, grain_for(count), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         if (use_batch) {
@@ -254,6 +321,56 @@ NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& w
     const T* px = xc.data_ptr<T>();
     const T* pg = gc.data_ptr<T>();
     T* pdx = mask[0] ? r.input.data_ptr<T>() : nullptr;
+    // dx = (dy - mean(dy) - (x - mean) * rstd^2 * mean((x - mean) dy)) * rstd * w  (training)
+    // dx = dy * rstd * w                                                        (eval)
+    // as dx = dy * a + x * bx + cst per channel.
+    auto coeffs = [&](int64_t c, double s_dy, double s_dot, C& ca, C& cb, C& cc) {
+      const double k = rstd[c] * (w.empty() ? 1.0 : w[c]);
+      double bx = 0, cst = 0;
+      if (training && count > 0) {
+        double proj = s_dot * rstd[c] * rstd[c] / static_cast<double>(count);
+        double gmean = s_dy / static_cast<double>(count);
+        bx = -proj * k;
+        cst = (mean[c] * proj - gmean) * k;
+      }
+      ca = static_cast<C>(k);
+      cb = static_cast<C>(bx);
+      cc = static_cast<C>(cst);
+    };
+    if (d.s == 1) {
+      const int64_t blocks = (d.c + kColBlock - 1) / kColBlock;
+      parallel_for(0, blocks, grain_for(d.n * kColBlock), [&](int64_t b0, int64_t b1) {
+        for (int64_t blk = b0; blk < b1; ++blk) {
+          const int64_t c0 = blk * kColBlock, nb = std::min(kColBlock, d.c - c0);
+          double sdy[kColBlock] = {}, sdot[kColBlock] = {}, mu[kColBlock];
+          for (int64_t j = 0; j < nb; ++j) mu[j] = mean[c0 + j];
+          for (int64_t n = 0; n < d.n; ++n) {
+            const T* __restrict g = pg + n * d.c + c0;
+            const T* __restrict xx = px + n * d.c + c0;
+            for (int64_t j = 0; j < nb; ++j) {
+              double gv = static_cast<double>(static_cast<C>(g[j]));
+              sdy[j] += gv;
+              sdot[j] += (static_cast<double>(static_cast<C>(xx[j])) - mu[j]) * gv;
+            }
+          }
+          C ca[kColBlock], cb[kColBlock], cc[kColBlock];
+          for (int64_t j = 0; j < nb; ++j) {
+            dw[c0 + j] = sdot[j] * rstd[c0 + j];
+            db[c0 + j] = sdy[j];
+            coeffs(c0 + j, sdy[j], sdot[j], ca[j], cb[j], cc[j]);
+          }
+          if (!pdx) continue;
+          for (int64_t n = 0; n < d.n; ++n) {
+            const T* __restrict g = pg + n * d.c + c0;
+            const T* __restrict xx = px + n * d.c + c0;
+            T* __restrict o = pdx + n * d.c + c0;
+            for (int64_t j = 0; j < nb; ++j)
+              o[j] = static_cast<T>(static_cast<C>(g[j]) * ca[j] + static_cast<C>(xx[j]) * cb[j] + cc[j]);
+          }
+        }
+      });
+      return;
+    }
     parallel_for(0, d.c, grain_for(count), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         double s_dy = 0, s_dot = 0;
@@ -264,18 +381,8 @@ NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& w
         dw[c] = s_dot * rstd[c];
         db[c] = s_dy;
         if (!pdx) continue;
-        const double wc = w.empty() ? 1.0 : w[c];
-        // dx = (dy - mean(dy) - (x - mean) * rstd^2 * mean((x - mean) dy)) * rstd * w  (training)
-        // dx = dy * rstd * w                                                        (eval)
-        const double k = rstd[c] * wc;
-        double a = k, bx = 0, cst = 0;
-        if (training && count > 0) {
-          double proj = s_dot * rstd[c] * rstd[c] / static_cast<double>(count);
-          double gmean = s_dy / static_cast<double>(count);
-          bx = -proj * k;
-          cst = (mean[c] * proj - gmean) * k;
-        }
-        const C ca = static_cast<C>(a), cb = static_cast<C>(bx), cc = static_cast<C>(cst);
+        C ca, cb, cc;
+        coeffs(c, s_dy, s_dot, ca, cb, cc);
         for (int64_t n = 0; n < d.n; ++n) {
           int64_t off = (n * d.c + c) * d.s;
           const T* __restrict g = pg + off;
@@ -359,11 +466,16 @@ NormOut layer_norm(const Tensor& x, IntSpan normalized_shape, const Tensor& weig
         if (!pw && !pb) {
           affine_row<T>(xr, yr, n, scale, shift);
         } else {
-          for (int64_t i = 0; i < n; ++i) {
-            C v = static_cast<C>(xr[i]) * scale + shift;
-            if (pw) v = v * static_cast<C>(pw[i]);
-            if (pb) v = v + static_cast<C>(pb[i]);
-            yr[i] = static_cast<T>(v);
+          if (pw && pb) {
+            for (int64_t i = 0; i < n; ++i)
+              yr[i] = static_cast<T>((static_cast<C>(xr[i]) * scale + shift) * static_cast<C>(pw[i]) +
+                                     static_cast<C>(pb[i]));
+          } else if (pw) {
+            for (int64_t i = 0; i < n; ++i)
+              yr[i] = static_cast<T>((static_cast<C>(xr[i]) * scale + shift) * static_cast<C>(pw[i]));
+          } else {
+            for (int64_t i = 0; i < n; ++i)
+              yr[i] = static_cast<T>(static_cast<C>(xr[i]) * scale + shift + static_cast<C>(pb[i]));
           }
         }
       }
@@ -399,11 +511,10 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
             T* __restrict dr = pdx + row * n;
             // ds = sum(dy * w * x), db = sum(dy * w)
             double ds = 0, dbs = 0;
-            for (int64_t i = 0; i < n; ++i) {
-              double gw = static_cast<double>(static_cast<C>(gr[i])) * (w.empty() ? 1.0 : w[i]);
-              ds += gw * static_cast<double>(static_cast<C>(xr[i]));
-              dbs += gw;
-            }
+            if (w.empty())
+              grad_sums_row(gr, xr, n, 0.0, dbs, ds);
+            else
+              weighted_sums_row(gr, xr, w.data(), n, ds, dbs);
             const double a = rstd[row];
             const double b = (dbs * mean[row] - ds) * a * a * a / static_cast<double>(n);
             const double c = -b * mean[row] - dbs * a / static_cast<double>(n);
