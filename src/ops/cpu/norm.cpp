@@ -494,7 +494,7 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
   const double* mean = mean_t.data_ptr<double>();
   const double* rstd = rstd_t.data_ptr<double>();
   NormGrads r;
-  if (mask[0]) r.input = zeros(x.shape(), x.dtype());
+  if (mask[0]) r.input = m > 0 ? empty(x.shape(), x.dtype()) : zeros(x.shape(), x.dtype());
   std::vector<double> dw(static_cast<size_t>(n)), db(static_cast<size_t>(n));
   if (m > 0)
     dispatch_floating(x.dtype(), "LayerNormBackwardKernelImpl", [&](auto tag) {
