@@ -170,18 +170,23 @@ TEST(Norm, ParallelMatchesSerial) {
   set_requires_grad(x, true);
   set_requires_grad(w, true);
   set_requires_grad(wl, true);
-  Tensor x2 = randn(Dims{256, 200}, DType::Float32);  // [N, C]: the column-block path
+  Tensor x2 = randn(Dims{256, 200}, DType::Float32);   // [N, C]: the column-block path
+  Tensor x3 = randn(Dims{16000, 40}, DType::Float32);  // many short rows: row chunks for dgamma
+  Tensor w3 = randn(Dims{40}, DType::Float32);
+  set_requires_grad(w3, true);
   Tensor w2 = randn(Dims{200}, DType::Float32);
   set_requires_grad(x2, true);
   auto run = [&] {
     TensorList r;
     Tensor rm = zeros(Dims{32}, DType::Float32), rv = ones(Dims{32}, DType::Float32);
-    Tensor ys[4] = {batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5), layer_norm(x, Dims{24, 24}, wl, Tensor(), 1e-5),
-                    group_norm(x, 8, w, b, 1e-5), batch_norm(x2, Tensor(), Tensor(), w2, Tensor(), true, 0.1, 1e-5)};
+    Tensor ys[5] = {layer_norm(x3, Dims{40}, w3, w3, 1e-5), batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5),
+                    layer_norm(x, Dims{24, 24}, wl, Tensor(), 1e-5), group_norm(x, 8, w, b, 1e-5),
+                    batch_norm(x2, Tensor(), Tensor(), w2, Tensor(), true, 0.1, 1e-5)};
     for (const Tensor& y : ys) {
       Tensor wy = randn(y.shape(), DType::Float32);
       r.push_back(y);
-      for (const Tensor& g : grad({sum(mul(y, wy), {}, false)}, {x, w, wl, x2}, {}, false, false, true)) r.push_back(g);
+      for (const Tensor& g : grad({sum(mul(y, wy), {}, false)}, {x, w, wl, x2, w3}, {}, false, false, true))
+        r.push_back(g);
     }
     r.push_back(rm);
     r.push_back(rv);
@@ -215,4 +220,79 @@ TEST(Norm, GroupNormBiasOnlyGradcheck) {
   Tensor v = glia_test::random_leaf({2, 4, 3}, 23, false);
   auto f = [&](const TensorList& in) { return mul(group_norm(in[0], 2, Tensor(), in[1], 1e-5), v); };
   EXPECT_TRUE(glia_test::gradcheck(f, {x, b}));
+}
+
+// float16 is glia's extension (torch 1.13 has no CPU kernels for it): it must
+// agree with float32 compute to float16's precision.
+TEST(Norm, Float16MatchesFloat32) {
+  using namespace glia;
+  Tensor x = to_dtype(randn(Dims{4, 6, 5}, DType::Float32), DType::Float16);
+  Tensor w = to_dtype(randn(Dims{6}, DType::Float32), DType::Float16);
+  Tensor b = to_dtype(randn(Dims{6}, DType::Float32), DType::Float16);
+  Tensor x32 = to_dtype(x, DType::Float32), w32 = to_dtype(w, DType::Float32), b32 = to_dtype(b, DType::Float32);
+  std::pair<Tensor, Tensor> pairs[] = {
+      {batch_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5),
+       batch_norm(x32, Tensor(), Tensor(), w32, b32, true, 0.1, 1e-5)},
+      {batch_norm(x, Tensor(), Tensor(), w32, b32, true, 0.1, 1e-5),  // float32 parameters (mixed)
+       batch_norm(x32, Tensor(), Tensor(), w32, b32, true, 0.1, 1e-5)},
+      {group_norm(x, 3, w, b, 1e-5), group_norm(x32, 3, w32, b32, 1e-5)},
+      {layer_norm(x, Dims{5}, Tensor(), Tensor(), 1e-5), layer_norm(x32, Dims{5}, Tensor(), Tensor(), 1e-5)},
+  };
+  for (auto& [h, f] : pairs) {
+    EXPECT_EQ(h.dtype(), DType::Float16);
+    Tensor hc = contiguous(to_dtype(h, DType::Float64)), fc = contiguous(to_dtype(f, DType::Float64));
+    const double* ph = hc.data_ptr<double>();
+    const double* pf = fc.data_ptr<double>();
+    for (int64_t i = 0; i < hc.numel(); ++i) EXPECT_NEAR(ph[i], pf[i], 2e-3 * (1 + std::fabs(pf[i]))) << i;
+  }
+}
+
+// Running statistics may be strided views (written through their strides) or of another shape with C elements.
+TEST(Norm, BatchNormStridedRunningStats) {
+  using namespace glia;
+  Tensor x = randn(Dims{5, 3, 4}, DType::Float64);
+  Tensor base = zeros(Dims{6}, DType::Float64);
+  Tensor rm = make_view(base, Dims{3}, Dims{2}, 1);  // elements 1, 3, 5
+  Tensor rv = ones(Dims{1, 3}, DType::Float64);
+  Tensor rm_ref = zeros(Dims{3}, DType::Float64), rv_ref = ones(Dims{3}, DType::Float64);
+  batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.25, 1e-5);
+  batch_norm(x, rm_ref, rv_ref, Tensor(), Tensor(), true, 0.25, 1e-5);
+  const double* pb = base.data_ptr<double>();
+  const double* pr = rm_ref.data_ptr<double>();
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(pb[2 * c], 0.0);
+    EXPECT_EQ(pb[2 * c + 1], pr[c]);
+    EXPECT_EQ(rv.data_ptr<double>()[c], rv_ref.data_ptr<double>()[c]);
+  }
+}
+
+TEST(Norm, CApiArguments) {
+  Handles h;
+  glia_tensor* x = make(h, {1, 2, 3, 4}, {2, 2});
+  glia_tensor* y = nullptr;
+  EXPECT_GLIA_ERR(glia_batch_norm(x, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, nullptr),
+                  GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_layer_norm(x, nullptr, 1, nullptr, nullptr, 1e-5, &y), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_group_norm(x, -1, nullptr, nullptr, 1e-5, &y), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_normalize(x, nullptr, 1, nullptr, 1, &y), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(y, nullptr);
+}
+
+// Many short rows: dgamma / dbeta are summed in row chunks; check them against
+// sum(grad * normalized) and sum(grad) over the rows.
+TEST(Norm, LayerNormRowChunksParamGrads) {
+  using namespace glia;
+  Tensor x = randn(Dims{16000, 40}, DType::Float64);
+  Tensor w = randn(Dims{40}, DType::Float64), b = randn(Dims{40}, DType::Float64);
+  set_requires_grad(w, true);
+  set_requires_grad(b, true);
+  Tensor g = randn(Dims{16000, 40}, DType::Float64);
+  TensorList gr = glia::grad({layer_norm(x, Dims{40}, w, b, 1e-5)}, {w, b}, {g}, false, false, false);
+  Tensor xhat = layer_norm(x, Dims{40}, Tensor(), Tensor(), 1e-5);
+  Tensor want_w = contiguous(sum(mul(g, xhat), Dims{0}, false)), want_b = contiguous(sum(g, Dims{0}, false));
+  Tensor gw = contiguous(gr[0]), gb = contiguous(gr[1]);
+  for (int j = 0; j < 40; ++j) {
+    EXPECT_NEAR(gw.data_ptr<double>()[j], want_w.data_ptr<double>()[j], 1e-9) << j;
+    EXPECT_NEAR(gb.data_ptr<double>()[j], want_b.data_ptr<double>()[j], 1e-9) << j;
+  }
 }

@@ -8,6 +8,7 @@
 // norm) or (sample, group) pairs (group norm) above kGrain elements.
 #include "ops/norm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -532,14 +533,20 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
       }
       if (mask[1] || mask[2]) {
         // Column sums over rows: dgamma[j] = sum_i dy * (x - mean_i) * rstd_i, dbeta[j] = sum_i dy.
+        // Rows are cut into chunks (their number depends on the size only, so results do not
+        // depend on the thread count), columns into blocks; chunk partials are added in order.
         constexpr int64_t kBlock = 256;
         const int64_t blocks = (n + kBlock - 1) / kBlock;
-        parallel_for(0, blocks, grain_for(m * kBlock), [&](int64_t b0, int64_t b1) {
-          for (int64_t blk = b0; blk < b1; ++blk) {
+        const int64_t chunks = std::clamp<int64_t>(m * n / (4 * kGrain), 1, std::min<int64_t>(m, 32));
+        std::vector<double> part(static_cast<size_t>(chunks > 1 ? 2 * chunks * n : 0));
+        parallel_for(0, chunks * blocks, grain_for(m / chunks * kBlock), [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t) {
+            const int64_t chunk = t / blocks, blk = t % blocks;
             const int64_t j0 = blk * kBlock, j1 = std::min(n, j0 + kBlock);
-            double* __restrict gw = dw.data();
-            double* __restrict gb = db.data();
-            for (int64_t row = 0; row < m; ++row) {
+            const int64_t r0 = chunk * m / chunks, r1 = (chunk + 1) * m / chunks;
+            double* __restrict gw = chunks > 1 ? part.data() + 2 * chunk * n : dw.data();
+            double* __restrict gb = chunks > 1 ? gw + n : db.data();
+            for (int64_t row = r0; row < r1; ++row) {
               const T* __restrict xr = px + row * n;
               const T* __restrict gr = pg + row * n;
               const double mu = mean[row], rs = rstd[row];
@@ -551,6 +558,13 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
             }
           }
         });
+        for (int64_t chunk = 0; chunk < chunks && chunks > 1; ++chunk) {
+          const double* pw = part.data() + 2 * chunk * n;
+          for (int64_t j = 0; j < n; ++j) {
+            dw[j] += pw[j];
+            db[j] += pw[n + j];
+          }
+        }
       }
     });
   if (mask[1]) r.weight = f64_vector(dw, normalized_shape);
