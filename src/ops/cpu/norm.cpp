@@ -231,16 +231,37 @@ NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, co
           const int64_t c0 = blk * kColBlock, nb = std::min(kColBlock, d.c - c0);
           if (use_batch) {
             double sm[kColBlock] = {}, sq[kColBlock] = {}, mu[kColBlock];
-            for (int64_t n = 0; n < d.n; ++n) {
-              const T* __restrict r = px + n * d.c + c0;
-              for (int64_t j = 0; j < nb; ++j) sm[j] += static_cast<double>(static_cast<C>(r[j]));
-            }
-            for (int64_t j = 0; j < nb; ++j) mu[j] = count > 0 ? sm[j] / static_cast<double>(count) : NAN;
-            for (int64_t n = 0; n < d.n; ++n) {
-              const T* __restrict r = px + n * d.c + c0;
+            if constexpr (std::is_same_v<T, double>) {
+              // Two passes: robust for any spread of values.
+              for (int64_t n = 0; n < d.n; ++n) {
+                const T* __restrict r = px + n * d.c + c0;
+                for (int64_t j = 0; j < nb; ++j) sm[j] += r[j];
+              }
+              for (int64_t j = 0; j < nb; ++j) mu[j] = count > 0 ? sm[j] / static_cast<double>(count) : NAN;
+              for (int64_t n = 0; n < d.n; ++n) {
+                const T* __restrict r = px + n * d.c + c0;
+                for (int64_t j = 0; j < nb; ++j) {
+                  double dv = r[j] - mu[j];
+                  sq[j] += dv * dv;
+                }
+              }
+            } else {
+              // One pass over float data: float64 sums of (x - k) and (x - k)^2, shifted by the
+              // first row's value k (the cancellation left is far below float precision).
+              double k[kColBlock];
+              for (int64_t j = 0; j < nb; ++j) k[j] = count > 0 ? static_cast<double>(static_cast<C>(px[c0 + j])) : 0;
+              for (int64_t n = 0; n < d.n; ++n) {
+                const T* __restrict r = px + n * d.c + c0;
+                for (int64_t j = 0; j < nb; ++j) {
+                  double dv = static_cast<double>(static_cast<C>(r[j])) - k[j];
+                  sm[j] += dv;
+                  sq[j] += dv * dv;
+                }
+              }
               for (int64_t j = 0; j < nb; ++j) {
-                double dv = static_cast<double>(static_cast<C>(r[j])) - mu[j];
-                sq[j] += dv * dv;
+                const double inv = 1.0 / static_cast<double>(count);
+                mu[j] = count > 0 ? k[j] + sm[j] * inv : NAN;
+                sq[j] = std::max(0.0, sq[j] - sm[j] * sm[j] * inv);
               }
             }
             for (int64_t j = 0; j < nb; ++j) {
