@@ -14,6 +14,7 @@
 
 #include "core/parallel.h"
 #include "ops/iter.h"
+#include "ops/reduce.h"
 
 namespace glia::ops {
 
@@ -177,8 +178,7 @@ NCS ncs(const Tensor& x) {
 NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                    const Tensor& running_var, bool training, double momentum, double eps) {
   check_floating(x, "batch_norm");
-  GLIA_CHECK(x.dim() >= 2, InvalidArgument, "Dimension out of range (expected to be in range of [-", x.dim(), ", ",
-             x.dim() - 1, "], but got 1)");
+  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
   const NCS d = ncs(x);
   GLIA_CHECK(!training || d.n * d.s != 1, InvalidArgument,
              "Expected more than 1 value per channel when training, got input size ", IntSpan(x.shape()));
@@ -596,8 +596,7 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
 // ---- group norm
 
 NormOut group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
-  GLIA_CHECK(x.dim() >= 2, InvalidArgument, "Dimension out of range (expected to be in range of [-", x.dim(), ", ",
-             x.dim() - 1, "], but got 1)");
+  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
   GLIA_CHECK(num_groups > 0, InvalidArgument, "group_norm: num_groups must be positive, got ", num_groups);
   const NCS d = ncs(x);
   GLIA_CHECK(d.c % num_groups == 0, Shape,
