@@ -747,6 +747,85 @@ GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int6
 
 /* ---- operators: neural-network functions ---------------------------------- */
 
+/**
+ * torch.nn.functional.batch_norm on x of shape [N, C, *] (any number of
+ * trailing dims, none included). weight, bias, running_mean and running_var
+ * are optional (NULL) and hold C elements each, all of one floating dtype: x's,
+ * or float32 for a bfloat16/float16 x.
+ * training != 0: normalises with the batch statistics (biased variance) and,
+ * where the running statistics are given, updates them IN PLACE:
+ * running = (1 - momentum) * running + momentum * batch, with the unbiased
+ * batch variance for running_var (torch's default momentum is 0.1). For torch's
+ * momentum=None (cumulative moving average) pass momentum = 1 / k at the k-th
+ * call (k = 1, 2, ...), as nn.BatchNorm does with num_batches_tracked.
+ * training == 0: normalises with running_mean / running_var (both required).
+ * The running statistics take no part in autograd and are left untouched when
+ * the call fails. eps: torch's default 1e-5. Gradients flow to x, weight, bias.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (training with one value per channel,
+ * missing running statistics in eval, x with fewer than 2 dims), GLIA_ERR_SHAPE
+ * (a parameter without C elements), GLIA_ERR_DTYPE (integer x, mixed dtypes).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_batch_norm(const glia_tensor *x, glia_tensor *running_mean,
+                                                    glia_tensor *running_var, const glia_tensor *weight,
+                                                    const glia_tensor *bias, int32_t training, double momentum,
+                                                    double eps, glia_tensor **out);
+/**
+ * torch.nn.functional.layer_norm: normalises over the last n dims of x, which
+ * must equal normalized_shape (n >= 1 entries); weight and bias (optional, NULL)
+ * have shape normalized_shape and x's dtype. eps: torch's default 1e-5.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_layer_norm(const glia_tensor *x, const int64_t *normalized_shape, int64_t n,
+                                                    const glia_tensor *weight, const glia_tensor *bias, double eps,
+                                                    glia_tensor **out);
+/**
+ * torch.nn.functional.group_norm on x of shape [N, C, *]: C must be divisible
+ * by num_groups (> 0); weight and bias (optional, NULL) are vectors of C
+ * elements of x's dtype. eps: torch's default 1e-5.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_group_norm(const glia_tensor *x, int64_t num_groups,
+                                                    const glia_tensor *weight, const glia_tensor *bias, double eps,
+                                                    glia_tensor **out);
+/**
+ * torch.nn.functional.embedding(indices, weight, padding_idx, max_norm,
+ * norm_type): the rows of weight ([num, dim], any dtype) picked by indices
+ * (int64 or int32, any shape), giving indices.shape + [dim].
+ * padding_idx: NULL for none, else in [-num, num) (negative counts from the
+ * end); that row receives no gradient. max_norm: NULL for none; else the rows
+ * referenced by indices whose norm_type-norm exceeds *max_norm are scaled IN
+ * PLACE (weight's data changes, not recorded by autograd) by
+ * max_norm / (norm + 1e-7) before the lookup, as torch does (floating weight
+ * only). norm_type: torch's default 2. Gradients flow to weight.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT ("index out of range in self", bad
+ * padding_idx), GLIA_ERR_SHAPE (weight not 2-D), GLIA_ERR_DTYPE (indices not
+ * int64/int32).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_embedding(glia_tensor *weight, const glia_tensor *indices,
+                                                   const int64_t *padding_idx, const double *max_norm,
+                                                   double norm_type, glia_tensor **out);
+/**
+ * torch.nn.functional.dropout: with training != 0 each element is zeroed with
+ * probability p (drawn from glia's generator: glia_manual_seed makes it
+ * reproducible) and the others are scaled by 1 / (1 - p); p = 1 gives x * 0.
+ * With training == 0, p == 0 or an empty x the result is x itself (the same
+ * tensor). p must lie in [0, 1] (GLIA_ERR_INVALID_ARGUMENT).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p, int32_t training, glia_tensor **out);
+/**
+ * torchvision.transforms.functional.normalize on a floating x of shape
+ * [..., C, H, W]: (x - mean[c]) / std[c], with mean and std (n_mean / n_std
+ * values, each count 1 or C) converted to x's dtype first. A result, not in
+ * place. Errors: GLIA_ERR_INVALID_ARGUMENT (fewer than 3 dims, a std that is
+ * zero in x's dtype), GLIA_ERR_DTYPE (integer x), GLIA_ERR_SHAPE (counts).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
+                                                   const double *std, int64_t n_std, glia_tensor **out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -4,5 +4,7 @@
 #pragma once
 
 #include "autograd/fn/elementwise.h"
+#include "autograd/fn/nn.h"
+#include "autograd/fn/norm.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
