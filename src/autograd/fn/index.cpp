@@ -210,7 +210,7 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   if (any_requires_grad({&t})) {
     auto n = make_ref<MaskedSelectBackward>();
     n->in_shape = t.shape();
-    n->full_shape = ops::broadcast_shapes("masked_select", t.shape(), mask.shape());
+    n->full_shape = ops::broadcast_shapes("masked_select", mask.shape(), t.shape());
     n->mask = SavedTensor(mask);
     set_history(n.get(), {&t}, {&out});
   }

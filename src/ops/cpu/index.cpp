@@ -334,7 +334,7 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
 }
 
 void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate) {
-  const char* op = accumulate ? "scatter_add" : "scatter";
+  const char* op = "scatter";  // torch names scatter_add's checks "scatter()" too
   check_gather(op, out, dim, index, &src);
   dim = wrap_dim(dim, out.dim());
   if (index.numel() == 0) return;
@@ -379,7 +379,7 @@ void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor&
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate) {
-  check_gather(accumulate ? "scatter_add" : "scatter", t, dim, index, &src);
+  check_gather("scatter", t, dim, index, &src);
   Tensor out = clone(t);
   scatter_(out, dim, index, src, accumulate);
   return out;
@@ -393,7 +393,7 @@ Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, double v
 Tensor masked_select(const Tensor& t, const Tensor& mask) {
   GLIA_CHECK(mask.dtype() == DType::Bool || mask.dtype() == DType::UInt8, DType,
              "masked_select: expected BoolTensor or ByteTensor for mask");
-  Dims shape = broadcast_shapes("masked_select", t.shape(), mask.shape());
+  Dims shape = broadcast_shapes("masked_select", mask.shape(), t.shape());
   Tensor te = expand_to(t, shape), me = expand_to(mask, shape);
   Loop<2> loop({&te, &me});
   int64_t count = 0;

@@ -7,6 +7,7 @@
 
 #include "ops/index.h"
 #include "ops/reduce.h"
+#include "ops/shape.h"
 
 namespace glia::ops {
 
@@ -39,38 +40,17 @@ const char* mode_name(PadMode m) {
   }
 }
 
-// torch's legacy type name, e.g. "Float" (for "torch.FloatTensor" and "not implemented for 'Float'").
-const char* scalar_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
-
 // "[ torch.FloatTensor{1,2,0} ]" as torch prints a tensor's type and sizes in its checks.
 std::string tensor_desc(const Tensor& t) {
-  std::string s = std::string("[ torch.") + scalar_type_name(t.dtype()) + "Tensor{";
+  std::string s = std::string("[ torch.") + legacy_type_name(t.dtype()) + "Tensor{";
   for (int64_t d = 0; d < t.dim(); ++d) s += (d ? "," : "") + std::to_string(t.shape()[d]);
   return s + "} ]";
 }
 
 // Source index along one dim for each output position (-1: none).
-std::vector<int64_t> index_map(PadMode mode, int64_t size, int64_t pl, int64_t out) {
+std::vector<int64_t> index_map(PadMode mode, int64_t size, int64_t pl, int64_t pr, int64_t out) {
+  // circular (torch's _pad_circular): the cropped centre [c_lo, c_lo + len) repeats with period len.
+  const int64_t c_lo = std::max<int64_t>(-pl, 0), len = size - c_lo - std::max<int64_t>(-pr, 0);
   std::vector<int64_t> m(static_cast<size_t>(std::max<int64_t>(out, 0)));
   for (int64_t o = 0; o < out; ++o) {
     int64_t i = o - pl;
@@ -80,7 +60,7 @@ std::vector<int64_t> index_map(PadMode mode, int64_t size, int64_t pl, int64_t o
     } else if (mode == PadMode::Replicate) {
       i = std::min(std::max<int64_t>(i, 0), size - 1);
     } else {
-      i = ((i % size) + size) % size;
+      i = len > 0 ? c_lo + ((o - std::max<int64_t>(pl, 0)) % len + len) % len : 0;
     }
     m[static_cast<size_t>(o)] = i;
   }
@@ -105,7 +85,7 @@ PadGeom geometry(IntSpan in_shape, IntSpan pad, PadMode mode) {
     int64_t size = in_shape[d], o = size + pad[pi] + pad[pi + 1];
     g.in.push_back(size);
     g.out.push_back(o);
-    g.map[j] = index_map(mode, size, pad[pi], o);
+    g.map[j] = index_map(mode, size, pad[pi], pad[pi + 1], o);
   }
   return g;
 }
@@ -140,7 +120,7 @@ void check_non_constant(const Tensor& t, IntSpan pad, PadMode mode) {
   }
   GLIA_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, DType, "\"",
              mode == PadMode::Reflect ? "reflection_pad" : "replication_pad", k,
-             mode == PadMode::Reflect ? "d" : "d_cpu", "\" not implemented for '", scalar_type_name(t.dtype()), "'");
+             mode == PadMode::Reflect ? "d" : "d_cpu", "\" not implemented for '", legacy_type_name(t.dtype()), "'");
   if (mode == PadMode::Reflect) {
     static const char* arg[] = {"#4", "#6", "#8"};
     for (int64_t j = 0; j < k; ++j) {  // j = 0: the last dim
