@@ -669,7 +669,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int6
 /** torch.unflatten: dim `dim` of `a` split into `sizes` (n entries, one may be -1); a view. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_unflatten(const glia_tensor *a, int64_t dim, const int64_t *sizes, int64_t n,
                                                    glia_tensor **out);
-/** torch.narrow: a view of `length` entries of dim `dim` from `start` (negative start counts from the end). @since 0.1 */
+/** torch.narrow: a view of `length` entries of dim `dim` from `start` (negative: from the end). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_narrow(const glia_tensor *a, int64_t dim, int64_t start, int64_t length,
                                                 glia_tensor **out);
 /**
@@ -679,7 +679,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_narrow(const glia_tensor *a, int64_t di
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_slice(const glia_tensor *a, int64_t dim, int64_t start, int64_t end,
                                                int64_t step, glia_tensor **out);
-/** torch.select: the view a[..., index, ...] along `dim`, without that dim (negative index counts from the end). @since 0.1 */
+/** torch.select: the view a[..., index, ...] along `dim`, without that dim (negative: from the end). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_select(const glia_tensor *a, int64_t dim, int64_t index, glia_tensor **out);
 /** torch.index_select: entries `index` (1-D or 0-dim, int64 or int32) of dim `dim`; a copy. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_index_select(const glia_tensor *a, int64_t dim, const glia_tensor *index,
@@ -709,7 +709,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_stack(const glia_tensor *const *tensors
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_split(const glia_tensor *a, int64_t split_size, int64_t dim,
                                                glia_tensor **outs, int64_t capacity, int64_t *n_outs);
-/** torch.split(a, sizes, dim) with a list of sizes (summing to a's size along dim); outputs as glia_split. @since 0.1 */
+/** torch.split(a, sizes, dim) with sizes summing to a's size along dim; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, const int64_t *sizes,
                                                           int64_t n_sizes, int64_t dim, glia_tensor **outs,
                                                           int64_t capacity, int64_t *n_outs);

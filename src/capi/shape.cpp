@@ -99,8 +99,7 @@ glia_error* glia_narrow(const glia_tensor* a, int64_t dim, int64_t start, int64_
   });
 }
 
-glia_error* glia_slice(const glia_tensor* a, int64_t dim, int64_t start, int64_t end, int64_t step,
-                       glia_tensor** out) {
+glia_error* glia_slice(const glia_tensor* a, int64_t dim, int64_t start, int64_t end, int64_t step, glia_tensor** out) {
   return guard([&] {
     Tensor x = tensor_arg(a, "glia_slice", "a");
     check_out(out, "glia_slice", "out");

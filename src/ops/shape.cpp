@@ -164,7 +164,8 @@ const char* legacy_type_name(DType t) {
 Tensor expand(const Tensor& t, IntSpan shape) {
   int64_t nd = t.dim(), n = static_cast<int64_t>(shape.size());
   GLIA_CHECK(n >= nd, Shape, "expand(torch.", legacy_type_name(t.dtype()), "Tensor{", t.shape(), "}, size=", shape,
-             "): the number of sizes provided (", n, ") must be greater or equal to the number of dimensions in the "
+             "): the number of sizes provided (", n,
+             ") must be greater or equal to the number of dimensions in the "
              "tensor (",
              nd, ")");
   Dims out(static_cast<size_t>(n)), st(static_cast<size_t>(n));
@@ -181,8 +182,8 @@ Tensor expand(const Tensor& t, IntSpan shape) {
     int64_t have = t.shape()[j];
     if (want == -1) want = have;
     GLIA_CHECK(have == want || have == 1, Shape, "The expanded size of the tensor (", want,
-               ") must match the existing size (", have, ") at non-singleton dimension ", i,
-               ".  Target sizes: ", shape, ".  Tensor sizes: ", t.shape());
+               ") must match the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ", shape,
+               ".  Tensor sizes: ", t.shape());
     out[i] = want;
     st[i] = have == want ? t.strides()[j] : 0;
   }

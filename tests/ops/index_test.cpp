@@ -1,9 +1,10 @@
 // index_select, gather, scatter, scatter_add, masked_select, cat, stack, split,
 // split_with_sizes, chunk and pad against tests/golden/gen_shape.py's fixtures,
 // plus large (parallel) cases checked against elementwise references.
+#include "ops/index.h"
+
 #include "autograd/functions.h"
 #include "ops/golden_support.h"
-#include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -37,12 +38,8 @@ GLIA_ADAPTER(gather) { return glia_gather(c.in[0], c.integer("dim", 0), c.in[1],
 GLIA_ADAPTER(scatter) { return glia_scatter(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], c.out()); }
 GLIA_ADAPTER(scatter_add) { return glia_scatter_add(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], c.out()); }
 GLIA_ADAPTER(masked_select) { return glia_masked_select(c.in[0], c.in[1], c.out()); }
-GLIA_ADAPTER(cat) {
-  return glia_cat(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out());
-}
-GLIA_ADAPTER(stack) {
-  return glia_stack(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out());
-}
+GLIA_ADAPTER(cat) { return glia_cat(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out()); }
+GLIA_ADAPTER(stack) { return glia_stack(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out()); }
 GLIA_ADAPTER(split) {
   return multi(c, [&](glia_tensor** o, int64_t cap, int64_t* n) {
     return glia_split(c.in[0], c.integer("split_size", 1), c.integer("dim", 0), o, cap, n);
@@ -136,14 +133,15 @@ TEST(Index, LargePadAndMaskedSelect) {
   Tensor c = ops::pad(x, Dims{2, 3, 1, 1}, ops::PadMode::Constant, 7.5);
   EXPECT_EQ(at(c, {0, 0, 5}), 7.5);
   EXPECT_EQ(at(c, {0, 5, 5}), at(x, {0, 4, 3}));
-  Tensor g = ops::pad_backward(glia::ones(p.shape(), DType::Float32), x.shape(), Dims{2, 3, 1, 1},
-                               ops::PadMode::Reflect);
+  Tensor g =
+      ops::pad_backward(glia::ones(p.shape(), DType::Float32), x.shape(), Dims{2, 3, 1, 1}, ops::PadMode::Reflect);
   EXPECT_EQ(glia::item_double(ops::sum(g, {}, false)), static_cast<double>(p.numel()));
   Tensor mask = glia::empty(x.shape(), DType::Bool);
   for (int64_t i = 0; i < mask.numel(); ++i) mask.data_ptr<bool>()[i] = i % 3 == 0;
   Tensor m = ops::masked_select(x, mask);
   ASSERT_EQ(m.numel(), (x.numel() + 2) / 3);
-  EXPECT_EQ(glia::item_double(ops::select(m, 0, 1000)), glia::item_double(ops::select(ops::reshape(x, Dims{-1}), 0, 3000)));
+  EXPECT_EQ(glia::item_double(ops::select(m, 0, 1000)),
+            glia::item_double(ops::select(ops::reshape(x, Dims{-1}), 0, 3000)));
 }
 
 TEST(Index, SplitQueriesCountAndChecksCapacity) {

@@ -1,11 +1,12 @@
 // Views (view, reshape, flatten, unflatten, squeeze, unsqueeze, permute,
 // transpose, expand, narrow, slice, select) against tests/golden/gen_shape.py's
 // fixtures, plus the view semantics torch guarantees (storage sharing).
+#include "ops/shape.h"
+
 #include "autograd/functions.h"
 #include "ops/golden_support.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
-#include "ops/shape.h"
 
 using namespace glia_ops_test;
 
@@ -19,9 +20,7 @@ glia_error* with_shape(Call& c, glia_error* (*f)(const glia_tensor*, const int64
 GLIA_ADAPTER(view) { return with_shape(c, glia_view); }
 GLIA_ADAPTER(reshape) { return with_shape(c, glia_reshape); }
 GLIA_ADAPTER(expand) { return with_shape(c, glia_expand); }
-GLIA_ADAPTER(flatten) {
-  return glia_flatten(c.in[0], c.integer("start_dim", 0), c.integer("end_dim", -1), c.out());
-}
+GLIA_ADAPTER(flatten) { return glia_flatten(c.in[0], c.integer("start_dim", 0), c.integer("end_dim", -1), c.out()); }
 GLIA_ADAPTER(unflatten) {
   std::vector<int64_t> s = c.ints("sizes");
   return glia_unflatten(c.in[0], c.integer("dim", 0), s.data(), static_cast<int64_t>(s.size()), c.out());

@@ -1,8 +1,9 @@
 // Slicing views, index kernels (index_select, gather, scatter, masked_select)
 // and joining (cat, stack); messages follow torch 1.13.
+#include "ops/index.h"
+
 #include <cstring>
 
-#include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -60,8 +61,8 @@ bool find_bad_index(const Tensor& index, int64_t size, int64_t& bad) {
 
 void check_index_bounds(const Tensor& index, int64_t dim, int64_t size) {
   int64_t bad = 0;
-  GLIA_CHECK(!find_bad_index(index, size, bad), InvalidArgument, "index ", bad, " is out of bounds for dimension ",
-             dim, " with size ", size);
+  GLIA_CHECK(!find_bad_index(index, size, bad), InvalidArgument, "index ", bad, " is out of bounds for dimension ", dim,
+             " with size ", size);
 }
 
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
@@ -81,8 +82,8 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntSpan sizes) {
   } catch (const Error&) {
     ok = false;
   }
-  GLIA_CHECK(ok, Shape, "unflatten: Provided sizes ", sizes, " don't multiply up to the size of dim ", dim, " (",
-             size, ") in the input tensor");
+  GLIA_CHECK(ok, Shape, "unflatten: Provided sizes ", sizes, " don't multiply up to the size of dim ", dim, " (", size,
+             ") in the input tensor");
   Dims shape;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (d == dim)
@@ -134,8 +135,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   GLIA_CHECK(t.dim() != 0, InvalidArgument, "split expects at least a 1-dimensional tensor");
-  GLIA_CHECK(split_size >= 0, InvalidArgument, "split expects split_size be non-negative, but got split_size=",
-             split_size);
+  GLIA_CHECK(split_size >= 0, InvalidArgument,
+             "split expects split_size be non-negative, but got split_size=", split_size);
   dim = wrap_dim(dim, t.dim());
   int64_t dim_size = t.shape()[dim];
   GLIA_CHECK(split_size > 0 || dim_size == 0, InvalidArgument,
@@ -270,7 +271,8 @@ void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tenso
       for (int64_t i = 0; i < len; ++i) {
         int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
         T* d = reinterpret_cast<T*>(p[2] + i * s[2] + k * dstride);
-        *d = static_cast<T>(static_cast<acc_t<T>>(*d) + static_cast<acc_t<T>>(*reinterpret_cast<const T*>(p[0] + i * s[0])));
+        *d = static_cast<T>(static_cast<acc_t<T>>(*d) +
+                            static_cast<acc_t<T>>(*reinterpret_cast<const T*>(p[0] + i * s[0])));
       }
     };
     loop.run_range(0, loop.numel, f);  // serial: several indices may hit the same row
@@ -426,8 +428,9 @@ void masked_scatter_(const Tensor& out, const Tensor& mask, const Tensor& src) {
   auto f = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       if (p[1][i * st[1]]) {
-        GLIA_CHECK(q < end, InvalidArgument, "masked_scatter: expected source to have at least as many elements as "
-                                             "ones in mask");
+        GLIA_CHECK(q < end, InvalidArgument,
+                   "masked_scatter: expected source to have at least as many elements as "
+                   "ones in mask");
         std::memcpy(p[0] + i * st[0], q, sz);
         q += sz;
       }

@@ -128,12 +128,12 @@ void check_non_constant(const Tensor& t, IntSpan pad, PadMode mode) {
       int64_t pl = pad[2 * j], pr = pad[2 * j + 1], size = sz(d);
       if (k == 2) {
         GLIA_CHECK(pl < size && pr < size, InvalidArgument, "Argument ", arg[j],
-                   ": Padding size should be less than the corresponding input dimension, but got: padding (", pl,
-                   ", ", pr, ") at dimension ", d, " of input ", nd);
+                   ": Padding size should be less than the corresponding input dimension, but got: padding (", pl, ", ",
+                   pr, ") at dimension ", d, " of input ", nd);
       } else {
         GLIA_CHECK(pl < size && pr < size, InvalidArgument, "Argument ", arg[j],
-                   ": Padding size should be less than the corresponding input dimension, but got: padding (", pl,
-                   ", ", pr, ") at dimension ", d, " of input ", t.shape());
+                   ": Padding size should be less than the corresponding input dimension, but got: padding (", pl, ", ",
+                   pr, ") at dimension ", d, " of input ", t.shape());
       }
     }
   }
@@ -232,8 +232,8 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
   }
   GLIA_CHECK(value == 0, InvalidArgument, "Padding mode \"", mode_name(mode), "\" doesn't take in value argument");
   const int64_t k = static_cast<int64_t>(pad.size()) / 2;
-  bool supported = (k == 1 && (nd == 2 || nd == 3)) || (k == 2 && (nd == 3 || nd == 4)) ||
-                   (k == 3 && (nd == 4 || nd == 5));
+  bool supported =
+      (k == 1 && (nd == 2 || nd == 3)) || (k == 2 && (nd == 3 || nd == 4)) || (k == 3 && (nd == 4 || nd == 5));
   GLIA_CHECK(supported, Unsupported, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
   check_non_constant(t, pad, mode);
   PadGeom g = geometry(t.shape(), pad, mode);
