@@ -303,6 +303,8 @@ def index_fixture():
     fx.case("split_with_sizes dim -1", "split_with_sizes", [y], sizes=[3, 1], dim=-1)
     fx.case("split_with_sizes f32", "split_with_sizes", [rnd([5], f32)], sizes=[2, 3], dim=0)
     fx.error("split_with_sizes sum", "split_with_sizes", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", sizes=[1, 1], dim=1)
+    fx.error("split_with_sizes sum dim -1", "split_with_sizes", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
+             sizes=[1, 1], dim=-1)
     fx.error("split_with_sizes negative", "split_with_sizes", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", sizes=[1, -1, 3],
              dim=1)
     fx.case("chunk 2 of 5", "chunk", [y], chunks=2, dim=0)
@@ -377,6 +379,24 @@ def pad_fixture():
     fx.error("replicate bf16", "pad", [rnd([1, 2, 3], bf16)], "GLIA_ERR_DTYPE", pad=[1, 1], mode="replicate")
     fx.error("replicate 3d int32", "pad", [rnd([1, 1, 2, 3], "int32")], "GLIA_ERR_DTYPE", pad=[1, 1, 1, 1, 1, 1],
              mode="replicate")
+    # torch 1.13's reflection_pad1d message starts with a stray "2" (a TORCH_CHECK argument): code only.
+    fx.error("reflect 1d too small", "pad", [rnd([1, 2, 3])], "GLIA_ERR_SHAPE", message=False, pad=[-2, -2],
+             mode="reflect")
+    fx.error("reflect 2d too small", "pad", [rnd([1, 2, 3])], "GLIA_ERR_SHAPE", pad=[-2, -2, -1, -1], mode="reflect")
+    fx.error("reflect 3d too small", "pad", [rnd([1, 2, 2, 3])], "GLIA_ERR_SHAPE", pad=[-2, -2, -1, -1, -1, -1],
+             mode="reflect")
+    fx.error("replicate 1d too small", "pad", [rnd([1, 2, 3])], "GLIA_ERR_SHAPE", pad=[-2, -1], mode="replicate")
+    fx.error("replicate 2d too small", "pad", [rnd([1, 2, 3])], "GLIA_ERR_SHAPE", pad=[-2, -2, -1, -1],
+             mode="replicate")
+    fx.error("replicate 3d too small", "pad", [rnd([1, 2, 2, 3])], "GLIA_ERR_SHAPE", pad=[-2, -2, -1, -1, -1, -1],
+             mode="replicate")
+    # torch fails creating a tensor with a negative size; glia says so in its own words.
+    fx.error("replicate 2d negative width", "pad", [rnd([1, 2, 3])], "GLIA_ERR_SHAPE", message=False,
+             pad=[-2, -2, 0, 0], mode="replicate")
+    fx.case("circular negative left", "pad", [smooth([1, 1, 5])], pad=[-1, 2], mode="circular")
+    fx.case("circular negative right", "pad", [smooth([1, 1, 5])], pad=[2, -1], mode="circular")
+    fx.error("circular empty dimension", "pad", [rnd([1, 2, 3])], "GLIA_ERR_INVALID_ARGUMENT", pad=[-2, -2],
+             mode="circular")
     fx.error("circular wraps twice", "pad", [rnd([1, 2, 3])], "GLIA_ERR_INVALID_ARGUMENT", pad=[4, 4], mode="circular")
     fx.error("circular no batch dim", "pad", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", pad=[1, 1], mode="circular")
     fx.error("circular 2d on 3-D", "pad", [rnd([1, 2, 3])], "GLIA_ERR_INVALID_ARGUMENT", pad=[1, 1, 1, 1], mode="circular")

@@ -137,18 +137,31 @@ void check_non_constant(const Tensor& t, IntSpan pad, PadMode mode) {
       }
     }
   }
-  bool any_positive = false;
+  // Output sizes of the padded dims, outermost first; torch's "too small" checks (1-D: the size must be >= 1;
+  // 2-D / 3-D: at least one of them), then no size may be negative.
   Dims o;
   for (int64_t j = 0; j < k; ++j) {
     int64_t d = nd - k + j, pi = 2 * (k - 1 - j);
     o.push_back(sz(d) + pad[pi] + pad[pi + 1]);
-    any_positive = any_positive || o.back() >= 1;
   }
-  bool ok = mode == PadMode::Reflect && k >= 2 ? any_positive : true;
-  if (!(mode == PadMode::Reflect && k >= 2))
-    for (int64_t v : o) ok = ok && v >= 1;
-  GLIA_CHECK(ok, Shape, "input is too small for padding ", pad, " (", mode_name(mode), "): calculated output sizes ",
-             o);
+  const int64_t w = sz(nd - 1), ow = o[k - 1];
+  if (k == 1) {
+    GLIA_CHECK(ow >= 1, Shape, "input (W: ", w, mode == PadMode::Reflect ? ")is" : ") is",
+               " too small. Calculated output W: ", ow);
+  } else {
+    bool any = false;
+    for (int64_t v : o) any = any || v >= 1;
+    const int64_t h = sz(nd - 2), oh = o[k - 2];
+    if (k == 2) {
+      GLIA_CHECK(any, Shape, "input (H: ", h, ", W: ", w, mode == PadMode::Reflect ? ")is" : " ) is",
+                 " too small. Calculated output H: ", oh, " W: ", ow);
+    } else {
+      GLIA_CHECK(any, Shape, "input (D: ", sz(nd - 3), " H: ", h, ", W: ", w,
+                 ") is too small. Calculated output D: ", o[0], " H: ", oh, " W: ", ow);
+    }
+  }
+  for (int64_t v : o)
+    GLIA_CHECK(v >= 0, Shape, "Trying to create tensor with negative dimension ", v, ": padded sizes ", o);
 }
 
 // out[p, o...] = in[p, map(o)...] for contiguous in/out.
