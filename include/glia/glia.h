@@ -693,6 +693,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_scatter(const glia_tensor *a, int64_t d
 /** torch.scatter_add (out of place): like glia_scatter, but src is added. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_scatter_add(const glia_tensor *a, int64_t dim, const glia_tensor *index,
                                                      const glia_tensor *src, glia_tensor **out);
+/** torch.scatter(a, dim, index, value) (out of place): `value`, converted to a's dtype, written at index. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_scatter_value(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                       glia_scalar value, glia_tensor **out);
 /** torch.masked_select: the 1-D tensor of a's entries where `mask` (bool, broadcast with a) is true. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_masked_select(const glia_tensor *a, const glia_tensor *mask,
                                                        glia_tensor **out);

@@ -66,6 +66,17 @@ glia_error* glia_scatter_add(const glia_tensor* a, int64_t dim, const glia_tenso
   });
 }
 
+glia_error* glia_scatter_value(const glia_tensor* a, int64_t dim, const glia_tensor* index, glia_scalar value,
+                               glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_scatter_value";
+    Tensor x = tensor_arg(a, fn, "a"), i = tensor_arg(index, fn, "index");
+    Scalar v = scalar_arg(value, fn, "value");
+    check_out(out, fn, "out");
+    *out = tensor_handle(scatter_value(x, dim, i, v));
+  });
+}
+
 glia_error* glia_masked_select(const glia_tensor* a, const glia_tensor* mask, glia_tensor** out) {
   return guard([&] {
     const char* fn = "glia_masked_select";

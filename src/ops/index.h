@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/scalar.h"
 #include "ops/iter.h"
 
 namespace glia::ops {
@@ -31,7 +32,7 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
 // In place on out (contiguous or not): out[index] (+)= src.
 void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate);
 // Scatter of a scalar value (torch.scatter(self, dim, index, value)).
-Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, double value);
+Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor masked_select(const Tensor& t, const Tensor& mask);
 // out (broadcast shape of mask) gets src's first elements at the true positions of mask, in order.
 void masked_scatter_(const Tensor& out, const Tensor& mask, const Tensor& src);

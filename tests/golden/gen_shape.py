@@ -42,6 +42,7 @@ OPS = {
     "gather": lambda xs, a: torch.gather(xs[0], a["dim"], xs[1]),
     "scatter": lambda xs, a: torch.scatter(xs[0], a["dim"], xs[1], xs[2]),
     "scatter_add": lambda xs, a: torch.scatter_add(xs[0], a["dim"], xs[1], xs[2]),
+    "scatter_value": lambda xs, a: torch.scatter(xs[0], a["dim"], xs[1], a["value"]),
     "masked_select": lambda xs, a: torch.masked_select(xs[0], xs[1]),
     "cat": lambda xs, a: torch.cat(xs, a.get("dim", 0)),
     "stack": lambda xs, a: torch.stack(xs, a.get("dim", 0)),
@@ -244,6 +245,18 @@ def index_fixture():
         fx.error(op + " index too big", op, [rnd([2, 3]), idx([[0, 1, 2, 0]]), rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
                  dim=1)
         fx.error(op + " src too small", op, [rnd([2, 3]), idx([[0], [1]]), rnd([2, 0])], "GLIA_ERR_INVALID_ARGUMENT", dim=1)
+    fx.case("scatter_value float", "scatter_value", [x, idx([[1, 0], [3, 2]])], dim=1, value=2.5)
+    fx.case("scatter_value int into f64 dim 0", "scatter_value", [x, idx([[2, 0, 1, 0]])], dim=0, value=-3)
+    fx.case("scatter_value transposed", "scatter_value", [T(smooth([4, 3])), idx([[1], [0]])], dim=1, value=1.0)
+    fx.case("scatter_value int64 self, float value", "scatter_value", [rnd([3, 4], "int64"), idx([[1], [0]])], dim=1,
+            value=2.75)
+    fx.case("scatter_value bool", "scatter_value", [rnd([3, 4], "bool"), idx([[1], [0]])], dim=1, value=True)
+    fx.case("scatter_value f16", "scatter_value", [rnd([3, 4], f16), idx([[1], [0]])], dim=1, value=0.1)
+    fx.case("scatter_value empty index", "scatter_value", [x, torch.zeros(0, 4, dtype=torch.int64)], dim=0, value=1.0)
+    fx.error("scatter_value out of bounds", "scatter_value", [rnd([2, 3]), idx([[3]])], "GLIA_ERR_INVALID_ARGUMENT",
+             dim=1, value=1.0)
+    fx.error("scatter_value int32 index", "scatter_value", [rnd([2, 3]), idx([[0]], torch.int32)], "GLIA_ERR_DTYPE",
+             dim=1, value=1.0)
     # masked_select
     fx.case("masked_select", "masked_select", [x, rnd([3, 4], "bool")])
     fx.case("masked_select broadcast mask", "masked_select", [x, torch.tensor([True, False, True, True])])

@@ -37,6 +37,9 @@ GLIA_ADAPTER(index_select) { return glia_index_select(c.in[0], c.integer("dim", 
 GLIA_ADAPTER(gather) { return glia_gather(c.in[0], c.integer("dim", 0), c.in[1], c.out()); }
 GLIA_ADAPTER(scatter) { return glia_scatter(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], c.out()); }
 GLIA_ADAPTER(scatter_add) { return glia_scatter_add(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], c.out()); }
+GLIA_ADAPTER(scatter_value) {
+  return glia_scatter_value(c.in[0], c.integer("dim", 0), c.in[1], c.scalar("value"), c.out());
+}
 GLIA_ADAPTER(masked_select) { return glia_masked_select(c.in[0], c.in[1], c.out()); }
 GLIA_ADAPTER(cat) { return glia_cat(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out()); }
 GLIA_ADAPTER(stack) { return glia_stack(c.in.data(), static_cast<int64_t>(c.in.size()), c.integer("dim", 0), c.out()); }

@@ -40,7 +40,7 @@ struct ScatterBackward : Node {
   TensorList apply(TensorList&& g) override {
     Tensor idx = index.unpack(name());
     TensorList r(2);
-    if (next_edges[0].valid()) r[0] = add ? g[0] : ops::scatter_value(g[0], dim, idx, 0.0);
+    if (next_edges[0].valid()) r[0] = add ? g[0] : ops::scatter_value(g[0], dim, idx, Scalar::from_double(0.0));
     if (next_edges[1].valid()) {
       Tensor gs = ops::gather(g[0], dim, idx);
       if (gs.shape() != src_shape) {
@@ -54,6 +54,17 @@ struct ScatterBackward : Node {
       r[1] = gs;
     }
     return r;
+  }
+  void release_variables() override { index.release(); }
+};
+
+struct ScatterValueBackward : Node {
+  int64_t dim = 0;
+  SavedTensor index;
+  const char* name() const override { return "ScatterBackward1"; }
+  bool backward_is_differentiable() const override { return false; }
+  TensorList apply(TensorList&& g) override {
+    return {ops::scatter_value(g[0], dim, index.unpack(name()), Scalar::from_double(0.0))};
   }
   void release_variables() override { index.release(); }
 };
@@ -203,6 +214,17 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
 }
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
   return scatter_impl(t, dim, index, src, true);
+}
+
+Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = ops::scatter_value(t, dim, index, value);
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<ScatterValueBackward>();
+    n->dim = dim;
+    n->index = SavedTensor(index);
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
 }
 
 Tensor masked_select(const Tensor& t, const Tensor& mask) {

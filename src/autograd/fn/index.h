@@ -12,6 +12,8 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+// torch.scatter(t, dim, index, value): value converted to t's dtype.
+Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor masked_select(const Tensor& t, const Tensor& mask);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);

@@ -387,8 +387,10 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
   return out;
 }
 
-Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, double value) {
-  Tensor src = full(index.shape(), value, t.dtype());
+Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
+  // The value converted to t's dtype, broadcast (stride 0) over the index.
+  Tensor v = to_dtype(value.to_tensor(), t.dtype());
+  Tensor src = make_view(v, index.shape(), Dims(index.shape().size(), 0), v.offset());
   return scatter(t, dim, index, src, false);
 }
 
