@@ -4,6 +4,7 @@
 #include "ops/index.h"
 
 #include "autograd/functions.h"
+#include "capi/api.h"
 #include "ops/golden_support.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -176,4 +177,44 @@ TEST(Index, GradFnNames) {
   EXPECT_STREQ(glia::grad_fn(glia::split(x, 2, 1)[0])->name(), "SplitBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::pad(x, Dims{1, 1}))->name(), "ConstantPadNdBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::pad(x, Dims{1, 1}, ops::PadMode::Reflect))->name(), "ReflectionPad1DBackward0");
+}
+
+TEST(Index, CApiArgumentChecks) {
+  Handles h;
+  glia_tensor* x = make(h, {0, 1, 2, 3, 4, 5}, {1, 2, 3});
+  glia_tensor* out = nullptr;
+  EXPECT_GLIA_ERR(glia_pad(x, nullptr, 2, GLIA_PAD_CONSTANT, 0.0, &out), GLIA_ERR_INVALID_ARGUMENT);
+  int64_t p[2] = {1, 1};
+  EXPECT_GLIA_ERR(glia_pad(x, p, 2, static_cast<glia_pad_mode>(7), 0.0, &out), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_pad(x, p, 2, GLIA_PAD_REFLECT, 0.0, nullptr), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_cat(nullptr, 2, 0, &out), GLIA_ERR_INVALID_ARGUMENT);
+  glia_tensor* ts[2] = {x, nullptr};
+  EXPECT_GLIA_ERR(glia_cat(ts, 2, 0, &out), GLIA_ERR_INVALID_HANDLE);
+  EXPECT_GLIA_ERR(glia_stack(ts, -1, 0, &out), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_split_with_sizes(x, nullptr, 2, 2, nullptr, 0, nullptr), GLIA_ERR_INVALID_ARGUMENT);
+  int64_t n = 0;
+  EXPECT_GLIA_ERR(glia_chunk(x, 2, 2, nullptr, 3, &n), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_ERR(glia_index_select(x, 0, nullptr, &out), GLIA_ERR_INVALID_HANDLE);
+  EXPECT_EQ(out, nullptr);
+  // Reflect padding of a float64 [1, 2, 3]: the first row [0, 1, 2] becomes [1, 0, 1, 2, 1].
+  GLIA_OK_(glia_pad(x, p, 2, GLIA_PAD_REFLECT, 0.0, &out));
+  h.add(out);
+  EXPECT_EQ(values(out), (std::vector<double>{1, 0, 1, 2, 1, 4, 3, 4, 5, 4}));
+}
+
+TEST(Index, SplitGradientsFillMissingWithZeros) {
+  Tensor x = pattern({5, 2}, DType::Float64);
+  glia::set_requires_grad(x, true);
+  std::vector<Tensor> parts = glia::chunk(x, 3, 0);  // sizes 2, 2, 1
+  ASSERT_EQ(parts.size(), 3u);
+  Tensor s = glia::sum(parts[1]);  // only the middle chunk takes part
+  Handles h;
+  glia_tensor* hs = h.add(glia::capi::tensor_handle(s));
+  GLIA_OK_(glia_tensor_backward(hs, nullptr, 0));
+  Tensor g = glia::autograd_meta(x).grad;
+  ASSERT_TRUE(g.defined());
+  EXPECT_EQ(glia::item_double(glia::sum(g)), 4.0);
+  EXPECT_EQ(at(g, {0, 0}), 0.0);
+  EXPECT_EQ(at(g, {2, 1}), 1.0);
+  EXPECT_EQ(at(g, {4, 0}), 0.0);
 }
