@@ -218,3 +218,22 @@ TEST(Index, SplitGradientsFillMissingWithZeros) {
   EXPECT_EQ(at(g, {2, 1}), 1.0);
   EXPECT_EQ(at(g, {4, 0}), 0.0);
 }
+
+TEST(Index, LargeScatterAddAlongInnerAndOuterDims) {
+  // Row sums through scatter_add along dim 1 (every index 0) and column sums along dim 0.
+  Tensor x = pattern({600, 80}, DType::Float64);
+  Tensor zeros_idx = glia::zeros(Dims{600, 80}, DType::Int64);
+  Tensor rows = ops::scatter(glia::zeros(Dims{600, 1}, DType::Float64), 1, zeros_idx, x, true);
+  Tensor cols = ops::scatter(glia::zeros(Dims{1, 80}, DType::Float64), 0, zeros_idx, x, true);
+  Tensor want_rows = ops::sum(x, Dims{1}, true), want_cols = ops::sum(x, Dims{0}, true);
+  for (int64_t i : {0, 1, 299, 599}) EXPECT_EQ(at(rows, {i, 0}), at(want_rows, {i, 0}));
+  for (int64_t j : {0, 1, 40, 79}) EXPECT_EQ(at(cols, {0, j}), at(want_cols, {0, j}));
+  // index_add_ (index_select's backward) along dim 0 with repeated rows.
+  Tensor idx = glia::empty(Dims{600}, DType::Int64);
+  for (int64_t i = 0; i < 600; ++i) idx.data_ptr<int64_t>()[i] = i % 7;
+  Tensor acc = glia::zeros(Dims{7, 80}, DType::Float64);
+  ops::index_add_(acc, 0, idx, x);
+  double want = 0;
+  for (int64_t i = 3; i < 600; i += 7) want += at(x, {i, 5});
+  EXPECT_EQ(at(acc, {3, 5}), want);
+}

@@ -65,6 +65,39 @@ void check_index_bounds(const Tensor& index, int64_t dim, int64_t size) {
              " with size ", size);
 }
 
+// Runs f over three same-shape operands (source values, int64 index, destination restrided along dim) for the
+// scatter-style kernels. Two elements that differ outside `dim` never write the same destination, so the
+// positions outside `dim` are split between threads and each walks `dim` in order (serial semantics kept).
+template <class F>
+void scatter_loop(const Tensor& src, const Tensor& idx, const Tensor& dst, int64_t dim, F& f) {
+  const int64_t k_size = src.shape()[dim];
+  if (src.numel() == 0) return;
+  std::array<Tensor, 3> first;  // the operands at position 0 along dim, without dim
+  std::array<int64_t, 3> step;
+  const Tensor* ops3[3] = {&src, &idx, &dst};
+  for (size_t j = 0; j < 3; ++j) {
+    const Tensor& t = *ops3[j];
+    step[j] = t.strides()[dim] * static_cast<int64_t>(itemsize(t.dtype()));
+    Dims shape = t.shape(), st = t.strides();
+    shape.erase(static_cast<size_t>(dim));
+    st.erase(static_cast<size_t>(dim));
+    first[j] = make_view(t, shape, st, t.offset());
+  }
+  const Loop<3> loop({&first[0], &first[1], &first[2]});
+  const int64_t cols = loop.numel;
+  auto body = [&](int64_t b, int64_t e) {
+    Loop<3> l = loop;
+    for (int64_t k = 0; k < k_size; ++k) {
+      l.run_range(b, e, f);
+      for (size_t j = 0; j < 3; ++j) l.base[j] += step[j];
+    }
+  };
+  if (cols * k_size < kGrain || cols == 1)
+    body(0, cols);
+  else
+    parallel_for(0, cols, std::max<int64_t>(1, kGrain / k_size), body);
+}
+
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
 }  // namespace
@@ -264,7 +297,6 @@ void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tenso
   Tensor iv = make_view(idx, sv.shape(), ist, idx.offset());
   Tensor s2 = to_dtype(sv, out.dtype());
   const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(itemsize(out.dtype()));
-  Loop<3> loop({&s2, &iv, &dst});
   dispatch_all(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
@@ -275,7 +307,7 @@ void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tenso
                             static_cast<acc_t<T>>(*reinterpret_cast<const T*>(p[0] + i * s[0])));
       }
     };
-    loop.run_range(0, loop.numel, f);  // serial: several indices may hit the same row
+    scatter_loop(s2, iv, dst, dim, f);
   });
 }
 
@@ -346,8 +378,6 @@ void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor&
   Tensor s2 = make_view(sv, iv.shape(), sv.strides(), sv.offset());
   const size_t sz = itemsize(out.dtype());
   const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(sz);
-  Loop<3> loop({&s2, &iv, &dst});
-  // Serial: several indices may hit the same element (torch's result is then the last write / the sum).
   if (!accumulate) {
     dispatch_size(sz, [&](auto tag) {
       using U = decltype(tag);
@@ -359,7 +389,7 @@ void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor&
           std::memcpy(p[2] + i * s[2] + k * dstride, &v, sizeof(U));
         }
       };
-      loop.run_range(0, loop.numel, f);
+      scatter_loop(s2, iv, dst, dim, f);
     });
     return;
   }
@@ -376,7 +406,7 @@ void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor&
           *d = static_cast<T>(static_cast<acc_t<T>>(*d) + static_cast<acc_t<T>>(v));
       }
     };
-    loop.run_range(0, loop.numel, f);
+    scatter_loop(s2, iv, dst, dim, f);
   });
 }
 
