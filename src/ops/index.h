@@ -8,6 +8,12 @@
 #include "core/scalar.h"
 #include "ops/iter.h"
 
+namespace glia {
+// torch.nn.functional.pad's modes (declared in glia, not glia::ops, so that argument-dependent lookup of
+// pad(t, p, PadMode::...) finds only the differentiable glia::pad from autograd code).
+enum class PadMode { Constant = 0, Reflect = 1, Replicate = 2, Circular = 3 };
+}  // namespace glia
+
 namespace glia::ops {
 
 // ---- views
@@ -42,7 +48,6 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
 
 // ---- padding (torch.nn.functional.pad)
-enum class PadMode { Constant = 0, Reflect = 1, Replicate = 2, Circular = 3 };
 Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value);
 // Gradient of a non-constant pad: sums grad back onto the input positions.
 Tensor pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pad, PadMode mode);

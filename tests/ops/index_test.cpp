@@ -129,16 +129,16 @@ TEST(Index, LargeIndexSelectGatherScatter) {
 
 TEST(Index, LargePadAndMaskedSelect) {
   Tensor x = pattern({4, 90, 100});
-  Tensor p = ops::pad(x, Dims{2, 3, 1, 1}, ops::PadMode::Reflect, 0.0);
+  Tensor p = ops::pad(x, Dims{2, 3, 1, 1}, glia::PadMode::Reflect, 0.0);
   ASSERT_EQ(p.shape(), (Dims{4, 92, 105}));
   EXPECT_EQ(at(p, {1, 0, 0}), at(x, {1, 1, 2}));
   EXPECT_EQ(at(p, {3, 91, 104}), at(x, {3, 88, 96}));
   EXPECT_EQ(at(p, {2, 40, 50}), at(x, {2, 39, 48}));
-  Tensor c = ops::pad(x, Dims{2, 3, 1, 1}, ops::PadMode::Constant, 7.5);
+  Tensor c = ops::pad(x, Dims{2, 3, 1, 1}, glia::PadMode::Constant, 7.5);
   EXPECT_EQ(at(c, {0, 0, 5}), 7.5);
   EXPECT_EQ(at(c, {0, 5, 5}), at(x, {0, 4, 3}));
   Tensor g =
-      ops::pad_backward(glia::ones(p.shape(), DType::Float32), x.shape(), Dims{2, 3, 1, 1}, ops::PadMode::Reflect);
+      ops::pad_backward(glia::ones(p.shape(), DType::Float32), x.shape(), Dims{2, 3, 1, 1}, glia::PadMode::Reflect);
   EXPECT_EQ(glia::item_double(ops::sum(g, {}, false)), static_cast<double>(p.numel()));
   Tensor mask = glia::empty(x.shape(), DType::Bool);
   for (int64_t i = 0; i < mask.numel(); ++i) mask.data_ptr<bool>()[i] = i % 3 == 0;
@@ -176,7 +176,7 @@ TEST(Index, GradFnNames) {
   EXPECT_STREQ(glia::grad_fn(glia::stack({x, x}, 0))->name(), "StackBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::split(x, 2, 1)[0])->name(), "SplitBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::pad(x, Dims{1, 1}))->name(), "ConstantPadNdBackward0");
-  EXPECT_STREQ(glia::grad_fn(glia::pad(x, Dims{1, 1}, ops::PadMode::Reflect))->name(), "ReflectionPad1DBackward0");
+  EXPECT_STREQ(glia::grad_fn(glia::pad(x, Dims{1, 1}, glia::PadMode::Reflect))->name(), "ReflectionPad1DBackward0");
 }
 
 TEST(Index, CApiArgumentChecks) {

@@ -10,22 +10,56 @@ namespace {
 
 Tensor as_dtype(const Tensor& g, DType t) { return g.dtype() == t ? g : to_dtype(g, t); }
 
-// Backward of index_select (index_add into zeros) and gather (scatter_add into zeros).
+// The adjoints of index_select, gather and masked_select (index_add / scatter_add / masked_scatter into
+// zeros): their backward rules, differentiable in turn (the adjoint of an adjoint is the op itself), so
+// create_graph goes through any number of levels.
+enum class Adjoint { IndexAdd, ScatterAdd, MaskedScatter };
+
+struct AdjointBackward : Node {
+  Adjoint kind = Adjoint::IndexAdd;
+  int64_t dim = 0;
+  SavedTensor index;  // the mask for MaskedScatter
+  const char* name() const override {
+    return kind == Adjoint::IndexAdd     ? "IndexAddBackward0"
+           : kind == Adjoint::ScatterAdd ? "ScatterAddBackward0"
+                                         : "MaskedScatterBackward0";
+  }
+  TensorList apply(TensorList&& g) override {
+    Tensor idx = index.unpack(name());
+    if (kind == Adjoint::IndexAdd) return {index_select(g[0], dim, idx)};
+    if (kind == Adjoint::ScatterAdd) return {gather(g[0], dim, idx)};
+    return {masked_select(g[0], idx)};
+  }
+  void release_variables() override { index.release(); }
+};
+
+Tensor adjoint(Adjoint kind, const Tensor& g, IntSpan shape, int64_t dim, const Tensor& index) {
+  Tensor out = zeros(shape, g.dtype());
+  if (kind == Adjoint::IndexAdd)
+    ops::index_add_(out, dim, index, g);
+  else if (kind == Adjoint::ScatterAdd)
+    ops::scatter_(out, dim, index, g, true);
+  else
+    ops::masked_scatter_(out, index, g);
+  if (any_requires_grad({&g})) {
+    auto n = make_ref<AdjointBackward>();
+    n->kind = kind;
+    n->dim = dim;
+    n->index = SavedTensor(index);
+    set_history(n.get(), {&g}, {&out});
+  }
+  return out;
+}
+
+// Backward of index_select and gather.
 struct IndexGradBackward : Node {
   bool is_gather = false;
   int64_t dim = 0;
   Dims in_shape;
   SavedTensor index;
   const char* name() const override { return is_gather ? "GatherBackward0" : "IndexSelectBackward0"; }
-  bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
-    Tensor idx = index.unpack(name());
-    Tensor gi = zeros(in_shape, g[0].dtype());
-    if (is_gather)
-      ops::scatter_(gi, dim, idx, g[0], true);
-    else
-      ops::index_add_(gi, dim, idx, g[0]);
-    return {gi};
+    return {adjoint(is_gather ? Adjoint::ScatterAdd : Adjoint::IndexAdd, g[0], in_shape, dim, index.unpack(name()))};
   }
   void release_variables() override { index.release(); }
 };
@@ -36,20 +70,20 @@ struct ScatterBackward : Node {
   Dims src_shape;
   SavedTensor index;
   const char* name() const override { return add ? "ScatterAddBackward0" : "ScatterBackward0"; }
-  bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
     Tensor idx = index.unpack(name());
     TensorList r(2);
-    if (next_edges[0].valid()) r[0] = add ? g[0] : ops::scatter_value(g[0], dim, idx, Scalar::from_double(0.0));
+    if (next_edges[0].valid()) r[0] = add ? g[0] : scatter_value(g[0], dim, idx, Scalar::from_double(0.0));
     if (next_edges[1].valid()) {
-      Tensor gs = ops::gather(g[0], dim, idx);
+      Tensor gs = gather(g[0], dim, idx);
       if (gs.shape() != src_shape) {
-        // src larger than index: its other elements were not used.
-        Tensor z = zeros(src_shape, gs.dtype());
-        Tensor part = z;
-        for (int64_t d = 0; d < gs.dim(); ++d) part = ops::narrow(part, d, 0, gs.shape()[d]);
-        ops::copy_strided(part, gs);
-        gs = z;
+        // src larger than index: its other elements were not used (zeros after the gathered block).
+        Dims p;
+        for (int64_t d = gs.dim() - 1; d >= 0; --d) {
+          p.push_back(0);
+          p.push_back(src_shape[d] - gs.shape()[d]);
+        }
+        gs = pad(gs, p, PadMode::Constant, 0.0);
       }
       r[1] = gs;
     }
@@ -62,9 +96,8 @@ struct ScatterValueBackward : Node {
   int64_t dim = 0;
   SavedTensor index;
   const char* name() const override { return "ScatterBackward1"; }
-  bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
-    return {ops::scatter_value(g[0], dim, index.unpack(name()), Scalar::from_double(0.0))};
+    return {scatter_value(g[0], dim, index.unpack(name()), Scalar::from_double(0.0))};
   }
   void release_variables() override { index.release(); }
 };
@@ -73,11 +106,8 @@ struct MaskedSelectBackward : Node {
   Dims in_shape, full_shape;
   SavedTensor mask;
   const char* name() const override { return "MaskedSelectBackward0"; }
-  bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
-    Tensor full = zeros(full_shape, g[0].dtype());
-    ops::masked_scatter_(full, mask.unpack(name()), g[0]);
-    return {sum_to(full, in_shape)};
+    return {sum_to(adjoint(Adjoint::MaskedScatter, g[0], full_shape, 0, mask.unpack(name())), in_shape)};
   }
   void release_variables() override { mask.release(); }
 };
@@ -130,6 +160,27 @@ struct ConstantPadBackward : Node {
   }
 };
 
+// The gradient of a reflect / replicate / circular pad (sums onto the input positions); differentiable: its
+// own gradient is the pad again.
+struct PadBackwardBackward : Node {
+  Dims pads;
+  PadMode mode = PadMode::Reflect;
+  // torch: ReflectionPad1DBackwardBackward0 etc.; one name for all here.
+  const char* name() const override { return "PadBackwardBackward0"; }
+  TensorList apply(TensorList&& g) override { return {glia::pad(g[0], pads, mode, 0.0)}; }
+};
+
+Tensor differentiable_pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pads, PadMode mode) {
+  Tensor out = ops::pad_backward(grad, in_shape, pads, mode);
+  if (any_requires_grad({&grad})) {
+    auto n = make_ref<PadBackwardBackward>();
+    n->pads = Dims(pads);
+    n->mode = mode;
+    set_history(n.get(), {&grad}, {&out});
+  }
+  return out;
+}
+
 struct PadBackward : Node {
   Dims pads, in_shape;
   PadMode mode = PadMode::Reflect;
@@ -140,8 +191,7 @@ struct PadBackward : Node {
     if (mode == PadMode::Circular) return "CopySlices";
     return names[mode == PadMode::Reflect ? 0 : 1][pads.size() / 2 - 1];
   }
-  bool backward_is_differentiable() const override { return false; }
-  TensorList apply(TensorList&& g) override { return {ops::pad_backward(g[0], in_shape, pads, mode)}; }
+  TensorList apply(TensorList&& g) override { return {differentiable_pad_backward(g[0], in_shape, pads, mode)}; }
 };
 
 std::vector<Tensor> record_split(const Tensor& t, std::vector<Tensor> outs, int64_t dim, bool with_sizes) {

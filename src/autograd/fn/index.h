@@ -20,7 +20,6 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntSpan sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
-using ops::PadMode;
 Tensor pad(const Tensor& t, IntSpan pad, PadMode mode = PadMode::Constant, double value = 0.0);
 
 }  // namespace glia
