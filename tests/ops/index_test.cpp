@@ -144,6 +144,9 @@ TEST(Index, LargePadAndMaskedSelect) {
   for (int64_t i = 0; i < mask.numel(); ++i) mask.data_ptr<bool>()[i] = i % 3 == 0;
   Tensor m = ops::masked_select(x, mask);
   ASSERT_EQ(m.numel(), (x.numel() + 2) / 3);
+  // Element 11000 lies in the second parallel chunk (flat index 33000 > kGrain).
+  EXPECT_EQ(glia::item_double(ops::select(m, 0, 11000)),
+            glia::item_double(ops::select(ops::reshape(x, Dims{-1}), 0, 33000)));
   EXPECT_EQ(glia::item_double(ops::select(m, 0, 1000)),
             glia::item_double(ops::select(ops::reshape(x, Dims{-1}), 0, 3000)));
 }
@@ -236,4 +239,22 @@ TEST(Index, LargeScatterAddAlongInnerAndOuterDims) {
   double want = 0;
   for (int64_t i = 3; i < 600; i += 7) want += at(x, {i, 5});
   EXPECT_EQ(at(acc, {3, 5}), want);
+}
+
+TEST(Index, ScatterGradientToLargerSrc) {
+  // src [2, 3] with index [2, 1]: only src[:, :1] is used; its gradient is zero elsewhere.
+  Tensor self = pattern({2, 3}, DType::Float64), src = pattern({2, 3}, DType::Float64);
+  glia::set_requires_grad(src, true);
+  Tensor idx = glia::zeros(Dims{2, 1}, DType::Int64);
+  Tensor out = glia::scatter(self, 1, idx, src);
+  Handles h;
+  glia_tensor* s = h.add(glia::capi::tensor_handle(glia::sum(out)));
+  GLIA_OK_(glia_tensor_backward(s, nullptr, 0));
+  Tensor g = glia::autograd_meta(src).grad;
+  ASSERT_TRUE(g.defined());
+  ASSERT_EQ(g.shape(), (Dims{2, 3}));
+  EXPECT_EQ(at(g, {0, 0}), 1.0);
+  EXPECT_EQ(at(g, {1, 0}), 1.0);
+  EXPECT_EQ(at(g, {0, 2}), 0.0);
+  EXPECT_EQ(glia::item_double(glia::sum(g)), 2.0);
 }

@@ -3,6 +3,7 @@
 #include "ops/index.h"
 
 #include <cstring>
+#include <vector>
 
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -430,23 +431,38 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   Dims shape = broadcast_shapes("masked_select", mask.shape(), t.shape());
   Tensor te = expand_to(t, shape), me = expand_to(mask, shape);
   Loop<2> loop({&te, &me});
-  int64_t count = 0;
-  auto counter = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) count += p[1][i * s[1]] != 0;
-  };
-  if (loop.numel > 0) loop.run_range(0, loop.numel, counter);
-  Tensor out = empty(Dims{count}, t.dtype());
-  if (count == 0) return out;
+  // Two passes over chunks of kGrain elements (in parallel when there are several): count the selected
+  // elements of each chunk, then each chunk copies its own to its prefix-sum offset.
+  const int64_t numel = loop.numel;
+  const int64_t chunks = numel == 0 ? 0 : (numel + kGrain - 1) / kGrain;
+  std::vector<int64_t> offsets(static_cast<size_t>(chunks) + 1, 0);
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      int64_t count = 0;
+      auto counter = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) count += p[1][i * st[1]] != 0;
+      };
+      loop.run_range(c * kGrain, std::min(numel, (c + 1) * kGrain), counter);
+      offsets[static_cast<size_t>(c) + 1] = count;
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) offsets[static_cast<size_t>(c) + 1] += offsets[static_cast<size_t>(c)];
+  Tensor out = empty(Dims{offsets.back()}, t.dtype());
+  if (offsets.back() == 0) return out;
   const size_t sz = itemsize(t.dtype());
-  char* o = static_cast<char*>(out.data());
-  auto writer = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      if (p[1][i * s[1]]) {
-        std::memcpy(o, p[0] + i * s[0], sz);
-        o += sz;
-      }
-  };
-  loop.run_range(0, loop.numel, writer);
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      char* o = static_cast<char*>(out.data()) + offsets[static_cast<size_t>(c)] * static_cast<int64_t>(sz);
+      auto writer = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          if (p[1][i * st[1]]) {
+            std::memcpy(o, p[0] + i * st[0], sz);
+            o += sz;
+          }
+      };
+      loop.run_range(c * kGrain, std::min(numel, (c + 1) * kGrain), writer);
+    }
+  });
   return out;
 }
 
