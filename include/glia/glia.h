@@ -745,6 +745,78 @@ GLIA_API GLIA_NODISCARD glia_error *glia_transpose(const glia_tensor *a, int64_t
 GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int64_t *shape, int64_t ndim,
                                                 glia_tensor **out);
 
+/** torch.unflatten: dim `dim` of `a` split into `sizes` (n entries, one may be -1); a view. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_unflatten(const glia_tensor *a, int64_t dim, const int64_t *sizes, int64_t n,
+                                                   glia_tensor **out);
+/** torch.narrow: a view of `length` entries of dim `dim` from `start` (negative: from the end). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_narrow(const glia_tensor *a, int64_t dim, int64_t start, int64_t length,
+                                                glia_tensor **out);
+/**
+ * a[..., start:end:step, ...] along `dim` (a view): negative start/end count from the end, both are clamped to
+ * [0, size] as in Python slicing (INT64_MAX as end means "to the end"); step must be positive.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_slice(const glia_tensor *a, int64_t dim, int64_t start, int64_t end,
+                                               int64_t step, glia_tensor **out);
+/** torch.select: the view a[..., index, ...] along `dim`, without that dim (negative: from the end). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_select(const glia_tensor *a, int64_t dim, int64_t index, glia_tensor **out);
+/** torch.index_select: entries `index` (1-D or 0-dim, int64 or int32) of dim `dim`; a copy. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_select(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                      glia_tensor **out);
+/** torch.gather: out[i][j] = a[index[i][j]][j] (dim 0; int64 index of a's ndim). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_gather(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                glia_tensor **out);
+/** torch.scatter (out of place): a copy of `a` with a[index[i][j]][j] = src[i][j] (dim 0). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_scatter(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                 const glia_tensor *src, glia_tensor **out);
+/** torch.scatter_add (out of place): like glia_scatter, but src is added. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_scatter_add(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                     const glia_tensor *src, glia_tensor **out);
+/** torch.scatter(a, dim, index, value) (out of place): `value`, converted to a's dtype, written at index. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_scatter_value(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                       glia_scalar value, glia_tensor **out);
+/** torch.masked_select: the 1-D tensor of a's entries where `mask` (bool, broadcast with a) is true. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_masked_select(const glia_tensor *a, const glia_tensor *mask,
+                                                       glia_tensor **out);
+/** torch.cat of n tensors along dim (types promoted; 1-D empty tensors are skipped as torch does). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cat(const glia_tensor *const *tensors, int64_t n, int64_t dim,
+                                             glia_tensor **out);
+/** torch.stack of n tensors of equal shape along a new dim `dim`. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stack(const glia_tensor *const *tensors, int64_t n, int64_t dim,
+                                               glia_tensor **out);
+/**
+ * torch.split(a, split_size, dim): views of split_size entries (the last may be smaller). The results go to
+ * outs[0..*n_outs); outs NULL with capacity 0 only stores the count in *n_outs.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_split(const glia_tensor *a, int64_t split_size, int64_t dim,
+                                               glia_tensor **outs, int64_t capacity, int64_t *n_outs);
+/** torch.split(a, sizes, dim) with sizes summing to a's size along dim; outputs as glia_split. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, const int64_t *sizes,
+                                                          int64_t n_sizes, int64_t dim, glia_tensor **outs,
+                                                          int64_t capacity, int64_t *n_outs);
+/** torch.chunk: at most `chunks` views of ceil(size / chunks) entries; outputs as glia_split. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
+                                               int64_t capacity, int64_t *n_outs);
+
+/** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
+typedef enum glia_pad_mode GLIA_ENUM_BASE {
+  GLIA_PAD_CONSTANT = 0,
+  GLIA_PAD_REFLECT = 1,
+  GLIA_PAD_REPLICATE = 2,
+  GLIA_PAD_CIRCULAR = 3
+} glia_pad_mode;
+
+/**
+ * torch.nn.functional.pad: pad[0], pad[1] pad the last dim (left, right), pad[2], pad[3] the one before, ...
+ * (n_pad even, at most 2 * ndim). Constant mode fills with `value` and negative pads crop; reflect and replicate
+ * pad the last 1-3 dims of 2-D to 5-D float inputs; circular needs batch and channel dims. `value` must be 0
+ * except in constant mode.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t *pad, int64_t n_pad,
+                                             glia_pad_mode mode, double value, glia_tensor **out);
+
 /* ---- operators: neural-network functions ---------------------------------- */
 
 /**

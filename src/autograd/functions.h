@@ -8,3 +8,4 @@
 #include "autograd/fn/norm.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
+#include "autograd/fn/index.h"

@@ -81,4 +81,38 @@ glia_error* glia_expand(const glia_tensor* a, const int64_t* shape, int64_t ndim
   });
 }
 
+glia_error* glia_unflatten(const glia_tensor* a, int64_t dim, const int64_t* sizes, int64_t n, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_unflatten";
+    Tensor x = tensor_arg(a, fn, "a");
+    IntSpan s = dims_arg(sizes, n, fn, "sizes", "n");
+    check_out(out, fn, "out");
+    *out = tensor_handle(unflatten(x, dim, s));
+  });
+}
+
+glia_error* glia_narrow(const glia_tensor* a, int64_t dim, int64_t start, int64_t length, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_narrow", "a");
+    check_out(out, "glia_narrow", "out");
+    *out = tensor_handle(narrow(x, dim, start, length));
+  });
+}
+
+glia_error* glia_slice(const glia_tensor* a, int64_t dim, int64_t start, int64_t end, int64_t step, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_slice", "a");
+    check_out(out, "glia_slice", "out");
+    *out = tensor_handle(slice(x, dim, start, end, step));
+  });
+}
+
+glia_error* glia_select(const glia_tensor* a, int64_t dim, int64_t index, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_select", "a");
+    check_out(out, "glia_select", "out");
+    *out = tensor_handle(select(x, dim, index));
+  });
+}
+
 }  // extern "C"

@@ -1,6 +1,7 @@
 #include "autograd/fn/shape.h"
 
 #include "autograd/fn/elementwise.h"
+#include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -49,7 +50,90 @@ Tensor record_reshape(const Tensor& t, Tensor out, const char* name) {
   return out;
 }
 
+// The gradient of a slice or select: zeros of the input's shape with `g` written
+// where the view was taken. Differentiable: its backward takes the same view again.
+struct Embed {
+  bool is_select = false;
+  int64_t dim = 0, start = 0, end = 0, step = 1;
+  Tensor take(const Tensor& t) const {
+    return is_select ? ops::select(t, dim, start) : ops::slice(t, dim, start, end, step);
+  }
+};
+
+Tensor embed(const Tensor& g, IntSpan in_shape, const Embed& e);
+
+struct SliceBackward : Node {
+  Dims in_shape;
+  Embed e;
+  const char* name() const override { return e.is_select ? "SelectBackward0" : "SliceBackward0"; }
+  TensorList apply(TensorList&& g) override { return {embed(g[0], in_shape, e)}; }
+};
+
+struct EmbedBackward : Node {
+  Embed e;
+  const char* name() const override { return e.is_select ? "SelectBackwardBackward0" : "SliceBackwardBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    Tensor gg = g[0];
+    return {e.is_select ? select(gg, e.dim, e.start) : slice(gg, e.dim, e.start, e.end, e.step)};
+  }
+};
+
+Tensor embed(const Tensor& g, IntSpan in_shape, const Embed& e) {
+  Tensor out = zeros(in_shape, g.dtype());
+  ops::copy_strided(e.take(out), g);
+  if (any_requires_grad({&g})) {
+    auto n = make_ref<EmbedBackward>();
+    n->e = e;
+    set_history(n.get(), {&g}, {&out});
+  }
+  return out;
+}
+
+Tensor record_slice(const Tensor& t, Tensor out, const Embed& e) {
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<SliceBackward>();
+    n->in_shape = t.shape();
+    n->e = e;
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
 }  // namespace
+
+Tensor unflatten(const Tensor& t, int64_t dim, IntSpan sizes) {
+  return record_reshape(t, ops::unflatten(t, dim, sizes), "ViewBackward0");
+}
+
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  Tensor out = ops::narrow(t, dim, start, length);
+  // ops::narrow validated: dim and start are in range here.
+  Embed e;
+  e.dim = ops::wrap_dim(dim, t.dim());
+  int64_t cur = t.shape()[e.dim];
+  e.start = start < 0 ? start + cur : start;
+  e.end = e.start + length;
+  return record_slice(t, out, e);
+}
+
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Tensor out = ops::slice(t, dim, start, end, step);
+  Embed e;
+  e.dim = dim;
+  e.start = start;
+  e.end = end;
+  e.step = step;
+  return record_slice(t, out, e);
+}
+
+Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  Tensor out = ops::select(t, dim, index);
+  Embed e;
+  e.is_select = true;
+  e.dim = dim;
+  e.start = index;
+  return record_slice(t, out, e);
+}
 
 Tensor view(const Tensor& t, IntSpan shape) { return record_reshape(t, ops::view(t, shape), "ViewBackward0"); }
 Tensor reshape(const Tensor& t, IntSpan shape) {

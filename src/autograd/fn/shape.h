@@ -18,3 +18,14 @@ Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor clone_with_grad(const Tensor& t);
 
 }  // namespace glia
+
+namespace glia {
+
+// Differentiable slicing views (GRAD2: their backward embeds the gradient into
+// zeros through a differentiable op whose own backward slices again).
+Tensor unflatten(const Tensor& t, int64_t dim, IntSpan sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+
+}  // namespace glia

@@ -1,0 +1,55 @@
+// Slicing, indexing, joining and padding (no autograd): views where torch
+// returns views (narrow, slice, select, unflatten, split, chunk), copy kernels
+// for the rest (src/ops/cpu/index.cpp, src/ops/cpu/pad.cpp).
+#pragma once
+
+#include <vector>
+
+#include "core/scalar.h"
+#include "ops/iter.h"
+
+namespace glia {
+// torch.nn.functional.pad's modes (declared in glia, not glia::ops, so that argument-dependent lookup of
+// pad(t, p, PadMode::...) finds only the differentiable glia::pad from autograd code).
+enum class PadMode { Constant = 0, Reflect = 1, Replicate = 2, Circular = 3 };
+}  // namespace glia
+
+namespace glia::ops {
+
+// ---- views
+Tensor unflatten(const Tensor& t, int64_t dim, IntSpan sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+// torch's aten::slice: start/end clamped to [0, size] after wrapping negatives; step > 0.
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& t, IntSpan sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
+
+// ---- copies
+// dst <- src elementwise (same shapes); fast row copies when dtypes match.
+void copy_strided(const Tensor& dst, const Tensor& src);
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
+// out[index[i]] += src[i] along dim (torch's index_add_ with alpha 1); out is modified.
+void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
+// Out of place: a copy of t with src scattered in (accumulate: scatter_add).
+Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate);
+// In place on out (contiguous or not): out[index] (+)= src.
+void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate);
+// Scatter of a scalar value (torch.scatter(self, dim, index, value)).
+Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor masked_select(const Tensor& t, const Tensor& mask);
+// out (broadcast shape of mask) gets src's first elements at the true positions of mask, in order.
+void masked_scatter_(const Tensor& out, const Tensor& mask, const Tensor& src);
+// Checks shared by the differentiable wrappers (done again by the kernels).
+void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src);
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
+
+// ---- padding (torch.nn.functional.pad)
+Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value);
+// Gradient of a non-constant pad: sums grad back onto the input positions.
+Tensor pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pad, PadMode mode);
+
+}  // namespace glia::ops
