@@ -636,6 +636,33 @@ GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tens
 
 /* ---- operators: linear algebra --------------------------------------------- */
 
+/**
+ * torch.matmul: the dot product of two 1-D tensors, matrix-vector and
+ * matrix-matrix products, and batched products whose batch dims broadcast (a
+ * 1-D operand takes part as a row or column that is removed afterwards).
+ * float32/float64 go through OpenBLAS, bfloat16 computes in float32, integer
+ * types multiply exactly (wrapping); float16 and bool fail as in torch.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_matmul(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Matrix product of 2-D a [n, k] and b [k, m] (torch.mm). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mm(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Batched matrix product of 3-D a [B, n, k] and b [B, k, m] (torch.bmm). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bmm(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * beta * bias + alpha * (a @ b) for 2-D a and b; bias broadcasts to the
+ * result's shape (torch.addmm). With beta == 0 bias is not read (NaN in it
+ * does not propagate). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_addmm(const glia_tensor *bias, const glia_tensor *a, const glia_tensor *b,
+                                               double beta, double alpha, glia_tensor **out);
+/**
+ * torch.nn.functional.linear: x @ weight^T + bias for x [*, in], weight
+ * [out, in] and bias [out] (or NULL). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_linear(const glia_tensor *x, const glia_tensor *weight,
+                                                const glia_tensor *bias, glia_tensor **out);
+
 /* ---- operators: shape and indexing ---------------------------------------- */
 
 /**

@@ -6,3 +6,4 @@
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
+#include "autograd/fn/linalg.h"

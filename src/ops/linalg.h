@@ -1,0 +1,32 @@
+// Matrix products (no autograd): GEMM through OpenBLAS for float32/float64
+// (bfloat16 computes in float32), plain loops for the integer types.
+#pragma once
+
+#include "ops/iter.h"
+
+namespace glia::ops {
+
+// torch's ScalarType names in messages: "Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool".
+const char* torch_type_name(DType t);
+
+// out <- beta * out + alpha * a @ b for a [M, K], b [K, N] with any strides (transposed operands
+// go to BLAS as flags, other BLAS-compatible strides as leading dimensions; only others are copied)
+// and out a contiguous [M, N] tensor of the same dtype. beta == 0 ignores out's contents.
+// `op` names the operation in dtype errors ("addmm_impl_cpu_", "bmm", "dot", "addmv_impl_cpu").
+void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, double beta, double alpha,
+               const char* op = "addmm_impl_cpu_");
+// out[i] <- beta * out[i] + alpha * a[i] @ b[i] over dim 0 of 3-D operands (batch strides may be 0).
+void bgemm_into(const Tensor& out, const Tensor& a, const Tensor& b, double beta, double alpha, const char* op = "bmm");
+
+// torch.mm / torch.bmm / torch.addmm / torch.dot / torch.mv with torch's checks and messages.
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, double alpha);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& m, const Tensor& v);
+
+// Note [BLAS threads]: see linalg.cpp. Makes OpenBLAS single-threaded (glia parallelises GEMMs
+// itself on its pool); cheap to call before every BLAS call.
+void blas_single_thread();
+
+}  // namespace glia::ops
