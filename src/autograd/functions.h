@@ -7,3 +7,4 @@
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
 #include "autograd/fn/linalg.h"
+#include "autograd/fn/conv.h"

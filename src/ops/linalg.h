@@ -25,6 +25,13 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, 
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& m, const Tensor& v);
 
+// C [M, N] (row stride ldc) <- beta C + alpha op(A) op(B) for row-major A ([M, K], or [K, M] when ta)
+// and B ([K, N], or [N, K] when tb) with leading dimensions lda, ldb. T: float, double (OpenBLAS,
+// split across glia's pool when large; serial inside a parallel region) or int64_t (loops).
+template <class T>
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
+          T beta, T* C, int64_t ldc);
+
 // Note [BLAS threads]: see linalg.cpp. Makes OpenBLAS single-threaded (glia parallelises GEMMs
 // itself on its pool); cheap to call before every BLAS call.
 void blas_single_thread();

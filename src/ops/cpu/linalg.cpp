@@ -255,6 +255,28 @@ void bgemm_into(const Tensor& out, const Tensor& a, const Tensor& b, double beta
            beta, alpha, op);
 }
 
+template <class T>
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
+          T beta, T* C, int64_t ldc) {
+  Mat<T> a = ta ? Mat<T>{A, 1, lda} : Mat<T>{A, lda, 1};
+  Mat<T> b = tb ? Mat<T>{B, 1, ldb} : Mat<T>{B, ldb, 1};
+  if constexpr (std::is_integral_v<T>) {
+    gemm_int(M, N, K, alpha, a, b, beta, C, ldc);
+  } else {
+    check_int_size(M);
+    check_int_size(N);
+    check_int_size(K);
+    blas_single_thread();
+    gemm_parallel(M, N, K, alpha, a, b, beta, C, ldc);
+  }
+}
+template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                          float, float*, int64_t);
+template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                           int64_t, double, double*, int64_t);
+template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t, const int64_t*,
+                            int64_t, int64_t, int64_t*, int64_t);
+
 namespace {
 void check_same_dtype(const Tensor& a, const Tensor& b) {
   GLIA_CHECK(a.dtype() == b.dtype(), DType, "expected scalar type ", torch_type_name(a.dtype()), " but found ",

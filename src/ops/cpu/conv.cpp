@@ -1,0 +1,349 @@
+// conv2d and its gradients: im2col + GEMM (OpenBLAS), a copy-free path for
+// 1x1 stride-1 unpadded kernels, parallel over the batch.
+#include "ops/conv.h"
+
+#include <mutex>
+#include <vector>
+
+#include "ops/linalg.h"
+#include "ops/reduce.h"
+
+namespace glia::ops {
+
+std::string torch_tensor_type(DType t) { return std::string("torch.") + torch_type_name(t) + "Tensor"; }
+
+namespace {
+
+void check_conv_params(const int64_t stride[2], const int64_t pad[2], const int64_t dilation[2], int64_t groups) {
+  GLIA_CHECK(stride[0] > 0 && stride[1] > 0, InvalidArgument, "non-positive stride is not supported");
+  GLIA_CHECK(pad[0] >= 0 && pad[1] >= 0, InvalidArgument, "negative padding is not supported");
+  GLIA_CHECK(dilation[0] > 0 && dilation[1] > 0, InvalidArgument, "non-positive dilation is not supported");
+  GLIA_CHECK(groups > 0, InvalidArgument, "non-positive groups is not supported");
+}
+
+void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, bool transposed) {
+  // torch's transposed path (slow_conv_transpose2d) reports a mismatch as scalar types.
+  GLIA_CHECK(!transposed || x.dtype() == w.dtype(), DType, "expected scalar type ", torch_type_name(x.dtype()),
+             " but found ", torch_type_name(w.dtype()));
+  GLIA_CHECK(x.dtype() == w.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()), ") and weight type (",
+             torch_tensor_type(w.dtype()),
+             ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
+  GLIA_CHECK(!bias.defined() || bias.dtype() == x.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()),
+             ") and bias type (", torch_tensor_type(bias.dtype()), ") should be the same");
+  DType t = x.dtype();
+  GLIA_CHECK(t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || t == DType::Int64, DType,
+             "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+}
+
+}  // namespace
+
+ConvGeom conv2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                     const int64_t pad[2], const int64_t dilation[2], int64_t groups, int pad_mode) {
+  GLIA_CHECK(x.dim() == 4, Shape,
+             "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", x.shape());
+  GLIA_CHECK(w.dim() == 4, Shape,
+             "Expected 4D weight [out_channels, in_channels / groups, kH, kW] for conv2d, but got weight of size: ",
+             w.shape());
+  check_conv_params(stride, pad, dilation, groups);
+  check_conv_dtypes(x, w, bias, false);
+  GLIA_CHECK(w.size(0) % groups == 0, Shape, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", w.shape(), "] instead");
+  GLIA_CHECK(x.size(1) == w.size(1) * groups, Shape, "Given groups=", groups, ", weight of size ", w.shape(),
+             ", expected input", x.shape(), " to have ", w.size(1) * groups, " channels, but got ", x.size(1),
+             " channels instead");
+  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == w.size(0)), Shape, "Given weight of size ",
+             w.shape(), ", expected bias to be 1-dimensional with ", w.size(0), " elements, but got bias of size ",
+             bias.shape(), " instead");
+  ConvGeom g;
+  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
+  g.O = w.size(0), g.kh = w.size(2), g.kw = w.size(3);
+  g.sh = stride[0], g.sw = stride[1], g.dh = dilation[0], g.dw = dilation[1], g.groups = groups;
+  int64_t tot_h = 2 * pad[0], tot_w = 2 * pad[1];
+  g.ph = pad[0], g.pw = pad[1];
+  if (pad_mode == 1) {
+    tot_h = tot_w = g.ph = g.pw = 0;
+  } else if (pad_mode == 2) {
+    GLIA_CHECK(g.sh == 1 && g.sw == 1, InvalidArgument, "padding='same' is not supported for strided convolutions");
+    tot_h = g.dh * (g.kh - 1), tot_w = g.dw * (g.kw - 1);
+    g.ph = tot_h / 2, g.pw = tot_w / 2;
+  }
+  int64_t ekh = g.dh * (g.kh - 1) + 1, ekw = g.dw * (g.kw - 1) + 1;
+  GLIA_CHECK(g.H + tot_h >= ekh && g.W + tot_w >= ekw, Shape, "Calculated padded input size per channel: (",
+             g.H + tot_h, " x ", g.W + tot_w, "). Kernel size: (", ekh, " x ", ekw,
+             "). Kernel size can't be greater than actual input size");
+  g.Ho = (g.H + tot_h - ekh) / g.sh + 1;
+  g.Wo = (g.W + tot_w - ekw) / g.sw + 1;
+  return g;
+}
+
+ConvGeom conv_transpose2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                               const int64_t pad[2], const int64_t output_padding[2], const int64_t dilation[2],
+                               int64_t groups) {
+  GLIA_CHECK(x.dim() == 4, Shape,
+             "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: ", x.shape());
+  GLIA_CHECK(
+      w.dim() == 4, Shape,
+      "Expected 4D weight [in_channels, out_channels / groups, kH, kW] for conv_transpose2d, but got weight of size: ",
+      w.shape());
+  check_conv_params(stride, pad, dilation, groups);
+  GLIA_CHECK(output_padding[0] >= 0 && output_padding[1] >= 0, InvalidArgument,
+             "negative output_padding is not supported");
+  check_conv_dtypes(x, w, bias, true);
+  GLIA_CHECK(w.size(0) % groups == 0, Shape, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", w.shape(), "] instead");
+  GLIA_CHECK(x.size(1) == w.size(0), Shape, "Given transposed=1, weight of size ", w.shape(), ", expected input",
+             x.shape(), " to have ", w.size(0), " channels, but got ", x.size(1), " channels instead");
+  int64_t out_c = w.size(1) * groups;
+  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_c), Shape,
+             "Given transposed=1, weight of size ", w.shape(), ", expected bias to be 1-dimensional with ", out_c,
+             " elements, but got bias of size ", bias.shape(), " instead");
+  GLIA_CHECK((output_padding[0] < stride[0] || output_padding[0] < dilation[0]) &&
+                 (output_padding[1] < stride[1] || output_padding[1] < dilation[1]),
+             InvalidArgument,
+             "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
+             output_padding[0], " output_padding_width: ", output_padding[1], " stride_height: ", stride[0],
+             " stride_width: ", stride[1], " dilation_height: ", dilation[0], " dilation_width: ", dilation[1]);
+  ConvGeom g;
+  g.N = x.size(0), g.O = x.size(1), g.Ho = x.size(2), g.Wo = x.size(3);
+  g.C = out_c, g.kh = w.size(2), g.kw = w.size(3);
+  g.sh = stride[0], g.sw = stride[1], g.ph = pad[0], g.pw = pad[1], g.dh = dilation[0], g.dw = dilation[1];
+  g.groups = groups;
+  g.H = (g.Ho - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + output_padding[0] + 1;
+  g.W = (g.Wo - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + output_padding[1] + 1;
+  GLIA_CHECK(g.H > 0 && g.W > 0, Shape, "Given input size per channel: (", g.Ho, " x ", g.Wo,
+             "). Calculated output size per channel: (", g.H, " x ", g.W, "). Output size is too small");
+  return g;
+}
+
+namespace {
+
+// Output columns [ow0, ow1) whose input column ow * s - p + k * d lies in [0, W).
+inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off, int64_t& o0, int64_t& o1) {
+  // iw = ow * s + (off - p) in [0, W)
+  int64_t base = off - p;
+  o0 = base >= 0 ? 0 : (-base + s - 1) / s;
+  o1 = W - base <= 0 ? 0 : (W - base + s - 1) / s;
+  o0 = std::min(o0, Wo);
+  o1 = std::min(std::max(o1, o0), Wo);
+}
+
+// cols [C * kh * kw, Ho * Wo] from one image's channels x [C, H, W].
+template <class T>
+void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, T* __restrict cols) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * HoWo;
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          T* d = dst + oh * g.Wo;
+          if (ih < 0 || ih >= g.H) {
+            std::fill(d, d + g.Wo, T(0));
+            continue;
+          }
+          const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          std::fill(d, d + ow0, T(0));
+          if (g.sw == 1) {
+            std::copy(src + ow0, src + ow1, d + ow0);
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] = src[ow * g.sw];
+          }
+          std::fill(d + ow1, d + g.Wo, T(0));
+        }
+      }
+}
+
+// x [C, H, W] += col2im(cols).
+template <class T>
+void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, T* __restrict x) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * HoWo;
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          T* d = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          const T* s = src + oh * g.Wo;
+          if (g.sw == 1) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += s[ow];
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow * g.sw] += s[ow];
+          }
+        }
+      }
+}
+
+inline bool is_pointwise(const ConvGeom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.Ho == g.H && g.Wo == g.W;
+}
+
+// Runs f(tensors converted to the compute type...) for bfloat16 in float32; returns the result converted back.
+template <class F>
+Tensor with_compute_type(DType t, F&& f) {
+  if (t == DType::BFloat16) return to_dtype(f(DType::Float32), DType::BFloat16);
+  return f(t);
+}
+Tensor as_compute(const Tensor& t, DType ct) { return contiguous(to_dtype(t, ct)); }
+
+// Calls body(T{}) for the compute types.
+template <class F>
+void dispatch_conv(DType t, F&& body) {
+  switch (t) {
+    case DType::Float32:
+      return body(float{});
+    case DType::Float64:
+      return body(double{});
+    case DType::Int64:
+      return body(int64_t{});
+    default:
+      fail(Code::DType, "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+  }
+}
+
+// Per-image parallelism: images across glia's pool when there are several (the GEMMs then run
+// serially inside); a single image runs its GEMMs split across the pool instead.
+template <class F>
+void for_images(int64_t N, F&& f) {
+  if (N == 1 || get_num_threads() == 1) {
+    f(0, N);
+    return;
+  }
+  parallel_for(0, N, 1, f);
+}
+
+}  // namespace
+
+void add_channel_bias(const Tensor& y, const Tensor& bias) {
+  int64_t N = y.size(0), O = y.size(1), HW = y.size(2) * y.size(3);
+  dispatch_all(y.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    T* p = y.data_ptr<T>();
+    Tensor b = contiguous(to_dtype(bias, y.dtype()));
+    const T* bp = b.data_ptr<T>();
+    parallel_for(0, N * O, std::max<int64_t>(1, kGrain / std::max<int64_t>(HW, 1)), [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        A bv = static_cast<A>(bp[i % O]);
+        T* q = p + i * HW;
+        for (int64_t k = 0; k < HW; ++k) q[k] = static_cast<T>(static_cast<A>(q[k]) + bv);
+      }
+    });
+  });
+}
+
+Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias, const ConvGeom& g) {
+  return with_compute_type(x_in.dtype(), [&](DType ct) {
+    Tensor x = as_compute(x_in, ct), w = as_compute(w_in, ct);
+    int64_t shape[4] = {g.N, g.O, g.Ho, g.Wo};
+    Tensor y = empty(shape, ct);
+    if (y.numel() == 0) return y;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+      const T* xp = x.data_ptr<T>();
+      const T* wp = w.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      for_images(g.N, [&](int64_t b, int64_t e) {
+        std::vector<T> cols(pw ? 0 : K * HoWo);
+        for (int64_t n = b; n < e; ++n)
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            const T* src = xg;
+            if (!pw) {
+              im2col(xg, Cg, g, cols.data());
+              src = cols.data();
+            }
+            gemm<T>(false, false, Og, HoWo, K, T(1), wp + gr * Og * K, K, src, HoWo, T(0),
+                    yp + (n * g.O + gr * Og) * HoWo, HoWo);
+          }
+      });
+    });
+    if (bias.defined()) add_channel_bias(y, bias);
+    return y;
+  });
+}
+
+Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const ConvGeom& g) {
+  return with_compute_type(gy_in.dtype(), [&](DType ct) {
+    Tensor gy = as_compute(gy_in, ct), w = as_compute(w_in, ct);
+    int64_t shape[4] = {g.N, g.C, g.H, g.W};
+    Tensor gx = zeros(shape, ct);
+    if (gx.numel() == 0) return gx;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+      const T* gp = gy.data_ptr<T>();
+      const T* wp = w.data_ptr<T>();
+      T* xp = gx.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      for_images(g.N, [&](int64_t b, int64_t e) {
+        std::vector<T> cols(pw ? 0 : K * HoWo);
+        for (int64_t n = b; n < e; ++n)
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            // cols = w_g^T [K, Og] @ gy_g [Og, HoWo]
+            gemm<T>(true, false, K, HoWo, Og, T(1), wp + gr * Og * K, K, gp + (n * g.O + gr * Og) * HoWo, HoWo, T(0),
+                    pw ? xg : cols.data(), HoWo);
+            if (!pw) col2im(cols.data(), Cg, g, xg);
+          }
+      });
+    });
+    return gx;
+  });
+}
+
+Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const ConvGeom& g) {
+  return with_compute_type(gy_in.dtype(), [&](DType ct) {
+    Tensor gy = as_compute(gy_in, ct), x = as_compute(x_in, ct);
+    const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+    int64_t shape[4] = {g.O, Cg, g.kh, g.kw};
+    Tensor gw = zeros(shape, ct);
+    if (gw.numel() == 0 || g.N == 0) return gw;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const T* gp = gy.data_ptr<T>();
+      const T* xp = x.data_ptr<T>();
+      T* wp = gw.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      std::mutex mu;
+      bool parallel = g.N > 1 && get_num_threads() > 1;
+      for_images(g.N, [&](int64_t b, int64_t e) {
+        std::vector<T> cols(pw ? 0 : K * HoWo);
+        // Images of this chunk accumulate into a private copy when chunks run concurrently.
+        std::vector<T> local(parallel ? g.O * K : 0, T(0));
+        T* acc = parallel ? local.data() : wp;
+        for (int64_t n = b; n < e; ++n)
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            const T* src = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            if (!pw) {
+              im2col(src, Cg, g, cols.data());
+              src = cols.data();
+            }
+            // gw_g [Og, K] += gy_g [Og, HoWo] @ cols^T [HoWo, K]
+            gemm<T>(false, true, Og, K, HoWo, T(1), gp + (n * g.O + gr * Og) * HoWo, HoWo, src, HoWo, T(1),
+                    acc + gr * Og * K, K);
+          }
+        if (parallel) {
+          std::lock_guard<std::mutex> lock(mu);
+          for (int64_t i = 0; i < g.O * K; ++i) wp[i] += local[i];
+        }
+      });
+    });
+    return gw;
+  });
+}
+
+Tensor conv_backward_bias(const Tensor& gy) {
+  int64_t dims[3] = {0, 2, 3};
+  return sum(gy, dims, false);
+}
+
+}  // namespace glia::ops
