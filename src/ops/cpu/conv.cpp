@@ -1,7 +1,9 @@
 // conv2d and its gradients: im2col + GEMM (OpenBLAS), a copy-free path for
-// 1x1 stride-1 unpadded kernels, parallel over the batch.
+// 1x1 stride-1 unpadded kernels, a direct path for filters with few taps
+// (depthwise, single-channel and RGB inputs), parallel over the batch.
 #include "ops/conv.h"
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -180,6 +182,35 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, T* __restric
       }
 }
 
+// One output plane y [Ho, Wo] from the group's input channels x [Cg, H, W] and the filter w [Cg, kh, kw]:
+// shifted multiply-adds over the plane, no im2col (the path for few input taps: depthwise, single-channel
+// or RGB inputs), the inner loop contiguous for stride 1.
+template <class T>
+void direct_plane(const T* __restrict x, const T* __restrict w, int64_t Cg, const ConvGeom& g, T* __restrict y) {
+  std::fill(y, y + g.Ho * g.Wo, T(0));
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T wv = w[(c * g.kh + ki) * g.kw + kj];
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          T* d = y + oh * g.Wo;
+          if (g.sw == 1) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += wv * src[ow];
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += wv * src[ow * g.sw];
+          }
+        }
+      }
+}
+
+// Filters with at most this many taps (C/groups * kh * kw) take direct_plane instead of im2col + GEMM.
+constexpr int64_t kDirectTaps = 27;
+
 inline bool is_pointwise(const ConvGeom& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.Ho == g.H && g.Wo == g.W;
 }
@@ -251,15 +282,25 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
       const T* wp = w.data_ptr<T>();
       T* yp = y.data_ptr<T>();
       const bool pw = is_pointwise(g);
+      if (!pw && K <= kDirectTaps) {
+        parallel_for(0, g.N * g.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(HoWo * K, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t i = b; i < e; ++i) {
+                         int64_t n = i / g.O, o = i % g.O, gr = o / Og;
+                         direct_plane(xp + (n * g.C + gr * Cg) * g.H * g.W, wp + o * K, Cg, g, yp + i * HoWo);
+                       }
+                     });
+        return;
+      }
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::vector<T> cols(pw ? 0 : K * HoWo);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
         for (int64_t n = b; n < e; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             const T* src = xg;
             if (!pw) {
-              im2col(xg, Cg, g, cols.data());
-              src = cols.data();
+              im2col(xg, Cg, g, cols.get());
+              src = cols.get();
             }
             gemm<T>(false, false, Og, HoWo, K, T(1), wp + gr * Og * K, K, src, HoWo, T(0),
                     yp + (n * g.O + gr * Og) * HoWo, HoWo);
@@ -285,14 +326,14 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
       T* xp = gx.data_ptr<T>();
       const bool pw = is_pointwise(g);
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::vector<T> cols(pw ? 0 : K * HoWo);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
         for (int64_t n = b; n < e; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             // cols = w_g^T [K, Og] @ gy_g [Og, HoWo]
             gemm<T>(true, false, K, HoWo, Og, T(1), wp + gr * Og * K, K, gp + (n * g.O + gr * Og) * HoWo, HoWo, T(0),
-                    pw ? xg : cols.data(), HoWo);
-            if (!pw) col2im(cols.data(), Cg, g, xg);
+                    pw ? xg : cols.get(), HoWo);
+            if (!pw) col2im(cols.get(), Cg, g, xg);
           }
       });
     });
@@ -316,7 +357,7 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       std::mutex mu;
       bool parallel = g.N > 1 && get_num_threads() > 1;
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::vector<T> cols(pw ? 0 : K * HoWo);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
         // Images of this chunk accumulate into a private copy when chunks run concurrently.
         std::vector<T> local(parallel ? g.O * K : 0, T(0));
         T* acc = parallel ? local.data() : wp;
@@ -324,8 +365,8 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* src = xp + (n * g.C + gr * Cg) * g.H * g.W;
             if (!pw) {
-              im2col(src, Cg, g, cols.data());
-              src = cols.data();
+              im2col(src, Cg, g, cols.get());
+              src = cols.get();
             }
             // gw_g [Og, K] += gy_g [Og, HoWo] @ cols^T [HoWo, K]
             gemm<T>(false, true, Og, K, HoWo, T(1), gp + (n * g.O + gr * Og) * HoWo, HoWo, src, HoWo, T(1),
