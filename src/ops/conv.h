@@ -30,6 +30,9 @@ Tensor conv2d_backward_input(const Tensor& gy, const Tensor& w, const ConvGeom& 
 Tensor conv2d_backward_weight(const Tensor& gy, const Tensor& x, const ConvGeom& g);
 // Sum of gy over N, H, W (dL/dbias) in gy's dtype.
 Tensor conv_backward_bias(const Tensor& gy);
+// Size of the im2col blocks (Note [im2col blocks]); bytes <= 0 restores the default. Returns the
+// previous size. For tests (small blocks exercise the block loop on small inputs).
+int64_t set_conv_block_bytes(int64_t bytes);
 // Adds bias[o] to every element of channel o of y [N, O, H, W] in place.
 void add_channel_bias(const Tensor& y, const Tensor& bias);
 

@@ -1,5 +1,7 @@
 // conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d against
 // tests/golden/gen_linalg.py's fixtures, plus the parallel paths against one thread.
+#include "ops/conv.h"
+
 #include "ops/golden_support.h"
 
 using namespace glia_ops_test;
@@ -65,6 +67,12 @@ GLIA_ADAPTER(adaptive_avg_pool2d) {
 
 TEST(Conv, Golden) { run_cases("conv.json"); }
 TEST(Conv, Errors) { run_errors("conv.json"); }
+// The same cases with im2col blocks of one output row (Note [im2col blocks]).
+TEST(Conv, GoldenOneRowBlocks) {
+  int64_t old = glia::ops::set_conv_block_bytes(1);
+  run_cases("conv.json");
+  glia::ops::set_conv_block_bytes(old);
+}
 TEST(Pool, Golden) { run_cases("pool.json"); }
 TEST(Pool, Errors) { run_errors("pool.json"); }
 

@@ -3,6 +3,8 @@
 // (depthwise, single-channel and RGB inputs), parallel over the batch.
 #include "ops/conv.h"
 
+#include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -129,19 +131,20 @@ inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off
   o1 = std::min(std::max(o1, o0), Wo);
 }
 
-// cols [C * kh * kw, Ho * Wo] from one image's channels x [C, H, W].
+// cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
+// channels x [C, H, W].
 template <class T>
-void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, T* __restrict cols) {
-  const int64_t HoWo = g.Ho * g.Wo;
+void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict cols) {
+  const int64_t L = (oh1 - oh0) * g.Wo;
   for (int64_t c = 0; c < C; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
       for (int64_t kj = 0; kj < g.kw; ++kj) {
-        T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * HoWo;
+        T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
-        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-          T* d = dst + oh * g.Wo;
+          T* d = dst + (oh - oh0) * g.Wo;
           if (ih < 0 || ih >= g.H) {
             std::fill(d, d + g.Wo, T(0));
             continue;
@@ -158,21 +161,21 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, T* __restrict c
       }
 }
 
-// x [C, H, W] += col2im(cols).
+// x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
 template <class T>
-void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, T* __restrict x) {
-  const int64_t HoWo = g.Ho * g.Wo;
+void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
+  const int64_t L = (oh1 - oh0) * g.Wo;
   for (int64_t c = 0; c < C; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
       for (int64_t kj = 0; kj < g.kw; ++kj) {
-        const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * HoWo;
+        const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
-        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.H) continue;
           T* d = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
-          const T* s = src + oh * g.Wo;
+          const T* s = src + (oh - oh0) * g.Wo;
           if (g.sw == 1) {
             for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += s[ow];
           } else {
@@ -180,6 +183,18 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, T* __restric
           }
         }
       }
+}
+
+// Note [im2col blocks]: the im2col matrix of an image is built and consumed a
+// block of output rows at a time, sized so that the block (about kColBytes)
+// stays in the core's cache between im2col writing it and the GEMM packing it,
+// instead of a full [K, Ho * Wo] matrix streaming through memory twice.
+constexpr int64_t kColBytes = 512 * 1024;
+std::atomic<int64_t> g_col_bytes{kColBytes};
+inline int64_t rows_per_block(int64_t K, const ConvGeom& g, size_t itemsize) {
+  int64_t bytes = g_col_bytes.load(std::memory_order_relaxed);
+  int64_t per_row = std::max<int64_t>(1, K * g.Wo * static_cast<int64_t>(itemsize));
+  return std::clamp<int64_t>(bytes / per_row, 1, std::max<int64_t>(g.Ho, 1));
 }
 
 // One output plane y [Ho, Wo] from the group's input channels x [Cg, H, W] and the filter w [Cg, kh, kw]:
@@ -251,6 +266,10 @@ void for_images(int64_t N, F&& f) {
 
 }  // namespace
 
+int64_t set_conv_block_bytes(int64_t bytes) {
+  return g_col_bytes.exchange(bytes > 0 ? bytes : kColBytes, std::memory_order_relaxed);
+}
+
 void add_channel_bias(const Tensor& y, const Tensor& bias) {
   int64_t N = y.size(0), O = y.size(1), HW = y.size(2) * y.size(3);
   dispatch_all(y.dtype(), [&](auto tag) {
@@ -292,18 +311,22 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
                      });
         return;
       }
+      const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
         for (int64_t n = b; n < e; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
-            const T* src = xg;
-            if (!pw) {
-              im2col(xg, Cg, g, cols.get());
-              src = cols.get();
+            T* yg = yp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(false, false, Og, HoWo, K, T(1), wp + gr * Og * K, K, xg, HoWo, T(0), yg, HoWo);
+              continue;
             }
-            gemm<T>(false, false, Og, HoWo, K, T(1), wp + gr * Og * K, K, src, HoWo, T(0),
-                    yp + (n * g.O + gr * Og) * HoWo, HoWo);
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              im2col(xg, Cg, g, oh0, oh1, cols.get());
+              gemm<T>(false, false, Og, L, K, T(1), wp + gr * Og * K, K, cols.get(), L, T(0), yg + oh0 * g.Wo, HoWo);
+            }
           }
       });
     });
@@ -325,15 +348,23 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
       const T* wp = w.data_ptr<T>();
       T* xp = gx.data_ptr<T>();
       const bool pw = is_pointwise(g);
+      const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
         for (int64_t n = b; n < e; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
-            // cols = w_g^T [K, Og] @ gy_g [Og, HoWo]
-            gemm<T>(true, false, K, HoWo, Og, T(1), wp + gr * Og * K, K, gp + (n * g.O + gr * Og) * HoWo, HoWo, T(0),
-                    pw ? xg : cols.get(), HoWo);
-            if (!pw) col2im(cols.get(), Cg, g, xg);
+            const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(true, false, K, HoWo, Og, T(1), wp + gr * Og * K, K, gyg, HoWo, T(0), xg, HoWo);
+              continue;
+            }
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              // cols = w_g^T [K, Og] @ gy_g [Og, rows of the block]
+              gemm<T>(true, false, K, L, Og, T(1), wp + gr * Og * K, K, gyg + oh0 * g.Wo, HoWo, T(0), cols.get(), L);
+              col2im(cols.get(), Cg, g, oh0, oh1, xg);
+            }
           }
       });
     });
@@ -356,21 +387,26 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       const bool pw = is_pointwise(g);
       std::mutex mu;
       bool parallel = g.N > 1 && get_num_threads() > 1;
+      const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](int64_t b, int64_t e) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * HoWo]);
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
         // Images of this chunk accumulate into a private copy when chunks run concurrently.
         std::vector<T> local(parallel ? g.O * K : 0, T(0));
         T* acc = parallel ? local.data() : wp;
         for (int64_t n = b; n < e; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
-            const T* src = xp + (n * g.C + gr * Cg) * g.H * g.W;
-            if (!pw) {
-              im2col(src, Cg, g, cols.get());
-              src = cols.get();
+            const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(false, true, Og, K, HoWo, T(1), gyg, HoWo, xg, HoWo, T(1), acc + gr * Og * K, K);
+              continue;
             }
-            // gw_g [Og, K] += gy_g [Og, HoWo] @ cols^T [HoWo, K]
-            gemm<T>(false, true, Og, K, HoWo, T(1), gp + (n * g.O + gr * Og) * HoWo, HoWo, src, HoWo, T(1),
-                    acc + gr * Og * K, K);
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              im2col(xg, Cg, g, oh0, oh1, cols.get());
+              // gw_g [Og, K] += gy_g [Og, rows of the block] @ cols^T [rows, K]
+              gemm<T>(false, true, Og, K, L, T(1), gyg + oh0 * g.Wo, HoWo, cols.get(), L, T(1), acc + gr * Og * K, K);
+            }
           }
         if (parallel) {
           std::lock_guard<std::mutex> lock(mu);
