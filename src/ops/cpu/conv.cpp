@@ -253,15 +253,21 @@ void dispatch_conv(DType t, F&& body) {
   }
 }
 
-// Per-image parallelism: images across glia's pool when there are several (the GEMMs then run
-// serially inside); a single image runs its GEMMs split across the pool instead.
+// Per-image parallelism: images across glia's pool when there are at least as many as threads
+// (the GEMMs then run serially inside); fewer images run one after another, each GEMM split
+// across the pool instead.
+inline bool images_in_parallel(int64_t N) {
+  int nt = get_num_threads();
+  return nt > 1 && N >= nt && !in_parallel_region();
+}
+
 template <class F>
 void for_images(int64_t N, F&& f) {
-  if (N == 1 || get_num_threads() == 1) {
-    f(0, N);
+  if (images_in_parallel(N)) {
+    parallel_for(0, N, 1, f);
     return;
   }
-  parallel_for(0, N, 1, f);
+  f(0, N);
 }
 
 }  // namespace
@@ -386,7 +392,7 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       T* wp = gw.data_ptr<T>();
       const bool pw = is_pointwise(g);
       std::mutex mu;
-      bool parallel = g.N > 1 && get_num_threads() > 1;
+      const bool parallel = images_in_parallel(g.N);
       const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](int64_t b, int64_t e) {
         std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
