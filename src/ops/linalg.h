@@ -2,6 +2,8 @@
 // (bfloat16 computes in float32), plain loops for the integer types.
 #pragma once
 
+#include <atomic>
+
 #include "ops/iter.h"
 
 namespace glia::ops {
@@ -31,6 +33,25 @@ Tensor mv(const Tensor& m, const Tensor& v);
 template <class T>
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
           T beta, T* C, int64_t ldc);
+
+// Runs body(i) for every i in [0, n) on glia's pool, pieces claimed dynamically: parallel_for over
+// the threads, each claiming pieces until none is left, so a thread that starts late (descheduled
+// on a busy machine) finds the work done instead of holding the others up. Serial with one
+// thread or inside a parallel region.
+template <class F>
+void parallel_pieces(int64_t n, F&& body) {
+  int nt = get_num_threads();
+  if (n <= 1 || nt == 1 || in_parallel_region()) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  parallel_for(0, std::min<int64_t>(nt, n), 1, [&](int64_t, int64_t) {
+    for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+         i = next.fetch_add(1, std::memory_order_relaxed))
+      body(i);
+  });
+}
 
 // Note [BLAS threads]: see linalg.cpp. Makes OpenBLAS single-threaded (glia parallelises GEMMs
 // itself on its pool); cheap to call before every BLAS call.

@@ -261,13 +261,22 @@ inline bool images_in_parallel(int64_t N) {
   return nt > 1 && N >= nt && !in_parallel_region();
 }
 
+// f(claim) runs once per participating thread; claim() hands out the next image, -1 when none is left
+// (claimed dynamically: a late thread's images are taken over, see parallel_pieces).
 template <class F>
 void for_images(int64_t N, F&& f) {
   if (images_in_parallel(N)) {
-    parallel_for(0, N, 1, f);
+    std::atomic<int64_t> next{0};
+    parallel_for(0, std::min<int64_t>(get_num_threads(), N), 1, [&](int64_t, int64_t) {
+      f([&] {
+        int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+        return i < N ? i : int64_t{-1};
+      });
+    });
     return;
   }
-  f(0, N);
+  int64_t i = 0;
+  f([&] { return i < N ? i++ : int64_t{-1}; });
 }
 
 }  // namespace
@@ -318,9 +327,9 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
         return;
       }
       const int64_t R = rows_per_block(K, g, sizeof(T));
-      for_images(g.N, [&](int64_t b, int64_t e) {
+      for_images(g.N, [&](auto&& claim) {
         std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
-        for (int64_t n = b; n < e; ++n)
+        for (int64_t n = claim(); n >= 0; n = claim())
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             T* yg = yp + (n * g.O + gr * Og) * HoWo;
@@ -355,9 +364,9 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
       T* xp = gx.data_ptr<T>();
       const bool pw = is_pointwise(g);
       const int64_t R = rows_per_block(K, g, sizeof(T));
-      for_images(g.N, [&](int64_t b, int64_t e) {
+      for_images(g.N, [&](auto&& claim) {
         std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
-        for (int64_t n = b; n < e; ++n)
+        for (int64_t n = claim(); n >= 0; n = claim())
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
@@ -394,12 +403,12 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       std::mutex mu;
       const bool parallel = images_in_parallel(g.N);
       const int64_t R = rows_per_block(K, g, sizeof(T));
-      for_images(g.N, [&](int64_t b, int64_t e) {
+      for_images(g.N, [&](auto&& claim) {
         std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
         // Images of this chunk accumulate into a private copy when chunks run concurrently.
         std::vector<T> local(parallel ? g.O * K : 0, T(0));
         T* acc = parallel ? local.data() : wp;
-        for (int64_t n = b; n < e; ++n)
+        for (int64_t n = claim(); n >= 0; n = claim())
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             const T* gyg = gp + (n * g.O + gr * Og) * HoWo;

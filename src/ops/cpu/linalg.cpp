@@ -18,7 +18,7 @@ namespace glia::ops {
 // region, queue up behind each other. So OpenBLAS runs single-threaded
 // (blas_single_thread() before every call, a cheap check; it resets the count
 // when the host changed it) and glia splits a large GEMM into row or column
-// blocks across its own pool (parallel_for; serial inside a parallel region,
+// blocks across its own pool (parallel_pieces; serial inside a parallel region,
 // and with glia_set_num_threads(1)), and a batched GEMM over the batch. The
 // thread count glia uses for BLAS work is therefore exactly
 // glia_set_num_threads'; a host that calls OpenBLAS directly and wants it
@@ -133,14 +133,17 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B,
     gemm_serial(M, N, K, alpha, A, B, beta, C, ldc);
     return;
   }
+  // Pieces of whole 16-row (or column) blocks, each at least kGemmGrain multiply-adds, about two
+  // per thread so that a late thread's share is taken over (parallel_pieces).
   constexpr int64_t kBlock = 16;
   bool rows = M >= N;
   int64_t len = rows ? M : N;
   int64_t nb = (len + kBlock - 1) / kBlock;
-  int64_t max_chunks = std::max<int64_t>(1, static_cast<int64_t>(work / kGemmGrain));
-  int64_t grain = std::max<int64_t>(1, nb / std::min<int64_t>(max_chunks, nt));
-  parallel_for(0, nb, grain, [&](int64_t b, int64_t e) {
-    int64_t lo = b * kBlock, hi = std::min(e * kBlock, len);
+  int64_t pieces = std::min<int64_t>({nb, std::max<int64_t>(1, static_cast<int64_t>(work / kGemmGrain)), 2 * nt});
+  int64_t per = (nb + pieces - 1) / pieces;
+  pieces = (nb + per - 1) / per;
+  parallel_pieces(pieces, [&](int64_t i) {
+    int64_t lo = i * per * kBlock, hi = std::min((i + 1) * per * kBlock, len);
     if (rows)
       gemm_serial(hi - lo, N, K, alpha, Mat<T>{A.p + lo * A.s0, A.s0, A.s1}, B, beta, C + lo * ldc, ldc);
     else
@@ -221,10 +224,7 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
       double work = static_cast<double>(M) * N * std::max<int64_t>(K, 1);
       int nt = get_num_threads();
       if (batch > 1 && nt > 1 && batch >= nt && !in_parallel_region() && work * batch >= 2.0 * kGemmGrain) {
-        int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kGemmGrain / std::max(work, 1.0)));
-        parallel_for(0, batch, grain, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) one(i, false);
-        });
+        parallel_pieces(batch, [&](int64_t i) { one(i, false); });
       } else {
         for (int64_t i = 0; i < batch; ++i) one(i, true);
       }
