@@ -181,3 +181,50 @@ TEST(Conv, OptionsStructSize) {
   glia_error_free(e);
   EXPECT_EQ(z, nullptr);
 }
+
+namespace {
+std::string grad_fn_name(glia_tensor* t) {
+  char buf[64];
+  size_t n = 0;
+  EXPECT_EQ(glia_tensor_grad_fn_name(t, buf, sizeof buf, &n), nullptr);
+  return buf;
+}
+}  // namespace
+
+// torch 1.13's grad_fn names.
+TEST(Conv, GradFnNames) {
+  Handles h;
+  glia_tensor* x = make(h, pseudo_random(2 * 3 * 6 * 6, 8), {2, 3, 6, 6});
+  glia_tensor* w = make(h, pseudo_random(4 * 3 * 9, 9), {4, 3, 3, 3});
+  glia_tensor* m = make(h, pseudo_random(12, 10), {3, 4});
+  glia_tensor* m2 = make(h, pseudo_random(20, 11), {4, 5});
+  glia_tensor* v = make(h, pseudo_random(4, 12), {4});
+  glia_tensor* b5 = make(h, pseudo_random(5, 13), {5});
+  for (glia_tensor* t : {x, w, m, m2, v, b5}) ASSERT_EQ(glia_tensor_set_requires_grad(t, 1), nullptr);
+  glia_tensor* y = nullptr;
+  ASSERT_EQ(glia_conv2d(x, w, nullptr, nullptr, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "ConvolutionBackward0");
+  glia_max_pool2d_options mo;
+  glia_max_pool2d_options_init(&mo);
+  mo.kernel_size[0] = mo.kernel_size[1] = 2;
+  ASSERT_EQ(glia_max_pool2d(x, &mo, &y, nullptr), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "MaxPool2DWithIndicesBackward0");
+  glia_avg_pool2d_options ao;
+  glia_avg_pool2d_options_init(&ao);
+  ao.kernel_size[0] = ao.kernel_size[1] = 2;
+  ASSERT_EQ(glia_avg_pool2d(x, &ao, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "AvgPool2DBackward0");
+  ASSERT_EQ(glia_adaptive_avg_pool2d(x, 2, 2, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "AdaptiveAvgPool2DBackward0");
+  ASSERT_EQ(glia_mm(m, m2, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "MmBackward0");
+  ASSERT_EQ(glia_matmul(m, v, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "MvBackward0");
+  ASSERT_EQ(glia_matmul(v, v, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "DotBackward0");
+  ASSERT_EQ(glia_addmm(b5, m, m2, 1.0, 1.0, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "AddmmBackward0");
+  glia_tensor* w54 = make(h, pseudo_random(20, 14), {5, 4});
+  ASSERT_EQ(glia_linear(m, w54, b5, &y), nullptr);
+  EXPECT_EQ(grad_fn_name(h.add(y)), "AddmmBackward0");
+}
