@@ -172,7 +172,7 @@ def conv():
     c("transposed input", [T(s([2, 3, 3, 4])), s([2, 3, 2, 2]), s([2])])
     c("padding larger than kernel", [s([1, 1, 3, 3]), s([1, 1, 2, 2]), None], padding=[3, 2])
     c("kernel equals input", [s([2, 2, 3, 3]), s([3, 2, 3, 3]), s([3])])
-    # Filters with more than 27 taps take im2col + GEMM (fewer: the direct path).
+    # im2col + GEMM with strides, dilation and asymmetric padding (depthwise cases take the direct path).
     c("gemm path stride dilation padding", [s([1, 4, 7, 7]), s([2, 4, 3, 3]), s([2])], stride=[2, 1],
       dilation=[1, 2], padding=[1, 2])
     c("gemm path groups 2", [s([2, 8, 5, 5]), s([4, 4, 3, 3]), s([4])], groups=2, padding=[1, 1])
