@@ -265,6 +265,13 @@ def pool():
     m("bf16", [rnd([1, 2, 6, 6], bf16)], kernel_size=[3, 3], stride=[1, 1])
     m("nan wins", [torch.tensor([[[[1.0, float("nan"), 2.0], [3.0, 4.0, 5.0], [0.0, 1.0, 9.0]]]])],
       kernel_size=[2, 2], stride=[1, 1], return_indices=True)
+    two_nans = torch.tensor([[[[float("nan"), 1.0, 2.0, 0.5], [3.0, float("nan"), 5.0, 5.0],
+                               [0.0, 1.0, 9.0, 9.0], [7.0, 7.0, 9.0, 9.0]]]])
+    m("two nans in a window, ties", [two_nans], kernel_size=[2, 2], return_indices=True)
+    m("two nans, ties, padded path", [two_nans], kernel_size=[2, 2], padding=[1, 1], stride=[1, 1],
+      return_indices=True)
+    m("stride 1 overlapping f32", [rnd([2, 2, 6, 7], f32, -2, 2)], kernel_size=[3, 2], stride=[1, 1],
+      return_indices=True)
     m("zero batch", [s([0, 2, 4, 4])], kernel_size=[2, 2])
     a = lambda name, xs, **kw: fx.case("avg_pool2d " + name, "avg_pool2d", xs, **kw)
     a("k2", [s([2, 3, 6, 6])], kernel_size=[2, 2])

@@ -1,6 +1,7 @@
 // 2-D pooling: one pass per output plane, parallel over the N * C planes.
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "ops/conv.h"
 #include "ops/linalg.h"
@@ -85,6 +86,40 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
     T* yp = y.data_ptr<T>();
     int64_t* ip = idx.data_ptr<int64_t>();
     const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
+    // Windows all inside the input (no padding, no dilation, no partial ceil_mode window): tap-major
+    // over a row of windows with branchless updates, a loop the compiler vectorises.
+    const bool inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && (g.Ho - 1) * g.sh + g.kh <= g.H &&
+                        (g.Wo - 1) * g.sw + g.kw <= g.W;
+    if (inside) {
+      parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+        std::unique_ptr<A[]> best(new A[g.Wo]);
+        for (int64_t p = b; p < e; ++p) {
+          const T* src = xp + p * HW;
+          for (int64_t oh = 0; oh < g.Ho; ++oh) {
+            T* __restrict dst = yp + p * HoWo + oh * g.Wo;
+            int64_t* __restrict id = ip + p * HoWo + oh * g.Wo;
+            A* __restrict bv = best.get();
+            for (int64_t ow = 0; ow < g.Wo; ++ow) {
+              bv[ow] = -std::numeric_limits<A>::infinity();
+              id[ow] = oh * g.sh * g.W + ow * g.sw;
+            }
+            for (int64_t i = 0; i < g.kh; ++i)
+              for (int64_t j = 0; j < g.kw; ++j) {
+                const int64_t base = (oh * g.sh + i) * g.W + j;
+                const T* __restrict row = src + base;
+                for (int64_t ow = 0; ow < g.Wo; ++ow) {
+                  A v = static_cast<A>(row[ow * g.sw]);
+                  bool take = (v > bv[ow]) | (v != v);
+                  bv[ow] = take ? v : bv[ow];
+                  id[ow] = take ? base + ow * g.sw : id[ow];
+                }
+              }
+            for (int64_t ow = 0; ow < g.Wo; ++ow) dst[ow] = static_cast<T>(bv[ow]);
+          }
+        }
+      });
+      return;
+    }
     parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const T* src = xp + p * HW;
@@ -103,13 +138,12 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
             for (int64_t h = h0; h < h1; h += g.dh)
               for (int64_t w = w0; w < w1; w += g.dw) {
                 A v = static_cast<A>(src[h * g.W + w]);
+                // torch's rule: a NaN wins (the last one in scan order), else the first maximum.
                 if (v > best || std::isnan(v)) {
                   best = v;
                   bi = h * g.W + w;
-                  if (std::isnan(v)) goto done;
                 }
               }
-          done:
             dst[oh * g.Wo + ow] = static_cast<T>(best);
             id[oh * g.Wo + ow] = bi;
           }
