@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ops/linalg.h"
@@ -405,15 +404,11 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       const T* xp = x.data_ptr<T>();
       T* wp = gw.data_ptr<T>();
       const bool pw = is_pointwise(g);
-      std::mutex mu;
-      const bool parallel = images_in_parallel(g.N);
       const int64_t R = rows_per_block(K, g, sizeof(T));
-      for_images(g.N, [&](auto&& claim) {
+      // Images [n0, n1) accumulate into acc.
+      auto run = [&](int64_t n0, int64_t n1, T* acc) {
         std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
-        // Images of this chunk accumulate into a private copy when chunks run concurrently.
-        std::vector<T> local(parallel ? g.O * K : 0, T(0));
-        T* acc = parallel ? local.data() : wp;
-        for (int64_t n = claim(); n >= 0; n = claim())
+        for (int64_t n = n0; n < n1; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
             const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
@@ -428,11 +423,22 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
               gemm<T>(false, true, Og, K, L, T(1), gyg + oh0 * g.Wo, HoWo, cols.get(), L, T(1), acc + gr * Og * K, K);
             }
           }
-        if (parallel) {
-          std::lock_guard<std::mutex> lock(mu);
-          for (int64_t i = 0; i < g.O * K; ++i) wp[i] += local[i];
-        }
+      };
+      if (!images_in_parallel(g.N)) {
+        run(0, g.N, wp);
+        return;
+      }
+      // Deterministic: a fixed range of images per chunk, each into its own partial sum, the partial
+      // sums added in chunk order (the same bits from run to run at a given thread count).
+      const int64_t nc = std::min<int64_t>(get_num_threads(), g.N), OK = g.O * K;
+      std::vector<T> partial(nc * OK, T(0));
+      parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) run(c * g.N / nc, (c + 1) * g.N / nc, partial.data() + c * OK);
       });
+      for (int64_t c = 0; c < nc; ++c) {
+        const T* q = partial.data() + c * OK;
+        for (int64_t k = 0; k < OK; ++k) wp[k] += q[k];
+      }
     });
     return gw;
   });
