@@ -715,6 +715,33 @@ GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tens
 
 /* ---- operators: linear algebra --------------------------------------------- */
 
+/**
+ * torch.matmul: the dot product of two 1-D tensors, matrix-vector and
+ * matrix-matrix products, and batched products whose batch dims broadcast (a
+ * 1-D operand takes part as a row or column that is removed afterwards).
+ * float32/float64 go through OpenBLAS, bfloat16 computes in float32, integer
+ * types multiply exactly (wrapping); float16 and bool fail as in torch.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_matmul(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Matrix product of 2-D a [n, k] and b [k, m] (torch.mm). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mm(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Batched matrix product of 3-D a [B, n, k] and b [B, k, m] (torch.bmm). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bmm(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * beta * bias + alpha * (a @ b) for 2-D a and b; bias broadcasts to the
+ * result's shape (torch.addmm). With beta == 0 bias is not read (NaN in it
+ * does not propagate). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_addmm(const glia_tensor *bias, const glia_tensor *a, const glia_tensor *b,
+                                               double beta, double alpha, glia_tensor **out);
+/**
+ * torch.nn.functional.linear: x @ weight^T + bias for x [*, in], weight
+ * [out, in] and bias [out] (or NULL). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_linear(const glia_tensor *x, const glia_tensor *weight,
+                                                const glia_tensor *bias, glia_tensor **out);
+
 /* ---- operators: shape and indexing ---------------------------------------- */
 
 /**
@@ -818,6 +845,100 @@ GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t
                                              glia_pad_mode mode, double value, glia_tensor **out);
 
 /* ---- operators: neural-network functions ---------------------------------- */
+
+/* Convolution and pooling (NCHW; an unbatched [C, H, W] input gives an unbatched result). */
+
+/** Padding of glia_conv2d: explicit sizes, torch's "valid" (none) or "same" (output size = input size). */
+typedef enum glia_padding_mode GLIA_ENUM_BASE {
+  GLIA_PADDING_EXPLICIT = 0,
+  GLIA_PADDING_VALID = 1,
+  GLIA_PADDING_SAME = 2
+} glia_padding_mode;
+
+/** Options of glia_conv2d. Initialise with glia_conv2d_options_init(). Pairs are (height, width). */
+typedef struct glia_conv2d_options {
+  size_t struct_size;
+  int64_t stride[2];              /**< default {1, 1} */
+  int64_t padding[2];             /**< default {0, 0}; used with GLIA_PADDING_EXPLICIT */
+  int64_t dilation[2];            /**< default {1, 1} */
+  int64_t groups;                 /**< default 1 */
+  glia_padding_mode padding_mode; /**< default GLIA_PADDING_EXPLICIT */
+} glia_conv2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_conv2d_options_init(glia_conv2d_options *options);
+
+/**
+ * torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight
+ * [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults.
+ * float32, float64, bfloat16 (computed in float32) and int64.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv2d(const glia_tensor *x, const glia_tensor *weight,
+                                                const glia_tensor *bias, const glia_conv2d_options *options,
+                                                glia_tensor **out);
+
+/** Options of glia_conv_transpose2d. Initialise with glia_conv_transpose2d_options_init(). */
+typedef struct glia_conv_transpose2d_options {
+  size_t struct_size;
+  int64_t stride[2];         /**< default {1, 1} */
+  int64_t padding[2];        /**< default {0, 0} */
+  int64_t output_padding[2]; /**< default {0, 0} */
+  int64_t groups;            /**< default 1 */
+  int64_t dilation[2];       /**< default {1, 1} */
+} glia_conv_transpose2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_conv_transpose2d_options_init(glia_conv_transpose2d_options *options);
+
+/**
+ * torch.nn.functional.conv_transpose2d: x [N, C, H, W] or [C, H, W], weight
+ * [C, O / groups, kH, kW], bias [O] or NULL; options NULL for the defaults.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv_transpose2d(const glia_tensor *x, const glia_tensor *weight,
+                                                          const glia_tensor *bias,
+                                                          const glia_conv_transpose2d_options *options,
+                                                          glia_tensor **out);
+
+/** Options of glia_max_pool2d. Initialise with glia_max_pool2d_options_init() and set kernel_size. */
+typedef struct glia_max_pool2d_options {
+  size_t struct_size;
+  int64_t kernel_size[2]; /**< default {1, 1}: set it */
+  int64_t stride[2];      /**< default {0, 0}: kernel_size */
+  int64_t padding[2];     /**< default {0, 0}; at most half the kernel */
+  int64_t dilation[2];    /**< default {1, 1} */
+  int32_t ceil_mode;      /**< default 0 */
+} glia_max_pool2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_max_pool2d_options_init(glia_max_pool2d_options *options);
+
+/**
+ * torch.nn.functional.max_pool2d; with out_indices non-NULL also the indices
+ * (int64, flat positions in each input plane: return_indices=True). NaN wins.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_pool2d(const glia_tensor *x, const glia_max_pool2d_options *options,
+                                                    glia_tensor **out, glia_tensor **out_indices);
+
+/** Options of glia_avg_pool2d. Initialise with glia_avg_pool2d_options_init() and set kernel_size. */
+typedef struct glia_avg_pool2d_options {
+  size_t struct_size;
+  int64_t kernel_size[2];    /**< default {1, 1}: set it */
+  int64_t stride[2];         /**< default {0, 0}: kernel_size */
+  int64_t padding[2];        /**< default {0, 0}; at most half the kernel */
+  int32_t ceil_mode;         /**< default 0 */
+  int32_t count_include_pad; /**< default 1 */
+  int64_t divisor_override;  /**< default 0: none */
+} glia_avg_pool2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_avg_pool2d_options_init(glia_avg_pool2d_options *options);
+
+/** torch.nn.functional.avg_pool2d. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_avg_pool2d(const glia_tensor *x, const glia_avg_pool2d_options *options,
+                                                    glia_tensor **out);
+
+/** torch.nn.functional.adaptive_avg_pool2d to [out_h, out_w]. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_avg_pool2d(const glia_tensor *x, int64_t out_h, int64_t out_w,
+                                                             glia_tensor **out);
 
 /**
  * torch.nn.functional.batch_norm on x of shape [N, C, *] (any number of

@@ -9,3 +9,5 @@
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
 #include "autograd/fn/index.h"
+#include "autograd/fn/linalg.h"
+#include "autograd/fn/conv.h"

@@ -1,0 +1,164 @@
+// Convolution and pooling: conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+#include <cstddef>
+
+#include "autograd/functions.h"
+#include "capi/api.h"
+
+using namespace glia;
+using namespace glia::capi;
+
+namespace {
+
+// Options structs: the library reads only the fields struct_size covers (defaults for the rest).
+template <class S>
+void check_struct_size(const S* o, const char* fn, const char* init) {
+  GLIA_CHECK(o->struct_size >= sizeof(size_t) && o->struct_size <= 65536, InvalidArgument, fn,
+             ": options->struct_size is ", o->struct_size, ", expected ", sizeof(S), " (use ", init, ")");
+}
+#define GLIA_COVERS(o, field) \
+  ((o)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(o))>, field) + sizeof((o)->field))
+#define GLIA_READ_PAIR(o, field, dst) \
+  if (GLIA_COVERS(o, field)) {        \
+    (dst)[0] = (o)->field[0];         \
+    (dst)[1] = (o)->field[1];         \
+  }
+#define GLIA_READ(o, field, dst) \
+  if (GLIA_COVERS(o, field)) (dst) = (o)->field
+
+}  // namespace
+
+extern "C" {
+
+void glia_conv2d_options_init(glia_conv2d_options* o) {
+  if (!o) return;
+  *o = glia_conv2d_options{};
+  o->struct_size = sizeof(*o);
+  o->stride[0] = o->stride[1] = 1;
+  o->dilation[0] = o->dilation[1] = 1;
+  o->groups = 1;
+  o->padding_mode = GLIA_PADDING_EXPLICIT;
+}
+
+void glia_conv_transpose2d_options_init(glia_conv_transpose2d_options* o) {
+  if (!o) return;
+  *o = glia_conv_transpose2d_options{};
+  o->struct_size = sizeof(*o);
+  o->stride[0] = o->stride[1] = 1;
+  o->dilation[0] = o->dilation[1] = 1;
+  o->groups = 1;
+}
+
+void glia_max_pool2d_options_init(glia_max_pool2d_options* o) {
+  if (!o) return;
+  *o = glia_max_pool2d_options{};
+  o->struct_size = sizeof(*o);
+  o->kernel_size[0] = o->kernel_size[1] = 1;
+  o->dilation[0] = o->dilation[1] = 1;
+}
+
+void glia_avg_pool2d_options_init(glia_avg_pool2d_options* o) {
+  if (!o) return;
+  *o = glia_avg_pool2d_options{};
+  o->struct_size = sizeof(*o);
+  o->kernel_size[0] = o->kernel_size[1] = 1;
+  o->count_include_pad = 1;
+}
+
+glia_error* glia_conv2d(const glia_tensor* x, const glia_tensor* weight, const glia_tensor* bias,
+                        const glia_conv2d_options* options, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_conv2d";
+    Tensor xt = tensor_arg(x, fn, "x");
+    Tensor w = tensor_arg(weight, fn, "weight");
+    Tensor b = tensor_opt(bias, fn, "bias");
+    check_out(out, fn, "out");
+    Conv2dOptions o;
+    if (options) {
+      check_struct_size(options, fn, "glia_conv2d_options_init");
+      GLIA_READ_PAIR(options, stride, o.stride);
+      GLIA_READ_PAIR(options, padding, o.padding);
+      GLIA_READ_PAIR(options, dilation, o.dilation);
+      GLIA_READ(options, groups, o.groups);
+      if (GLIA_COVERS(options, padding_mode)) {
+        int m = static_cast<int>(options->padding_mode);
+        GLIA_CHECK(m >= 0 && m <= 2, InvalidArgument, fn, ": unknown padding_mode ", m);
+        o.padding_mode = m;
+      }
+    }
+    *out = tensor_handle(conv2d(xt, w, b, o));
+  });
+}
+
+glia_error* glia_conv_transpose2d(const glia_tensor* x, const glia_tensor* weight, const glia_tensor* bias,
+                                  const glia_conv_transpose2d_options* options, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_conv_transpose2d";
+    Tensor xt = tensor_arg(x, fn, "x");
+    Tensor w = tensor_arg(weight, fn, "weight");
+    Tensor b = tensor_opt(bias, fn, "bias");
+    check_out(out, fn, "out");
+    ConvTranspose2dOptions o;
+    if (options) {
+      check_struct_size(options, fn, "glia_conv_transpose2d_options_init");
+      GLIA_READ_PAIR(options, stride, o.stride);
+      GLIA_READ_PAIR(options, padding, o.padding);
+      GLIA_READ_PAIR(options, output_padding, o.output_padding);
+      GLIA_READ(options, groups, o.groups);
+      GLIA_READ_PAIR(options, dilation, o.dilation);
+    }
+    *out = tensor_handle(conv_transpose2d(xt, w, b, o));
+  });
+}
+
+glia_error* glia_max_pool2d(const glia_tensor* x, const glia_max_pool2d_options* options, glia_tensor** out,
+                            glia_tensor** out_indices) {
+  return guard([&] {
+    const char* fn = "glia_max_pool2d";
+    Tensor xt = tensor_arg(x, fn, "x");
+    check_out(out, fn, "out");
+    MaxPool2dOptions o;
+    if (options) {
+      check_struct_size(options, fn, "glia_max_pool2d_options_init");
+      GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
+      GLIA_READ_PAIR(options, stride, o.stride);
+      GLIA_READ_PAIR(options, padding, o.padding);
+      GLIA_READ_PAIR(options, dilation, o.dilation);
+      GLIA_READ(options, ceil_mode, o.ceil_mode);
+    }
+    Tensor idx;
+    Tensor y = max_pool2d(xt, o, out_indices ? &idx : nullptr);
+    glia_tensor* hy = tensor_handle(y);
+    if (out_indices) *out_indices = tensor_handle(idx);
+    *out = hy;
+  });
+}
+
+glia_error* glia_avg_pool2d(const glia_tensor* x, const glia_avg_pool2d_options* options, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_avg_pool2d";
+    Tensor xt = tensor_arg(x, fn, "x");
+    check_out(out, fn, "out");
+    AvgPool2dOptions o;
+    if (options) {
+      check_struct_size(options, fn, "glia_avg_pool2d_options_init");
+      GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
+      GLIA_READ_PAIR(options, stride, o.stride);
+      GLIA_READ_PAIR(options, padding, o.padding);
+      GLIA_READ(options, ceil_mode, o.ceil_mode);
+      GLIA_READ(options, count_include_pad, o.count_include_pad);
+      GLIA_READ(options, divisor_override, o.divisor_override);
+    }
+    *out = tensor_handle(avg_pool2d(xt, o));
+  });
+}
+
+glia_error* glia_adaptive_avg_pool2d(const glia_tensor* x, int64_t out_h, int64_t out_w, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_adaptive_avg_pool2d";
+    Tensor xt = tensor_arg(x, fn, "x");
+    check_out(out, fn, "out");
+    *out = tensor_handle(adaptive_avg_pool2d(xt, out_h, out_w));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,452 @@
+// conv2d and its gradients: im2col + GEMM (OpenBLAS), a copy-free path for
+// 1x1 stride-1 unpadded kernels, a direct path for depthwise forward,
+// parallel over the batch.
+#include "ops/conv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "ops/linalg.h"
+#include "ops/reduce.h"
+
+namespace glia::ops {
+
+std::string torch_tensor_type(DType t) { return std::string("torch.") + torch_type_name(t) + "Tensor"; }
+
+namespace {
+
+void check_conv_params(const int64_t stride[2], const int64_t pad[2], const int64_t dilation[2], int64_t groups) {
+  GLIA_CHECK(stride[0] > 0 && stride[1] > 0, InvalidArgument, "non-positive stride is not supported");
+  GLIA_CHECK(pad[0] >= 0 && pad[1] >= 0, InvalidArgument, "negative padding is not supported");
+  GLIA_CHECK(dilation[0] > 0 && dilation[1] > 0, InvalidArgument, "non-positive dilation is not supported");
+  GLIA_CHECK(groups > 0, InvalidArgument, "non-positive groups is not supported");
+}
+
+void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, bool transposed) {
+  // torch's transposed path (slow_conv_transpose2d) reports a mismatch as scalar types.
+  GLIA_CHECK(!transposed || x.dtype() == w.dtype(), DType, "expected scalar type ", torch_type_name(x.dtype()),
+             " but found ", torch_type_name(w.dtype()));
+  GLIA_CHECK(x.dtype() == w.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()), ") and weight type (",
+             torch_tensor_type(w.dtype()),
+             ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
+  GLIA_CHECK(!bias.defined() || bias.dtype() == x.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()),
+             ") and bias type (", torch_tensor_type(bias.dtype()), ") should be the same");
+  DType t = x.dtype();
+  GLIA_CHECK(t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || t == DType::Int64, DType,
+             "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+}
+
+}  // namespace
+
+ConvGeom conv2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                     const int64_t pad[2], const int64_t dilation[2], int64_t groups, int pad_mode) {
+  GLIA_CHECK(x.dim() == 4, Shape,
+             "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", x.shape());
+  GLIA_CHECK(w.dim() == 4, Shape,
+             "Expected 4D weight [out_channels, in_channels / groups, kH, kW] for conv2d, but got weight of size: ",
+             w.shape());
+  check_conv_params(stride, pad, dilation, groups);
+  check_conv_dtypes(x, w, bias, false);
+  GLIA_CHECK(w.size(0) % groups == 0, Shape, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", w.shape(), "] instead");
+  GLIA_CHECK(x.size(1) == w.size(1) * groups, Shape, "Given groups=", groups, ", weight of size ", w.shape(),
+             ", expected input", x.shape(), " to have ", w.size(1) * groups, " channels, but got ", x.size(1),
+             " channels instead");
+  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == w.size(0)), Shape, "Given weight of size ",
+             w.shape(), ", expected bias to be 1-dimensional with ", w.size(0), " elements, but got bias of size ",
+             bias.shape(), " instead");
+  ConvGeom g;
+  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
+  g.O = w.size(0), g.kh = w.size(2), g.kw = w.size(3);
+  g.sh = stride[0], g.sw = stride[1], g.dh = dilation[0], g.dw = dilation[1], g.groups = groups;
+  int64_t tot_h = 2 * pad[0], tot_w = 2 * pad[1];
+  g.ph = pad[0], g.pw = pad[1];
+  if (pad_mode == 1) {
+    tot_h = tot_w = g.ph = g.pw = 0;
+  } else if (pad_mode == 2) {
+    GLIA_CHECK(g.sh == 1 && g.sw == 1, InvalidArgument, "padding='same' is not supported for strided convolutions");
+    tot_h = g.dh * (g.kh - 1), tot_w = g.dw * (g.kw - 1);
+    g.ph = tot_h / 2, g.pw = tot_w / 2;
+  }
+  int64_t ekh = g.dh * (g.kh - 1) + 1, ekw = g.dw * (g.kw - 1) + 1;
+  GLIA_CHECK(g.H + tot_h >= ekh && g.W + tot_w >= ekw, Shape, "Calculated padded input size per channel: (",
+             g.H + tot_h, " x ", g.W + tot_w, "). Kernel size: (", ekh, " x ", ekw,
+             "). Kernel size can't be greater than actual input size");
+  g.Ho = (g.H + tot_h - ekh) / g.sh + 1;
+  g.Wo = (g.W + tot_w - ekw) / g.sw + 1;
+  return g;
+}
+
+ConvGeom conv_transpose2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const int64_t stride[2],
+                               const int64_t pad[2], const int64_t output_padding[2], const int64_t dilation[2],
+                               int64_t groups) {
+  GLIA_CHECK(x.dim() == 4, Shape,
+             "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: ", x.shape());
+  GLIA_CHECK(
+      w.dim() == 4, Shape,
+      "Expected 4D weight [in_channels, out_channels / groups, kH, kW] for conv_transpose2d, but got weight of size: ",
+      w.shape());
+  check_conv_params(stride, pad, dilation, groups);
+  GLIA_CHECK(output_padding[0] >= 0 && output_padding[1] >= 0, InvalidArgument,
+             "negative output_padding is not supported");
+  check_conv_dtypes(x, w, bias, true);
+  GLIA_CHECK(w.size(0) % groups == 0, Shape, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", w.shape(), "] instead");
+  GLIA_CHECK(x.size(1) == w.size(0), Shape, "Given transposed=1, weight of size ", w.shape(), ", expected input",
+             x.shape(), " to have ", w.size(0), " channels, but got ", x.size(1), " channels instead");
+  int64_t out_c = w.size(1) * groups;
+  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_c), Shape,
+             "Given transposed=1, weight of size ", w.shape(), ", expected bias to be 1-dimensional with ", out_c,
+             " elements, but got bias of size ", bias.shape(), " instead");
+  GLIA_CHECK((output_padding[0] < stride[0] || output_padding[0] < dilation[0]) &&
+                 (output_padding[1] < stride[1] || output_padding[1] < dilation[1]),
+             InvalidArgument,
+             "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
+             output_padding[0], " output_padding_width: ", output_padding[1], " stride_height: ", stride[0],
+             " stride_width: ", stride[1], " dilation_height: ", dilation[0], " dilation_width: ", dilation[1]);
+  ConvGeom g;
+  g.N = x.size(0), g.O = x.size(1), g.Ho = x.size(2), g.Wo = x.size(3);
+  g.C = out_c, g.kh = w.size(2), g.kw = w.size(3);
+  g.sh = stride[0], g.sw = stride[1], g.ph = pad[0], g.pw = pad[1], g.dh = dilation[0], g.dw = dilation[1];
+  g.groups = groups;
+  g.H = (g.Ho - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + output_padding[0] + 1;
+  g.W = (g.Wo - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + output_padding[1] + 1;
+  GLIA_CHECK(g.H > 0 && g.W > 0, Shape, "Given input size per channel: (", g.Ho, " x ", g.Wo,
+             "). Calculated output size per channel: (", g.H, " x ", g.W, "). Output size is too small");
+  return g;
+}
+
+namespace {
+
+// Output columns [ow0, ow1) whose input column ow * s - p + k * d lies in [0, W).
+inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off, int64_t& o0, int64_t& o1) {
+  // iw = ow * s + (off - p) in [0, W)
+  int64_t base = off - p;
+  o0 = base >= 0 ? 0 : (-base + s - 1) / s;
+  o1 = W - base <= 0 ? 0 : (W - base + s - 1) / s;
+  o0 = std::min(o0, Wo);
+  o1 = std::min(std::max(o1, o0), Wo);
+}
+
+// cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
+// channels x [C, H, W].
+template <class T>
+void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict cols) {
+  const int64_t L = (oh1 - oh0) * g.Wo;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * L;
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          T* d = dst + (oh - oh0) * g.Wo;
+          if (ih < 0 || ih >= g.H) {
+            std::fill(d, d + g.Wo, T(0));
+            continue;
+          }
+          const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          std::fill(d, d + ow0, T(0));
+          if (g.sw == 1) {
+            std::copy(src + ow0, src + ow1, d + ow0);
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] = src[ow * g.sw];
+          }
+          std::fill(d + ow1, d + g.Wo, T(0));
+        }
+      }
+}
+
+// x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
+template <class T>
+void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
+  const int64_t L = (oh1 - oh0) * g.Wo;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          T* d = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          const T* s = src + (oh - oh0) * g.Wo;
+          if (g.sw == 1) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += s[ow];
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow * g.sw] += s[ow];
+          }
+        }
+      }
+}
+
+// Note [im2col blocks]: the im2col matrix of an image is built and consumed a
+// block of output rows at a time, sized so that the block (about kColBytes)
+// stays in the core's cache between im2col writing it and the GEMM packing it,
+// instead of a full [K, Ho * Wo] matrix streaming through memory twice.
+constexpr int64_t kColBytes = 512 * 1024;
+std::atomic<int64_t> g_col_bytes{kColBytes};
+inline int64_t rows_per_block(int64_t K, const ConvGeom& g, size_t itemsize) {
+  int64_t bytes = g_col_bytes.load(std::memory_order_relaxed);
+  int64_t per_row = std::max<int64_t>(1, K * g.Wo * static_cast<int64_t>(itemsize));
+  return std::clamp<int64_t>(bytes / per_row, 1, std::max<int64_t>(g.Ho, 1));
+}
+
+// One output plane y [Ho, Wo] from the group's input channels x [Cg, H, W] and the filter w [Cg, kh, kw]:
+// shifted multiply-adds over the plane, no im2col (Note [Direct convolution]), the inner loop
+// contiguous for stride 1.
+template <class T>
+void direct_plane(const T* __restrict x, const T* __restrict w, int64_t Cg, const ConvGeom& g, T* __restrict y) {
+  std::fill(y, y + g.Ho * g.Wo, T(0));
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T wv = w[(c * g.kh + ki) * g.kw + kj];
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+          int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
+          T* d = y + oh * g.Wo;
+          if (g.sw == 1) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += wv * src[ow];
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] += wv * src[ow * g.sw];
+          }
+        }
+      }
+}
+
+// Note [Direct convolution]: grouped convolutions with one input channel per group (depthwise) run
+// direct_plane: im2col + GEMM would make one tiny GEMM (M = out channels per group) per group and
+// image. Measured (1 thread, 2-core EPYC): depthwise 3x3 on 8x64x56x56 5.9-6.4 ms direct vs 7.6 ms
+// GEMM; but a single-channel 5x5 input (LeNet's first layer) 0.54 ms GEMM vs 1.5 ms direct, and
+// RGB 3x3 1.2 ms vs 9.6 ms: OpenBLAS's AVX2/AVX-512 kernels beat these portable (SSE) loops
+// whenever the GEMM has a real M, so everything else takes im2col + GEMM.
+inline bool use_direct(const ConvGeom& g) { return g.groups > 1 && g.C / g.groups == 1; }
+
+inline bool is_pointwise(const ConvGeom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.Ho == g.H && g.Wo == g.W;
+}
+
+// Runs f(tensors converted to the compute type...) for bfloat16 in float32; returns the result converted back.
+template <class F>
+Tensor with_compute_type(DType t, F&& f) {
+  if (t == DType::BFloat16) return to_dtype(f(DType::Float32), DType::BFloat16);
+  return f(t);
+}
+Tensor as_compute(const Tensor& t, DType ct) { return contiguous(to_dtype(t, ct)); }
+
+// Calls body(T{}) for the compute types.
+template <class F>
+void dispatch_conv(DType t, F&& body) {
+  switch (t) {
+    case DType::Float32:
+      return body(float{});
+    case DType::Float64:
+      return body(double{});
+    case DType::Int64:
+      return body(int64_t{});
+    default:
+      fail(Code::DType, "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+  }
+}
+
+// Per-image parallelism: images across glia's pool when there are at least as many as threads
+// (the GEMMs then run serially inside); fewer images run one after another, each GEMM split
+// across the pool instead.
+inline bool images_in_parallel(int64_t N) {
+  int nt = get_num_threads();
+  return nt > 1 && N >= nt && !in_parallel_region();
+}
+
+// f(claim) runs once per participating thread; claim() hands out the next image, -1 when none is left
+// (claimed dynamically: a late thread's images are taken over, see parallel_pieces).
+template <class F>
+void for_images(int64_t N, F&& f) {
+  if (images_in_parallel(N)) {
+    std::atomic<int64_t> next{0};
+    parallel_for(0, std::min<int64_t>(get_num_threads(), N), 1, [&](int64_t, int64_t) {
+      f([&] {
+        int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+        return i < N ? i : int64_t{-1};
+      });
+    });
+    return;
+  }
+  int64_t i = 0;
+  f([&] { return i < N ? i++ : int64_t{-1}; });
+}
+
+}  // namespace
+
+int64_t set_conv_block_bytes(int64_t bytes) {
+  return g_col_bytes.exchange(bytes > 0 ? bytes : kColBytes, std::memory_order_relaxed);
+}
+
+void add_channel_bias(const Tensor& y, const Tensor& bias) {
+  int64_t N = y.size(0), O = y.size(1), HW = y.size(2) * y.size(3);
+  dispatch_all(y.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    T* p = y.data_ptr<T>();
+    Tensor b = contiguous(to_dtype(bias, y.dtype()));
+    const T* bp = b.data_ptr<T>();
+    parallel_for(0, N * O, std::max<int64_t>(1, kGrain / std::max<int64_t>(HW, 1)), [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        A bv = static_cast<A>(bp[i % O]);
+        T* q = p + i * HW;
+        for (int64_t k = 0; k < HW; ++k) q[k] = static_cast<T>(static_cast<A>(q[k]) + bv);
+      }
+    });
+  });
+}
+
+Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias, const ConvGeom& g) {
+  return with_compute_type(x_in.dtype(), [&](DType ct) {
+    Tensor x = as_compute(x_in, ct), w = as_compute(w_in, ct);
+    int64_t shape[4] = {g.N, g.O, g.Ho, g.Wo};
+    Tensor y = empty(shape, ct);
+    if (y.numel() == 0) return y;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+      const T* xp = x.data_ptr<T>();
+      const T* wp = w.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      if (!pw && use_direct(g)) {
+        parallel_for(0, g.N * g.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(HoWo * K, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t i = b; i < e; ++i) {
+                         int64_t n = i / g.O, o = i % g.O, gr = o / Og;
+                         direct_plane(xp + (n * g.C + gr * Cg) * g.H * g.W, wp + o * K, Cg, g, yp + i * HoWo);
+                       }
+                     });
+        return;
+      }
+      const int64_t R = rows_per_block(K, g, sizeof(T));
+      for_images(g.N, [&](auto&& claim) {
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        for (int64_t n = claim(); n >= 0; n = claim())
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            T* yg = yp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(false, false, Og, HoWo, K, T(1), wp + gr * Og * K, K, xg, HoWo, T(0), yg, HoWo);
+              continue;
+            }
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              im2col(xg, Cg, g, oh0, oh1, cols.get());
+              gemm<T>(false, false, Og, L, K, T(1), wp + gr * Og * K, K, cols.get(), L, T(0), yg + oh0 * g.Wo, HoWo);
+            }
+          }
+      });
+    });
+    if (bias.defined()) add_channel_bias(y, bias);
+    return y;
+  });
+}
+
+Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const ConvGeom& g) {
+  return with_compute_type(gy_in.dtype(), [&](DType ct) {
+    Tensor gy = as_compute(gy_in, ct), w = as_compute(w_in, ct);
+    int64_t shape[4] = {g.N, g.C, g.H, g.W};
+    Tensor gx = zeros(shape, ct);
+    if (gx.numel() == 0) return gx;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+      const T* gp = gy.data_ptr<T>();
+      const T* wp = w.data_ptr<T>();
+      T* xp = gx.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      const int64_t R = rows_per_block(K, g, sizeof(T));
+      for_images(g.N, [&](auto&& claim) {
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        for (int64_t n = claim(); n >= 0; n = claim())
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(true, false, K, HoWo, Og, T(1), wp + gr * Og * K, K, gyg, HoWo, T(0), xg, HoWo);
+              continue;
+            }
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              // cols = w_g^T [K, Og] @ gy_g [Og, rows of the block]
+              gemm<T>(true, false, K, L, Og, T(1), wp + gr * Og * K, K, gyg + oh0 * g.Wo, HoWo, T(0), cols.get(), L);
+              col2im(cols.get(), Cg, g, oh0, oh1, xg);
+            }
+          }
+      });
+    });
+    return gx;
+  });
+}
+
+Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const ConvGeom& g) {
+  return with_compute_type(gy_in.dtype(), [&](DType ct) {
+    Tensor gy = as_compute(gy_in, ct), x = as_compute(x_in, ct);
+    const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+    int64_t shape[4] = {g.O, Cg, g.kh, g.kw};
+    Tensor gw = zeros(shape, ct);
+    if (gw.numel() == 0 || g.N == 0) return gw;
+    dispatch_conv(ct, [&](auto tag) {
+      using T = decltype(tag);
+      const T* gp = gy.data_ptr<T>();
+      const T* xp = x.data_ptr<T>();
+      T* wp = gw.data_ptr<T>();
+      const bool pw = is_pointwise(g);
+      const int64_t R = rows_per_block(K, g, sizeof(T));
+      // Images [n0, n1) accumulate into acc.
+      auto run = [&](int64_t n0, int64_t n1, T* acc) {
+        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        for (int64_t n = n0; n < n1; ++n)
+          for (int64_t gr = 0; gr < g.groups; ++gr) {
+            const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
+            const T* gyg = gp + (n * g.O + gr * Og) * HoWo;
+            if (pw) {
+              gemm<T>(false, true, Og, K, HoWo, T(1), gyg, HoWo, xg, HoWo, T(1), acc + gr * Og * K, K);
+              continue;
+            }
+            for (int64_t oh0 = 0; oh0 < g.Ho; oh0 += R) {
+              int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
+              im2col(xg, Cg, g, oh0, oh1, cols.get());
+              // gw_g [Og, K] += gy_g [Og, rows of the block] @ cols^T [rows, K]
+              gemm<T>(false, true, Og, K, L, T(1), gyg + oh0 * g.Wo, HoWo, cols.get(), L, T(1), acc + gr * Og * K, K);
+            }
+          }
+      };
+      if (!images_in_parallel(g.N)) {
+        run(0, g.N, wp);
+        return;
+      }
+      // Deterministic: a fixed range of images per chunk, each into its own partial sum, the partial
+      // sums added in chunk order (the same bits from run to run at a given thread count).
+      const int64_t nc = std::min<int64_t>(get_num_threads(), g.N), OK = g.O * K;
+      std::vector<T> partial(nc * OK, T(0));
+      parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) run(c * g.N / nc, (c + 1) * g.N / nc, partial.data() + c * OK);
+      });
+      for (int64_t c = 0; c < nc; ++c) {
+        const T* q = partial.data() + c * OK;
+        for (int64_t k = 0; k < OK; ++k) wp[k] += q[k];
+      }
+    });
+    return gw;
+  });
+}
+
+Tensor conv_backward_bias(const Tensor& gy) {
+  int64_t dims[3] = {0, 2, 3};
+  return sum(gy, dims, false);
+}
+
+}  // namespace glia::ops

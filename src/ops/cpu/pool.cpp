@@ -1,0 +1,326 @@
+// 2-D pooling: one pass per output plane, parallel over the N * C planes.
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "ops/conv.h"
+#include "ops/linalg.h"
+
+namespace glia::ops {
+
+namespace {
+
+// torch's pooling_output_shape.
+int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
+  int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  // div_rtn: rounds toward negative infinity.
+  int64_t q = num / stride;
+  if ((num % stride != 0) && ((num < 0) != (stride < 0))) --q;
+  int64_t out = q + 1;
+  // The last window must start inside the input or the left padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+// Runs body(T{}) for the floating types (bfloat16 computes in float); `op` names the op in errors.
+template <class F>
+void dispatch_pool(DType t, const char* op, bool allow_int64, F&& body) {
+  switch (t) {
+    case DType::Float32:
+      return body(float{});
+    case DType::Float64:
+      return body(double{});
+    case DType::BFloat16:
+      return body(BFloat16{});
+    case DType::Int64:
+      if (allow_int64) return body(int64_t{});
+      break;
+    default:
+      break;
+  }
+  fail(Code::DType, "\"", op, "\" not implemented for '", torch_type_name(t), "'");
+}
+
+int64_t plane_grain(int64_t per_plane) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(per_plane, 1)); }
+
+}  // namespace
+
+PoolGeom pool2d_geom(const Tensor& x, const int64_t kernel[2], const int64_t stride_in[2], const int64_t pad[2],
+                     const int64_t dilation[2], bool ceil_mode, bool is_max) {
+  GLIA_CHECK(x.dim() == 4, Shape, "non-empty 3D or 4D (batch mode) tensor expected for input");
+  GLIA_CHECK(kernel[0] > 0 && kernel[1] > 0, InvalidArgument,
+             "kernel size should be greater than zero, but got kH: ", kernel[0], " kW: ", kernel[1]);
+  int64_t stride[2] = {stride_in[0] == 0 ? kernel[0] : stride_in[0], stride_in[1] == 0 ? kernel[1] : stride_in[1]};
+  GLIA_CHECK(stride[0] > 0 && stride[1] > 0, InvalidArgument,
+             "stride should be greater than zero, but got dH: ", stride[0], " dW: ", stride[1]);
+  GLIA_CHECK(dilation[0] > 0 && dilation[1] > 0, InvalidArgument,
+             "dilation should be greater than zero, but got dilationH: ", dilation[0], " dilationW: ", dilation[1]);
+  GLIA_CHECK(pad[0] >= 0 && pad[1] >= 0, InvalidArgument, "pad must be non-negative, but got padH: ", pad[0],
+             " padW: ", pad[1]);
+  GLIA_CHECK(pad[0] <= kernel[0] / 2 && pad[1] <= kernel[1] / 2, InvalidArgument,
+             "pad should be at most half of kernel size, but got pad=", pad[0] > kernel[0] / 2 ? pad[0] : pad[1],
+             " and kernel_size=", pad[0] > kernel[0] / 2 ? kernel[0] : kernel[1]);
+  GLIA_CHECK(x.size(1) != 0 && x.size(2) != 0 && x.size(3) != 0, Shape,
+             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", x.shape());
+  PoolGeom g;
+  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
+  g.kh = kernel[0], g.kw = kernel[1], g.sh = stride[0], g.sw = stride[1], g.ph = pad[0], g.pw = pad[1];
+  g.dh = dilation[0], g.dw = dilation[1];
+  g.Ho = pool_out(g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
+  g.Wo = pool_out(g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
+  GLIA_CHECK(g.Ho >= 1 && g.Wo >= 1, Shape, "Given input size: (", g.C, "x", g.H, "x", g.W,
+             "). Calculated output size: (", g.C, "x", g.Ho, "x", g.Wo, "). Output size is too small");
+  (void)is_max;
+  return g;
+}
+
+Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices) {
+  Tensor x = contiguous(x_in);
+  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
+  Tensor y = empty(shape, x.dtype());
+  Tensor idx = empty(shape, DType::Int64);
+  dispatch_pool(x.dtype(), "max_pool2d", false, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* yp = y.data_ptr<T>();
+    int64_t* ip = idx.data_ptr<int64_t>();
+    const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
+    // Windows all inside the input (no padding, no dilation, no partial ceil_mode window): tap-major
+    // over a row of windows with branchless updates, a loop the compiler vectorises.
+    const bool inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && (g.Ho - 1) * g.sh + g.kh <= g.H &&
+                        (g.Wo - 1) * g.sw + g.kw <= g.W;
+    if (inside) {
+      parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+        std::unique_ptr<A[]> best(new A[g.Wo]);
+        for (int64_t p = b; p < e; ++p) {
+          const T* src = xp + p * HW;
+          for (int64_t oh = 0; oh < g.Ho; ++oh) {
+            T* __restrict dst = yp + p * HoWo + oh * g.Wo;
+            int64_t* __restrict id = ip + p * HoWo + oh * g.Wo;
+            A* __restrict bv = best.get();
+            for (int64_t ow = 0; ow < g.Wo; ++ow) {
+              bv[ow] = -std::numeric_limits<A>::infinity();
+              id[ow] = oh * g.sh * g.W + ow * g.sw;
+            }
+            for (int64_t i = 0; i < g.kh; ++i)
+              for (int64_t j = 0; j < g.kw; ++j) {
+                const int64_t base = (oh * g.sh + i) * g.W + j;
+                const T* __restrict row = src + base;
+                for (int64_t ow = 0; ow < g.Wo; ++ow) {
+                  A v = static_cast<A>(row[ow * g.sw]);
+                  bool take = (v > bv[ow]) | (v != v);
+                  bv[ow] = take ? v : bv[ow];
+                  id[ow] = take ? base + ow * g.sw : id[ow];
+                }
+              }
+            for (int64_t ow = 0; ow < g.Wo; ++ow) dst[ow] = static_cast<T>(bv[ow]);
+          }
+        }
+      });
+      return;
+    }
+    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = xp + p * HW;
+        T* dst = yp + p * HoWo;
+        int64_t* id = ip + p * HoWo;
+        for (int64_t oh = 0; oh < g.Ho; ++oh) {
+          int64_t h0 = oh * g.sh - g.ph;
+          int64_t h1 = std::min(h0 + (g.kh - 1) * g.dh + 1, g.H);
+          while (h0 < 0) h0 += g.dh;
+          for (int64_t ow = 0; ow < g.Wo; ++ow) {
+            int64_t w0 = ow * g.sw - g.pw;
+            int64_t w1 = std::min(w0 + (g.kw - 1) * g.dw + 1, g.W);
+            while (w0 < 0) w0 += g.dw;
+            A best = -std::numeric_limits<A>::infinity();
+            int64_t bi = h0 * g.W + w0;
+            for (int64_t h = h0; h < h1; h += g.dh)
+              for (int64_t w = w0; w < w1; w += g.dw) {
+                A v = static_cast<A>(src[h * g.W + w]);
+                // torch's rule: a NaN wins (the last one in scan order), else the first maximum.
+                if (v > best || std::isnan(v)) {
+                  best = v;
+                  bi = h * g.W + w;
+                }
+              }
+            dst[oh * g.Wo + ow] = static_cast<T>(best);
+            id[oh * g.Wo + ow] = bi;
+          }
+        }
+      }
+    });
+  });
+  if (indices) *indices = idx;
+  return y;
+}
+
+Tensor max_pool2d_backward(const Tensor& gy_in, const Tensor& indices, const PoolGeom& g, DType dtype) {
+  Tensor gy = contiguous(to_dtype(gy_in, dtype));
+  int64_t shape[4] = {g.N, g.C, g.H, g.W};
+  Tensor gx = zeros(shape, dtype);
+  dispatch_pool(dtype, "max_pool2d_backward", false, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* gp = gy.data_ptr<T>();
+    const int64_t* ip = indices.data_ptr<int64_t>();
+    T* xp = gx.data_ptr<T>();
+    const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
+    parallel_for(0, g.N * g.C, plane_grain(HoWo), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        T* dst = xp + p * HW;
+        for (int64_t o = 0; o < HoWo; ++o) {
+          int64_t i = ip[p * HoWo + o];
+          dst[i] = static_cast<T>(static_cast<A>(dst[i]) + static_cast<A>(gp[p * HoWo + o]));
+        }
+      }
+    });
+  });
+  return gx;
+}
+
+namespace {
+
+// Window of output (oh, ow) of avg_pool2d, clipped, and its divisor (torch's avg_pool2d kernel).
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, div;
+};
+inline AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool count_include_pad,
+                            int64_t divisor_override) {
+  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+  int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
+  int64_t pool_size = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, g.H), w1 = std::min(w1, g.W);
+  int64_t div = divisor_override ? divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, div};
+}
+
+}  // namespace
+
+Tensor avg_pool2d_forward(const Tensor& x_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override) {
+  Tensor x = contiguous(x_in);
+  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
+  Tensor y = empty(shape, x.dtype());
+  dispatch_pool(x.dtype(), "avg_pool2d", true, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* yp = y.data_ptr<T>();
+    const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
+    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = xp + p * HW;
+        T* dst = yp + p * HoWo;
+        for (int64_t oh = 0; oh < g.Ho; ++oh)
+          for (int64_t ow = 0; ow < g.Wo; ++ow) {
+            AvgWindow wd = avg_window(g, oh, ow, count_include_pad, divisor_override);
+            if (wd.h0 >= wd.h1 || wd.w0 >= wd.w1) {
+              dst[oh * g.Wo + ow] = T(0);
+              continue;
+            }
+            A s = 0;
+            for (int64_t h = wd.h0; h < wd.h1; ++h)
+              for (int64_t w = wd.w0; w < wd.w1; ++w) s += static_cast<A>(src[h * g.W + w]);
+            dst[oh * g.Wo + ow] = static_cast<T>(s / static_cast<A>(wd.div));
+          }
+      }
+    });
+  });
+  return y;
+}
+
+Tensor avg_pool2d_backward(const Tensor& gy_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
+                           DType dtype) {
+  Tensor gy = contiguous(to_dtype(gy_in, dtype));
+  int64_t shape[4] = {g.N, g.C, g.H, g.W};
+  Tensor gx = zeros(shape, dtype);
+  dispatch_pool(dtype, "avg_pool2d_backward", false, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* gp = gy.data_ptr<T>();
+    T* xp = gx.data_ptr<T>();
+    const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
+    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        T* dst = xp + p * HW;
+        const T* src = gp + p * HoWo;
+        for (int64_t oh = 0; oh < g.Ho; ++oh)
+          for (int64_t ow = 0; ow < g.Wo; ++ow) {
+            AvgWindow wd = avg_window(g, oh, ow, count_include_pad, divisor_override);
+            A v = static_cast<A>(src[oh * g.Wo + ow]) / static_cast<A>(wd.div);
+            for (int64_t h = wd.h0; h < wd.h1; ++h)
+              for (int64_t w = wd.w0; w < wd.w1; ++w)
+                dst[h * g.W + w] = static_cast<T>(static_cast<A>(dst[h * g.W + w]) + v);
+          }
+      }
+    });
+  });
+  return gx;
+}
+
+namespace {
+inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
+inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+}  // namespace
+
+Tensor adaptive_avg_pool2d_forward(const Tensor& x_in, int64_t OH, int64_t OW) {
+  Tensor x = contiguous(x_in);
+  int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  int64_t shape[4] = {N, C, OH, OW};
+  Tensor y = empty(shape, x.dtype());
+  dispatch_pool(x.dtype(), "adaptive_avg_pool2d", false, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* yp = y.data_ptr<T>();
+    parallel_for(0, N * C, plane_grain(H * W), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = xp + p * H * W;
+        T* dst = yp + p * OH * OW;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          int64_t h0 = start_index(oh, OH, H), h1 = end_index(oh, OH, H);
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int64_t w0 = start_index(ow, OW, W), w1 = end_index(ow, OW, W);
+            A s = 0;
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) s += static_cast<A>(src[h * W + w]);
+            dst[oh * OW + ow] = static_cast<T>(s / static_cast<A>((h1 - h0) * (w1 - w0)));
+          }
+        }
+      }
+    });
+  });
+  return y;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& gy_in, int64_t H, int64_t W, DType dtype) {
+  Tensor gy = contiguous(to_dtype(gy_in, dtype));
+  int64_t N = gy.size(0), C = gy.size(1), OH = gy.size(2), OW = gy.size(3);
+  int64_t shape[4] = {N, C, H, W};
+  Tensor gx = zeros(shape, dtype);
+  dispatch_pool(dtype, "adaptive_avg_pool2d_backward", false, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* gp = gy.data_ptr<T>();
+    T* xp = gx.data_ptr<T>();
+    parallel_for(0, N * C, plane_grain(H * W), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        T* dst = xp + p * H * W;
+        const T* src = gp + p * OH * OW;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          int64_t h0 = start_index(oh, OH, H), h1 = end_index(oh, OH, H);
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int64_t w0 = start_index(ow, OW, W), w1 = end_index(ow, OW, W);
+            A v = static_cast<A>(src[oh * OW + ow]) / static_cast<A>((h1 - h0) * (w1 - w0));
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) dst[h * W + w] = static_cast<T>(static_cast<A>(dst[h * W + w]) + v);
+          }
+        }
+      }
+    });
+  });
+  return gx;
+}
+
+}  // namespace glia::ops
