@@ -632,6 +632,64 @@ GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tens
 
 /* ---- operators: reductions, softmax --------------------------------------- */
 
+/*
+ * Reductions take `dims` (n_dims entries; NULL and 0 reduce every dim) and
+ * keepdim (nonzero keeps reduced dims as size 1), as torch's; a dim listed
+ * twice or out of range is GLIA_ERR_INVALID_ARGUMENT, and reducing an empty
+ * dim where the op has no identity (amax, max, argmax, inf-norm...) is too.
+ */
+/** torch.mean (floating inputs only; GLIA_ERR_DTYPE otherwise; an empty reduction gives nan). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mean(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.prod over dims (integral and bool inputs give int64; an empty product is 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_prod(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.amax: the maximum over dims (NaN propagates; the gradient is split among ties). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_amax(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.amin: the minimum over dims (NaN propagates; the gradient is split among ties). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_amin(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/**
+ * torch.max(a, dim, keepdim): the maxima (a's dtype) and their int64 indices
+ * (the first occurrence; a NaN wins). Both outputs or none are written; the
+ * gradient flows to the index. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                             glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.min(a, dim, keepdim): see glia_max. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_min(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                             glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.argmax: int64 index of the first maximum along *dim_or_null, or of the flattened input when NULL. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_argmax(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
+                                                glia_tensor **out);
+/** torch.argmin: see glia_argmax. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_argmin(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
+                                                glia_tensor **out);
+/**
+ * torch.var(a, dims, correction=correction, keepdim): the sum of squared
+ * deviations divided by max(0, N - correction) (1: unbiased, torch's default). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_var(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             double correction, int32_t keepdim, glia_tensor **out);
+/** torch.std: the square root of glia_var. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_std(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             double correction, int32_t keepdim, glia_tensor **out);
+/** torch.logsumexp, computed stably (max-shifted); integral inputs give float32. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logsumexp(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                   int32_t keepdim, glia_tensor **out);
+/**
+ * torch.linalg.vector_norm(a, ord=p, dim=dims, keepdim): p may be INFINITY
+ * (max |x|), -INFINITY (min |x|), 0 (count of nonzeros) or any other value
+ * (sum |x|^p)^(1/p). Floating inputs only. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_norm(const glia_tensor *a, double p, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/** torch.log_softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
+
 /* ---- operators: losses ----------------------------------------------------- */
 
 /* ---- operators: linear algebra --------------------------------------------- */
