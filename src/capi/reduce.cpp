@@ -39,8 +39,7 @@ glia_error* max_min(const glia_tensor* a, int64_t dim, int32_t keepdim, glia_ten
 }
 
 template <class F>
-glia_error* arg_op(const glia_tensor* a, const int64_t* dim, int32_t keepdim, glia_tensor** out, const char* fn,
-                   F f) {
+glia_error* arg_op(const glia_tensor* a, const int64_t* dim, int32_t keepdim, glia_tensor** out, const char* fn, F f) {
   return guard([&] {
     Tensor x = tensor_arg(a, fn, "a");
     check_out(out, fn, "out");

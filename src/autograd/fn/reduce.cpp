@@ -1,6 +1,7 @@
 #include "autograd/fn/reduce.h"
 
 #include <cmath>
+#include <limits>
 
 #include "autograd/fn/elementwise.h"
 #include "autograd/grad_mode.h"
@@ -181,6 +182,9 @@ Tensor var_backward(const Tensor& g, const Tensor& x, const ReduceInfo& info, do
   Dims d = info.dims();
   double n = static_cast<double>(reduced_count(info.in_shape, info.mask));
   double scale = 2.0 / std::max(0.0, n - correction);
+  if (info.in_shape.empty() && n - correction <= 0)  // torch's 0-dim rule: grad * inf
+    return mul(expand_reduced(g, info.in_shape, info.mask, info.keepdim),
+               ops::wrapped_scalar(std::numeric_limits<double>::infinity(), false));
   Tensor centered = sub(x, mean(x, d, true));
   Tensor ge = expand_reduced(g, info.in_shape, info.mask, info.keepdim);
   return mul(mul(ge, centered), ops::wrapped_scalar(scale, false));

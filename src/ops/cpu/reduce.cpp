@@ -385,9 +385,11 @@ Tensor vector_norm(const Tensor& t, double p, IntSpan dims, bool keepdim) {
       reduce_loop<T, T, A>(
           t, out, mask, A(0), [](A a, A x) { return a + x * x; }, [](A a, int64_t) { return std::sqrt(a); });
     } else if (p == 1) {
-      reduce_loop<T, T, A>(t, out, mask, A(0), [](A a, A x) { return a + std::abs(x); }, id);
+      reduce_loop<T, T, A>(
+          t, out, mask, A(0), [](A a, A x) { return a + std::abs(x); }, id);
     } else if (p == 0) {
-      reduce_loop<T, T, A>(t, out, mask, A(0), [](A a, A x) { return a + (x != 0 ? A(1) : A(0)); }, id);
+      reduce_loop<T, T, A>(
+          t, out, mask, A(0), [](A a, A x) { return a + (x != 0 ? A(1) : A(0)); }, id);
     } else if (std::isinf(p) && p > 0) {
       reduce_loop<T, T, A>(
           t, out, mask, A(0),
@@ -539,8 +541,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, IntSpan dims, bool 
   return from_canonical(gi, self.shape(), c.perm);
 }
 
-Tensor norm_backward(const Tensor& grad, const Tensor& self, const Tensor& norm, double p, IntSpan dims,
-                     bool keepdim) {
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const Tensor& norm, double p, IntSpan dims, bool keepdim) {
   (void)keepdim;
   auto mask = reduce_mask("linalg.vector_norm", dims, self.dim());
   Canonical c = canonical(self, mask);

@@ -68,8 +68,8 @@ Tensor softmax(const Tensor& t, int64_t dim, bool log) {
     bool lastdim = t.dim() == 0 || d == t.dim() - 1;
     const char* k = log ? (lastdim ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl")
                         : (lastdim ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl");
-    fail(Code::DType, "\"", k, "\" not implemented for '",
-         t.dtype() == DType::Float16 ? "Half" : type_name(t.dtype()), "'");
+    fail(Code::DType, "\"", k, "\" not implemented for '", t.dtype() == DType::Float16 ? "Half" : type_name(t.dtype()),
+         "'");
   }
   Tensor x = contiguous(t);
   Tensor out = empty(t.shape(), t.dtype(), t.device());
@@ -132,8 +132,7 @@ Tensor softmax(const Tensor& t, int64_t dim, bool log) {
         if (log)
           for (int64_t j = 0; j < inner; ++j) orow[j] = static_cast<T>(static_cast<A>(xr[j]) - sum[j]);
         else
-          for (int64_t j = 0; j < inner; ++j)
-            orow[j] = static_cast<T>(std::exp(static_cast<A>(xr[j]) - m[j]) * sum[j]);
+          for (int64_t j = 0; j < inner; ++j) orow[j] = static_cast<T>(std::exp(static_cast<A>(xr[j]) - m[j]) * sum[j]);
       }
     };
     run_slices(s, row, block);
@@ -167,8 +166,7 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& out, int64_t dim, bool
           orow[k] = static_cast<T>(static_cast<A>(gr[k]) - std::exp(static_cast<A>(yr[k])) * acc);
       } else {
         for (int64_t k = 0; k < n; ++k) acc += static_cast<A>(gr[k]) * static_cast<A>(yr[k]);
-        for (int64_t k = 0; k < n; ++k)
-          orow[k] = static_cast<T>(static_cast<A>(yr[k]) * (static_cast<A>(gr[k]) - acc));
+        for (int64_t k = 0; k < n; ++k) orow[k] = static_cast<T>(static_cast<A>(yr[k]) * (static_cast<A>(gr[k]) - acc));
       }
     };
     auto block = [&](int64_t off) {
