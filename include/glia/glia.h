@@ -692,6 +692,79 @@ GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64
 
 /* ---- operators: losses ----------------------------------------------------- */
 
+/** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */
+typedef enum glia_reduction GLIA_ENUM_BASE {
+  GLIA_REDUCTION_NONE = 0, /**< one loss per element (per sample for the class losses) */
+  GLIA_REDUCTION_MEAN = 1, /**< the mean (torch's default; weighted mean for nll_loss/cross_entropy) */
+  GLIA_REDUCTION_SUM = 2   /**< the sum */
+} glia_reduction;
+
+/** torch.nn.functional.mse_loss: (input - target)^2 (broadcast). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mse_loss(const glia_tensor *input, const glia_tensor *target,
+                                                  glia_reduction reduction, glia_tensor **out);
+/** torch.nn.functional.l1_loss: |input - target| (broadcast). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_l1_loss(const glia_tensor *input, const glia_tensor *target,
+                                                 glia_reduction reduction, glia_tensor **out);
+/** torch.nn.functional.smooth_l1_loss with `beta` (>= 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_smooth_l1_loss(const glia_tensor *input, const glia_tensor *target,
+                                                        glia_reduction reduction, double beta, glia_tensor **out);
+/** torch.nn.functional.huber_loss with `delta` (> 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_huber_loss(const glia_tensor *input, const glia_tensor *target,
+                                                    glia_reduction reduction, double delta, glia_tensor **out);
+/**
+ * torch.nn.functional.binary_cross_entropy: input (probabilities in [0, 1])
+ * and target of one shape; optional `weight_or_null` broadcasts. The logs are
+ * clamped to >= -100 as in torch. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy(const glia_tensor *input, const glia_tensor *target,
+                                                              const glia_tensor *weight_or_null,
+                                                              glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.binary_cross_entropy_with_logits (computed stably from
+ * the logits); optional weight and pos_weight (weight of positive examples,
+ * broadcast along the last dim). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy_with_logits(
+    const glia_tensor *input, const glia_tensor *target, const glia_tensor *weight_or_null,
+    const glia_tensor *pos_weight_or_null, glia_reduction reduction, glia_tensor **out);
+
+/** Options of glia_nll_loss. Initialise with glia_nll_loss_options_init(). */
+typedef struct glia_nll_loss_options {
+  size_t struct_size;
+  const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
+  int64_t ignore_index;      /**< targets equal to it add nothing (default -100) */
+  glia_reduction reduction;  /**< default GLIA_REDUCTION_MEAN */
+} glia_nll_loss_options;
+/** Sets struct_size and torch's defaults. @since 0.1 */
+GLIA_API void glia_nll_loss_options_init(glia_nll_loss_options *options);
+/**
+ * torch.nn.functional.nll_loss: input of log-probabilities [N, C],
+ * [N, C, d1, ..., dK] or [C]; target int64 class indices [N], [N, d1, ..., dK]
+ * or 0-dim. The mean divides by the summed weights of the non-ignored
+ * targets. options may be NULL (defaults). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nll_loss(const glia_tensor *input, const glia_tensor *target,
+                                                  const glia_nll_loss_options *options, glia_tensor **out);
+
+/** Options of glia_cross_entropy. Initialise with glia_cross_entropy_options_init(). */
+typedef struct glia_cross_entropy_options {
+  size_t struct_size;
+  const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
+  int64_t ignore_index;      /**< class-index targets equal to it add nothing (default -100) */
+  glia_reduction reduction;  /**< default GLIA_REDUCTION_MEAN */
+  double label_smoothing;    /**< in [0, 1] (default 0) */
+} glia_cross_entropy_options;
+/** Sets struct_size and torch's defaults. @since 0.1 */
+GLIA_API void glia_cross_entropy_options_init(glia_cross_entropy_options *options);
+/**
+ * torch.nn.functional.cross_entropy (log_softmax over the class dim and
+ * nll_loss, fused): target holds int64 class indices (shapes as glia_nll_loss)
+ * or, when it has the input's shape, class probabilities (floating). options
+ * may be NULL (defaults). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cross_entropy(const glia_tensor *input, const glia_tensor *target,
+                                                       const glia_cross_entropy_options *options, glia_tensor **out);
+
 /* ---- operators: linear algebra --------------------------------------------- */
 
 /* ---- operators: shape and indexing ---------------------------------------- */

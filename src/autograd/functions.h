@@ -4,5 +4,6 @@
 #pragma once
 
 #include "autograd/fn/elementwise.h"
+#include "autograd/fn/loss.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"

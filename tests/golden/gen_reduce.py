@@ -8,6 +8,7 @@ ops/softmax.json (softmax, log_softmax) and ops/loss.json. Format: see golden.py
 """
 
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +23,7 @@ def smooth(shape, dtype="float64", lo=-2.0, hi=2.0):
     return (torch.round(v * 4096) / 4096).to(getattr(torch, dtype))
 
 f64, f32 = "float64", "float32"
+warnings.filterwarnings("ignore")
 
 
 def _dims(a):
@@ -320,7 +322,189 @@ def softmax():
     return fx
 
 
+def _w(xs, k):
+    """Optional weight operand k, detached (torch does not differentiate weights)."""
+    return xs[k].detach() if len(xs) > k and xs[k] is not None else None
+
+
+def _red(a):
+    return a.get("reduction", "mean")
+
+
+LOSS_OPS = {
+    "mse_loss": lambda xs, a: F.mse_loss(xs[0], xs[1], reduction=_red(a)),
+    "l1_loss": lambda xs, a: F.l1_loss(xs[0], xs[1], reduction=_red(a)),
+    "smooth_l1_loss": lambda xs, a: F.smooth_l1_loss(xs[0], xs[1], reduction=_red(a), beta=a.get("beta", 1.0)),
+    "huber_loss": lambda xs, a: F.huber_loss(xs[0], xs[1], reduction=_red(a), delta=a.get("delta", 1.0)),
+    "binary_cross_entropy": lambda xs, a: F.binary_cross_entropy(xs[0], xs[1], weight=_w(xs, 2),
+                                                                 reduction=_red(a)),
+    "binary_cross_entropy_with_logits": lambda xs, a: F.binary_cross_entropy_with_logits(
+        xs[0], xs[1], weight=_w(xs, 2), pos_weight=_w(xs, 3), reduction=_red(a)),
+    "nll_loss": lambda xs, a: F.nll_loss(xs[0], xs[1], weight=_w(xs, 2), ignore_index=a.get("ignore_index", -100),
+                                         reduction=_red(a)),
+    "cross_entropy": lambda xs, a: F.cross_entropy(xs[0], xs[1], weight=_w(xs, 2),
+                                                   ignore_index=a.get("ignore_index", -100), reduction=_red(a),
+                                                   label_smoothing=a.get("label_smoothing", 0.0)),
+}
+
+
+class LossFixture(LenientFixture):
+    """Weights (inputs 2 and 3) carry no gradient: torch does not differentiate them."""
+
+    def case(self, name, op, xs, **kw):
+        c = super().case(name, op, xs, **kw)
+        if c is not None and "grads" in c:
+            for k in (2, 3):
+                if k < len(c["grads"]):
+                    c["grads"][k] = None
+        return c
+
+
+REDS = ("none", "mean", "sum")
+
+
+def probs(shape, dim=1, dtype=f64):
+    return torch.softmax(smooth(shape) * 2, dim).to(getattr(torch, dtype))
+
+
+def loss():
+    fx = LossFixture(LOSS_OPS, tuple(LOSS_OPS))
+    i64 = torch.int64
+    for op in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
+        for r in REDS:
+            fx.case("%s %s f64" % (op, r), op, [smooth([2, 3]), smooth([2, 3])], reduction=r)
+            fx.case("%s %s broadcast [2,3] [3]" % (op, r), op, [smooth([2, 3]), smooth([3])], reduction=r)
+            fx.case("%s %s zero-size" % (op, r), op, [rnd([0, 3]), rnd([0, 3])], reduction=r)
+        fx.case(op + " transposed", op, [T(smooth([3, 4])), smooth([3, 4])], reduction="sum")
+        fx.case(op + " 0-dim", op, [smooth([]), smooth([])])
+        fx.case(op + " f32", op, [smooth([4, 5], f32), smooth([4, 5], f32)])
+        fx.case(op + " f32 none", op, [smooth([4, 5], f32), smooth([4, 5], f32)], reduction="none")
+        fx.case(op + " float16", op, [smooth([3, 4], "float16"), smooth([3, 4], "float16")], reduction="sum")
+        fx.case(op + " bfloat16", op, [smooth([3, 4], "bfloat16"), smooth([3, 4], "bfloat16")], reduction="none")
+        fx.case(op + " f32 + f64 promotes", op, [smooth([2, 3], f32), smooth([2, 3])], grads=False)
+        fx.error(op + " shape mismatch", op, [smooth([2, 3]), smooth([4])], "GLIA_ERR_SHAPE")
+    for beta in (0.5, 2.0, 0.0):
+        fx.case("smooth_l1_loss beta %g" % beta, "smooth_l1_loss", [smooth([3, 4]), smooth([3, 4])], beta=beta,
+                reduction="none")
+    for delta in (0.5, 2.0):
+        fx.case("huber_loss delta %g" % delta, "huber_loss", [smooth([3, 4]), smooth([3, 4])], delta=delta)
+    fx.error("mse_loss int64", "mse_loss", [rnd([2, 3], "int64"), rnd([2, 3], "int64")], "GLIA_ERR_DTYPE")
+    fx.error("smooth_l1_loss negative beta", "smooth_l1_loss", [smooth([2]), smooth([2])],
+             "GLIA_ERR_INVALID_ARGUMENT", beta=-1.0)
+    fx.error("huber_loss zero delta", "huber_loss", [smooth([2]), smooth([2])], "GLIA_ERR_INVALID_ARGUMENT",
+             delta=0.0)
+
+    # binary cross entropy
+    bce = "binary_cross_entropy"
+    p, t = smooth([2, 3], f64, 0.05, 0.95), smooth([2, 3], f64, 0.0, 1.0)
+    for r in REDS:
+        fx.case("bce %s" % r, bce, [p, t], reduction=r)
+        fx.case("bce %s weight [3]" % r, bce, [p, t, smooth([3], f64, 0.5, 2.0)], reduction=r)
+        fx.case("bce %s weight [2,3]" % r, bce, [p, t, smooth([2, 3], f64, 0.5, 2.0)], reduction=r)
+    fx.case("bce transposed", bce, [T(smooth([3, 2], f64, 0.05, 0.95)), T(smooth([3, 2], f64, 0.0, 1.0))])
+    fx.case("bce f32", bce, [smooth([4, 5], f32, 0.05, 0.95), smooth([4, 5], f32, 0.0, 1.0)])
+    fx.case("bce 0 and 1 inputs (log clamped)", bce,
+            [torch.tensor([0.0, 1.0, 0.0, 1.0, 0.5], dtype=torch.float64),
+             torch.tensor([0.0, 1.0, 1.0, 0.0, 0.5], dtype=torch.float64)], reduction="none", grads=False)
+    fx.case("bce zero-size", bce, [rnd([0, 2]), rnd([0, 2])])
+    fx.case("bce 0-dim", bce, [torch.tensor(0.3, dtype=torch.float64), torch.tensor(0.8, dtype=torch.float64)])
+    fx.error("bce input out of range", bce, [torch.tensor([0.5, 1.5]), torch.tensor([0.0, 1.0])],
+             "GLIA_ERR_INVALID_ARGUMENT")
+    fx.error("bce shape mismatch", bce, [smooth([2, 3], f32, 0.1, 0.9), smooth([3], f32, 0.1, 0.9)],
+             "GLIA_ERR_SHAPE")
+    fx.error("bce dtype mismatch", bce, [smooth([2, 3], f32, 0.1, 0.9), smooth([2, 3], f64, 0.1, 0.9)],
+             "GLIA_ERR_DTYPE")
+    bcel = "binary_cross_entropy_with_logits"
+    x = smooth([2, 3], f64, -3, 3)
+    for r in REDS:
+        fx.case("bcel %s" % r, bcel, [x, t], reduction=r)
+        fx.case("bcel %s weight" % r, bcel, [x, t, smooth([3], f64, 0.5, 2.0)], reduction=r)
+        fx.case("bcel %s pos_weight" % r, bcel, [x, t, None, smooth([3], f64, 0.5, 3.0)], reduction=r)
+        fx.case("bcel %s weight and pos_weight" % r, bcel,
+                [x, t, smooth([2, 1], f64, 0.5, 2.0), smooth([3], f64, 0.5, 3.0)], reduction=r)
+    fx.case("bcel transposed", bcel, [T(smooth([3, 2], f64, -3, 3)), T(smooth([3, 2], f64, 0.0, 1.0))])
+    fx.case("bcel f32", bcel, [smooth([4, 5], f32, -3, 3), smooth([4, 5], f32, 0.0, 1.0)])
+    fx.case("bcel large logits", bcel, [torch.tensor([-200.0, -50.0, 50.0, 200.0], dtype=torch.float64),
+                                        torch.tensor([1.0, 0.0, 1.0, 0.0], dtype=torch.float64)], reduction="none")
+    fx.case("bcel zero-size", bcel, [rnd([0, 2]), rnd([0, 2])])
+    fx.error("bcel shape mismatch", bcel, [smooth([2, 3]), smooth([3])], "GLIA_ERR_SHAPE")
+
+    # nll_loss / cross_entropy with class indices
+    tgt = torch.tensor([0, 4, 2], dtype=i64)
+    w5 = smooth([5], f64, 0.5, 2.0)
+    for op in ("nll_loss", "cross_entropy"):
+        xin = smooth([3, 5]) if op == "cross_entropy" else torch.log_softmax(smooth([3, 5]), 1)
+        for r in REDS:
+            fx.case("%s %s" % (op, r), op, [xin, tgt], reduction=r)
+            fx.case("%s %s weight" % (op, r), op, [xin, tgt, w5], reduction=r)
+            fx.case("%s %s ignore_index 4" % (op, r), op, [xin, tgt, w5], reduction=r, ignore_index=4)
+            fx.case("%s %s K=1" % (op, r), op, [smooth([2, 5, 3]), rnd([2, 3], "int64", 0, 5)], reduction=r)
+            fx.case("%s %s K=2 weight" % (op, r), op, [smooth([2, 5, 2, 2]), rnd([2, 2, 2], "int64", 0, 5), w5],
+                    reduction=r)
+            fx.case("%s %s K=3" % (op, r), op, [smooth([2, 5, 2, 1, 2]), rnd([2, 2, 1, 2], "int64", 0, 5)],
+                    reduction=r)
+            fx.case("%s %s unbatched" % (op, r), op, [smooth([5]), torch.tensor(3)], reduction=r)
+        fx.case(op + " ignore_index -100 targets", op, [xin, torch.tensor([-100, 1, -100])])
+        fx.case(op + " all ignored (mean nan)", op, [xin, torch.tensor([-100, -100, -100])], gradcheck=False)
+        fx.case(op + " negative ignore_index", op, [xin, torch.tensor([-1, 1, 2])], ignore_index=-1)
+        fx.case(op + " transposed input", op, [T(smooth([3, 5])), tgt])
+        fx.case(op + " f32", op, [smooth([4, 6], f32), rnd([4], "int64", 0, 6)])
+        fx.case(op + " f32 weight sum", op, [smooth([4, 6], f32), rnd([4], "int64", 0, 6), smooth([6], f32, 0.5, 2)],
+                reduction="sum")
+        fx.case(op + " bfloat16", op, [smooth([4, 6], "bfloat16"), rnd([4], "int64", 0, 6)])
+        fx.case(op + " zero batch", op, [rnd([0, 5]), torch.zeros(0, dtype=i64)], reduction="sum")
+        fx.case(op + " zero batch mean", op, [rnd([0, 5]), torch.zeros(0, dtype=i64)])
+        fx.error(op + " target out of bounds", op, [smooth([2, 3]), torch.tensor([0, 5])],
+                 "GLIA_ERR_INVALID_ARGUMENT")
+        fx.error(op + " negative target", op, [smooth([2, 3]), torch.tensor([0, -1])], "GLIA_ERR_INVALID_ARGUMENT")
+        fx.error(op + " batch mismatch", op, [smooth([2, 3]), torch.tensor([0, 1, 1])], "GLIA_ERR_SHAPE")
+        fx.error(op + " int32 target", op, [smooth([2, 3]), torch.tensor([0, 1], dtype=torch.int32)],
+                 "GLIA_ERR_DTYPE")
+        fx.error(op + " weight size", op, [smooth([2, 3]), torch.tensor([0, 1]), smooth([2])], "GLIA_ERR_SHAPE")
+        fx.error(op + " K-dim target shape", op, [smooth([2, 3, 4]), torch.zeros(2, 3, dtype=i64)],
+                 "GLIA_ERR_SHAPE")
+        fx.error(op + " 4-d target dims", op, [smooth([2, 3, 4, 5]), torch.zeros(2, 4, dtype=i64)],
+                 "GLIA_ERR_SHAPE")
+        fx.error(op + " 4-d target shape", op, [smooth([2, 3, 4, 5]), torch.zeros(2, 4, 4, dtype=i64)],
+                 "GLIA_ERR_SHAPE")
+        fx.error(op + " unbatched 1-d target", op, [smooth([3]), torch.tensor([1, 2])], "GLIA_ERR_SHAPE")
+    fx.error("nll_loss int64 input", "nll_loss", [rnd([2, 3], "int64"), torch.tensor([0, 1])], "GLIA_ERR_DTYPE")
+    fx.error("cross_entropy int64 input", "cross_entropy", [rnd([2, 3], "int64"), torch.tensor([0, 1])],
+             "GLIA_ERR_DTYPE")
+    fx.error("cross_entropy 2-d class-index target", "cross_entropy", [smooth([2, 3]), smooth([2, 4])],
+             "GLIA_ERR_SHAPE")
+
+    ce = "cross_entropy"
+    xin = smooth([3, 5])
+    for ls in (0.1, 0.3):
+        for r in REDS:
+            fx.case("ce %s label_smoothing %g" % (r, ls), ce, [xin, tgt], reduction=r, label_smoothing=ls)
+            fx.case("ce %s label_smoothing %g weight ignore" % (r, ls), ce, [xin, tgt, w5], reduction=r,
+                    label_smoothing=ls, ignore_index=2)
+        fx.case("ce K=2 label_smoothing %g" % ls, ce, [smooth([2, 5, 2, 2]), rnd([2, 2, 2], "int64", 0, 5), w5],
+                label_smoothing=ls)
+        fx.case("ce unbatched label_smoothing %g" % ls, ce, [smooth([5]), torch.tensor(1)], label_smoothing=ls)
+    # class probabilities
+    for r in REDS:
+        fx.case("ce probs %s" % r, ce, [xin, probs([3, 5])], reduction=r)
+        fx.case("ce probs %s weight" % r, ce, [xin, probs([3, 5]), w5], reduction=r)
+        fx.case("ce probs %s label_smoothing" % r, ce, [xin, probs([3, 5]), w5], reduction=r, label_smoothing=0.2)
+        fx.case("ce probs %s K=2" % r, ce, [smooth([2, 5, 2, 2]), probs([2, 5, 2, 2])], reduction=r)
+    fx.case("ce probs unbatched", ce, [smooth([5]), probs([5], 0)])
+    fx.case("ce probs f32", ce, [smooth([4, 6], f32), probs([4, 6], 1, f32)])
+    fx.case("ce probs transposed", ce, [T(smooth([3, 5])), probs([3, 5])])
+    fx.case("ce probs zero batch mean", ce, [rnd([0, 5]), rnd([0, 5])])
+    fx.error("ce label_smoothing > 1", ce, [smooth([2, 3]), torch.tensor([0, 1])], "GLIA_ERR_INVALID_ARGUMENT",
+             label_smoothing=1.5)
+    fx.error("ce probs int target", ce, [smooth([2, 3]), rnd([2, 3], "int64", 0, 2)], "GLIA_ERR_DTYPE")
+    fx.error("ce probs ignore_index", ce, [smooth([2, 3]), probs([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
+             ignore_index=1)
+    fx.error("ce probs weight size", ce, [smooth([2, 3]), probs([2, 3]), smooth([2])], "GLIA_ERR_SHAPE")
+    return fx
+
+
 if __name__ == "__main__":
     reductions().write("reductions.json")
     softmax().write("softmax.json")
+    loss().write("loss.json")
     print("skipped (not implemented in torch):", SKIPPED)
