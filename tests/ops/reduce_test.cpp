@@ -1,7 +1,9 @@
 // Reductions and softmax against tests/golden/gen_reduce.py's fixtures
 // (ops/reductions.json, ops/softmax.json), plus shapes above the parallel grain
 // checked against serial runs and float64 references.
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "autograd/functions.h"
@@ -150,4 +152,62 @@ TEST(Reductions, MaxValuesAndIndicesBothOrNone) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(v, nullptr);
   glia_error_free(e);
+}
+
+TEST(Reductions, NanPropagatesOnEveryPath) {
+  // [3, 100] reduced over dim 1 (contiguous lanes) and its transpose over dim 0 (rows into outputs).
+  Tensor x = values_f32({3, 100}, 5);
+  x.data_ptr<float>()[150] = NAN;
+  static const glia::Dims D0{0}, D1{1};
+  for (const Tensor& r : {glia::amax(x, D1), glia::amin(x, D1), glia::amax(glia::transpose(x, 0, 1), D0),
+                          glia::vector_norm(x, INFINITY, D1), glia::sum(x, D1), glia::max_dim(x, 1).first}) {
+    auto v = as_doubles(r);
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_FALSE(std::isnan(v[0]));
+    EXPECT_TRUE(std::isnan(v[1]));
+    EXPECT_FALSE(std::isnan(v[2]));
+  }
+  EXPECT_EQ(as_doubles(glia::argmax(x, 1))[1], 50.0);
+}
+
+TEST(Reductions, IntegerSumsOnEveryPath) {
+  Tensor x = glia::empty(std::vector<int64_t>{50, 64}, glia::DType::Int32);
+  int64_t want_rows[50] = {}, want_cols[64] = {};
+  for (int64_t i = 0; i < 50; ++i)
+    for (int64_t j = 0; j < 64; ++j) {
+      int32_t v = static_cast<int32_t>((i * 31 + j * 17) % 23) - 11;
+      x.data_ptr<int32_t>()[i * 64 + j] = v;
+      want_rows[i] += v;
+      want_cols[j] += v;
+    }
+  static const glia::Dims D0{0}, D1{1};
+  auto rows = as_doubles(glia::sum(x, D1)), cols = as_doubles(glia::sum(x, D0));
+  for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(rows[i], static_cast<double>(want_rows[i]));
+  for (int64_t j = 0; j < 64; ++j) EXPECT_EQ(cols[j], static_cast<double>(want_cols[j]));
+}
+
+// Timings (run by hand: --gtest_also_run_disabled_tests --gtest_filter='*Bench*').
+TEST(Reductions, DISABLED_Bench) {
+  Tensor x = values_f32({4096, 4096}, 3);
+  static const glia::Dims D0{0}, D1{1};
+  auto time = [&](const char* what, auto f) {
+    f();
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 5; ++i) f();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 5;
+    std::printf("%-28s %8.2f ms\n", what, ms);
+  };
+  time("sum dim 1 (inner)", [&] { glia::sum(x, D1); });
+  time("sum dim 0 (outer)", [&] { glia::sum(x, D0); });
+  time("mean all", [&] { glia::mean(x); });
+  time("amax dim 1", [&] { glia::amax(x, D1); });
+  time("amax dim 0", [&] { glia::amax(x, D0); });
+  time("norm 2 dim 1", [&] { glia::vector_norm(x, 2, D1); });
+  time("var dim 1", [&] { glia::var(x, D1); });
+  time("var dim 0", [&] { glia::var(x, D0); });
+  time("logsumexp dim 1", [&] { glia::logsumexp(x, D1); });
+  time("max dim 1", [&] { glia::max_dim(x, 1); });
+  time("softmax dim 1", [&] { glia::softmax(x, 1); });
+  time("softmax dim 0", [&] { glia::softmax(x, 0); });
+  time("log_softmax dim 1", [&] { glia::log_softmax(x, 1); });
 }

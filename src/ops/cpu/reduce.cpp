@@ -39,6 +39,35 @@ Dims reduced_shape(IntSpan shape, const SmallVector<bool, 8>& mask, bool keepdim
   return out;
 }
 
+namespace detail {
+
+ReduceGeometry reduce_geometry(const Tensor& in, const SmallVector<bool, 8>& mask) {
+  ReduceGeometry g;
+  int64_t prev_group = -1;  // 0 kept, 1 reduced, of the last dim pushed
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    int64_t sz = in.shape()[d], st = in.strides()[d];
+    int group = mask[d] ? 1 : 0;
+    if (group)
+      g.n_red *= sz;
+    else
+      g.n_out *= sz;
+    if (sz == 1) continue;
+    Dims& shp = group ? g.rshape : g.kshape;
+    Dims& str = group ? g.rstride : g.kstride;
+    if (prev_group == group && !shp.empty() && str.back() == st * sz) {
+      shp.back() *= sz;
+      str.back() = st;
+    } else {
+      shp.push_back(sz);
+      str.push_back(st);
+    }
+    prev_group = group;
+  }
+  return g;
+}
+
+}  // namespace detail
+
 Canonical canonical(const Tensor& t, const SmallVector<bool, 8>& mask) {
   Canonical c;
   c.n_out = 1;
@@ -133,8 +162,9 @@ Tensor sum(const Tensor& t, IntSpan dims, bool keepdim, std::optional<DType> dty
     using A = std::conditional_t<std::is_same_v<T, bool>, int64_t,
                                  std::conditional_t<std::is_floating_point_v<T>, T, acc_t<T>>>;
     using Acc = std::conditional_t<std::is_same_v<A, float>, double, A>;
+    auto add = [](Acc a, Acc x) { return a + x; };
     reduce_loop<T, T, Acc>(
-        in, out, mask, Acc(0), [](Acc a, Acc x) { return a + x; }, [](Acc a, int64_t) { return a; });
+        in, out, mask, Acc(0), add, [](Acc a, int64_t) { return a; }, add);
   });
   return out;
 }
@@ -149,9 +179,9 @@ Tensor mean(const Tensor& t, IntSpan dims, bool keepdim) {
   dispatch_floating(t.dtype(), "mean", [&](auto tag) {
     using T = decltype(tag);
     using Acc = facc_t<T>;
+    auto add = [](Acc a, Acc x) { return a + x; };
     reduce_loop<T, T, Acc>(
-        t, out, mask, Acc(0), [](Acc a, Acc x) { return a + x; },
-        [](Acc a, int64_t n) { return a / static_cast<Acc>(n); });
+        t, out, mask, Acc(0), add, [](Acc a, int64_t n) { return a / static_cast<Acc>(n); }, add);
   });
   return out;
 }
@@ -165,8 +195,9 @@ Tensor prod(const Tensor& t, IntSpan dims, bool keepdim) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       using Acc = std::conditional_t<std::is_integral_v<T>, T, facc_t<T>>;
+      auto mul = [](Acc a, Acc x) { return a * x; };
       reduce_loop<T, T, Acc>(
-          in, out, mask, Acc(1), [](Acc a, Acc x) { return a * x; }, [](Acc a, int64_t) { return a; });
+          in, out, mask, Acc(1), mul, [](Acc a, int64_t) { return a; }, mul);
     }
   });
   return out;
@@ -189,15 +220,14 @@ Tensor amax_impl(const char* op, const Tensor& t, IntSpan dims, bool keepdim) {
       init = !Max;
     else
       init = Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+    auto step = [](A a, A x) {
+      if constexpr (std::is_floating_point_v<A>)
+        return (x != x || (Max ? x > a : x < a)) && a == a ? x : a;
+      else
+        return (Max ? x > a : x < a) ? x : a;
+    };
     reduce_loop<T, T, A>(
-        t, out, mask, init,
-        [](A a, A x) {
-          if constexpr (std::is_floating_point_v<A>)
-            return (x != x || (Max ? x > a : x < a)) && a == a ? x : a;
-          else
-            return (Max ? x > a : x < a) ? x : a;
-        },
-        [](A a, int64_t) { return a; });
+        t, out, mask, init, step, [](A a, int64_t) { return a; }, step);
   });
   return out;
 }
@@ -381,36 +411,30 @@ Tensor vector_norm(const Tensor& t, double p, IntSpan dims, bool keepdim) {
     using T = decltype(tag);
     using A = facc_t<T>;
     auto id = [](A a, int64_t) { return a; };
+    auto add = [](A a, A b) { return a + b; };
+    auto amax = [](A a, A v) { return a == a && (v != v || v > a) ? v : a; };
+    auto amin = [](A a, A v) { return a == a && (v != v || v < a) ? v : a; };
     if (p == 2) {
       reduce_loop<T, T, A>(
-          t, out, mask, A(0), [](A a, A x) { return a + x * x; }, [](A a, int64_t) { return std::sqrt(a); });
+          t, out, mask, A(0), [](A a, A x) { return a + x * x; }, [](A a, int64_t) { return std::sqrt(a); }, add);
     } else if (p == 1) {
       reduce_loop<T, T, A>(
-          t, out, mask, A(0), [](A a, A x) { return a + std::abs(x); }, id);
+          t, out, mask, A(0), [](A a, A x) { return a + std::abs(x); }, id, add);
     } else if (p == 0) {
       reduce_loop<T, T, A>(
-          t, out, mask, A(0), [](A a, A x) { return a + (x != 0 ? A(1) : A(0)); }, id);
+          t, out, mask, A(0), [](A a, A x) { return a + (x != 0 ? A(1) : A(0)); }, id, add);
     } else if (std::isinf(p) && p > 0) {
       reduce_loop<T, T, A>(
-          t, out, mask, A(0),
-          [](A a, A x) {
-            A v = std::abs(x);
-            return a == a && (v != v || v > a) ? v : a;
-          },
-          id);
+          t, out, mask, A(0), [amax](A a, A x) { return amax(a, std::abs(x)); }, id, amax);
     } else if (std::isinf(p)) {
       reduce_loop<T, T, A>(
-          t, out, mask, std::numeric_limits<A>::infinity(),
-          [](A a, A x) {
-            A v = std::abs(x);
-            return a == a && (v != v || v < a) ? v : a;
-          },
-          id);
+          t, out, mask, std::numeric_limits<A>::infinity(), [amin](A a, A x) { return amin(a, std::abs(x)); }, id,
+          amin);
     } else {
       A pp = static_cast<A>(p);
       reduce_loop<T, T, A>(
           t, out, mask, A(0), [pp](A a, A x) { return a + std::pow(std::abs(x), pp); },
-          [pp](A a, int64_t) { return std::pow(a, A(1) / pp); });
+          [pp](A a, int64_t) { return std::pow(a, A(1) / pp); }, add);
     }
   });
   return out;
