@@ -660,7 +660,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_max(const glia_tensor *a, int64_t dim, 
 /** torch.min(a, dim, keepdim): see glia_max. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_min(const glia_tensor *a, int64_t dim, int32_t keepdim,
                                              glia_tensor **out_values, glia_tensor **out_indices);
-/** torch.argmax: int64 index of the first maximum along *dim_or_null, or of the flattened input when NULL. @since 0.1 */
+/**
+ * torch.argmax: int64 index of the first maximum along *dim_or_null, or in the
+ * flattened input when dim_or_null is NULL. @since 0.1
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_argmax(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
                                                 glia_tensor **out);
 /** torch.argmin: see glia_argmax. @since 0.1 */

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "ops/iter.h"
 
@@ -112,6 +113,42 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
   const bool inner_contig = g.rstride[nr - 1] == 1;
   const int64_t inner = g.rshape[nr - 1];
   const int64_t rows = n_red / inner;
+  if constexpr (kLanes) {
+    // Few outputs over long contiguous runs (x.sum(), loss.mean()): split each run into fixed
+    // chunks reduced in parallel, merged in chunk order (the result does not depend on threads).
+    constexpr int64_t kChunk = 2 * kGrain;
+    if (nr == 1 && inner_contig && n_out < 8 && n_red >= 2 * kChunk) {
+      const int64_t n_chunks = (n_red + kChunk - 1) / kChunk;
+      std::vector<Acc> part(static_cast<size_t>(n_chunks));
+      for (int64_t i = 0; i < n_out; ++i) {
+        const In* p = base;
+        int64_t rem = i;
+        for (int64_t d = nk - 1; d >= 0; --d) {
+          p += (rem % g.kshape[d]) * g.kstride[d];
+          rem /= g.kshape[d];
+        }
+        parallel_for(0, n_chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            const In* __restrict row = p + c * kChunk;
+            const int64_t len = std::min(kChunk, n_red - c * kChunk);
+            Acc lane[8];
+            for (int u = 0; u < 8; ++u) lane[u] = init;
+            int64_t k = 0;
+            for (; k + 8 <= len; k += 8)
+              for (int u = 0; u < 8; ++u) lane[u] = step(lane[u], load(row[k + u]));
+            for (; k < len; ++k) lane[0] = step(lane[0], load(row[k]));
+            Acc acc = lane[0];
+            for (int u = 1; u < 8; ++u) acc = combine(acc, lane[u]);
+            part[c] = acc;
+          }
+        });
+        Acc acc = part[0];
+        for (int64_t c = 1; c < n_chunks; ++c) acc = combine(acc, part[c]);
+        o[i] = static_cast<Out>(finish(acc, n_red));
+      }
+      return;
+    }
+  }
   auto body = [&](int64_t b, int64_t e) {
     Dims ridx(static_cast<size_t>(nr), 0);
     for (int64_t i = b; i < e; ++i) {
