@@ -162,7 +162,12 @@ Tensor sum(const Tensor& t, IntSpan dims, bool keepdim, std::optional<DType> dty
     using A = std::conditional_t<std::is_same_v<T, bool>, int64_t,
                                  std::conditional_t<std::is_floating_point_v<T>, T, acc_t<T>>>;
     using Acc = std::conditional_t<std::is_same_v<A, float>, double, A>;
-    auto add = [](Acc a, Acc x) { return a + x; };
+    auto add = [](Acc a, Acc x) {
+      if constexpr (std::is_integral_v<Acc>)  // wraps like torch, without signed-overflow UB
+        return static_cast<Acc>(static_cast<std::make_unsigned_t<Acc>>(a) + static_cast<std::make_unsigned_t<Acc>>(x));
+      else
+        return a + x;
+    };
     reduce_loop<T, T, Acc>(
         in, out, mask, Acc(0), add, [](Acc a, int64_t) { return a; }, add);
   });
@@ -195,7 +200,13 @@ Tensor prod(const Tensor& t, IntSpan dims, bool keepdim) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       using Acc = std::conditional_t<std::is_integral_v<T>, T, facc_t<T>>;
-      auto mul = [](Acc a, Acc x) { return a * x; };
+      auto mul = [](Acc a, Acc x) {
+        if constexpr (std::is_integral_v<Acc>)  // wraps like torch, without signed-overflow UB
+          return static_cast<Acc>(static_cast<std::make_unsigned_t<Acc>>(a) *
+                                  static_cast<std::make_unsigned_t<Acc>>(x));
+        else
+          return a * x;
+      };
       reduce_loop<T, T, Acc>(
           in, out, mask, Acc(1), mul, [](Acc a, int64_t) { return a; }, mul);
     }
