@@ -434,7 +434,7 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
       double m = -INFINITY;
       for (int64_t c = 0; c < C; ++c) {
         double v = at(pos, c);
-        m = (v != v || v > m) && m == m ? v : m;
+        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
       }
       double mm = std::isinf(m) ? 0.0 : m;
       double se = 0;
@@ -565,7 +565,7 @@ Tensor prob_cross_entropy(const ClassLossArgs& a) {
       double m = -INFINITY;
       for (int64_t c = 0; c < C; ++c) {
         double v = static_cast<A>(xp[base + c * S]);
-        m = (v != v || v > m) && m == m ? v : m;
+        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
       }
       double mm = std::isinf(m) ? 0.0 : m;
       double se = 0;
@@ -628,7 +628,7 @@ std::pair<Tensor, Tensor> prob_cross_entropy_backward(const ClassLossArgs& a, co
         double m = -INFINITY;
         for (int64_t c = 0; c < C; ++c) {
           double v = static_cast<A>(xp[base + c * S]);
-          m = (v != v || v > m) && m == m ? v : m;
+          m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
         }
         double mm = std::isinf(m) ? 0.0 : m;
         double se = 0, wt_sum = 0;

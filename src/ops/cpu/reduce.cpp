@@ -233,7 +233,7 @@ Tensor amax_impl(const char* op, const Tensor& t, IntSpan dims, bool keepdim) {
       init = Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
     auto step = [](A a, A x) {
       if constexpr (std::is_floating_point_v<A>)
-        return (x != x || (Max ? x > a : x < a)) && a == a ? x : a;
+        return ((Max ? x > a : x < a) || x != x) ? x : a;  // a NaN sticks: nothing compares past it
       else
         return (Max ? x > a : x < a) ? x : a;
     };
@@ -423,8 +423,8 @@ Tensor vector_norm(const Tensor& t, double p, IntSpan dims, bool keepdim) {
     using A = facc_t<T>;
     auto id = [](A a, int64_t) { return a; };
     auto add = [](A a, A b) { return a + b; };
-    auto amax = [](A a, A v) { return a == a && (v != v || v > a) ? v : a; };
-    auto amin = [](A a, A v) { return a == a && (v != v || v < a) ? v : a; };
+    auto amax = [](A a, A v) { return (v > a || v != v) ? v : a; };
+    auto amin = [](A a, A v) { return (v < a || v != v) ? v : a; };
     if (p == 2) {
       reduce_loop<T, T, A>(
           t, out, mask, A(0), [](A a, A x) { return a + x * x; }, [](A a, int64_t) { return std::sqrt(a); }, add);

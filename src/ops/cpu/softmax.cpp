@@ -118,7 +118,7 @@ Tensor softmax(const Tensor& t, int64_t dim, bool log) {
         const T* __restrict xr = xb + k * inner;
         for (int64_t j = 0; j < inner; ++j) {
           A v = static_cast<A>(xr[j]);
-          m[j] = (v != v || v > m[j]) && m[j] == m[j] ? v : m[j];
+          m[j] = (v > m[j] || v != v) ? v : m[j];
         }
       }
       for (int64_t k = 0; k < n; ++k) {
