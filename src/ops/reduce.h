@@ -43,13 +43,14 @@ struct NoCombine {};
 // Generic reduction: for each output element, acc = init; acc = step(acc, x) over the
 // reduced elements (x converted to Acc), result = finish(acc, count). With `combine`
 // (merges two partial accumulators: a + b for sums, the step itself for max/min), a
-// contiguous inner reduction runs on 8 independent partial accumulators (vectorises).
+// contiguous inner reduction runs on 32 independent partial accumulators (vectorises).
 // Reductions over outer dims (output contiguous, reduced dims strided) accumulate whole
 // rows into a block of outputs instead of striding per output.
 template <class In, class Out, class Acc, class Step, class Finish, class Combine = detail::NoCombine>
 void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<bool, 8>& mask, Acc init, Step step,
                  Finish finish, Combine combine = {}) {
   constexpr bool kLanes = !std::is_same_v<Combine, detail::NoCombine>;
+  constexpr int kLaneN = 32;  // independent partial accumulators (GCC vectorises a loop of 32, not of 8)
   detail::ReduceGeometry g = detail::reduce_geometry(in, mask);
   const int64_t n_out = g.n_out, n_red = g.n_red;
   const In* base = in.data_ptr<In>();
@@ -79,7 +80,7 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
   }
   if (nk > 0 && g.kstride[nk - 1] == 1 && g.rstride[nr - 1] != 1) {
     // Outer reduction: rows of L contiguous outputs, accumulated row by row in blocks.
-    constexpr int64_t kBlock = 256;
+    constexpr int64_t kBlock = 1024;
     const int64_t L = g.kshape[nk - 1];
     const int64_t n_blocks = (L + kBlock - 1) / kBlock;
     const int64_t tasks = (n_out / L) * n_blocks;
@@ -131,14 +132,14 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
           for (int64_t c = b; c < e; ++c) {
             const In* __restrict row = p + c * kChunk;
             const int64_t len = std::min(kChunk, n_red - c * kChunk);
-            Acc lane[8];
-            for (int u = 0; u < 8; ++u) lane[u] = init;
+            Acc lane[kLaneN];
+            for (int u = 0; u < kLaneN; ++u) lane[u] = init;
             int64_t k = 0;
-            for (; k + 8 <= len; k += 8)
-              for (int u = 0; u < 8; ++u) lane[u] = step(lane[u], load(row[k + u]));
+            for (; k + kLaneN <= len; k += kLaneN)
+              for (int u = 0; u < kLaneN; ++u) lane[u] = step(lane[u], load(row[k + u]));
             for (; k < len; ++k) lane[0] = step(lane[0], load(row[k]));
             Acc acc = lane[0];
-            for (int u = 1; u < 8; ++u) acc = combine(acc, lane[u]);
+            for (int u = 1; u < kLaneN; ++u) acc = combine(acc, lane[u]);
             part[c] = acc;
           }
         });
@@ -161,20 +162,20 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
       std::fill(ridx.begin(), ridx.end(), 0);
       Acc acc = init;
       if constexpr (kLanes) {
-        if (inner_contig && inner >= 16) {
-          Acc lane[8];
-          for (int u = 0; u < 8; ++u) lane[u] = init;
+        if (inner_contig && inner >= 2 * kLaneN) {
+          Acc lane[kLaneN];
+          for (int u = 0; u < kLaneN; ++u) lane[u] = init;
           const In* q = p;
           for (int64_t r = 0; r < rows; ++r) {
             const In* __restrict row = q;
             int64_t k = 0;
-            for (; k + 8 <= inner; k += 8)
-              for (int u = 0; u < 8; ++u) lane[u] = step(lane[u], load(row[k + u]));
+            for (; k + kLaneN <= inner; k += kLaneN)
+              for (int u = 0; u < kLaneN; ++u) lane[u] = step(lane[u], load(row[k + u]));
             for (; k < inner; ++k) lane[0] = step(lane[0], load(row[k]));
             q += detail::odometer_offset(g.rshape, g.rstride, ridx, nr - 2);
           }
           acc = lane[0];
-          for (int u = 1; u < 8; ++u) acc = combine(acc, lane[u]);
+          for (int u = 1; u < kLaneN; ++u) acc = combine(acc, lane[u]);
           o[i] = static_cast<Out>(finish(acc, n_red));
           continue;
         }
