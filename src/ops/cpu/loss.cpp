@@ -401,11 +401,6 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
   }
   Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : Tensor();
   const double* wp = w.defined() ? w.data_ptr<double>() : nullptr;
-  double w_all = 0;
-  if (wp)
-    for (int64_t c = 0; c < C; ++c) w_all += wp[c];
-  else
-    w_all = static_cast<double>(C);
   ClassLossResult r;
   r.total_weight = 0;
   for (int64_t i = 0; i < P; ++i)
@@ -465,7 +460,6 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
       *r.loss.data_ptr<T>() = static_cast<T>(s);
     }
   });
-  (void)w_all;
   return r;
 }
 
