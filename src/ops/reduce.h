@@ -1,8 +1,8 @@
 // Reductions (no autograd) over one dim, several dims or all of them.
 #pragma once
 
+#include <memory>
 #include <optional>
-#include <vector>
 
 #include "ops/iter.h"
 
@@ -84,6 +84,34 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
     const int64_t L = g.kshape[nk - 1];
     const int64_t n_blocks = (L + kBlock - 1) / kBlock;
     const int64_t tasks = (n_out / L) * n_blocks;
+    if constexpr (kLanes) {
+      // Tall and narrow (column sums of [N, C] with small C): split the rows into fixed chunks
+      // reduced in parallel, merged in chunk order (the result does not depend on threads).
+      const int64_t rows_per_chunk = std::max<int64_t>(1, 2 * kGrain / L);
+      if (tasks == 1 && nr == 1 && n_red >= 2 * rows_per_chunk) {
+        const int64_t n_chunks = (n_red + rows_per_chunk - 1) / rows_per_chunk;
+        std::unique_ptr<Acc[]> part(new Acc[static_cast<size_t>(n_chunks * L)]);  // not vector<bool>
+        for (int64_t k = 0; k < n_chunks * L; ++k) part[k] = init;
+        const int64_t rs = g.rstride[0];
+        const In* p = base;  // tasks == 1: a single row of at most kBlock outputs
+        parallel_for(0, n_chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            Acc* __restrict acc = part.get() + c * L;
+            const int64_t r_end = std::min(n_red, (c + 1) * rows_per_chunk);
+            for (int64_t r = c * rows_per_chunk; r < r_end; ++r) {
+              const In* __restrict row = p + r * rs;
+              for (int64_t j = 0; j < L; ++j) acc[j] = step(acc[j], load(row[j]));
+            }
+          }
+        });
+        for (int64_t j = 0; j < L; ++j) {
+          Acc a = part[j];
+          for (int64_t c = 1; c < n_chunks; ++c) a = combine(a, part[c * L + j]);
+          o[j] = static_cast<Out>(finish(a, n_red));
+        }
+        return;
+      }
+    }
     int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(n_red * std::min(L, kBlock), 1));
     parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
       Acc acc[kBlock];
@@ -120,7 +148,7 @@ void reduce_loop(const Tensor& in, const Tensor& out_keepdim, const SmallVector<
     constexpr int64_t kChunk = 2 * kGrain;
     if (nr == 1 && inner_contig && n_out < 8 && n_red >= 2 * kChunk) {
       const int64_t n_chunks = (n_red + kChunk - 1) / kChunk;
-      std::vector<Acc> part(static_cast<size_t>(n_chunks));
+      std::unique_ptr<Acc[]> part(new Acc[static_cast<size_t>(n_chunks)]);  // not vector<bool>: no shared words
       for (int64_t i = 0; i < n_out; ++i) {
         const In* p = base;
         int64_t rem = i;

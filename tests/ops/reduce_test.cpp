@@ -100,8 +100,9 @@ void expect_close(const Tensor& got, const Tensor& want, double tol, const char*
 // Runs f with one thread and with the pool; the results must agree, and f32 must agree with f64.
 template <class F>
 void check_parallel(const char* what, F f, double tol = 1e-5) {
-  for (auto shape : {std::vector<int64_t>{300, 170}, std::vector<int64_t>{7, 9000}, std::vector<int64_t>{9000, 7}, std::vector<int64_t>{2, 140000},
-                     std::vector<int64_t>{40, 30, 50}}) {
+  for (auto shape :
+       {std::vector<int64_t>{300, 170}, std::vector<int64_t>{7, 9000}, std::vector<int64_t>{9000, 7},
+        std::vector<int64_t>{2, 140000}, std::vector<int64_t>{40000, 5}, std::vector<int64_t>{40, 30, 50}}) {
     Tensor x = values_f32(shape, static_cast<uint64_t>(shape[0]));
     Tensor x64 = glia::to_dtype(x, glia::DType::Float64);
     int threads = glia::get_num_threads();
@@ -214,4 +215,19 @@ TEST(Reductions, DISABLED_Bench) {
   time("softmax dim 0", [&] { glia::softmax(x, 0); });
   time("log_softmax dim 1", [&] { glia::log_softmax(x, 1); });
   glia::set_num_threads(threads);
+}
+
+TEST(Reductions, LargeBoolAndIntChunkedPaths) {
+  // Long runs take the chunked paths (full reduction; tall-narrow columns).
+  Tensor b = glia::zeros(std::vector<int64_t>{2, 200000}, glia::DType::Bool);
+  b.data_ptr<bool>()[150000] = true;
+  static const glia::Dims D0{0}, D1{1};
+  auto any = as_doubles(glia::amax(b, D1));
+  EXPECT_EQ(any, (std::vector<double>{1.0, 0.0}));
+  Tensor tall = glia::zeros(std::vector<int64_t>{60000, 5}, glia::DType::Bool);
+  tall.data_ptr<bool>()[59999 * 5 + 3] = true;
+  EXPECT_EQ(as_doubles(glia::amax(tall, D0)), (std::vector<double>{0, 0, 0, 1, 0}));
+  Tensor ints = glia::full(std::vector<int64_t>{60000, 5}, 3.0, glia::DType::Int64);
+  EXPECT_EQ(as_doubles(glia::sum(ints, D0)), (std::vector<double>(5, 180000.0)));
+  EXPECT_EQ(as_doubles(glia::sum(ints, glia::Dims{})), (std::vector<double>{900000.0}));
 }
