@@ -711,7 +711,141 @@ GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tens
 
 /* ---- operators: reductions, softmax --------------------------------------- */
 
+/*
+ * Reductions take `dims` (n_dims entries; NULL and 0 reduce every dim) and
+ * keepdim (nonzero keeps reduced dims as size 1), as torch's; a dim listed
+ * twice or out of range is GLIA_ERR_INVALID_ARGUMENT, and reducing an empty
+ * dim where the op has no identity (amax, max, argmax, inf-norm...) is too.
+ */
+/** torch.mean (floating inputs only; GLIA_ERR_DTYPE otherwise; an empty reduction gives nan). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mean(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.prod over dims (integral and bool inputs give int64; an empty product is 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_prod(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.amax: the maximum over dims (NaN propagates; the gradient is split among ties). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_amax(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.amin: the minimum over dims (NaN propagates; the gradient is split among ties). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_amin(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/**
+ * torch.max(a, dim, keepdim): the maxima (a's dtype) and their int64 indices
+ * (the first occurrence; a NaN wins). Both outputs or none are written; the
+ * gradient flows to the index. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                             glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.min(a, dim, keepdim): see glia_max. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_min(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                             glia_tensor **out_values, glia_tensor **out_indices);
+/**
+ * torch.argmax: int64 index of the first maximum along *dim_or_null, or in the
+ * flattened input when dim_or_null is NULL. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_argmax(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
+                                                glia_tensor **out);
+/** torch.argmin: see glia_argmax. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_argmin(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
+                                                glia_tensor **out);
+/**
+ * torch.var(a, dims, correction=correction, keepdim): the sum of squared
+ * deviations divided by max(0, N - correction) (1: unbiased, torch's default). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_var(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             double correction, int32_t keepdim, glia_tensor **out);
+/** torch.std: the square root of glia_var. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_std(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             double correction, int32_t keepdim, glia_tensor **out);
+/** torch.logsumexp, computed stably (max-shifted); integral inputs give float32. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logsumexp(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                   int32_t keepdim, glia_tensor **out);
+/**
+ * torch.linalg.vector_norm(a, ord=p, dim=dims, keepdim): p may be INFINITY
+ * (max |x|), -INFINITY (min |x|), 0 (count of nonzeros) or any other value
+ * (sum |x|^p)^(1/p). Floating inputs only. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_norm(const glia_tensor *a, double p, const int64_t *dims, int64_t n_dims,
+                                              int32_t keepdim, glia_tensor **out);
+/** torch.softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/** torch.log_softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
+
 /* ---- operators: losses ----------------------------------------------------- */
+
+/** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */
+typedef enum glia_reduction GLIA_ENUM_BASE {
+  GLIA_REDUCTION_NONE = 0, /**< one loss per element (per sample for the class losses) */
+  GLIA_REDUCTION_MEAN = 1, /**< the mean (torch's default; weighted mean for nll_loss/cross_entropy) */
+  GLIA_REDUCTION_SUM = 2   /**< the sum */
+} glia_reduction;
+
+/** torch.nn.functional.mse_loss: (input - target)^2 (broadcast). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mse_loss(const glia_tensor *input, const glia_tensor *target,
+                                                  glia_reduction reduction, glia_tensor **out);
+/** torch.nn.functional.l1_loss: |input - target| (broadcast). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_l1_loss(const glia_tensor *input, const glia_tensor *target,
+                                                 glia_reduction reduction, glia_tensor **out);
+/** torch.nn.functional.smooth_l1_loss with `beta` (>= 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_smooth_l1_loss(const glia_tensor *input, const glia_tensor *target,
+                                                        glia_reduction reduction, double beta, glia_tensor **out);
+/** torch.nn.functional.huber_loss with `delta` (> 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_huber_loss(const glia_tensor *input, const glia_tensor *target,
+                                                    glia_reduction reduction, double delta, glia_tensor **out);
+/**
+ * torch.nn.functional.binary_cross_entropy: input (probabilities in [0, 1])
+ * and target of one shape; optional `weight_or_null` broadcasts. The logs are
+ * clamped to >= -100 as in torch. @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy(const glia_tensor *input, const glia_tensor *target,
+                                                              const glia_tensor *weight_or_null,
+                                                              glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.binary_cross_entropy_with_logits (computed stably from
+ * the logits); optional weight and pos_weight (weight of positive examples,
+ * broadcast along the last dim). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy_with_logits(
+    const glia_tensor *input, const glia_tensor *target, const glia_tensor *weight_or_null,
+    const glia_tensor *pos_weight_or_null, glia_reduction reduction, glia_tensor **out);
+
+/** Options of glia_nll_loss. Initialise with glia_nll_loss_options_init(). */
+typedef struct glia_nll_loss_options {
+  size_t struct_size;
+  const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
+  int64_t ignore_index;      /**< targets equal to it add nothing (default -100) */
+  glia_reduction reduction;  /**< default GLIA_REDUCTION_MEAN */
+} glia_nll_loss_options;
+/** Sets struct_size and torch's defaults. @since 0.1 */
+GLIA_API void glia_nll_loss_options_init(glia_nll_loss_options *options);
+/**
+ * torch.nn.functional.nll_loss: input of log-probabilities [N, C],
+ * [N, C, d1, ..., dK] or [C]; target int64 class indices [N], [N, d1, ..., dK]
+ * or 0-dim. The mean divides by the summed weights of the non-ignored
+ * targets. options may be NULL (defaults). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nll_loss(const glia_tensor *input, const glia_tensor *target,
+                                                  const glia_nll_loss_options *options, glia_tensor **out);
+
+/** Options of glia_cross_entropy. Initialise with glia_cross_entropy_options_init(). */
+typedef struct glia_cross_entropy_options {
+  size_t struct_size;
+  const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
+  int64_t ignore_index;      /**< class-index targets equal to it add nothing (default -100) */
+  glia_reduction reduction;  /**< default GLIA_REDUCTION_MEAN */
+  double label_smoothing;    /**< in [0, 1] (default 0) */
+} glia_cross_entropy_options;
+/** Sets struct_size and torch's defaults. @since 0.1 */
+GLIA_API void glia_cross_entropy_options_init(glia_cross_entropy_options *options);
+/**
+ * torch.nn.functional.cross_entropy (log_softmax over the class dim and
+ * nll_loss, fused): target holds int64 class indices (shapes as glia_nll_loss)
+ * or, when it has the input's shape, class probabilities (floating). options
+ * may be NULL (defaults). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cross_entropy(const glia_tensor *input, const glia_tensor *target,
+                                                       const glia_cross_entropy_options *options, glia_tensor **out);
 
 /* ---- operators: linear algebra --------------------------------------------- */
 

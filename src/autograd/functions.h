@@ -3,11 +3,12 @@
 // sits next to it in autograd/fn/<family>.cpp (Note [One op, one rule]).
 #pragma once
 
+#include "autograd/fn/conv.h"
 #include "autograd/fn/elementwise.h"
+#include "autograd/fn/index.h"
+#include "autograd/fn/linalg.h"
+#include "autograd/fn/loss.h"
 #include "autograd/fn/nn.h"
 #include "autograd/fn/norm.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
-#include "autograd/fn/index.h"
-#include "autograd/fn/linalg.h"
-#include "autograd/fn/conv.h"

@@ -1,0 +1,650 @@
+// Loss kernels: one fused pass per forward (elementwise loss, weighting and the
+// reduction together), fused backwards. Accumulation is in double; reductions
+// over chunks of fixed size are summed in chunk order, so results do not
+// depend on the number of threads.
+#include "ops/loss.h"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "ops/reduce.h"
+
+namespace glia::ops {
+
+namespace {
+
+const char* torch_type(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float64:
+      return "Double";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Int64:
+      return "Long";
+    case DType::Int32:
+      return "Int";
+    case DType::UInt8:
+      return "Byte";
+    case DType::Bool:
+      return "Bool";
+  }
+  return "?";
+}
+
+// Sum over [0, n) of f(b, e) evaluated on fixed chunks of `grain` items, in chunk order.
+template <class F>
+double chunked_sum(int64_t n, int64_t grain, F f) {
+  grain = std::max<int64_t>(grain, 1);
+  int64_t chunks = (n + grain - 1) / grain;
+  if (chunks <= 1) return n > 0 ? f(int64_t{0}, n) : 0.0;
+  std::vector<double> part(static_cast<size_t>(chunks), 0.0);
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) part[c] = f(c * grain, std::min(n, (c + 1) * grain));
+  });
+  double s = 0;
+  for (double v : part) s += v;
+  return s;
+}
+
+// Runs f(b, e) over [0, n), parallel above `grain` items.
+template <class F>
+void for_range(int64_t n, int64_t grain, F f) {
+  parallel_for(0, n, std::max<int64_t>(grain, 1), f);
+}
+
+inline double softplus_neg(double x) { return std::log1p(std::exp(-std::fabs(x))) + std::max(-x, 0.0); }
+inline double sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+const char* loss_name(PointwiseLoss k) {
+  switch (k) {
+    case PointwiseLoss::Mse:
+      return "mse_loss";
+    case PointwiseLoss::L1:
+      return "l1_loss";
+    case PointwiseLoss::SmoothL1:
+      return "smooth_l1_loss";
+    case PointwiseLoss::Huber:
+      return "huber_loss";
+    case PointwiseLoss::Bce:
+      return "binary_cross_entropy";
+    case PointwiseLoss::BceLogits:
+      return "binary_cross_entropy_with_logits";
+  }
+  return "loss";
+}
+
+std::string torch_size(IntSpan s) {
+  std::string r = "torch.Size([";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "])";
+}
+
+// The operands broadcast to one shape, in the compute dtype, contiguous.
+struct Prepared {
+  Dims shape;
+  DType dt;
+  Tensor x, t, w, pw;
+  int64_t n;
+};
+
+Prepared prepare(const PointwiseArgs& a) {
+  const char* name = loss_name(a.kind);
+  const Tensor& x = a.input;
+  const Tensor& t = a.target;
+  Prepared p;
+  if (a.kind == PointwiseLoss::Bce) {
+    GLIA_CHECK(x.shape() == t.shape(), Shape, "Using a target size (", torch_size(t.shape()),
+               ") that is different to the input size (", torch_size(x.shape()),
+               ") is deprecated. Please ensure they have the same size.");
+    GLIA_CHECK(x.dtype() == t.dtype(), DType, "Found dtype ", torch_type(t.dtype()), " but expected ",
+               torch_type(x.dtype()));
+  } else if (a.kind == PointwiseLoss::BceLogits) {
+    GLIA_CHECK(x.shape() == t.shape(), Shape, "Target size (", torch_size(t.shape()),
+               ") must be the same as input size (", torch_size(x.shape()), ")");
+  } else if (a.kind == PointwiseLoss::SmoothL1) {
+    GLIA_CHECK(a.param >= 0, InvalidArgument, "smooth_l1_loss does not support negative values for beta.");
+  } else if (a.kind == PointwiseLoss::Huber) {
+    GLIA_CHECK(a.param > 0, InvalidArgument, "huber_loss does not support non-positive values for delta.");
+  }
+  // torch: huber_loss and binary_cross_entropy compute in the input's dtype, the others promote
+  // input with target; weights never promote (torch multiplies them in place).
+  bool input_dtype = a.kind == PointwiseLoss::Huber || a.kind == PointwiseLoss::Bce;
+  p.dt = input_dtype && is_floating(x.dtype()) ? x.dtype() : promote_types(x.dtype(), t.dtype());
+  if (!is_floating(p.dt)) {
+    switch (a.kind) {
+      case PointwiseLoss::Mse:
+        fail(Code::DType, "\"mse_cpu\" not implemented for '", torch_type(p.dt), "'");
+      case PointwiseLoss::L1:
+        fail(Code::DType,
+             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+             "Got: ",
+             torch_type(p.dt));
+      case PointwiseLoss::SmoothL1:
+        fail(Code::DType, "\"smooth_l1_cpu\" not implemented for '", torch_type(p.dt), "'");
+      case PointwiseLoss::Huber:
+        fail(Code::DType, "\"huber_cpu\" not implemented for '", torch_type(p.dt), "'");
+      default:
+        fail(Code::DType, "\"", name, "\" not implemented for '", torch_type(p.dt), "'");
+    }
+  }
+  p.shape = broadcast_shapes(name, x.shape(), t.shape());
+  if (a.weight.defined()) p.shape = broadcast_shapes(name, p.shape, a.weight.shape());
+  if (a.pos_weight.defined()) p.shape = broadcast_shapes(name, p.shape, a.pos_weight.shape());
+  auto prep = [&](const Tensor& v) { return contiguous(expand_to(to_dtype(v, p.dt), p.shape)); };
+  p.x = prep(x);
+  p.t = prep(t);
+  if (a.weight.defined()) p.w = prep(a.weight);
+  if (a.pos_weight.defined()) p.pw = prep(a.pos_weight);
+  p.n = checked_numel(p.shape);
+  if (a.kind == PointwiseLoss::Bce) {
+    dispatch_floating(p.dt, name, [&](auto tag) {
+      using T = decltype(tag);
+      const T* xp = p.x.data_ptr<T>();
+      for (int64_t i = 0; i < p.n; ++i) {
+        double v = static_cast<double>(static_cast<acc_t<T>>(xp[i]));
+        GLIA_CHECK(v >= 0 && v <= 1, InvalidArgument, "all elements of input should be between 0 and 1");
+      }
+    });
+  }
+  return p;
+}
+
+// The elementwise loss (before weighting).
+inline double loss_value(PointwiseLoss k, double x, double t, double pw, double param) {
+  switch (k) {
+    case PointwiseLoss::Mse: {
+      double d = x - t;
+      return d * d;
+    }
+    case PointwiseLoss::L1:
+      return std::fabs(x - t);
+    case PointwiseLoss::SmoothL1: {
+      double d = std::fabs(x - t);
+      if (param == 0) return d;
+      return d < param ? 0.5 * d * d / param : d - 0.5 * param;
+    }
+    case PointwiseLoss::Huber: {
+      double d = std::fabs(x - t);
+      return d < param ? 0.5 * d * d : param * (d - 0.5 * param);
+    }
+    case PointwiseLoss::Bce:
+      return -(t * std::max(std::log(x), -100.0) + (1 - t) * std::max(std::log1p(-x), -100.0));
+    case PointwiseLoss::BceLogits: {
+      double lw = 1 + (pw - 1) * t;
+      return (1 - t) * x + lw * softplus_neg(x);
+    }
+  }
+  return 0;
+}
+
+// dL/dx and dL/dt (before weighting).
+inline void loss_derivs(PointwiseLoss k, double x, double t, double pw, double param, double& dx, double& dt) {
+  switch (k) {
+    case PointwiseLoss::Mse:
+      dx = 2 * (x - t);
+      dt = -dx;
+      return;
+    case PointwiseLoss::L1: {
+      double d = x - t;
+      dx = d > 0 ? 1.0 : d < 0 ? -1.0 : 0.0;
+      dt = -dx;
+      return;
+    }
+    case PointwiseLoss::SmoothL1: {
+      double d = x - t;
+      double s = d > 0 ? 1.0 : d < 0 ? -1.0 : 0.0;
+      dx = std::fabs(d) < param ? d / param : s;
+      dt = -dx;
+      return;
+    }
+    case PointwiseLoss::Huber: {
+      double d = x - t;
+      dx = std::min(std::max(d, -param), param);
+      dt = -dx;
+      return;
+    }
+    case PointwiseLoss::Bce:
+      dx = (x - t) / std::max((1 - x) * x, 1e-12);
+      dt = std::log1p(-x) - std::log(x);
+      return;
+    case PointwiseLoss::BceLogits: {
+      double lw = 1 + (pw - 1) * t;
+      dx = (1 - t) - lw * (1 - sigmoid(x));
+      dt = -x + (pw - 1) * softplus_neg(x);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor pointwise_loss(const PointwiseArgs& a) {
+  Prepared p = prepare(a);
+  const char* name = loss_name(a.kind);
+  Tensor out = a.reduction == Reduction::None ? empty(p.shape, p.dt, a.input.device()) : empty({}, p.dt);
+  dispatch_floating(p.dt, name, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = p.x.data_ptr<T>();
+    const T* tp = p.t.data_ptr<T>();
+    const T* wp = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
+    const T* pwp = p.pw.defined() ? p.pw.data_ptr<T>() : nullptr;
+    const PointwiseLoss k = a.kind;
+    const double param = a.param;
+    auto value = [&](int64_t i) {
+      double x = static_cast<A>(xp[i]), t = static_cast<A>(tp[i]);
+      double v = loss_value(k, x, t, pwp ? static_cast<double>(static_cast<A>(pwp[i])) : 1.0, param);
+      return wp ? v * static_cast<double>(static_cast<A>(wp[i])) : v;
+    };
+    if (a.reduction == Reduction::None) {
+      T* o = out.data_ptr<T>();
+      for_range(p.n, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = static_cast<T>(value(i));
+      });
+    } else {
+      double s = chunked_sum(p.n, kGrain, [&](int64_t b, int64_t e) {
+        double acc = 0;
+        for (int64_t i = b; i < e; ++i) acc += value(i);
+        return acc;
+      });
+      if (a.reduction == Reduction::Mean) s /= static_cast<double>(p.n);
+      *out.data_ptr<T>() = static_cast<T>(s);
+    }
+  });
+  return out;
+}
+
+std::pair<Tensor, Tensor> pointwise_loss_backward(const PointwiseArgs& a, const Tensor& grad, bool want_input,
+                                                  bool want_target) {
+  Prepared p = prepare(a);
+  const char* name = loss_name(a.kind);
+  Tensor gi = want_input ? empty(p.shape, p.dt) : Tensor();
+  Tensor gt = want_target ? empty(p.shape, p.dt) : Tensor();
+  Tensor g = a.reduction == Reduction::None ? contiguous(expand_to(to_dtype(grad, p.dt), p.shape))
+                                            : to_dtype(grad, DType::Float64);
+  double scale = 1.0;
+  if (a.reduction != Reduction::None) {
+    scale = item_double(g);
+    if (a.reduction == Reduction::Mean) scale /= static_cast<double>(p.n);
+  }
+  dispatch_floating(p.dt, name, [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = p.x.data_ptr<T>();
+    const T* tp = p.t.data_ptr<T>();
+    const T* wp = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
+    const T* pwp = p.pw.defined() ? p.pw.data_ptr<T>() : nullptr;
+    const T* gp = a.reduction == Reduction::None ? g.data_ptr<T>() : nullptr;
+    T* gip = want_input ? gi.data_ptr<T>() : nullptr;
+    T* gtp = want_target ? gt.data_ptr<T>() : nullptr;
+    const PointwiseLoss k = a.kind;
+    const double param = a.param;
+    for_range(p.n, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        double dx, dt;
+        loss_derivs(k, static_cast<A>(xp[i]), static_cast<A>(tp[i]),
+                    pwp ? static_cast<double>(static_cast<A>(pwp[i])) : 1.0, param, dx, dt);
+        double s = gp ? static_cast<double>(static_cast<A>(gp[i])) : scale;
+        if (wp) s *= static_cast<double>(static_cast<A>(wp[i]));
+        if (gip) gip[i] = static_cast<T>(dx * s);
+        if (gtp) gtp[i] = static_cast<T>(dt * s);
+      }
+    });
+  });
+  return {gi, gt};
+}
+
+// ---- nll_loss / cross_entropy
+
+namespace {
+
+struct Layout {
+  int64_t N = 1, C = 1, S = 1;
+  Dims out_shape;  // reduction none
+};
+
+std::string sizes(IntSpan s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+void check_label_smoothing(double ls) {
+  GLIA_CHECK(ls >= 0.0 && ls <= 1.0, InvalidArgument, "label_smoothing must be between 0.0 and 1.0. Got: ", ls);
+}
+
+void check_input_dtype(const ClassLossArgs& a) {
+  const Tensor& x = a.input;
+  if (is_floating(x.dtype()) && !(a.log_softmax && x.dtype() == DType::Float16)) return;
+  if (a.log_softmax) {
+    bool last = x.dim() <= 2;
+    fail(Code::DType, "\"", last ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl",
+         "\" not implemented for '", torch_type(x.dtype()), "'");
+  }
+  fail(Code::DType, "\"nll_loss_out_frame\" not implemented for '", torch_type(x.dtype()), "'");
+}
+
+void check_weight(const Tensor& w, int64_t C, const char* prefix = "") {
+  if (!w.defined()) return;
+  GLIA_CHECK(w.dim() == 1 && w.numel() == C, Shape, prefix, "weight tensor should be defined either for all ", C,
+             " classes or no classes but got weight tensor of shape: ", sizes(w.shape()));
+}
+
+Layout class_layout(const ClassLossArgs& a) {
+  const Tensor& x = a.input;
+  const Tensor& t = a.target;
+  Layout l;
+  GLIA_CHECK(x.dim() >= 1, Shape, "Expected 1 or more dimensions (got ", x.dim(), ")");
+  if (x.dim() != 1) {
+    GLIA_CHECK(t.dim() >= 1, Shape, "size mismatch (got input: ", sizes(x.shape()), ", target: ", sizes(t.shape()),
+               ")");
+    GLIA_CHECK(x.shape()[0] == t.shape()[0], Shape, "Expected input batch_size (", x.shape()[0],
+               ") to match target batch_size (", t.shape()[0], ").");
+  }
+  if (x.dim() <= 2) {
+    GLIA_CHECK(t.dim() <= 1, Shape, "0D or 1D target tensor expected, multi-target not supported");
+    if (x.dim() == 1) {
+      GLIA_CHECK(t.dim() == 0, Shape, "size mismatch (got input: ", sizes(x.shape()), ", target: ", sizes(t.shape()),
+                 ")");
+      l.C = x.shape()[0];
+    } else {
+      l.N = x.shape()[0];
+      l.C = x.shape()[1];
+      l.out_shape.push_back(l.N);
+    }
+  } else {
+    if (x.dim() == 4) {
+      GLIA_CHECK(t.dim() == 3, Shape,
+                 "only batches of spatial targets supported (3D tensors) but got targets of dimension: ", t.dim());
+      GLIA_CHECK(t.shape()[1] == x.shape()[2] && t.shape()[2] == x.shape()[3], Shape,
+                 "size mismatch (got input: ", sizes(x.shape()), " , target: ", sizes(t.shape()));
+    }
+    Dims want;
+    want.push_back(x.shape()[0]);
+    for (int64_t d = 2; d < x.dim(); ++d) want.push_back(x.shape()[d]);
+    GLIA_CHECK(t.shape() == want, Shape, "Expected target size ", sizes(want), ", got ", sizes(t.shape()));
+    l.N = x.shape()[0];
+    l.C = x.shape()[1];
+    for (int64_t d = 2; d < x.dim(); ++d) l.S *= x.shape()[d];
+    l.out_shape = want;
+  }
+  GLIA_CHECK(t.dtype() == DType::Int64, DType, "expected scalar type Long but found ", torch_type(t.dtype()));
+  check_input_dtype(a);
+  check_weight(a.weight, l.C);
+  return l;
+}
+
+}  // namespace
+
+bool is_prob_target(const Tensor& input, const Tensor& target) { return input.shape() == target.shape(); }
+
+ClassLossResult class_loss(const ClassLossArgs& a) {
+  if (a.log_softmax) check_label_smoothing(a.label_smoothing);
+  Layout l = class_layout(a);
+  Tensor x = contiguous(a.input);
+  Tensor tg = contiguous(a.target);
+  const int64_t N = l.N, C = l.C, S = l.S, P = N * S;
+  const int64_t* tp = tg.data_ptr<int64_t>();
+  // Targets first, serially, so the error names the first bad one.
+  for (int64_t i = 0; i < P; ++i) {
+    int64_t c = tp[i];
+    GLIA_CHECK(c == a.ignore_index || (c >= 0 && c < C), InvalidArgument, "Target ", c, " is out of bounds.");
+  }
+  Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : Tensor();
+  const double* wp = w.defined() ? w.data_ptr<double>() : nullptr;
+  ClassLossResult r;
+  r.total_weight = 0;
+  for (int64_t i = 0; i < P; ++i)
+    if (tp[i] != a.ignore_index) r.total_weight += wp ? wp[tp[i]] : 1.0;
+  if (a.log_softmax) r.lse = empty(Dims{P}, DType::Float64);
+  double* lsep = a.log_softmax ? r.lse.data_ptr<double>() : nullptr;
+  const bool none = a.reduction == Reduction::None;
+  r.loss = none ? empty(l.out_shape, x.dtype()) : empty({}, x.dtype());
+  const double ls = a.label_smoothing;
+  dispatch_floating(x.dtype(), "nll_loss", [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* op = none ? r.loss.data_ptr<T>() : nullptr;
+    auto at = [&](int64_t pos, int64_t c) {
+      int64_t i = pos / S, s = pos - i * S;
+      return static_cast<double>(static_cast<A>(xp[(i * C + c) * S + s]));
+    };
+    // Loss at position pos (0 where ignored).
+    auto value = [&](int64_t pos) -> double {
+      int64_t t = tp[pos];
+      if (!a.log_softmax) {
+        if (t == a.ignore_index) return 0.0;
+        return -(wp ? wp[t] : 1.0) * at(pos, t);
+      }
+      double m = -INFINITY;
+      for (int64_t c = 0; c < C; ++c) {
+        double v = at(pos, c);
+        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
+      }
+      double mm = std::isinf(m) ? 0.0 : m;
+      double se = 0;
+      for (int64_t c = 0; c < C; ++c) se += std::exp(at(pos, c) - mm);
+      double lse = std::log(se) + mm;
+      lsep[pos] = lse;
+      if (t == a.ignore_index) return 0.0;
+      double v = -(wp ? wp[t] : 1.0) * (at(pos, t) - lse) * (1 - ls);
+      if (ls > 0) {
+        double sm = 0;
+        for (int64_t c = 0; c < C; ++c) sm -= (wp ? wp[c] : 1.0) * (at(pos, c) - lse);
+        v += sm * ls / static_cast<double>(C);
+      }
+      return v;
+    };
+    int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
+    if (none) {
+      for_range(P, grain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) op[i] = static_cast<T>(value(i));
+      });
+    } else {
+      double s = chunked_sum(P, grain, [&](int64_t b, int64_t e) {
+        double acc = 0;
+        for (int64_t i = b; i < e; ++i) acc += value(i);
+        return acc;
+      });
+      if (a.reduction == Reduction::Mean) s /= r.total_weight;
+      *r.loss.data_ptr<T>() = static_cast<T>(s);
+    }
+  });
+  return r;
+}
+
+Tensor class_loss_backward(const ClassLossArgs& a, const ClassLossResult& r, const Tensor& grad) {
+  Layout l = class_layout(a);
+  Tensor x = contiguous(a.input);
+  Tensor tg = contiguous(a.target);
+  const int64_t N = l.N, C = l.C, S = l.S, P = N * S;
+  const int64_t* tp = tg.data_ptr<int64_t>();
+  Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : Tensor();
+  const double* wp = w.defined() ? w.data_ptr<double>() : nullptr;
+  double w_all = 0;
+  for (int64_t c = 0; c < C; ++c) w_all += wp ? wp[c] : 1.0;
+  const bool none = a.reduction == Reduction::None;
+  Tensor g = contiguous(to_dtype(grad, DType::Float64));
+  const double* gp = g.data_ptr<double>();
+  double scale = none ? 1.0 : gp[0];
+  if (a.reduction == Reduction::Mean) scale /= r.total_weight;
+  Tensor gi = zeros(x.shape(), x.dtype());
+  const double ls = a.label_smoothing;
+  const double* lsep = a.log_softmax ? r.lse.data_ptr<double>() : nullptr;
+  dispatch_floating(x.dtype(), "nll_loss_backward", [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* op = gi.data_ptr<T>();
+    int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
+    for_range(P, grain, [&](int64_t b, int64_t e) {
+      for (int64_t pos = b; pos < e; ++pos) {
+        int64_t t = tp[pos];
+        if (t == a.ignore_index) continue;
+        int64_t i = pos / S, s = pos - i * S;
+        double gs = none ? gp[pos] : scale;
+        int64_t base = i * C * S + s;
+        if (!a.log_softmax) {
+          op[base + t * S] = static_cast<T>(-(wp ? wp[t] : 1.0) * gs);
+          continue;
+        }
+        double wt = (wp ? wp[t] : 1.0) * (1 - ls);
+        double lse = lsep[pos];
+        for (int64_t c = 0; c < C; ++c) {
+          double pc = std::exp(static_cast<double>(static_cast<A>(xp[base + c * S])) - lse);
+          double d = wt * (pc - (c == t ? 1.0 : 0.0));
+          if (ls > 0) d += ls / static_cast<double>(C) * (w_all * pc - (wp ? wp[c] : 1.0));
+          op[base + c * S] = static_cast<T>(d * gs);
+        }
+      }
+    });
+  });
+  return gi;
+}
+
+namespace {
+
+Layout prob_layout(const ClassLossArgs& a) {
+  const Tensor& x = a.input;
+  Layout l;
+  GLIA_CHECK(is_floating(a.target.dtype()), DType,
+             "Expected floating point type for target with class probabilities, got ", torch_type(a.target.dtype()));
+  GLIA_CHECK(a.ignore_index < 0, InvalidArgument, "ignore_index is not supported for floating point target");
+  check_input_dtype(a);
+  if (x.dim() == 1) {
+    l.C = x.shape()[0];
+  } else {
+    l.N = x.shape()[0];
+    l.C = x.shape()[1];
+    l.out_shape.push_back(l.N);
+    for (int64_t d = 2; d < x.dim(); ++d) {
+      l.S *= x.shape()[d];
+      l.out_shape.push_back(x.shape()[d]);
+    }
+  }
+  check_weight(a.weight, l.C, "cross_entropy: ");
+  return l;
+}
+
+}  // namespace
+
+Tensor prob_cross_entropy(const ClassLossArgs& a) {
+  check_label_smoothing(a.label_smoothing);
+  Layout l = prob_layout(a);
+  Tensor x = contiguous(a.input);
+  Tensor tg = contiguous(to_dtype(a.target, DType::Float64));
+  const int64_t N = l.N, C = l.C, S = l.S, P = N * S;
+  const double* tp = tg.data_ptr<double>();
+  Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : Tensor();
+  const double* wp = w.defined() ? w.data_ptr<double>() : nullptr;
+  const bool none = a.reduction == Reduction::None;
+  Tensor out = none ? empty(l.out_shape, x.dtype()) : empty({}, x.dtype());
+  const double ls = a.label_smoothing;
+  dispatch_floating(x.dtype(), "cross_entropy", [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    auto value = [&](int64_t pos) {
+      int64_t i = pos / S, s = pos - i * S, base = i * C * S + s;
+      double m = -INFINITY;
+      for (int64_t c = 0; c < C; ++c) {
+        double v = static_cast<A>(xp[base + c * S]);
+        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
+      }
+      double mm = std::isinf(m) ? 0.0 : m;
+      double se = 0;
+      for (int64_t c = 0; c < C; ++c) se += std::exp(static_cast<double>(static_cast<A>(xp[base + c * S])) - mm);
+      double lse = std::log(se) + mm;
+      double v = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        double t = tp[base + c * S] * (1 - ls) + ls / static_cast<double>(C);
+        v -= (wp ? wp[c] : 1.0) * t * (static_cast<double>(static_cast<A>(xp[base + c * S])) - lse);
+      }
+      return v;
+    };
+    int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
+    if (none) {
+      T* op = out.data_ptr<T>();
+      for_range(P, grain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) op[i] = static_cast<T>(value(i));
+      });
+    } else {
+      double s = chunked_sum(P, grain, [&](int64_t b, int64_t e) {
+        double acc = 0;
+        for (int64_t i = b; i < e; ++i) acc += value(i);
+        return acc;
+      });
+      if (a.reduction == Reduction::Mean) s = P == 0 ? NAN : s / static_cast<double>(P);
+      *out.data_ptr<T>() = static_cast<T>(s);
+    }
+  });
+  return out;
+}
+
+std::pair<Tensor, Tensor> prob_cross_entropy_backward(const ClassLossArgs& a, const Tensor& grad, bool want_input,
+                                                      bool want_target) {
+  Layout l = prob_layout(a);
+  Tensor x = contiguous(a.input);
+  Tensor tg = contiguous(to_dtype(a.target, DType::Float64));
+  const int64_t N = l.N, C = l.C, S = l.S, P = N * S;
+  const double* tp = tg.data_ptr<double>();
+  Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : Tensor();
+  const double* wp = w.defined() ? w.data_ptr<double>() : nullptr;
+  const bool none = a.reduction == Reduction::None;
+  Tensor g = contiguous(to_dtype(grad, DType::Float64));
+  const double* gp = g.data_ptr<double>();
+  double scale = none ? 1.0 : gp[0];
+  if (a.reduction == Reduction::Mean) scale /= static_cast<double>(P);
+  Tensor gi = want_input ? empty(x.shape(), x.dtype()) : Tensor();
+  Tensor gt = want_target ? empty(x.shape(), DType::Float64) : Tensor();  // converted at the end
+  double* gtp = want_target ? gt.data_ptr<double>() : nullptr;
+  const double ls = a.label_smoothing;
+  dispatch_floating(x.dtype(), "cross_entropy_backward", [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* gip = want_input ? gi.data_ptr<T>() : nullptr;
+    int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
+    for_range(P, grain, [&](int64_t b, int64_t e) {
+      for (int64_t pos = b; pos < e; ++pos) {
+        int64_t i = pos / S, s = pos - i * S, base = i * C * S + s;
+        double gs = none ? gp[pos] : scale;
+        double m = -INFINITY;
+        for (int64_t c = 0; c < C; ++c) {
+          double v = static_cast<A>(xp[base + c * S]);
+          m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
+        }
+        double mm = std::isinf(m) ? 0.0 : m;
+        double se = 0, wt_sum = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          se += std::exp(static_cast<double>(static_cast<A>(xp[base + c * S])) - mm);
+          wt_sum += (wp ? wp[c] : 1.0) * (tp[base + c * S] * (1 - ls) + ls / static_cast<double>(C));
+        }
+        double lse = std::log(se) + mm;
+        for (int64_t c = 0; c < C; ++c) {
+          int64_t k = base + c * S;
+          double xv = static_cast<A>(xp[k]);
+          double wc = wp ? wp[c] : 1.0;
+          if (gip) {
+            double t = tp[k] * (1 - ls) + ls / static_cast<double>(C);
+            gip[k] = static_cast<T>(gs * (std::exp(xv - lse) * wt_sum - wc * t));
+          }
+          if (gtp) gtp[k] = -gs * (1 - ls) * wc * (xv - lse);
+        }
+      }
+    });
+  });
+  return {gi, want_target ? to_dtype(gt, a.target.dtype()) : Tensor()};
+}
+
+}  // namespace glia::ops
