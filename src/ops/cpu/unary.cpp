@@ -177,8 +177,16 @@ Tensor clamp(const Tensor& a, const Tensor& lo, const Tensor& hi) {
   if (lo.defined()) operands[n++] = &lo;
   if (hi.defined()) operands[n++] = &hi;
   DType t = result_type(std::span<const Tensor* const>(operands, n));
-  if (!hi.defined()) return binary_op("clamp", a, lo, t, t, ClampLo{});
-  if (!lo.defined()) return binary_op("clamp", a, hi, t, t, ClampHi{});
+  // A single scalar bound that is NaN is ignored (torch's clamp_min/clamp_max kernels); tensor
+  // bounds and a pair of scalar bounds propagate NaN.
+  auto lenient_lo = [](auto v, auto b) { return v < b ? b : v; };
+  auto lenient_hi = [](auto v, auto b) { return v > b ? b : v; };
+  if (!hi.defined())
+    return lo.impl()->wrapped_number ? binary_op("clamp", a, lo, t, t, lenient_lo)
+                                     : binary_op("clamp", a, lo, t, t, ClampLo{});
+  if (!lo.defined())
+    return hi.impl()->wrapped_number ? binary_op("clamp", a, hi, t, t, lenient_hi)
+                                     : binary_op("clamp", a, hi, t, t, ClampHi{});
   Dims shape = broadcast3("clamp", a, lo, hi);
   Tensor x = expand_to(to_dtype(a, t), shape);
   Tensor l = expand_to(to_dtype(lo, t), shape);
