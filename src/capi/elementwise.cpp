@@ -82,8 +82,8 @@ glia_error* glia_div_scalar(const glia_tensor* a, glia_scalar s, const char* rou
 
 // ---- math
 
-#define GLIA_UNARY(op) \
-  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) { \
+#define GLIA_UNARY(op)                                                        \
+  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {            \
     return unary(a, out, "glia_" #op, [](const Tensor& x) { return op(x); }); \
   }
 GLIA_UNARY(abs)
@@ -121,8 +121,7 @@ glia_error* glia_clamp(const glia_tensor* a, const glia_scalar* min, const glia_
     *out = tensor_handle(clamp(x, lo, hi));
   });
 }
-glia_error* glia_clamp_tensor(const glia_tensor* a, const glia_tensor* min, const glia_tensor* max,
-                              glia_tensor** out) {
+glia_error* glia_clamp_tensor(const glia_tensor* a, const glia_tensor* min, const glia_tensor* max, glia_tensor** out) {
   return guard([&] {
     Tensor x = tensor_arg(a, "glia_clamp_tensor", "a");
     Tensor lo = tensor_opt(min, "glia_clamp_tensor", "min");

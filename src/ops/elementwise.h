@@ -89,7 +89,8 @@ void map_ternary(const Tensor& out, const Tensor& x, const Tensor& y, const Tens
     const Z* __restrict zp = z.data_ptr<Z>();
     flat_for(out.numel(), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
-        o[i] = static_cast<Out>(f(static_cast<acc_t<X>>(xp[i]), static_cast<acc_t<Y>>(yp[i]), static_cast<acc_t<Z>>(zp[i])));
+        o[i] = static_cast<Out>(
+            f(static_cast<acc_t<X>>(xp[i]), static_cast<acc_t<Y>>(yp[i]), static_cast<acc_t<Z>>(zp[i])));
     });
     return;
   }
@@ -200,13 +201,13 @@ void copy_(const Tensor& self, const Tensor& src);
 // ---- math (unary.cpp). Ops marked "float" give float32 for integer/bool inputs.
 Tensor abs(const Tensor& a);
 Tensor sign(const Tensor& a);
-Tensor exp(const Tensor& a);    // float
-Tensor log(const Tensor& a);    // float
-Tensor log1p(const Tensor& a);  // float
-Tensor expm1(const Tensor& a);  // float
-Tensor sqrt(const Tensor& a);   // float
-Tensor rsqrt(const Tensor& a);  // float
-Tensor erf(const Tensor& a);    // float (internal: gelu's derivative)
+Tensor exp(const Tensor& a);      // float
+Tensor log(const Tensor& a);      // float
+Tensor log1p(const Tensor& a);    // float
+Tensor expm1(const Tensor& a);    // float
+Tensor sqrt(const Tensor& a);     // float
+Tensor rsqrt(const Tensor& a);    // float
+Tensor erf(const Tensor& a);      // float (internal: gelu's derivative)
 Tensor sigmoid(const Tensor& a);  // float
 Tensor tanh(const Tensor& a);     // float
 // a ** b; either may be a wrapped scalar (torch.pow's three overloads).

@@ -17,12 +17,8 @@ GLIA_ADAPTER(gelu) {
 GLIA_ADAPTER(silu) { return glia_silu(c.in[0], c.out()); }
 GLIA_ADAPTER(sigmoid) { return glia_sigmoid(c.in[0], c.out()); }
 GLIA_ADAPTER(tanh) { return glia_tanh(c.in[0], c.out()); }
-GLIA_ADAPTER(softplus) {
-  return glia_softplus(c.in[0], c.num("beta", 1.0), c.num("threshold", 20.0), c.out());
-}
-GLIA_ADAPTER(hardtanh) {
-  return glia_hardtanh(c.in[0], c.num("min_val", -1.0), c.num("max_val", 1.0), c.out());
-}
+GLIA_ADAPTER(softplus) { return glia_softplus(c.in[0], c.num("beta", 1.0), c.num("threshold", 20.0), c.out()); }
+GLIA_ADAPTER(hardtanh) { return glia_hardtanh(c.in[0], c.num("min_val", -1.0), c.num("max_val", 1.0), c.out()); }
 
 TEST(Activation, Golden) { run_cases("activation.json"); }
 TEST(Activation, Errors) { run_errors("activation.json"); }
@@ -61,9 +57,9 @@ TEST(Activation, FusedBackwardMatchesComposite) {
   Tensor x = glia::randn(glia::Dims{50}, glia::DType::Float64);
   glia::set_requires_grad(x, true);
   std::vector<std::function<Tensor(const Tensor&)>> fs = {
-      [](const Tensor& t) { return glia::relu(t); },        [](const Tensor& t) { return glia::sigmoid(t); },
-      [](const Tensor& t) { return glia::tanh(t); },        [](const Tensor& t) { return glia::gelu(t, false); },
-      [](const Tensor& t) { return glia::gelu(t, true); },  [](const Tensor& t) { return glia::silu(t); },
+      [](const Tensor& t) { return glia::relu(t); },       [](const Tensor& t) { return glia::sigmoid(t); },
+      [](const Tensor& t) { return glia::tanh(t); },       [](const Tensor& t) { return glia::gelu(t, false); },
+      [](const Tensor& t) { return glia::gelu(t, true); }, [](const Tensor& t) { return glia::silu(t); },
   };
   for (size_t k = 0; k < fs.size(); ++k) {
     SCOPED_TRACE(k);

@@ -1,11 +1,12 @@
 // Scalar operands, math, pow, clamp, maximum/minimum, where, comparisons and
 // logic against tests/golden/gen_elementwise.py's fixtures, plus what the
 // fixtures cannot hold (parallel-size inputs, fast paths vs. strided paths).
+#include "ops/elementwise.h"
+
 #include <cmath>
 
 #include "autograd/functions.h"
 #include "ops/golden_support.h"
-#include "ops/elementwise.h"
 #include "ops/shape.h"
 
 using namespace glia_ops_test;

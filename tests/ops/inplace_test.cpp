@@ -175,10 +175,10 @@ TEST(Inplace, ModifiedSavedInputFailsBackward) {
 TEST(Inplace, HistoryIsRebased) {
   using glia::Tensor;
   Tensor x = glia_test::leaf({3}, {1.0, -1.5, 3.0});
-  Tensor y = glia::mul(x, x);                                      // x^2
-  glia::add_scalar_(y, glia::Scalar::from_int(1));                 // x^2 + 1
-  glia::clamp_(y, std::nullopt, glia::Scalar::from_double(5.0));   // min(x^2 + 1, 5)
-  glia::addcmul_(y, x, x, glia::Scalar::from_double(0.5));         // + 0.5 x^2
+  Tensor y = glia::mul(x, x);                                     // x^2
+  glia::add_scalar_(y, glia::Scalar::from_int(1));                // x^2 + 1
+  glia::clamp_(y, std::nullopt, glia::Scalar::from_double(5.0));  // min(x^2 + 1, 5)
+  glia::addcmul_(y, x, x, glia::Scalar::from_double(0.5));        // + 0.5 x^2
   EXPECT_STREQ(glia::grad_fn(y)->name(), "AddcmulBackward0");
   glia::backward({glia::sum(y)}, {}, false, false);
   // d/dx = 2x [x^2 + 1 <= 5] + x

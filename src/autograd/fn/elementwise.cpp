@@ -1,8 +1,9 @@
 #include "autograd/fn/elementwise.h"
 
+#include <cmath>
+
 #include "autograd/fn/reduce.h"
 #include "autograd/grad_mode.h"
-#include <cmath>
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 
@@ -179,7 +180,10 @@ struct UnaryRBackward : Node {
   SavedOutput y;
   R kind;
   const char* name() const override {
-    return kind == R::Exp ? "ExpBackward0" : kind == R::Expm1 ? "Expm1Backward0" : kind == R::Sqrt ? "SqrtBackward0" : "RsqrtBackward0";
+    return kind == R::Exp     ? "ExpBackward0"
+           : kind == R::Expm1 ? "Expm1Backward0"
+           : kind == R::Sqrt  ? "SqrtBackward0"
+                              : "RsqrtBackward0";
   }
   TensorList apply(TensorList&& g) override {
     Tensor r = y.unpack(this);
@@ -231,7 +235,8 @@ struct PowBackward : Node, BinaryInfo {
       Tensor d = mul(g[0], mul(bv, pow(av, sub_scalar(bv, Scalar::from_int(1)))));
       r[0] = as_input(sum_to(where(cmp(bv, 0.0, Cmp::Eq), zero_like_scalar(d), d), a_shape), a_dtype);
     }
-    if (next_edges[1].valid()) r[1] = as_input(sum_to(pow_exponent_grad(g[0], av, bv, y.unpack(this)), b_shape), b_dtype);
+    if (next_edges[1].valid())
+      r[1] = as_input(sum_to(pow_exponent_grad(g[0], av, bv, y.unpack(this)), b_shape), b_dtype);
     return r;
   }
   void release_variables() override {

@@ -171,7 +171,8 @@ void mul_(const Tensor& self, const Tensor& other) {
 
 void div_(const Tensor& self, const Tensor& other) {
   DType rt = result_type(self, other);
-  binary_op_("div_", self, other, [](auto x, auto y) { return x / y; }, is_floating(rt) ? rt : DType::Float32);
+  binary_op_(
+      "div_", self, other, [](auto x, auto y) { return x / y; }, is_floating(rt) ? rt : DType::Float32);
 }
 
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -179,13 +180,16 @@ void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
   const Tensor* ops3[] = {&self, &t1, &t2};
   DType rt = result_type(ops3);
   const double v = value.to_double();
-  binary_op_("addcmul_", self, prod, [v](auto x, auto y) {
-    using A = decltype(x);
-    if constexpr (std::is_same_v<A, bool>)
-      return x || (v != 0 && y);
-    else
-      return x + static_cast<A>(v) * y;
-  }, rt);
+  binary_op_(
+      "addcmul_", self, prod,
+      [v](auto x, auto y) {
+        using A = decltype(x);
+        if constexpr (std::is_same_v<A, bool>)
+          return x || (v != 0 && y);
+        else
+          return x + static_cast<A>(v) * y;
+      },
+      rt);
 }
 
 void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -199,10 +203,13 @@ void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
   const Tensor* ops3[] = {&self, &t1, &t2};
   DType rt = result_type(ops3);
   const double v = value.to_double();
-  binary_op_("addcdiv_", self, q, [v](auto x, auto y) {
-    using A = decltype(x);
-    return x + static_cast<A>(v) * y;
-  }, is_floating(rt) ? rt : DType::Float32);
+  binary_op_(
+      "addcdiv_", self, q,
+      [v](auto x, auto y) {
+        using A = decltype(x);
+        return x + static_cast<A>(v) * y;
+      },
+      is_floating(rt) ? rt : DType::Float32);
 }
 
 void fill_(const Tensor& self, const Scalar& value) {
