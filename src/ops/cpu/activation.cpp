@@ -109,10 +109,7 @@ Tensor hardtanh(const Tensor& a, double min_val, double max_val) {
     using A = acc_t<T>;
     const A lo = static_cast<A>(convert<T, double>(min_val)), hi = static_cast<A>(convert<T, double>(max_val));
     map_unary<T, T>(out, a, [lo, hi](A x) {
-      if constexpr (std::is_floating_point_v<A>) {
-        if (x != x) return x;
-      }
-      A v = x < lo ? lo : x;
+      A v = x < lo ? lo : x;  // NaN compares false: it stays NaN
       return v > hi ? hi : v;
     });
   });

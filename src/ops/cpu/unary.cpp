@@ -36,8 +36,8 @@ struct ClampLo {
   template <class A>
   A operator()(A v, A lo) const {
     if constexpr (is_fp<A>) {
-      if (v != v) return v;
-      return (lo > v || lo != lo) ? lo : v;
+      // Branch-free (vectorises): a NaN input stays, a NaN bound wins otherwise.
+      return (lo > v || (lo != lo && v == v)) ? lo : v;
     } else {
       return v < lo ? lo : v;
     }
@@ -47,8 +47,7 @@ struct ClampHi {
   template <class A>
   A operator()(A v, A hi) const {
     if constexpr (is_fp<A>) {
-      if (v != v) return v;
-      return (hi < v || hi != hi) ? hi : v;
+      return (hi < v || (hi != hi && v == v)) ? hi : v;
     } else {
       return v > hi ? hi : v;
     }
@@ -215,24 +214,13 @@ void clamp_(const Tensor& self, const Tensor& lo, const Tensor& hi) {
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   DType t = result_type(a, b);
-  return binary_op("maximum", a, b, t, t, [](auto x, auto y) {
-    using A = decltype(x);
-    if constexpr (is_fp<A>) {
-      if (x != x || y != y) return x + y;  // NaN propagates
-    }
-    return x > y ? x : y;
-  });
+  // x if it is larger or NaN, else y (NaN too when y is): NaN propagates, one select.
+  return binary_op("maximum", a, b, t, t, [](auto x, auto y) { return (x > y || x != x) ? x : y; });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
   DType t = result_type(a, b);
-  return binary_op("minimum", a, b, t, t, [](auto x, auto y) {
-    using A = decltype(x);
-    if constexpr (is_fp<A>) {
-      if (x != x || y != y) return x + y;
-    }
-    return x < y ? x : y;
-  });
+  return binary_op("minimum", a, b, t, t, [](auto x, auto y) { return (x < y || x != x) ? x : y; });
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
