@@ -82,6 +82,9 @@ void map_binary(const Tensor& out, const Tensor& x, const Tensor& y, F f) {
 // out[i] = f(x[i], y[i], z[i]) with element types X, Y, Z (already expanded to out's shape).
 template <class Out, class X, class Y, class Z, class F>
 void map_ternary(const Tensor& out, const Tensor& x, const Tensor& y, const Tensor& z, F f) {
+  using AX = acc_t<X>;
+  using AY = acc_t<Y>;
+  using AZ = acc_t<Z>;
   if (out.is_contiguous() && x.is_contiguous() && y.is_contiguous() && z.is_contiguous()) {
     Out* __restrict o = out.data_ptr<Out>();
     const X* __restrict xp = x.data_ptr<X>();
@@ -89,8 +92,22 @@ void map_ternary(const Tensor& out, const Tensor& x, const Tensor& y, const Tens
     const Z* __restrict zp = z.data_ptr<Z>();
     flat_for(out.numel(), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
-        o[i] = static_cast<Out>(
-            f(static_cast<acc_t<X>>(xp[i]), static_cast<acc_t<Y>>(yp[i]), static_cast<acc_t<Z>>(zp[i])));
+        o[i] = static_cast<Out>(f(static_cast<AX>(xp[i]), static_cast<AY>(yp[i]), static_cast<AZ>(zp[i])));
+    });
+    return;
+  }
+  // Contiguous operands mixed with broadcast scalars (e.g. where(mask, g, 0)).
+  auto ok = [](const Tensor& t) { return t.is_contiguous() || is_broadcast_scalar(t); };
+  if (out.is_contiguous() && ok(x) && ok(y) && ok(z) && out.numel() > 0) {
+    Out* __restrict o = out.data_ptr<Out>();
+    const X* __restrict xp = x.data_ptr<X>();
+    const Y* __restrict yp = y.data_ptr<Y>();
+    const Z* __restrict zp = z.data_ptr<Z>();
+    const int64_t sx = x.is_contiguous(), sy = y.is_contiguous(), sz = z.is_contiguous();
+    flat_for(out.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        o[i] =
+            static_cast<Out>(f(static_cast<AX>(xp[i * sx]), static_cast<AY>(yp[i * sy]), static_cast<AZ>(zp[i * sz])));
     });
     return;
   }

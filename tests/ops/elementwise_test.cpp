@@ -131,6 +131,12 @@ TEST(Elementwise, ParallelFastPathsMatchStridedPath) {
   expect_same(o::sub(x, s, 1.0), o::sub(x, sfull, 1.0));
   expect_same(o::sub(s, x, 1.0), o::sub(sfull, x, 1.0));
   expect_same(o::pow(x, o::wrapped_scalar(2, true)), o::mul(x, x));
+  // where with a broadcast-scalar branch (the backward rules' where(mask, g, 0)).
+  Tensor zero = glia::zeros(glia::Dims{}, DType::Float32);
+  Tensor zfull = glia::zeros(glia::Dims{300, 130}, DType::Float32);
+  Tensor m = o::compare(x, y, o::Cmp::Gt);
+  expect_same(o::where(m, x, zero), o::where(m, x, zfull));
+  expect_same(o::where(m, zero, xs), o::where(m, zfull, x));
   // In place, large.
   Tensor z = glia::clone(x);
   o::add_(z, y, 1.0);
