@@ -705,9 +705,140 @@ GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tens
 
 /* ---- operators: elementwise (scalar operands, math, comparisons, logic) -- */
 
+/** a + alpha * s (torch.add with a Python number: an int scalar keeps an integer tensor integral). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_add_scalar(const glia_tensor *a, glia_scalar s, double alpha,
+                                                    glia_tensor **out);
+/** a - alpha * s. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sub_scalar(const glia_tensor *a, glia_scalar s, double alpha,
+                                                    glia_tensor **out);
+/** s - alpha * a (torch.rsub). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_rsub_scalar(const glia_tensor *a, glia_scalar s, double alpha,
+                                                     glia_tensor **out);
+/** a * s. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mul_scalar(const glia_tensor *a, glia_scalar s, glia_tensor **out);
+/** a / s; rounding_mode NULL (true division), "trunc" or "floor" as in glia_div. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_div_scalar(const glia_tensor *a, glia_scalar s, const char *rounding_mode,
+                                                    glia_tensor **out);
+/** |a| (integers stay integral; bool is an error, as in torch). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_abs(const glia_tensor *a, glia_tensor **out);
+/** -1, 0 or 1 by the sign of a (0 for NaN), in a's dtype. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sign(const glia_tensor *a, glia_tensor **out);
+/** e^a; integer and bool inputs give float32 (so do log, log1p, expm1, sqrt, rsqrt). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_exp(const glia_tensor *a, glia_tensor **out);
+/** Natural logarithm. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log(const glia_tensor *a, glia_tensor **out);
+/** log(1 + a). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log1p(const glia_tensor *a, glia_tensor **out);
+/** e^a - 1. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_expm1(const glia_tensor *a, glia_tensor **out);
+/** Square root. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sqrt(const glia_tensor *a, glia_tensor **out);
+/** 1 / sqrt(a). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_rsqrt(const glia_tensor *a, glia_tensor **out);
+/** a ** b, broadcast, torch's promotion (integer powers stay integral). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_pow(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a ** exponent (torch.pow(tensor, number)). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_pow_scalar(const glia_tensor *a, glia_scalar exponent, glia_tensor **out);
+/** base ** exponent (torch.pow(number, tensor)). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_scalar_pow(glia_scalar base, const glia_tensor *exponent, glia_tensor **out);
+/** Clamps a to [min, max]; either bound may be NULL (None), not both. NaN propagates. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_clamp(const glia_tensor *a, const glia_scalar *min, const glia_scalar *max,
+                                               glia_tensor **out);
+/** Clamps a to tensor bounds (broadcast); either may be NULL, not both. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_clamp_tensor(const glia_tensor *a, const glia_tensor *min,
+                                                      const glia_tensor *max, glia_tensor **out);
+/** Elementwise maximum (NaN if either is NaN). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_maximum(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Elementwise minimum (NaN if either is NaN). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_minimum(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** condition ? a : b, broadcast over all three; condition is bool. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_where(const glia_tensor *condition, const glia_tensor *a,
+                                               const glia_tensor *b, glia_tensor **out);
+/** a == b (bool result; compared in the promoted dtype). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_eq(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a != b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ne(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a < b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lt(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a <= b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_le(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a > b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_gt(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a >= b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ge(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a == other (a number). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_eq_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a != other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ne_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a < other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lt_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a <= other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_le_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a > other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_gt_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a >= other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ge_scalar(const glia_tensor *a, glia_scalar other, glia_tensor **out);
+/** a && b elementwise (nonzero is true); bool result. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logical_and(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a || b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logical_or(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a xor b. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logical_xor(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** !a. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logical_not(const glia_tensor *a, glia_tensor **out);
+
 /* ---- operators: activations ---------------------------------------------- */
 
+/** max(a, 0). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_relu(const glia_tensor *a, glia_tensor **out);
+/** a > 0 ? a : a * negative_slope (torch's default slope: 0.01). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_leaky_relu(const glia_tensor *a, double negative_slope, glia_tensor **out);
+/** a > 0 ? scale * a : scale * alpha * (exp(a * input_scale) - 1); F.elu(a, alpha) is scale = input_scale = 1. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_elu(const glia_tensor *a, double alpha, double scale, double input_scale,
+                                             glia_tensor **out);
+/** GELU; approximate "none" (or NULL) or "tanh". @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_gelu(const glia_tensor *a, const char *approximate, glia_tensor **out);
+/** a * sigmoid(a). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_silu(const glia_tensor *a, glia_tensor **out);
+/** 1 / (1 + exp(-a)); integer inputs give float32. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sigmoid(const glia_tensor *a, glia_tensor **out);
+/** tanh(a); integer inputs give float32. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tanh(const glia_tensor *a, glia_tensor **out);
+/** log(1 + exp(beta * a)) / beta, linear where beta * a > threshold (torch: beta 1, threshold 20). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softplus(const glia_tensor *a, double beta, double threshold,
+                                                  glia_tensor **out);
+/** Clamps a to [min_val, max_val] in a's dtype (torch: -1, 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh(const glia_tensor *a, double min_val, double max_val,
+                                                  glia_tensor **out);
+
 /* ---- operators: in place --------------------------------------------------- */
+/* Each bumps self's version counter, fails on a leaf that requires grad (in grad mode) and records
+ * autograd history; the result must be castable to self's dtype. */
+
+/** self -= alpha * other. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sub_(glia_tensor *self, const glia_tensor *other, double alpha);
+/** self /= other (true division: self must be floating). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_div_(glia_tensor *self, const glia_tensor *other);
+/** self += alpha * s. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_add_scalar_(glia_tensor *self, glia_scalar s, double alpha);
+/** self *= s. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mul_scalar_(glia_tensor *self, glia_scalar s);
+/** self += value * tensor1 * tensor2. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addcmul_(glia_tensor *self, const glia_tensor *tensor1,
+                                                  const glia_tensor *tensor2, glia_scalar value);
+/** self += value * tensor1 / tensor2. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addcdiv_(glia_tensor *self, const glia_tensor *tensor1,
+                                                  const glia_tensor *tensor2, glia_scalar value);
+/** self = 0. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_zero_(glia_tensor *self);
+/** self = value. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fill_(glia_tensor *self, glia_scalar value);
+/** self = src, broadcast to self's shape and converted to self's dtype. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_copy_(glia_tensor *self, const glia_tensor *src);
+/** Clamps self in place; either bound may be NULL, not both. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_scalar *min, const glia_scalar *max);
+/** self = max(self, 0). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 
 /* ---- operators: reductions, softmax --------------------------------------- */
 

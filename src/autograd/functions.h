@@ -3,6 +3,7 @@
 // sits next to it in autograd/fn/<family>.cpp (Note [One op, one rule]).
 #pragma once
 
+#include "autograd/fn/activation.h"
 #include "autograd/fn/conv.h"
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/index.h"

@@ -1,12 +1,129 @@
 // Elementwise kernels (no autograd): broadcasting and torch's type promotion.
+//
+// Note [Elementwise fast paths]: map_unary / map_binary / map_ternary take a
+// plain loop over n elements when every operand is contiguous (or, for
+// binary ops, one of them is a broadcast scalar: all strides 0); the loop
+// bodies use __restrict pointers so the compiler vectorises them. Anything
+// else (transposed, broadcast along some dims) goes through Loop<N>.
 #pragma once
 
+#include "core/scalar.h"
 #include "ops/iter.h"
 
 namespace glia::ops {
 
+// body(b, e) over [0, n): serial below kGrain, else parallel_for.
+template <class F>
+inline void flat_for(int64_t n, F&& body) {
+  if (n <= 0) return;
+  if (n < kGrain)
+    body(int64_t{0}, n);
+  else
+    parallel_for(0, n, kGrain, body);
+}
+
+// True when every element of t is the same memory location (a broadcast scalar).
+inline bool is_broadcast_scalar(const Tensor& t) {
+  for (int64_t s : t.strides())
+    if (s != 0) return false;
+  return true;
+}
+
+// out[i] = f(in[i]); same shape; f works on acc types, the result is converted on store.
+template <class Out, class In, class F>
+void map_unary(const Tensor& out, const Tensor& in, F f) {
+  using A = acc_t<In>;
+  const int64_t n = out.numel();
+  if (out.is_contiguous() && in.is_contiguous()) {
+    Out* __restrict o = out.data_ptr<Out>();
+    const In* __restrict a = in.data_ptr<In>();
+    flat_for(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<Out>(f(static_cast<A>(a[i])));
+    });
+    return;
+  }
+  unary_loop<Out, In>(out, in, f);
+}
+
+// out[i] = f(x[i], y[i]); x and y already expanded to out's shape, of element type In.
+template <class Out, class In, class F>
+void map_binary(const Tensor& out, const Tensor& x, const Tensor& y, F f) {
+  using A = acc_t<In>;
+  const int64_t n = out.numel();
+  if (out.is_contiguous()) {
+    Out* __restrict o = out.data_ptr<Out>();
+    const In* __restrict xp = x.data_ptr<In>();
+    const In* __restrict yp = y.data_ptr<In>();
+    const bool xc = x.is_contiguous(), yc = y.is_contiguous();
+    if (xc && yc) {
+      flat_for(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = static_cast<Out>(f(static_cast<A>(xp[i]), static_cast<A>(yp[i])));
+      });
+      return;
+    }
+    if (xc && is_broadcast_scalar(y)) {
+      const A yv = static_cast<A>(*yp);
+      flat_for(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = static_cast<Out>(f(static_cast<A>(xp[i]), yv));
+      });
+      return;
+    }
+    if (yc && is_broadcast_scalar(x)) {
+      const A xv = static_cast<A>(*xp);
+      flat_for(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = static_cast<Out>(f(xv, static_cast<A>(yp[i])));
+      });
+      return;
+    }
+  }
+  binary_loop<Out, In>(out, x, y, f);
+}
+
+// out[i] = f(x[i], y[i], z[i]) with element types X, Y, Z (already expanded to out's shape).
+template <class Out, class X, class Y, class Z, class F>
+void map_ternary(const Tensor& out, const Tensor& x, const Tensor& y, const Tensor& z, F f) {
+  using AX = acc_t<X>;
+  using AY = acc_t<Y>;
+  using AZ = acc_t<Z>;
+  if (out.is_contiguous() && x.is_contiguous() && y.is_contiguous() && z.is_contiguous()) {
+    Out* __restrict o = out.data_ptr<Out>();
+    const X* __restrict xp = x.data_ptr<X>();
+    const Y* __restrict yp = y.data_ptr<Y>();
+    const Z* __restrict zp = z.data_ptr<Z>();
+    flat_for(out.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        o[i] = static_cast<Out>(f(static_cast<AX>(xp[i]), static_cast<AY>(yp[i]), static_cast<AZ>(zp[i])));
+    });
+    return;
+  }
+  // Contiguous operands mixed with broadcast scalars (e.g. where(mask, g, 0)).
+  auto ok = [](const Tensor& t) { return t.is_contiguous() || is_broadcast_scalar(t); };
+  if (out.is_contiguous() && ok(x) && ok(y) && ok(z) && out.numel() > 0) {
+    Out* __restrict o = out.data_ptr<Out>();
+    const X* __restrict xp = x.data_ptr<X>();
+    const Y* __restrict yp = y.data_ptr<Y>();
+    const Z* __restrict zp = z.data_ptr<Z>();
+    const int64_t sx = x.is_contiguous(), sy = y.is_contiguous(), sz = z.is_contiguous();
+    flat_for(out.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        o[i] =
+            static_cast<Out>(f(static_cast<AX>(xp[i * sx]), static_cast<AY>(yp[i * sy]), static_cast<AZ>(zp[i * sz])));
+    });
+    return;
+  }
+  Loop<4> loop({&out, &x, &y, &z});
+  loop.run([&](const std::array<char*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      auto xv = static_cast<acc_t<X>>(*reinterpret_cast<const X*>(p[1] + i * s[1]));
+      auto yv = static_cast<acc_t<Y>>(*reinterpret_cast<const Y*>(p[2] + i * s[2]));
+      auto zv = static_cast<acc_t<Z>>(*reinterpret_cast<const Z*>(p[3] + i * s[3]));
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) = static_cast<Out>(f(xv, yv, zv));
+    }
+  });
+}
+
 // Applies f (a generic lambda on acc types) to broadcast a and b, computing in
-// the promoted dtype `compute` and storing as `out_dtype`.
+// the promoted dtype `compute` and storing as `out_dtype` (== compute, or bool).
 template <class F>
 Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype, F f) {
   Dims shape = broadcast_shapes(name, a.shape(), b.shape());
@@ -15,41 +132,132 @@ Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compu
   Tensor out = empty(shape, out_dtype, a.device());
   dispatch_all(compute, [&](auto ctag) {
     using C = decltype(ctag);
-    dispatch_all(out_dtype, [&](auto otag) {
-      using O = decltype(otag);
-      if constexpr (std::is_same_v<O, C> || std::is_same_v<O, bool>) binary_loop<O, C>(out, x, y, f);
-    });
+    if (out_dtype == compute)
+      map_binary<C, C>(out, x, y, f);
+    else if (out_dtype == DType::Bool)
+      map_binary<bool, C>(out, x, y, f);
   });
   return out;
 }
 
-// In place: self = f(self, other) with other broadcast to self's shape and
-// the result cast to self's dtype (torch's rule: the result type must be
-// castable to self's dtype).
+// Applies f to a (converted to `compute`), storing as `out_dtype` (== compute, or bool).
 template <class F>
-void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f) {
+Tensor unary_op(const Tensor& a, DType compute, DType out_dtype, F f) {
+  Tensor x = to_dtype(a, compute);
+  Tensor out = empty(a.shape(), out_dtype, a.device());
+  dispatch_all(compute, [&](auto ctag) {
+    using C = decltype(ctag);
+    if (out_dtype == compute)
+      map_unary<C, C>(out, x, f);
+    else if (out_dtype == DType::Bool)
+      map_unary<bool, C>(out, x, f);
+  });
+  return out;
+}
+
+// Checks torch's in-place rule: the result type `rt` must be castable to self's dtype.
+void check_inplace_cast(const char* name, DType rt, DType self);
+
+// In place: self = f(self, other) with other broadcast to self's shape and
+// the result cast to self's dtype. `rt` is the op's result type (default:
+// result_type(self, other)); it must be castable to self's dtype.
+template <class F>
+void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f, DType rt) {
   Dims shape = broadcast_shapes(name, self.shape(), other.shape());
   GLIA_CHECK(shape == self.shape(), Shape, name, ": output with shape ", self.shape(),
              " doesn't match the broadcast shape ", shape);
-  DType rt = result_type(self, other);
-  GLIA_CHECK(!(is_floating(rt) && !is_floating(self.dtype())) && !(rt != DType::Bool && self.dtype() == DType::Bool),
-             DType, name, ": result type ", dtype_name(rt), " can't be cast to the desired output type ",
-             dtype_name(self.dtype()));
+  check_inplace_cast(name, rt, self.dtype());
   Tensor y = expand_to(to_dtype(other, self.dtype()), shape);
   dispatch_all(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    using A = acc_t<T>;
+    if (self.is_contiguous() && (y.is_contiguous() || is_broadcast_scalar(y))) {
+      T* s = self.data_ptr<T>();  // no __restrict: y may alias self
+      const T* yp = y.data_ptr<T>();
+      if (y.is_contiguous()) {
+        flat_for(self.numel(), [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) s[i] = static_cast<T>(f(static_cast<A>(s[i]), static_cast<A>(yp[i])));
+        });
+      } else {
+        const A yv = static_cast<A>(*yp);
+        flat_for(self.numel(), [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) s[i] = static_cast<T>(f(static_cast<A>(s[i]), yv));
+        });
+      }
+      return;
+    }
     binary_loop<T, T>(self, self, y, f);
   });
 }
+template <class F>
+void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f) {
+  binary_op_(name, self, other, f, result_type(self, other));
+}
 
+// ---- arithmetic (binary.cpp)
 Tensor add(const Tensor& a, const Tensor& b, double alpha);
 Tensor sub(const Tensor& a, const Tensor& b, double alpha);
 Tensor mul(const Tensor& a, const Tensor& b);
 // rounding_mode: nullptr (true division), "trunc" or "floor".
 Tensor div(const Tensor& a, const Tensor& b, const char* rounding_mode);
 Tensor neg(const Tensor& a);
+// s - alpha * a (torch.rsub with a Scalar).
+Tensor rsub(const Tensor& a, const Tensor& s, double alpha);
 
 void add_(const Tensor& self, const Tensor& other, double alpha);
+void sub_(const Tensor& self, const Tensor& other, double alpha);
 void mul_(const Tensor& self, const Tensor& other);
+void div_(const Tensor& self, const Tensor& other);
+// self += value * t1 * t2; self += value * t1 / t2.
+void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+void fill_(const Tensor& self, const Scalar& value);
+// self <- src broadcast to self's shape, converted to self's dtype.
+void copy_(const Tensor& self, const Tensor& src);
+
+// ---- math (unary.cpp). Ops marked "float" give float32 for integer/bool inputs.
+Tensor abs(const Tensor& a);
+Tensor sign(const Tensor& a);
+Tensor exp(const Tensor& a);      // float
+Tensor log(const Tensor& a);      // float
+Tensor log1p(const Tensor& a);    // float
+Tensor expm1(const Tensor& a);    // float
+Tensor sqrt(const Tensor& a);     // float
+Tensor rsqrt(const Tensor& a);    // float
+Tensor erf(const Tensor& a);      // float (internal: gelu's derivative)
+Tensor sigmoid(const Tensor& a);  // float
+Tensor tanh(const Tensor& a);     // float
+// a ** b; either may be a wrapped scalar (torch.pow's three overloads).
+Tensor pow(const Tensor& a, const Tensor& b);
+// Clamp to [lo, hi]; either bound may be undefined (not both) or a wrapped scalar.
+Tensor clamp(const Tensor& a, const Tensor& lo, const Tensor& hi);
+void clamp_(const Tensor& self, const Tensor& lo, const Tensor& hi);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// ---- comparisons and logic (compare.cpp); results are bool.
+enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+Tensor compare(const Tensor& a, const Tensor& b, Cmp op);
+enum class Logic { And, Or, Xor };
+Tensor logical(const Tensor& a, const Tensor& b, Logic op);
+Tensor logical_not(const Tensor& a);
+
+// ---- activations (activation.cpp)
+Tensor relu(const Tensor& a);
+void relu_(const Tensor& self);
+Tensor leaky_relu(const Tensor& a, double negative_slope);
+Tensor elu(const Tensor& a, double alpha, double scale, double input_scale);
+// approximate: false = "none" (erf), true = "tanh".
+Tensor gelu(const Tensor& a, bool approximate_tanh);
+Tensor silu(const Tensor& a);
+Tensor softplus(const Tensor& a, double beta, double threshold);
+Tensor hardtanh(const Tensor& a, double min_val, double max_val);
+// Fused first-order backward kernels: the gradient of the input given the output gradient.
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold);  // x <= threshold ? 0 : g
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& y);                      // g * y * (1 - y)
+Tensor tanh_backward(const Tensor& grad, const Tensor& y);                         // g * (1 - y^2)
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh);
+Tensor silu_backward(const Tensor& grad, const Tensor& x);
 
 }  // namespace glia::ops

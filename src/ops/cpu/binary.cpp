@@ -1,4 +1,4 @@
-// add, sub, mul, div, neg and their in-place forms.
+// add, sub, mul, div, neg, rsub and the in-place arithmetic (add_, sub_, mul_, div_, addcmul_, addcdiv_, fill_, copy_).
 #include <cmath>
 #include <cstring>
 
@@ -13,7 +13,45 @@ void check_alpha(const char* name, DType t, double alpha) {
   GLIA_CHECK(t != DType::Bool || alpha == 0 || alpha == 1, InvalidArgument, name,
              ": boolean alpha only supported for Tensor with boolean dtype");
 }
+// torch's ScalarType names, as its casting messages spell them.
+const char* scalar_type_name(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "Float";
+    case DType::Float64:
+      return "Double";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
+    case DType::Int64:
+      return "Long";
+    case DType::Int32:
+      return "Int";
+    case DType::UInt8:
+      return "Byte";
+    case DType::Bool:
+      return "Bool";
+  }
+  return "?";
+}
+
+void check_sub_bool(const Tensor& a, const Tensor& b) {
+  GLIA_CHECK(a.dtype() != DType::Bool || b.dtype() != DType::Bool, DType,
+             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+             "operator instead.");
+  GLIA_CHECK(a.dtype() != DType::Bool && b.dtype() != DType::Bool, DType,
+             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.");
+}
 }  // namespace
+
+void check_inplace_cast(const char* name, DType rt, DType self) {
+  // torch's canCast: no floating -> integral, no non-bool -> bool.
+  GLIA_CHECK(!(is_floating(rt) && !is_floating(self)) && !(rt != DType::Bool && self == DType::Bool), DType, name,
+             ": result type ", scalar_type_name(rt), " can't be cast to the desired output type ",
+             scalar_type_name(self));
+}
 
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
   DType t = result_type(a, b);
@@ -26,12 +64,7 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
-  GLIA_CHECK(a.dtype() != DType::Bool || b.dtype() != DType::Bool, DType,
-             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-             "operator instead.");
-  GLIA_CHECK(a.dtype() != DType::Bool && b.dtype() != DType::Bool, DType,
-             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
-             "use the `~` or `logical_not()` operator instead.");
+  check_sub_bool(a, b);
   DType t = result_type(a, b);
   check_alpha("sub", t, alpha);
   return binary_op("sub", a, b, t, t, [alpha](auto x, auto y) {
@@ -39,6 +72,8 @@ Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
     return x - static_cast<A>(alpha) * y;
   });
 }
+
+Tensor rsub(const Tensor& a, const Tensor& s, double alpha) { return sub(s, a, alpha); }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   DType t = result_type(a, b);
@@ -117,8 +152,93 @@ void add_(const Tensor& self, const Tensor& other, double alpha) {
   });
 }
 
+void sub_(const Tensor& self, const Tensor& other, double alpha) {
+  check_sub_bool(self, other);
+  check_alpha("sub_", self.dtype(), alpha);
+  binary_op_("sub_", self, other, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return x - static_cast<A>(alpha) * y;
+  });
+}
+
 void mul_(const Tensor& self, const Tensor& other) {
+  if (self.dtype() == DType::Bool) {
+    binary_op_("mul_", self, other, [](auto x, auto y) { return x && y; });
+    return;
+  }
   binary_op_("mul_", self, other, [](auto x, auto y) { return x * y; });
+}
+
+void div_(const Tensor& self, const Tensor& other) {
+  DType rt = result_type(self, other);
+  binary_op_(
+      "div_", self, other, [](auto x, auto y) { return x / y; }, is_floating(rt) ? rt : DType::Float32);
+}
+
+void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  Tensor prod = mul(t1, t2);
+  const Tensor* ops3[] = {&self, &t1, &t2};
+  DType rt = result_type(ops3);
+  const double v = value.to_double();
+  binary_op_(
+      "addcmul_", self, prod,
+      [v](auto x, auto y) {
+        using A = decltype(x);
+        if constexpr (std::is_same_v<A, bool>)
+          return x || (v != 0 && y);
+        else
+          return x + static_cast<A>(v) * y;
+      },
+      rt);
+}
+
+void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  GLIA_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), DType,
+             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+             "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+             "(input + value * tensor1 / tensor2), for all dtypes.");
+  Tensor q = div(t1, t2, nullptr);
+  const Tensor* ops3[] = {&self, &t1, &t2};
+  DType rt = result_type(ops3);
+  const double v = value.to_double();
+  binary_op_(
+      "addcdiv_", self, q,
+      [v](auto x, auto y) {
+        using A = decltype(x);
+        return x + static_cast<A>(v) * y;
+      },
+      is_floating(rt) ? rt : DType::Float32);
+}
+
+void fill_(const Tensor& self, const Scalar& value) {
+  dispatch_all(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T v = value.kind == Scalar::Kind::Float ? convert<T, double>(value.f) : convert<T, int64_t>(value.i);
+    if (value.kind == Scalar::Kind::Bool) v = convert<T, bool>(value.i != 0);
+    if (self.is_contiguous()) {
+      T* __restrict p = self.data_ptr<T>();
+      flat_for(self.numel(), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) p[i] = v;
+      });
+      return;
+    }
+    Loop<1> loop({&self});
+    loop.run([&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+    });
+  });
+}
+
+void copy_(const Tensor& self, const Tensor& src) {
+  Dims shape = broadcast_shapes("copy_", self.shape(), src.shape());
+  GLIA_CHECK(shape == self.shape(), Shape, "copy_: output with shape ", self.shape(),
+             " doesn't match the broadcast shape ", shape);
+  if (self.numel() == 0) return;
+  // src may overlap self (e.g. a transposed view of it): copy through a temporary then.
+  Tensor s = src.impl()->storage() == self.impl()->storage() ? clone(src) : src;
+  copy_into(self, expand_to(s, shape));
 }
 
 }  // namespace glia::ops

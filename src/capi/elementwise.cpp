@@ -1,0 +1,289 @@
+// C entry points of the elementwise family: scalar operands, math, pow, clamp,
+// maximum/minimum, where, comparisons, logic, and the in-place arithmetic.
+#include <optional>
+
+#include "autograd/functions.h"
+#include "capi/api.h"
+
+using namespace glia;
+using namespace glia::capi;
+
+namespace {
+
+template <class F>
+glia_error* unary(const glia_tensor* a, glia_tensor** out, const char* fn, F f) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    check_out(out, fn, "out");
+    *out = tensor_handle(f(x));
+  });
+}
+
+template <class F>
+glia_error* binary(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, F f) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    Tensor y = tensor_arg(b, fn, "b");
+    check_out(out, fn, "out");
+    *out = tensor_handle(f(x, y));
+  });
+}
+
+template <class F>
+glia_error* with_scalar(const glia_tensor* a, const glia_scalar& s, const char* s_name, glia_tensor** out,
+                        const char* fn, F f) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    Scalar v = scalar_arg(s, fn, s_name);
+    check_out(out, fn, "out");
+    *out = tensor_handle(f(x, v));
+  });
+}
+
+std::optional<Scalar> scalar_opt(const glia_scalar* s, const char* fn, const char* arg) {
+  if (!s) return std::nullopt;
+  return scalar_arg(*s, fn, arg);
+}
+
+glia_error* cmp(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, ops::Cmp op) {
+  return binary(a, b, out, fn, [op](const Tensor& x, const Tensor& y) { return glia::compare(x, y, op); });
+}
+glia_error* cmp_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out, const char* fn, ops::Cmp op) {
+  return with_scalar(a, s, "other", out, fn,
+                     [op](const Tensor& x, const Scalar& v) { return glia::compare_scalar(x, v, op); });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- scalar operands
+
+glia_error* glia_add_scalar(const glia_tensor* a, glia_scalar s, double alpha, glia_tensor** out) {
+  return with_scalar(a, s, "s", out, "glia_add_scalar",
+                     [&](const Tensor& x, const Scalar& v) { return add_scalar(x, v, alpha); });
+}
+glia_error* glia_sub_scalar(const glia_tensor* a, glia_scalar s, double alpha, glia_tensor** out) {
+  return with_scalar(a, s, "s", out, "glia_sub_scalar",
+                     [&](const Tensor& x, const Scalar& v) { return sub_scalar(x, v, alpha); });
+}
+glia_error* glia_rsub_scalar(const glia_tensor* a, glia_scalar s, double alpha, glia_tensor** out) {
+  return with_scalar(a, s, "s", out, "glia_rsub_scalar",
+                     [&](const Tensor& x, const Scalar& v) { return rsub_scalar(x, v, alpha); });
+}
+glia_error* glia_mul_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return with_scalar(a, s, "s", out, "glia_mul_scalar",
+                     [&](const Tensor& x, const Scalar& v) { return mul_scalar(x, v); });
+}
+glia_error* glia_div_scalar(const glia_tensor* a, glia_scalar s, const char* rounding_mode, glia_tensor** out) {
+  return with_scalar(a, s, "s", out, "glia_div_scalar",
+                     [&](const Tensor& x, const Scalar& v) { return div_scalar(x, v, rounding_mode); });
+}
+
+// ---- math
+
+#define GLIA_UNARY(op)                                                        \
+  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {            \
+    return unary(a, out, "glia_" #op, [](const Tensor& x) { return op(x); }); \
+  }
+GLIA_UNARY(abs)
+GLIA_UNARY(sign)
+GLIA_UNARY(exp)
+GLIA_UNARY(log)
+GLIA_UNARY(log1p)
+GLIA_UNARY(expm1)
+GLIA_UNARY(sqrt)
+GLIA_UNARY(rsqrt)
+GLIA_UNARY(logical_not)
+
+glia_error* glia_pow(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); });
+}
+glia_error* glia_pow_scalar(const glia_tensor* a, glia_scalar exponent, glia_tensor** out) {
+  return with_scalar(a, exponent, "exponent", out, "glia_pow_scalar",
+                     [](const Tensor& x, const Scalar& e) { return pow_scalar(x, e); });
+}
+glia_error* glia_scalar_pow(glia_scalar base, const glia_tensor* exponent, glia_tensor** out) {
+  return guard([&] {
+    Scalar b = scalar_arg(base, "glia_scalar_pow", "base");
+    Tensor e = tensor_arg(exponent, "glia_scalar_pow", "exponent");
+    check_out(out, "glia_scalar_pow", "out");
+    *out = tensor_handle(scalar_pow(b, e));
+  });
+}
+
+glia_error* glia_clamp(const glia_tensor* a, const glia_scalar* min, const glia_scalar* max, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_clamp", "a");
+    auto lo = scalar_opt(min, "glia_clamp", "min");
+    auto hi = scalar_opt(max, "glia_clamp", "max");
+    check_out(out, "glia_clamp", "out");
+    *out = tensor_handle(clamp(x, lo, hi));
+  });
+}
+glia_error* glia_clamp_tensor(const glia_tensor* a, const glia_tensor* min, const glia_tensor* max, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_clamp_tensor", "a");
+    Tensor lo = tensor_opt(min, "glia_clamp_tensor", "min");
+    Tensor hi = tensor_opt(max, "glia_clamp_tensor", "max");
+    check_out(out, "glia_clamp_tensor", "out");
+    *out = tensor_handle(clamp_tensor(x, lo, hi));
+  });
+}
+
+glia_error* glia_maximum(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_maximum", [](const Tensor& x, const Tensor& y) { return maximum(x, y); });
+}
+glia_error* glia_minimum(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_minimum", [](const Tensor& x, const Tensor& y) { return minimum(x, y); });
+}
+glia_error* glia_where(const glia_tensor* condition, const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return guard([&] {
+    Tensor c = tensor_arg(condition, "glia_where", "condition");
+    Tensor x = tensor_arg(a, "glia_where", "a");
+    Tensor y = tensor_arg(b, "glia_where", "b");
+    check_out(out, "glia_where", "out");
+    *out = tensor_handle(where(c, x, y));
+  });
+}
+
+// ---- comparisons and logic
+
+glia_error* glia_eq(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_eq", ops::Cmp::Eq);
+}
+glia_error* glia_ne(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_ne", ops::Cmp::Ne);
+}
+glia_error* glia_lt(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_lt", ops::Cmp::Lt);
+}
+glia_error* glia_le(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_le", ops::Cmp::Le);
+}
+glia_error* glia_gt(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_gt", ops::Cmp::Gt);
+}
+glia_error* glia_ge(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return cmp(a, b, out, "glia_ge", ops::Cmp::Ge);
+}
+glia_error* glia_eq_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_eq_scalar", ops::Cmp::Eq);
+}
+glia_error* glia_ne_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_ne_scalar", ops::Cmp::Ne);
+}
+glia_error* glia_lt_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_lt_scalar", ops::Cmp::Lt);
+}
+glia_error* glia_le_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_le_scalar", ops::Cmp::Le);
+}
+glia_error* glia_gt_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_gt_scalar", ops::Cmp::Gt);
+}
+glia_error* glia_ge_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out) {
+  return cmp_scalar(a, s, out, "glia_ge_scalar", ops::Cmp::Ge);
+}
+glia_error* glia_logical_and(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_logical_and",
+                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::And); });
+}
+glia_error* glia_logical_or(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_logical_or",
+                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Or); });
+}
+glia_error* glia_logical_xor(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
+  return binary(a, b, out, "glia_logical_xor",
+                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Xor); });
+}
+
+// ---- activations
+
+GLIA_UNARY(relu)
+GLIA_UNARY(silu)
+GLIA_UNARY(sigmoid)
+GLIA_UNARY(tanh)
+#undef GLIA_UNARY
+
+glia_error* glia_leaky_relu(const glia_tensor* a, double negative_slope, glia_tensor** out) {
+  return unary(a, out, "glia_leaky_relu", [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
+}
+glia_error* glia_elu(const glia_tensor* a, double alpha, double scale, double input_scale, glia_tensor** out) {
+  return unary(a, out, "glia_elu", [&](const Tensor& x) { return elu(x, alpha, scale, input_scale); });
+}
+glia_error* glia_gelu(const glia_tensor* a, const char* approximate, glia_tensor** out) {
+  return unary(a, out, "glia_gelu", [&](const Tensor& x) {
+    std::string mode = approximate ? approximate : "none";
+    GLIA_CHECK(mode == "none" || mode == "tanh", InvalidArgument, "approximate argument must be either none or tanh.");
+    return gelu(x, mode == "tanh");
+  });
+}
+glia_error* glia_softplus(const glia_tensor* a, double beta, double threshold, glia_tensor** out) {
+  return unary(a, out, "glia_softplus", [&](const Tensor& x) { return softplus(x, beta, threshold); });
+}
+glia_error* glia_hardtanh(const glia_tensor* a, double min_val, double max_val, glia_tensor** out) {
+  return unary(a, out, "glia_hardtanh", [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
+}
+
+// ---- in place
+
+glia_error* glia_sub_(glia_tensor* self, const glia_tensor* other, double alpha) {
+  return guard([&] { sub_(tensor_arg(self, "glia_sub_", "self"), tensor_arg(other, "glia_sub_", "other"), alpha); });
+}
+glia_error* glia_div_(glia_tensor* self, const glia_tensor* other) {
+  return guard([&] { div_(tensor_arg(self, "glia_div_", "self"), tensor_arg(other, "glia_div_", "other")); });
+}
+glia_error* glia_add_scalar_(glia_tensor* self, glia_scalar s, double alpha) {
+  return guard([&] {
+    Tensor t = tensor_arg(self, "glia_add_scalar_", "self");
+    add_scalar_(t, scalar_arg(s, "glia_add_scalar_", "s"), alpha);
+  });
+}
+glia_error* glia_mul_scalar_(glia_tensor* self, glia_scalar s) {
+  return guard([&] {
+    Tensor t = tensor_arg(self, "glia_mul_scalar_", "self");
+    mul_scalar_(t, scalar_arg(s, "glia_mul_scalar_", "s"));
+  });
+}
+glia_error* glia_addcmul_(glia_tensor* self, const glia_tensor* tensor1, const glia_tensor* tensor2,
+                          glia_scalar value) {
+  return guard([&] {
+    const char* fn = "glia_addcmul_";
+    Tensor t = tensor_arg(self, fn, "self");
+    addcmul_(t, tensor_arg(tensor1, fn, "tensor1"), tensor_arg(tensor2, fn, "tensor2"), scalar_arg(value, fn, "value"));
+  });
+}
+glia_error* glia_addcdiv_(glia_tensor* self, const glia_tensor* tensor1, const glia_tensor* tensor2,
+                          glia_scalar value) {
+  return guard([&] {
+    const char* fn = "glia_addcdiv_";
+    Tensor t = tensor_arg(self, fn, "self");
+    addcdiv_(t, tensor_arg(tensor1, fn, "tensor1"), tensor_arg(tensor2, fn, "tensor2"), scalar_arg(value, fn, "value"));
+  });
+}
+glia_error* glia_zero_(glia_tensor* self) {
+  return guard([&] { zero_(tensor_arg(self, "glia_zero_", "self")); });
+}
+glia_error* glia_fill_(glia_tensor* self, glia_scalar value) {
+  return guard([&] {
+    Tensor t = tensor_arg(self, "glia_fill_", "self");
+    fill_(t, scalar_arg(value, "glia_fill_", "value"));
+  });
+}
+glia_error* glia_copy_(glia_tensor* self, const glia_tensor* src) {
+  return guard([&] { copy_(tensor_arg(self, "glia_copy_", "self"), tensor_arg(src, "glia_copy_", "src")); });
+}
+glia_error* glia_clamp_(glia_tensor* self, const glia_scalar* min, const glia_scalar* max) {
+  return guard([&] {
+    Tensor t = tensor_arg(self, "glia_clamp_", "self");
+    auto lo = scalar_opt(min, "glia_clamp_", "min");
+    auto hi = scalar_opt(max, "glia_clamp_", "max");
+    clamp_(t, lo, hi);
+  });
+}
+glia_error* glia_relu_(glia_tensor* self) {
+  return guard([&] { relu_(tensor_arg(self, "glia_relu_", "self")); });
+}
+
+}  // extern "C"

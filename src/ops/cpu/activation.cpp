@@ -1,0 +1,170 @@
+// Activations (relu, leaky_relu, elu, gelu, silu, softplus, hardtanh) and the
+// fused first-order backward kernels of the activations.
+#include <cmath>
+
+#include "ops/elementwise.h"
+
+namespace glia::ops {
+
+namespace {
+
+const char* type_name(DType t) {
+  static const char* names[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"};
+  return names[static_cast<int>(t)];
+}
+
+// torch's message for a floating-only CPU kernel given another dtype.
+void check_floating(const char* kernel, DType t) {
+  GLIA_CHECK(is_floating(t), DType, "\"", kernel, "\" not implemented for '", type_name(t), "'");
+}
+
+template <class F>
+Tensor float_map(const char* kernel, const Tensor& a, F f) {
+  check_floating(kernel, a.dtype());
+  return unary_op(a, a.dtype(), a.dtype(), f);
+}
+
+template <class F>
+Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
+  DType t = x.dtype();
+  return binary_op("backward", grad, x, t, t, f);
+}
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+constexpr double kGeluBeta = 0.79788456080286535588;    // sqrt(2 / pi)
+constexpr double kGeluKappa = 0.044715;
+
+}  // namespace
+
+Tensor relu(const Tensor& a) {
+  GLIA_CHECK(a.dtype() != DType::Bool, DType, "Boolean inputs not supported for relu");
+  return unary_op(a, a.dtype(), a.dtype(), [](auto x) {
+    using A = decltype(x);
+    return x <= A(0) ? A(0) : x;  // NaN stays NaN
+  });
+}
+
+void relu_(const Tensor& self) {
+  GLIA_CHECK(self.dtype() != DType::Bool, DType, "Boolean inputs not supported for relu");
+  dispatch_all(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>)
+      map_unary<T, T>(self, self, [](auto x) {
+        using A = decltype(x);
+        return x <= A(0) ? A(0) : x;
+      });
+  });
+}
+
+Tensor leaky_relu(const Tensor& a, double slope) {
+  return float_map("leaky_relu_cpu", a, [slope](auto x) {
+    using A = decltype(x);
+    return x > A(0) ? x : x * static_cast<A>(slope);
+  });
+}
+
+Tensor elu(const Tensor& a, double alpha, double scale, double input_scale) {
+  return float_map("elu_cpu", a, [alpha, scale, input_scale](auto x) {
+    using A = decltype(x);
+    return x <= A(0) ? std::expm1(x * static_cast<A>(input_scale)) * static_cast<A>(alpha * scale)
+                     : x * static_cast<A>(scale);
+  });
+}
+
+Tensor gelu(const Tensor& a, bool approximate_tanh) {
+  if (approximate_tanh)
+    return float_map("GeluKernelImpl", a, [](auto x) {
+      using A = decltype(x);
+      A inner = static_cast<A>(kGeluBeta) * (x + static_cast<A>(kGeluKappa) * x * x * x);
+      return A(0.5) * x * (A(1) + std::tanh(inner));
+    });
+  return float_map("GeluKernelImpl", a, [](auto x) {
+    using A = decltype(x);
+    return x * A(0.5) * (A(1) + std::erf(x * static_cast<A>(kSqrt1_2)));
+  });
+}
+
+Tensor silu(const Tensor& a) {
+  return float_map("silu_cpu", a, [](auto x) {
+    using A = decltype(x);
+    return x / (A(1) + std::exp(-x));
+  });
+}
+
+Tensor softplus(const Tensor& a, double beta, double threshold) {
+  return float_map("softplus_cpu", a, [beta, threshold](auto x) {
+    using A = decltype(x);
+    const A b = static_cast<A>(beta);
+    return x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b;
+  });
+}
+
+Tensor hardtanh(const Tensor& a, double min_val, double max_val) {
+  GLIA_CHECK(a.dtype() != DType::Bool, DType, "\"clamp_cpu\" not implemented for 'Bool'");
+  // torch computes hardtanh in the input's dtype (the bounds are cast to it).
+  Tensor out = empty(a.shape(), a.dtype(), a.device());
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const A lo = static_cast<A>(convert<T, double>(min_val)), hi = static_cast<A>(convert<T, double>(max_val));
+    map_unary<T, T>(out, a, [lo, hi](A x) {
+      A v = x < lo ? lo : x;  // NaN compares false: it stays NaN
+      return v > hi ? hi : v;
+    });
+  });
+  return out;
+}
+
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold) {
+  return backward_map(grad, x, [threshold](auto g, auto v) {
+    using A = decltype(g);
+    return v <= static_cast<A>(threshold) ? A(0) : g;
+  });
+}
+
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& y) {
+  return backward_map(grad, y, [](auto g, auto v) {
+    using A = decltype(g);
+    return g * (A(1) - v) * v;
+  });
+}
+
+Tensor tanh_backward(const Tensor& grad, const Tensor& y) {
+  return backward_map(grad, y, [](auto g, auto v) {
+    using A = decltype(g);
+    return g * (A(1) - v * v);
+  });
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh) {
+  if (approximate_tanh)
+    return backward_map(grad, x, [](auto g, auto v) {
+      using A = decltype(g);
+      const A beta = static_cast<A>(kGeluBeta), kappa = static_cast<A>(kGeluKappa);
+      A x_sq = v * v;
+      A inner = beta * (v + kappa * x_sq * v);
+      A t = std::tanh(inner);
+      A left = A(0.5) * v;
+      A right = A(1) + t;
+      A left_derivative = A(0.5) * right;
+      A right_derivative = left * (A(1) - t * t) * beta * (A(1) + A(3) * kappa * x_sq);
+      return g * (left_derivative + right_derivative);
+    });
+  return backward_map(grad, x, [](auto g, auto v) {
+    using A = decltype(g);
+    A cdf = A(0.5) * (A(1) + std::erf(v * static_cast<A>(kSqrt1_2)));
+    A pdf = std::exp(A(-0.5) * v * v) * static_cast<A>(kInvSqrt2Pi);
+    return g * (cdf + v * pdf);
+  });
+}
+
+Tensor silu_backward(const Tensor& grad, const Tensor& x) {
+  return backward_map(grad, x, [](auto g, auto v) {
+    using A = decltype(g);
+    A s = A(1) / (A(1) + std::exp(-v));
+    return g * s * (A(1) + v * (A(1) - s));
+  });
+}
+
+}  // namespace glia::ops
