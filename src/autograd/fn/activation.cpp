@@ -17,7 +17,6 @@ using ops::Cmp;
 Tensor mask_of(const Tensor& x, Cmp op, double v) { return ops::compare(x, ops::wrapped_scalar(v, false), op); }
 Tensor keep(const Tensor& mask, const Tensor& g) { return where(mask, g, zero_like_scalar(g)); }
 Tensor scale(const Tensor& g, double v) { return mul(g, ops::wrapped_scalar(v, false)); }
-Scalar num(double v) { return Scalar::from_double(v); }
 
 struct ReluBackward : Node {
   SavedOutput y;

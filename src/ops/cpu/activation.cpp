@@ -1,6 +1,7 @@
 // Activations (relu, leaky_relu, elu, gelu, silu, softplus, hardtanh) and the
 // fused first-order backward kernels of the activations.
 #include <cmath>
+#include <type_traits>
 
 #include "ops/elementwise.h"
 
@@ -18,16 +19,30 @@ void check_floating(const char* kernel, DType t) {
   GLIA_CHECK(is_floating(t), DType, "\"", kernel, "\" not implemented for '", type_name(t), "'");
 }
 
+// f instantiated for floating acc types only (the dtype dispatch also names the
+// integer types, which these kernels reject before running).
+template <class F>
+auto floating_only(F f) {
+  return [f](auto... xs) {
+    using A = std::common_type_t<decltype(xs)...>;
+    if constexpr (std::is_floating_point_v<A>)
+      return static_cast<A>(f(xs...));
+    else
+      return A(0);
+  };
+}
+
 template <class F>
 Tensor float_map(const char* kernel, const Tensor& a, F f) {
   check_floating(kernel, a.dtype());
-  return unary_op(a, a.dtype(), a.dtype(), f);
+  return unary_op(a, a.dtype(), a.dtype(), floating_only(f));
 }
 
 template <class F>
 Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
   DType t = x.dtype();
-  return binary_op("backward", grad, x, t, t, f);
+  GLIA_CHECK(is_floating(t), DType, "backward of an activation on a non-floating tensor");
+  return binary_op("backward", grad, x, t, t, floating_only(f));
 }
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
