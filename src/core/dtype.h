@@ -53,6 +53,8 @@ inline bool is_integral(DType t, bool include_bool) {
 
 // torch's names: "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool".
 const char* dtype_name(DType t);
+// torch's ScalarType name ("Float", "Long", ...), as torch's error messages spell dtypes.
+const char* scalar_type_name(DType t);
 
 template <class T>
 struct dtype_of;

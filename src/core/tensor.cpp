@@ -8,6 +8,12 @@
 
 namespace glia {
 
+const char* scalar_type_name(DType t) {
+  static const char* const names[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"};
+  auto i = static_cast<size_t>(t);
+  return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
+}
+
 const char* dtype_name(DType t) {
   switch (t) {
     case DType::Float32:

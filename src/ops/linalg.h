@@ -8,8 +8,6 @@
 
 namespace glia::ops {
 
-// torch's ScalarType names in messages: "Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool".
-const char* torch_type_name(DType t);
 
 // out <- beta * out + alpha * a @ b for a [M, K], b [K, N] with any strides (transposed operands
 // go to BLAS as flags, other BLAS-compatible strides as leading dimensions; only others are copied)

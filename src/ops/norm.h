@@ -11,8 +11,6 @@
 
 namespace glia::ops {
 
-// torch's ScalarType name of a dtype ("Float", "BFloat16", "Long"), for torch's messages.
-const char* scalar_type_name(DType t);
 
 // A normalisation's result: the output and, per normalised group, the mean and
 // the reciprocal standard deviation (float64; what backward needs).

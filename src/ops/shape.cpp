@@ -139,31 +139,10 @@ Tensor squeeze(const Tensor& t, IntSpan dims, bool all_dims) {
   return make_view(t, shape, st, t.offset());
 }
 
-const char* legacy_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 Tensor expand(const Tensor& t, IntSpan shape) {
   int64_t nd = t.dim(), n = static_cast<int64_t>(shape.size());
-  GLIA_CHECK(n >= nd, Shape, "expand(torch.", legacy_type_name(t.dtype()), "Tensor{", t.shape(), "}, size=", shape,
+  GLIA_CHECK(n >= nd, Shape, "expand(torch.", scalar_type_name(t.dtype()), "Tensor{", t.shape(), "}, size=", shape,
              "): the number of sizes provided (", n,
              ") must be greater or equal to the number of dimensions in the "
              "tensor (",

@@ -22,8 +22,5 @@ Tensor squeeze(const Tensor& t, IntSpan dims, bool all_dims);
 Tensor expand(const Tensor& t, IntSpan shape);
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
 
-// torch's legacy scalar type name ("Float", "Double", "Long", ...) as in "torch.DoubleTensor" and
-// "not implemented for 'Int'".
-const char* legacy_type_name(DType t);
 
 }  // namespace glia::ops

@@ -62,7 +62,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   // torch: x * 0 for p = 1 (so NaN and inf stay NaN, signs of zeros follow x), else x * noise.
   if (p == 1) return mul(x, zeros(Dims{}, x.dtype()));
   GLIA_CHECK(is_floating(x.dtype()), DType, "result type Float can't be cast to the desired output type ",
-             ops::scalar_type_name(x.dtype()));
+             scalar_type_name(x.dtype()));
   return mul(x, ops::dropout_noise(x, p));
 }
 

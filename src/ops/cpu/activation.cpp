@@ -9,14 +9,10 @@ namespace glia::ops {
 
 namespace {
 
-const char* type_name(DType t) {
-  static const char* names[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"};
-  return names[static_cast<int>(t)];
-}
 
 // torch's message for a floating-only CPU kernel given another dtype.
 void check_floating(const char* kernel, DType t) {
-  GLIA_CHECK(is_floating(t), DType, "\"", kernel, "\" not implemented for '", type_name(t), "'");
+  GLIA_CHECK(is_floating(t), DType, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
 }
 
 // f instantiated for floating acc types only (the dtype dispatch also names the

@@ -13,28 +13,6 @@ void check_alpha(const char* name, DType t, double alpha) {
   GLIA_CHECK(t != DType::Bool || alpha == 0 || alpha == 1, InvalidArgument, name,
              ": boolean alpha only supported for Tensor with boolean dtype");
 }
-// torch's ScalarType names, as its casting messages spell them.
-const char* scalar_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 void check_sub_bool(const Tensor& a, const Tensor& b) {
   GLIA_CHECK(a.dtype() != DType::Bool || b.dtype() != DType::Bool, DType,

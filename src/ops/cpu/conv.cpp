@@ -13,7 +13,7 @@
 
 namespace glia::ops {
 
-std::string torch_tensor_type(DType t) { return std::string("torch.") + torch_type_name(t) + "Tensor"; }
+std::string torch_tensor_type(DType t) { return std::string("torch.") + scalar_type_name(t) + "Tensor"; }
 
 namespace {
 
@@ -26,8 +26,8 @@ void check_conv_params(const int64_t stride[2], const int64_t pad[2], const int6
 
 void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, bool transposed) {
   // torch's transposed path (slow_conv_transpose2d) reports a mismatch as scalar types.
-  GLIA_CHECK(!transposed || x.dtype() == w.dtype(), DType, "expected scalar type ", torch_type_name(x.dtype()),
-             " but found ", torch_type_name(w.dtype()));
+  GLIA_CHECK(!transposed || x.dtype() == w.dtype(), DType, "expected scalar type ", scalar_type_name(x.dtype()),
+             " but found ", scalar_type_name(w.dtype()));
   GLIA_CHECK(x.dtype() == w.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()), ") and weight type (",
              torch_tensor_type(w.dtype()),
              ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
@@ -35,7 +35,7 @@ void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, boo
              ") and bias type (", torch_tensor_type(bias.dtype()), ") should be the same");
   DType t = x.dtype();
   GLIA_CHECK(t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || t == DType::Int64, DType,
-             "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+             "\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'");
 }
 
 }  // namespace
@@ -253,7 +253,7 @@ void dispatch_conv(DType t, F&& body) {
     case DType::Int64:
       return body(int64_t{});
     default:
-      fail(Code::DType, "\"slow_conv2d_cpu\" not implemented for '", torch_type_name(t), "'");
+      fail(Code::DType, "\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'");
   }
 }
 

@@ -28,27 +28,6 @@ void blas_single_thread() {
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 
-const char* torch_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -175,7 +154,7 @@ void gemm_int(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T be
 }
 
 [[noreturn]] void not_implemented(const char* op, DType t) {
-  fail(Code::DType, "\"", op, "\" not implemented for '", torch_type_name(t), "'");
+  fail(Code::DType, "\"", op, "\" not implemented for '", scalar_type_name(t), "'");
 }
 
 template <class T>
@@ -279,8 +258,8 @@ template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, cons
 
 namespace {
 void check_same_dtype(const Tensor& a, const Tensor& b) {
-  GLIA_CHECK(a.dtype() == b.dtype(), DType, "expected scalar type ", torch_type_name(a.dtype()), " but found ",
-             torch_type_name(b.dtype()));
+  GLIA_CHECK(a.dtype() == b.dtype(), DType, "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
+             scalar_type_name(b.dtype()));
 }
 }  // namespace
 
@@ -335,7 +314,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   GLIA_CHECK(a.dim() == 1 && b.dim() == 1, Shape, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
              "D tensors");
   GLIA_CHECK(a.dtype() == b.dtype(), DType, "dot : expected both vectors to have same dtype, but found ",
-             torch_type_name(a.dtype()), " and ", torch_type_name(b.dtype()));
+             scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
   GLIA_CHECK(a.numel() == b.numel(), Shape, "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
              b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
              " elements respectively");

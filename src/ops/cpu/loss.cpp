@@ -14,27 +14,6 @@ namespace glia::ops {
 
 namespace {
 
-const char* torch_type(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 // Sum over [0, n) of f(b, e) evaluated on fixed chunks of `grain` items, in chunk order.
 template <class F>
@@ -105,8 +84,8 @@ Prepared prepare(const PointwiseArgs& a) {
     GLIA_CHECK(x.shape() == t.shape(), Shape, "Using a target size (", torch_size(t.shape()),
                ") that is different to the input size (", torch_size(x.shape()),
                ") is deprecated. Please ensure they have the same size.");
-    GLIA_CHECK(x.dtype() == t.dtype(), DType, "Found dtype ", torch_type(t.dtype()), " but expected ",
-               torch_type(x.dtype()));
+    GLIA_CHECK(x.dtype() == t.dtype(), DType, "Found dtype ", scalar_type_name(t.dtype()), " but expected ",
+               scalar_type_name(x.dtype()));
   } else if (a.kind == PointwiseLoss::BceLogits) {
     GLIA_CHECK(x.shape() == t.shape(), Shape, "Target size (", torch_size(t.shape()),
                ") must be the same as input size (", torch_size(x.shape()), ")");
@@ -122,18 +101,18 @@ Prepared prepare(const PointwiseArgs& a) {
   if (!is_floating(p.dt)) {
     switch (a.kind) {
       case PointwiseLoss::Mse:
-        fail(Code::DType, "\"mse_cpu\" not implemented for '", torch_type(p.dt), "'");
+        fail(Code::DType, "\"mse_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
       case PointwiseLoss::L1:
         fail(Code::DType,
              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
              "Got: ",
-             torch_type(p.dt));
+             scalar_type_name(p.dt));
       case PointwiseLoss::SmoothL1:
-        fail(Code::DType, "\"smooth_l1_cpu\" not implemented for '", torch_type(p.dt), "'");
+        fail(Code::DType, "\"smooth_l1_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
       case PointwiseLoss::Huber:
-        fail(Code::DType, "\"huber_cpu\" not implemented for '", torch_type(p.dt), "'");
+        fail(Code::DType, "\"huber_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
       default:
-        fail(Code::DType, "\"", name, "\" not implemented for '", torch_type(p.dt), "'");
+        fail(Code::DType, "\"", name, "\" not implemented for '", scalar_type_name(p.dt), "'");
     }
   }
   p.shape = broadcast_shapes(name, x.shape(), t.shape());
@@ -328,9 +307,9 @@ void check_input_dtype(const ClassLossArgs& a) {
   if (a.log_softmax) {
     bool last = x.dim() <= 2;
     fail(Code::DType, "\"", last ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl",
-         "\" not implemented for '", torch_type(x.dtype()), "'");
+         "\" not implemented for '", scalar_type_name(x.dtype()), "'");
   }
-  fail(Code::DType, "\"nll_loss_out_frame\" not implemented for '", torch_type(x.dtype()), "'");
+  fail(Code::DType, "\"nll_loss_out_frame\" not implemented for '", scalar_type_name(x.dtype()), "'");
 }
 
 void check_weight(const Tensor& w, int64_t C, const char* prefix = "") {
@@ -377,7 +356,7 @@ Layout class_layout(const ClassLossArgs& a) {
     for (int64_t d = 2; d < x.dim(); ++d) l.S *= x.shape()[d];
     l.out_shape = want;
   }
-  GLIA_CHECK(t.dtype() == DType::Int64, DType, "expected scalar type Long but found ", torch_type(t.dtype()));
+  GLIA_CHECK(t.dtype() == DType::Int64, DType, "expected scalar type Long but found ", scalar_type_name(t.dtype()));
   check_input_dtype(a);
   check_weight(a.weight, l.C);
   return l;
@@ -518,7 +497,7 @@ Layout prob_layout(const ClassLossArgs& a) {
   const Tensor& x = a.input;
   Layout l;
   GLIA_CHECK(is_floating(a.target.dtype()), DType,
-             "Expected floating point type for target with class probabilities, got ", torch_type(a.target.dtype()));
+             "Expected floating point type for target with class probabilities, got ", scalar_type_name(a.target.dtype()));
   GLIA_CHECK(a.ignore_index < 0, InvalidArgument, "ignore_index is not supported for floating point target");
   check_input_dtype(a);
   if (x.dim() == 1) {

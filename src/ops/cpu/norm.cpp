@@ -18,27 +18,6 @@
 
 namespace glia::ops {
 
-const char* scalar_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -42,7 +42,7 @@ const char* mode_name(PadMode m) {
 
 // "[ torch.FloatTensor{1,2,0} ]" as torch prints a tensor's type and sizes in its checks.
 std::string tensor_desc(const Tensor& t) {
-  std::string s = std::string("[ torch.") + legacy_type_name(t.dtype()) + "Tensor{";
+  std::string s = std::string("[ torch.") + scalar_type_name(t.dtype()) + "Tensor{";
   for (int64_t d = 0; d < t.dim(); ++d) s += (d ? "," : "") + std::to_string(t.shape()[d]);
   return s + "} ]";
 }
@@ -120,7 +120,7 @@ void check_non_constant(const Tensor& t, IntSpan pad, PadMode mode) {
   }
   GLIA_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, DType, "\"",
              mode == PadMode::Reflect ? "reflection_pad" : "replication_pad", k,
-             mode == PadMode::Reflect ? "d" : "d_cpu", "\" not implemented for '", legacy_type_name(t.dtype()), "'");
+             mode == PadMode::Reflect ? "d" : "d_cpu", "\" not implemented for '", scalar_type_name(t.dtype()), "'");
   if (mode == PadMode::Reflect) {
     static const char* arg[] = {"#4", "#6", "#8"};
     for (int64_t j = 0; j < k; ++j) {  // j = 0: the last dim

@@ -116,28 +116,6 @@ inline bool is_nan(T v) {
     return false;
 }
 
-// torch's ScalarType names, for its "not implemented for 'Long'" messages.
-const char* torch_type_name(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "Float";
-    case DType::Float64:
-      return "Double";
-    case DType::Float16:
-      return "Half";
-    case DType::BFloat16:
-      return "BFloat16";
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-  }
-  return "?";
-}
 
 // Accumulator of floating reductions: double for float32/float64, float for the 16-bit types.
 template <class T>
@@ -178,7 +156,7 @@ Tensor mean(const Tensor& t, IntSpan dims, bool keepdim) {
   GLIA_CHECK(is_floating(t.dtype()), DType,
              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
              "Got: ",
-             torch_type_name(t.dtype()));
+             scalar_type_name(t.dtype()));
   auto mask = reduce_mask("mean", dims, t.dim());
   Tensor out = empty(reduced_shape(t.shape(), mask, keepdim), t.dtype(), t.device());
   dispatch_floating(t.dtype(), "mean", [&](auto tag) {
@@ -404,7 +382,7 @@ const char* ord_name(double p, char* buf, size_t cap) {
 Tensor vector_norm(const Tensor& t, double p, IntSpan dims, bool keepdim) {
   GLIA_CHECK(is_floating(t.dtype()), DType,
              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-             torch_type_name(t.dtype()));
+             scalar_type_name(t.dtype()));
   auto mask = reduce_mask("linalg.vector_norm", dims, t.dim());
   if (p < 0 || std::isinf(p)) {
     char buf[32];
