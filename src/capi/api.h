@@ -60,6 +60,26 @@ IntSpan shape_arg(const int64_t* shape, int64_t ndim, const char* fn);
 DType dtype_arg(int dtype, const char* fn, const char* arg);
 Device device_arg(glia_device d, const char* fn);
 
+// The body of a one-tensor op: unwraps `a`, checks `out`, wraps f(a).
+template <class F>
+glia_error* unary_entry(const glia_tensor* a, glia_tensor** out, const char* fn, F f) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    check_out(out, fn, "out");
+    *out = tensor_handle(f(x));
+  });
+}
+// The body of a two-tensor op: unwraps `a` and `b`, checks `out`, wraps f(a, b).
+template <class F>
+glia_error* binary_entry(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, F f) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    Tensor y = tensor_arg(b, fn, "b");
+    check_out(out, fn, "out");
+    *out = tensor_handle(f(x, y));
+  });
+}
+
 // A glia_scalar argument, validated (known type, bool 0 or 1).
 Scalar scalar_arg(const glia_scalar& s, const char* fn, const char* arg);
 // An optional tensor argument: NULL gives an undefined Tensor.

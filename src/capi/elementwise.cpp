@@ -11,25 +11,6 @@ using namespace glia::capi;
 namespace {
 
 template <class F>
-glia_error* unary(const glia_tensor* a, glia_tensor** out, const char* fn, F f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    check_out(out, fn, "out");
-    *out = tensor_handle(f(x));
-  });
-}
-
-template <class F>
-glia_error* binary(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, F f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    Tensor y = tensor_arg(b, fn, "b");
-    check_out(out, fn, "out");
-    *out = tensor_handle(f(x, y));
-  });
-}
-
-template <class F>
 glia_error* with_scalar(const glia_tensor* a, const glia_scalar& s, const char* s_name, glia_tensor** out,
                         const char* fn, F f) {
   return guard([&] {
@@ -46,7 +27,7 @@ std::optional<Scalar> scalar_opt(const glia_scalar* s, const char* fn, const cha
 }
 
 glia_error* cmp(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, ops::Cmp op) {
-  return binary(a, b, out, fn, [op](const Tensor& x, const Tensor& y) { return glia::compare(x, y, op); });
+  return binary_entry(a, b, out, fn, [op](const Tensor& x, const Tensor& y) { return glia::compare(x, y, op); });
 }
 glia_error* cmp_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** out, const char* fn, ops::Cmp op) {
   return with_scalar(a, s, "other", out, fn,
@@ -82,9 +63,9 @@ glia_error* glia_div_scalar(const glia_tensor* a, glia_scalar s, const char* rou
 
 // ---- math
 
-#define GLIA_UNARY(op)                                                        \
-  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {            \
-    return unary(a, out, "glia_" #op, [](const Tensor& x) { return op(x); }); \
+#define GLIA_UNARY(op)                                                              \
+  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {                  \
+    return unary_entry(a, out, "glia_" #op, [](const Tensor& x) { return op(x); }); \
   }
 GLIA_UNARY(abs)
 GLIA_UNARY(sign)
@@ -97,7 +78,7 @@ GLIA_UNARY(rsqrt)
 GLIA_UNARY(logical_not)
 
 glia_error* glia_pow(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); });
+  return binary_entry(a, b, out, "glia_pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); });
 }
 glia_error* glia_pow_scalar(const glia_tensor* a, glia_scalar exponent, glia_tensor** out) {
   return with_scalar(a, exponent, "exponent", out, "glia_pow_scalar",
@@ -132,10 +113,10 @@ glia_error* glia_clamp_tensor(const glia_tensor* a, const glia_tensor* min, cons
 }
 
 glia_error* glia_maximum(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_maximum", [](const Tensor& x, const Tensor& y) { return maximum(x, y); });
+  return binary_entry(a, b, out, "glia_maximum", [](const Tensor& x, const Tensor& y) { return maximum(x, y); });
 }
 glia_error* glia_minimum(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_minimum", [](const Tensor& x, const Tensor& y) { return minimum(x, y); });
+  return binary_entry(a, b, out, "glia_minimum", [](const Tensor& x, const Tensor& y) { return minimum(x, y); });
 }
 glia_error* glia_where(const glia_tensor* condition, const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
   return guard([&] {
@@ -186,16 +167,16 @@ glia_error* glia_ge_scalar(const glia_tensor* a, glia_scalar s, glia_tensor** ou
   return cmp_scalar(a, s, out, "glia_ge_scalar", ops::Cmp::Ge);
 }
 glia_error* glia_logical_and(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_logical_and",
-                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::And); });
+  return binary_entry(a, b, out, "glia_logical_and",
+                      [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::And); });
 }
 glia_error* glia_logical_or(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_logical_or",
-                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Or); });
+  return binary_entry(a, b, out, "glia_logical_or",
+                      [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Or); });
 }
 glia_error* glia_logical_xor(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_logical_xor",
-                [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Xor); });
+  return binary_entry(a, b, out, "glia_logical_xor",
+                      [](const Tensor& x, const Tensor& y) { return glia::logical(x, y, ops::Logic::Xor); });
 }
 
 // ---- activations
@@ -207,23 +188,23 @@ GLIA_UNARY(tanh)
 #undef GLIA_UNARY
 
 glia_error* glia_leaky_relu(const glia_tensor* a, double negative_slope, glia_tensor** out) {
-  return unary(a, out, "glia_leaky_relu", [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
+  return unary_entry(a, out, "glia_leaky_relu", [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
 }
 glia_error* glia_elu(const glia_tensor* a, double alpha, double scale, double input_scale, glia_tensor** out) {
-  return unary(a, out, "glia_elu", [&](const Tensor& x) { return elu(x, alpha, scale, input_scale); });
+  return unary_entry(a, out, "glia_elu", [&](const Tensor& x) { return elu(x, alpha, scale, input_scale); });
 }
 glia_error* glia_gelu(const glia_tensor* a, const char* approximate, glia_tensor** out) {
-  return unary(a, out, "glia_gelu", [&](const Tensor& x) {
+  return unary_entry(a, out, "glia_gelu", [&](const Tensor& x) {
     std::string mode = approximate ? approximate : "none";
     GLIA_CHECK(mode == "none" || mode == "tanh", InvalidArgument, "approximate argument must be either none or tanh.");
     return gelu(x, mode == "tanh");
   });
 }
 glia_error* glia_softplus(const glia_tensor* a, double beta, double threshold, glia_tensor** out) {
-  return unary(a, out, "glia_softplus", [&](const Tensor& x) { return softplus(x, beta, threshold); });
+  return unary_entry(a, out, "glia_softplus", [&](const Tensor& x) { return softplus(x, beta, threshold); });
 }
 glia_error* glia_hardtanh(const glia_tensor* a, double min_val, double max_val, glia_tensor** out) {
-  return unary(a, out, "glia_hardtanh", [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
+  return unary_entry(a, out, "glia_hardtanh", [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
 }
 
 // ---- in place

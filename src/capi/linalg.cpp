@@ -5,30 +5,18 @@
 using namespace glia;
 using namespace glia::capi;
 
-namespace {
-template <class F>
-glia_error* binary(const char* fn, const glia_tensor* a, const glia_tensor* b, glia_tensor** out, F f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    Tensor y = tensor_arg(b, fn, "b");
-    check_out(out, fn, "out");
-    *out = tensor_handle(f(x, y));
-  });
-}
-}  // namespace
-
 extern "C" {
 
 glia_error* glia_matmul(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary("glia_matmul", a, b, out, [](const Tensor& x, const Tensor& y) { return matmul(x, y); });
+  return binary_entry(a, b, out, "glia_matmul", [](const Tensor& x, const Tensor& y) { return matmul(x, y); });
 }
 
 glia_error* glia_mm(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary("glia_mm", a, b, out, [](const Tensor& x, const Tensor& y) { return mm(x, y); });
+  return binary_entry(a, b, out, "glia_mm", [](const Tensor& x, const Tensor& y) { return mm(x, y); });
 }
 
 glia_error* glia_bmm(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary("glia_bmm", a, b, out, [](const Tensor& x, const Tensor& y) { return bmm(x, y); });
+  return binary_entry(a, b, out, "glia_bmm", [](const Tensor& x, const Tensor& y) { return bmm(x, y); });
 }
 
 glia_error* glia_addmm(const glia_tensor* bias, const glia_tensor* a, const glia_tensor* b, double beta, double alpha,

@@ -5,46 +5,27 @@
 using namespace glia;
 using namespace glia::capi;
 
-namespace {
-template <class F>
-glia_error* unary(const glia_tensor* a, glia_tensor** out, const char* fn, F f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    check_out(out, fn, "out");
-    *out = tensor_handle(f(x));
-  });
-}
-template <class F>
-glia_error* binary(const glia_tensor* a, const glia_tensor* b, glia_tensor** out, const char* fn, F f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    Tensor y = tensor_arg(b, fn, "b");
-    check_out(out, fn, "out");
-    *out = tensor_handle(f(x, y));
-  });
-}
-}  // namespace
-
 extern "C" {
 
 glia_error* glia_add(const glia_tensor* a, const glia_tensor* b, double alpha, glia_tensor** out) {
-  return binary(a, b, out, "glia_add", [&](const Tensor& x, const Tensor& y) { return add(x, y, alpha); });
+  return binary_entry(a, b, out, "glia_add", [&](const Tensor& x, const Tensor& y) { return add(x, y, alpha); });
 }
 
 glia_error* glia_sub(const glia_tensor* a, const glia_tensor* b, double alpha, glia_tensor** out) {
-  return binary(a, b, out, "glia_sub", [&](const Tensor& x, const Tensor& y) { return sub(x, y, alpha); });
+  return binary_entry(a, b, out, "glia_sub", [&](const Tensor& x, const Tensor& y) { return sub(x, y, alpha); });
 }
 
 glia_error* glia_mul(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) {
-  return binary(a, b, out, "glia_mul", [](const Tensor& x, const Tensor& y) { return mul(x, y); });
+  return binary_entry(a, b, out, "glia_mul", [](const Tensor& x, const Tensor& y) { return mul(x, y); });
 }
 
 glia_error* glia_div(const glia_tensor* a, const glia_tensor* b, const char* rounding_mode, glia_tensor** out) {
-  return binary(a, b, out, "glia_div", [&](const Tensor& x, const Tensor& y) { return div(x, y, rounding_mode); });
+  return binary_entry(a, b, out, "glia_div",
+                      [&](const Tensor& x, const Tensor& y) { return div(x, y, rounding_mode); });
 }
 
 glia_error* glia_neg(const glia_tensor* a, glia_tensor** out) {
-  return unary(a, out, "glia_neg", [](const Tensor& x) { return neg(x); });
+  return unary_entry(a, out, "glia_neg", [](const Tensor& x) { return neg(x); });
 }
 
 glia_error* glia_sum(const glia_tensor* a, const int64_t* dims, int64_t n_dims, int32_t keepdim, glia_tensor** out) {
