@@ -7,7 +7,8 @@ namespace glia::ops {
 Dims broadcast_shapes(const char* op, IntSpan a, IntSpan b) {
   size_t n = std::max(a.size(), b.size());
   Dims out(n);
-  for (size_t i = 0; i < n; ++i) {
+  // From the last dim, as torch's infer_size: with several mismatches it names the last one.
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     GLIA_CHECK(da == db || da == 1 || db == 1, Shape, op, ": The size of tensor a (", da,
