@@ -535,6 +535,24 @@ GLIA_API int32_t glia_grad_mode_enabled(void);
 GLIA_API void glia_grad_mode_set(int32_t enabled);
 
 /**
+ * Turns the calling thread's inference mode on or off (torch.inference_mode).
+ * While it is on, grad mode is off and every tensor created is an inference
+ * tensor. An inference tensor never takes part in autograd: outside inference
+ * mode, saving one for backward, updating one in place or setting
+ * requires_grad on one is GLIA_ERR_STATE (torch's messages); clone it to get a
+ * normal tensor. glia_grad_mode_set inside inference mode does not turn
+ * recording back on.
+ * @since 0.1
+ */
+GLIA_API void glia_inference_mode_set(int32_t enabled);
+
+/** 1 when the calling thread is in inference mode. @since 0.1 */
+GLIA_API int32_t glia_inference_mode_enabled(void);
+
+/** torch.Tensor.is_inference. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_is_inference(const glia_tensor *tensor, int32_t *out);
+
+/**
  * A tensor hook: called with the gradient flowing into the tensor during
  * backward. Set *out_replacement to a new gradient (a new reference glia takes
  * over) or leave it NULL to keep the gradient. A returned error aborts the

@@ -1,5 +1,7 @@
 #include "autograd/grad_mode.h"
 
+#include "core/tensor.h"
+
 namespace glia {
 
 namespace {
@@ -8,7 +10,9 @@ namespace {
 thread_local bool t_grad_disabled = false;
 }  // namespace
 
-bool grad_mode_enabled() { return !t_grad_disabled; }
+bool grad_mode_enabled() { return !t_grad_disabled && !inference_mode_enabled(); }
 void set_grad_mode(bool enabled) { t_grad_disabled = !enabled; }
+bool inference_mode() { return inference_mode_enabled(); }
+void set_inference_mode(bool enabled) { set_inference_mode_flag(enabled); }
 
 }  // namespace glia

@@ -13,6 +13,9 @@ std::atomic<uint64_t> g_hook_id{0};
 }  // namespace
 
 SavedTensor::SavedTensor(const Tensor& t) : t_(t), was_defined_(t.defined()) {
+  GLIA_CHECK(!t.defined() || !t.impl()->is_inference, State,
+             "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+             "tensor and use it in autograd.");
   if (t.defined()) version_ = t.impl()->storage()->version.load(std::memory_order_relaxed);
 }
 
@@ -126,6 +129,8 @@ void set_requires_grad(const Tensor& t, bool flag) {
   } else {
     GLIA_CHECK(is_floating(t.dtype()), DType, "only Tensors of floating point dtype can require gradients, got ",
                dtype_name(t.dtype()));
+    GLIA_CHECK(!t.impl()->is_inference || inference_mode(), State,
+               "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   }
   t.impl()->requires_grad = flag;
 }

@@ -138,6 +138,18 @@ int32_t glia_grad_mode_enabled(void) { return grad_mode_enabled() ? 1 : 0; }
 
 void glia_grad_mode_set(int32_t enabled) { set_grad_mode(enabled != 0); }
 
+void glia_inference_mode_set(int32_t enabled) { set_inference_mode(enabled != 0); }
+
+int32_t glia_inference_mode_enabled(void) { return inference_mode() ? 1 : 0; }
+
+glia_error* glia_tensor_is_inference(const glia_tensor* tensor, int32_t* out) {
+  return guard([&] {
+    TensorImpl* t = tensor_raw(tensor, "glia_tensor_is_inference", "tensor");
+    check_out(out, "glia_tensor_is_inference", "out");
+    *out = t->is_inference ? 1 : 0;
+  });
+}
+
 glia_error* glia_tensor_register_hook(glia_tensor* tensor, glia_tensor_hook_fn fn, void* user_data,
                                       void (*free_user_data)(void*), uint64_t* out_hook_id) {
   auto owner = std::make_shared<HostHook>();  // frees user_data exactly once, also when this call fails

@@ -54,9 +54,17 @@ TensorImpl::TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntS
   for (int64_t s : shape) n *= s;
   numel_ = n;
   contiguous_ = compute_contiguous(shape, strides);
+  is_inference = inference_mode_enabled();
 }
 
 TensorImpl::~TensorImpl() = default;
+
+namespace {
+thread_local bool t_inference = false;  // trivially destructible TLS (dlclose-safe)
+}  // namespace
+
+bool inference_mode_enabled() { return t_inference; }
+void set_inference_mode_flag(bool enabled) { t_inference = enabled; }
 
 Dims contiguous_strides(IntSpan shape) {
   Dims st(shape.size());
@@ -192,7 +200,9 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
 }
 
 Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
-  return Tensor(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
+  Tensor v(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
+  v.impl()->is_inference |= base.impl()->is_inference;
+  return v;
 }
 
 namespace {

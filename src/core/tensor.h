@@ -40,6 +40,9 @@ class TensorImpl : public RefCounted {
   // A Python-number-like operand (scalar argument of an op): takes part in
   // type promotion with lower priority, as torch's wrapped numbers do.
   bool wrapped_number = false;
+  // Created in inference mode (or a view of such a tensor): never part of an
+  // autograd graph (Note [Inference mode] in autograd/grad_mode.h).
+  bool is_inference = false;
   std::unique_ptr<AutogradMetaBase> autograd;
 
  private:
@@ -82,6 +85,11 @@ class Tensor {
   int64_t wrap(int64_t d) const { return d < 0 ? d + dim() : d; }
   Ref<TensorImpl> impl_;
 };
+
+// Thread-local inference mode (torch.inference_mode): tensors created while it
+// is on are inference tensors. The autograd layer adds grad mode on top.
+bool inference_mode_enabled();
+void set_inference_mode_flag(bool enabled);
 
 // Row-major strides for `shape`.
 Dims contiguous_strides(IntSpan shape);

@@ -22,6 +22,9 @@ Tensor sum_to(const Tensor& grad, IntSpan shape) {
 }
 
 void check_inplace(const Tensor& self, const char* op) {
+  GLIA_CHECK(!self.impl()->is_inference || inference_mode(), State,
+             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+             "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
   GLIA_CHECK(!(grad_mode_enabled() && self.requires_grad() && is_leaf(self)), State,
              "a leaf Variable that requires grad is being used in an in-place operation. (", op, ")");
 }
