@@ -187,36 +187,6 @@ TEST(Reductions, IntegerSumsOnEveryPath) {
   for (int64_t j = 0; j < 64; ++j) EXPECT_EQ(cols[j], static_cast<double>(want_cols[j]));
 }
 
-// Timings (run by hand: --gtest_also_run_disabled_tests --gtest_filter='*Bench*').
-TEST(Reductions, DISABLED_Bench) {
-  Tensor x = values_f32({4096, 4096}, 3);
-  static const glia::Dims D0{0}, D1{1};
-  int threads = glia::get_num_threads();
-  glia::set_num_threads(1);
-  std::printf("one thread (the pool has %d)\n", threads);
-  auto time = [&](const char* what, auto f) {
-    f();
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 5; ++i) f();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 5;
-    std::printf("%-28s %8.2f ms\n", what, ms);
-  };
-  time("sum dim 1 (inner)", [&] { glia::sum(x, D1); });
-  time("sum dim 0 (outer)", [&] { glia::sum(x, D0); });
-  time("mean all", [&] { glia::mean(x); });
-  time("amax dim 1", [&] { glia::amax(x, D1); });
-  time("amax dim 0", [&] { glia::amax(x, D0); });
-  time("norm 2 dim 1", [&] { glia::vector_norm(x, 2, D1); });
-  time("var dim 1", [&] { glia::var(x, D1); });
-  time("var dim 0", [&] { glia::var(x, D0); });
-  time("logsumexp dim 1", [&] { glia::logsumexp(x, D1); });
-  time("max dim 1", [&] { glia::max_dim(x, 1); });
-  time("softmax dim 1", [&] { glia::softmax(x, 1); });
-  time("softmax dim 0", [&] { glia::softmax(x, 0); });
-  time("log_softmax dim 1", [&] { glia::log_softmax(x, 1); });
-  glia::set_num_threads(threads);
-}
-
 TEST(Reductions, LargeBoolAndIntChunkedPaths) {
   // Long runs take the chunked paths (full reduction; tall-narrow columns).
   Tensor b = glia::zeros(std::vector<int64_t>{2, 200000}, glia::DType::Bool);
