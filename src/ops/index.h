@@ -16,6 +16,21 @@ enum class PadMode { Constant = 0, Reflect = 1, Replicate = 2, Circular = 3 };
 
 namespace glia::ops {
 
+// Calls f(U{}) with an unsigned integer type of `size` bytes (type-agnostic element copies).
+template <class F>
+void dispatch_size(size_t size, F&& f) {
+  switch (size) {
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    default:
+      return f(uint64_t{});
+  }
+}
+
 // ---- views
 Tensor unflatten(const Tensor& t, int64_t dim, IntSpan sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);

@@ -12,21 +12,6 @@ namespace glia::ops {
 
 namespace {
 
-// Calls f(U{}) with an unsigned integer type of `size` bytes (type-agnostic copies).
-template <class F>
-void dispatch_size(size_t size, F&& f) {
-  switch (size) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
-}
-
 // t viewed with `shape` (each size <= t's, except along dim) and stride 0 along dim (torch's restride_dim).
 Tensor restride(const Tensor& t, IntSpan shape, int64_t dim) {
   Dims st = t.strides();

@@ -13,20 +13,6 @@ namespace glia::ops {
 
 namespace {
 
-template <class F>
-void dispatch_size(size_t size, F&& f) {
-  switch (size) {
-    case 1:
-      return f(uint8_t{});
-    case 2:
-      return f(uint16_t{});
-    case 4:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
-}
-
 const char* mode_name(PadMode m) {
   switch (m) {
     case PadMode::Reflect:
