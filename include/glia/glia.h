@@ -770,8 +770,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_maximum(const glia_tensor *a, const gli
 /** Elementwise minimum (NaN if either is NaN). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_minimum(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
 /** condition ? a : b, broadcast over all three; condition is bool. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_where(const glia_tensor *condition, const glia_tensor *a,
-                                               const glia_tensor *b, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_where(const glia_tensor *condition, const glia_tensor *a, const glia_tensor *b,
+                                               glia_tensor **out);
 /** a == b (bool result; compared in the promoted dtype). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_eq(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
 /** a != b. @since 0.1 */
@@ -811,7 +811,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logical_not(const glia_tensor *a, glia_
 GLIA_API GLIA_NODISCARD glia_error *glia_relu(const glia_tensor *a, glia_tensor **out);
 /** a > 0 ? a : a * negative_slope (torch's default slope: 0.01). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_leaky_relu(const glia_tensor *a, double negative_slope, glia_tensor **out);
-/** a > 0 ? scale * a : scale * alpha * (exp(a * input_scale) - 1); F.elu(a, alpha) is scale = input_scale = 1. @since 0.1 */
+/** a > 0 ? scale * a : scale * alpha * (exp(a * input_scale) - 1); F.elu(a, alpha) is scale = input_scale = 1. @since
+ * 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_elu(const glia_tensor *a, double alpha, double scale, double input_scale,
                                              glia_tensor **out);
 /** GELU; approximate "none" (or NULL) or "tanh". @since 0.1 */
@@ -955,9 +956,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy(const glia_tensor 
  * the logits); optional weight and pos_weight (weight of positive examples,
  * broadcast along the last dim). @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy_with_logits(
-    const glia_tensor *input, const glia_tensor *target, const glia_tensor *weight_or_null,
-    const glia_tensor *pos_weight_or_null, glia_reduction reduction, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy_with_logits(const glia_tensor *input,
+                                                                          const glia_tensor *target,
+                                                                          const glia_tensor *weight_or_null,
+                                                                          const glia_tensor *pos_weight_or_null,
+                                                                          glia_reduction reduction, glia_tensor **out);
 
 /** Options of glia_nll_loss. Initialise with glia_nll_loss_options_init(). */
 typedef struct glia_nll_loss_options {
@@ -1049,8 +1052,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_unsqueeze(const glia_tensor *a, int64_t
 GLIA_API GLIA_NODISCARD glia_error *glia_permute(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
                                                  glia_tensor **out);
 /** A view with dims dim0 and dim1 swapped. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_transpose(const glia_tensor *a, int64_t dim0, int64_t dim1,
-                                                   glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_transpose(const glia_tensor *a, int64_t dim0, int64_t dim1, glia_tensor **out);
 /** torch.Tensor.expand: size-1 dims broadcast to `shape` (-1 keeps a size) without a copy. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int64_t *shape, int64_t ndim,
                                                 glia_tensor **out);
@@ -1102,9 +1104,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_stack(const glia_tensor *const *tensors
 GLIA_API GLIA_NODISCARD glia_error *glia_split(const glia_tensor *a, int64_t split_size, int64_t dim,
                                                glia_tensor **outs, int64_t capacity, int64_t *n_outs);
 /** torch.split(a, sizes, dim) with sizes summing to a's size along dim; outputs as glia_split. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, const int64_t *sizes,
-                                                          int64_t n_sizes, int64_t dim, glia_tensor **outs,
-                                                          int64_t capacity, int64_t *n_outs);
+GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, const int64_t *sizes, int64_t n_sizes,
+                                                          int64_t dim, glia_tensor **outs, int64_t capacity,
+                                                          int64_t *n_outs);
 /** torch.chunk: at most `chunks` views of ceil(size / chunks) entries; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
                                                int64_t capacity, int64_t *n_outs);
@@ -1261,9 +1263,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_layer_norm(const glia_tensor *x, const 
  * elements of x's dtype. eps: torch's default 1e-5.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_group_norm(const glia_tensor *x, int64_t num_groups,
-                                                    const glia_tensor *weight, const glia_tensor *bias, double eps,
-                                                    glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_group_norm(const glia_tensor *x, int64_t num_groups, const glia_tensor *weight,
+                                                    const glia_tensor *bias, double eps, glia_tensor **out);
 /**
  * torch.nn.functional.embedding(indices, weight, padding_idx, max_norm,
  * norm_type): the rows of weight ([num, dim], any dtype) picked by indices
@@ -1280,8 +1281,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_group_norm(const glia_tensor *x, int64_
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_embedding(glia_tensor *weight, const glia_tensor *indices,
-                                                   const int64_t *padding_idx, const double *max_norm,
-                                                   double norm_type, glia_tensor **out);
+                                                   const int64_t *padding_idx, const double *max_norm, double norm_type,
+                                                   glia_tensor **out);
 /**
  * torch.nn.functional.dropout: with training != 0 each element is zeroed with
  * probability p (drawn from glia's generator: glia_manual_seed makes it

@@ -93,7 +93,8 @@ IntSpan dims_arg(const int64_t* dims, int64_t n, const char* fn, const char* arg
 std::vector<Tensor> tensors_arg(const glia_tensor* const* ts, int64_t n, const char* fn, const char* arg);
 // Several results into a caller's array (the glia_module_forward convention): outs == NULL with
 // capacity 0 only asks for the count; otherwise capacity must hold them all (else nothing is written).
-// *n_outs receives the count either way. Call check_outputs before computing, write_outputs after.
+// *n_outs receives the count either way; an undefined tensor is written as NULL. Call check_outputs
+// before computing, write_outputs after.
 void check_outputs(glia_tensor** outs, int64_t capacity, int64_t* n_outs, const char* fn);
 void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t capacity, int64_t* n_outs,
                    const char* fn);

@@ -55,9 +55,10 @@ void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t ca
   std::vector<glia_tensor*> hs;
   hs.reserve(ts.size());
   try {
-    for (const Tensor& t : ts) hs.push_back(tensor_handle(t));
+    for (const Tensor& t : ts) hs.push_back(t.defined() ? tensor_handle(t) : nullptr);
   } catch (...) {
-    for (glia_tensor* h : hs) handle_release(h, HandleType::Tensor, fn);
+    for (glia_tensor* h : hs)
+      if (h) handle_release(h, HandleType::Tensor, fn);
     throw;
   }
   for (int64_t i = 0; i < n; ++i) outs[i] = hs[static_cast<size_t>(i)];

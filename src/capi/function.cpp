@@ -253,19 +253,7 @@ glia_error* glia_autograd_ctx_saved_tensors(glia_autograd_ctx* ctx, glia_tensor*
     check_outputs(outs, capacity, n_outs, api);
     TensorList ts;
     for (const SavedTensor& s : ctx->saved) ts.push_back(s.unpack(ctx->node->name(), ctx->node));
-    int64_t n = static_cast<int64_t>(ts.size());
-    if (!outs) {
-      *n_outs = n;
-      return;
-    }
-    GLIA_CHECK(capacity >= n, InvalidArgument, api, ": 'outs' has room for ", capacity, " tensors but ", n,
-               " are saved");
-    HandleList hs(ts);
-    for (int64_t i = 0; i < n; ++i) {
-      outs[i] = hs.hs[static_cast<size_t>(i)];
-      hs.hs[static_cast<size_t>(i)] = nullptr;
-    }
-    *n_outs = n;
+    write_outputs(ts, outs, capacity, n_outs, api);
   });
 }
 

@@ -67,6 +67,10 @@ DType result_type(std::span<const Tensor* const> operands) {
   return r;
 }
 
+void not_implemented_for(const char* kernel, DType t) {
+  fail(Code::DType, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+}
+
 Tensor wrapped_scalar(double v, bool integral) {
   Tensor t = empty({}, integral ? DType::Int64 : DType::Float64);
   if (integral)

@@ -21,6 +21,9 @@ inline DType result_type(const Tensor& a, const Tensor& b) {
   const Tensor* ops[] = {&a, &b};
   return result_type(ops);
 }
+// torch's error for a CPU kernel without an instance for `t`:
+// "<kernel>" not implemented for '<ScalarType>' (GLIA_ERR_DTYPE).
+[[noreturn]] void not_implemented_for(const char* kernel, DType t);
 // A 0-dim tensor holding a Python-number-like scalar: int64 when `integral`, else float64 (wrapped).
 Tensor wrapped_scalar(double v, bool integral);
 // View of `t` expanded (stride 0) to `shape`; `shape` must be a broadcast of t's shape.

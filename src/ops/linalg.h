@@ -8,7 +8,6 @@
 
 namespace glia::ops {
 
-
 // out <- beta * out + alpha * a @ b for a [M, K], b [K, N] with any strides (transposed operands
 // go to BLAS as flags, other BLAS-compatible strides as leading dimensions; only others are copied)
 // and out a contiguous [M, N] tensor of the same dtype. beta == 0 ignores out's contents.

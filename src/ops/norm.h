@@ -11,7 +11,6 @@
 
 namespace glia::ops {
 
-
 // A normalisation's result: the output and, per normalised group, the mean and
 // the reciprocal standard deviation (float64; what backward needs).
 struct NormOut {

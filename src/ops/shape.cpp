@@ -139,7 +139,6 @@ Tensor squeeze(const Tensor& t, IntSpan dims, bool all_dims) {
   return make_view(t, shape, st, t.offset());
 }
 
-
 Tensor expand(const Tensor& t, IntSpan shape) {
   int64_t nd = t.dim(), n = static_cast<int64_t>(shape.size());
   GLIA_CHECK(n >= nd, Shape, "expand(torch.", scalar_type_name(t.dtype()), "Tensor{", t.shape(), "}, size=", shape,

@@ -22,5 +22,4 @@ Tensor squeeze(const Tensor& t, IntSpan dims, bool all_dims);
 Tensor expand(const Tensor& t, IntSpan shape);
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
 
-
 }  // namespace glia::ops

@@ -27,30 +27,13 @@ import os
 
 import torch
 
+from golden import DTYPES, encode
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "core")
 
-DTYPES = {
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "int64": torch.int64,
-    "int32": torch.int32,
-    "uint8": torch.uint8,
-    "bool": torch.bool,
-}
 FLOATING = {"float32", "float64", "float16", "bfloat16"}
 NAN, INF = float("nan"), float("inf")
-
-
-def encode_value(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-    return v
 
 
 # ---------------------------------------------------------------- print.json
@@ -82,7 +65,7 @@ def print_case(values, dtype, shape=None, *, view=None, requires_grad=False, gra
         "shape": list(t.shape),
         "strides": list(t.stride()),
         "offset": t.storage_offset(),
-        "storage": [encode_value(v) for v in storage.tolist()],
+        "storage": [encode(v) for v in storage.tolist()],
         "suffix": suffix,
         "repr": repr(t),
     }

@@ -19,10 +19,10 @@ Tensor keep(const Tensor& mask, const Tensor& g) { return where(mask, g, zero_li
 Tensor scale(const Tensor& g, double v) { return mul(g, ops::wrapped_scalar(v, false)); }
 
 struct ReluBackward : Node {
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   const char* name() const override { return "ReluBackward0"; }
   TensorList apply(TensorList&& g) override {
-    Tensor r = y.unpack(this);
+    Tensor r = y.unpack(name(), this);
     if (!grad_mode_enabled()) return {ops::threshold_backward(g[0], r, 0)};
     return {keep(mask_of(r, Cmp::Gt, 0), g[0])};
   }
@@ -30,10 +30,10 @@ struct ReluBackward : Node {
 };
 
 struct SigmoidBackward : Node {
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   const char* name() const override { return "SigmoidBackward0"; }
   TensorList apply(TensorList&& g) override {
-    Tensor r = y.unpack(this);
+    Tensor r = y.unpack(name(), this);
     if (!grad_mode_enabled()) return {ops::sigmoid_backward(g[0], r)};
     return {mul(g[0], mul(r, rsub_scalar(r, Scalar::from_int(1))))};
   }
@@ -41,10 +41,10 @@ struct SigmoidBackward : Node {
 };
 
 struct TanhBackward : Node {
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   const char* name() const override { return "TanhBackward0"; }
   TensorList apply(TensorList&& g) override {
-    Tensor r = y.unpack(this);
+    Tensor r = y.unpack(name(), this);
     if (!grad_mode_enabled()) return {ops::tanh_backward(g[0], r)};
     return {mul(g[0], rsub_scalar(mul(r, r), Scalar::from_int(1)))};
   }
@@ -147,7 +147,7 @@ template <class N>
 Tensor with_output(const Tensor& a, Tensor out) {
   if (any_requires_grad({&a})) {
     auto n = make_ref<N>();
-    n->y.save(out);
+    n->y = SavedTensor::output(out);
     set_history(n.get(), {&a}, {&out});
   }
   return out;
@@ -166,7 +166,7 @@ void relu_(const Tensor& self) {
   bump_version(self);
   if (record) {
     auto n = make_ref<ReluBackward>();
-    n->y.save(self);
+    n->y = SavedTensor::output(self);
     set_history(n.get(), {&self}, {&self});
   }
 }

@@ -33,17 +33,6 @@ Tensor as_input(const Tensor& g, DType t) { return g.dtype() == t ? g : to_dtype
 
 Tensor zero_like_scalar(const Tensor& g) { return zeros({}, g.dtype(), g.device()); }
 
-Tensor SavedOutput::unpack(Node* node) const {
-  Tensor r = t_.unpack(node->name());
-  if (!r.defined() || !grad_mode_enabled()) return r;
-  Tensor v = detach(r);
-  v.impl()->requires_grad = true;
-  AutogradMeta& m = autograd_meta(v);
-  m.grad_fn = Ref<Node>::share(node);
-  m.output_nr = 0;
-  return v;
-}
-
 namespace {
 
 struct BinaryInfo {
@@ -180,7 +169,7 @@ struct UnaryXBackward : Node {
 // Unary ops whose backward needs the output.
 enum class R { Exp, Expm1, Sqrt, Rsqrt };
 struct UnaryRBackward : Node {
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   R kind;
   const char* name() const override {
     return kind == R::Exp     ? "ExpBackward0"
@@ -189,7 +178,7 @@ struct UnaryRBackward : Node {
                               : "RsqrtBackward0";
   }
   TensorList apply(TensorList&& g) override {
-    Tensor r = y.unpack(this);
+    Tensor r = y.unpack(name(), this);
     switch (kind) {
       case R::Exp:
         return {mul(g[0], r)};
@@ -229,7 +218,7 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& expo
 // tensor ** tensor
 struct PowBackward : Node, BinaryInfo {
   SavedTensor a, b;
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   const char* name() const override { return "PowBackward1"; }
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
@@ -239,7 +228,7 @@ struct PowBackward : Node, BinaryInfo {
       r[0] = as_input(sum_to(where(cmp(bv, 0.0, Cmp::Eq), zero_like_scalar(d), d), a_shape), a_dtype);
     }
     if (next_edges[1].valid())
-      r[1] = as_input(sum_to(pow_exponent_grad(g[0], av, bv, y.unpack(this)), b_shape), b_dtype);
+      r[1] = as_input(sum_to(pow_exponent_grad(g[0], av, bv, y.unpack(name(), this)), b_shape), b_dtype);
     return r;
   }
   void release_variables() override {
@@ -253,10 +242,10 @@ struct PowBackward : Node, BinaryInfo {
 struct ScalarPowBackward : Node, UnaryInfo {
   Scalar base;
   SavedTensor b;
-  SavedOutput y;
+  SavedTensor y;  // the node's own output (Note [Saving outputs])
   const char* name() const override { return "PowBackward2"; }
   TensorList apply(TensorList&& g) override {
-    Tensor r = y.unpack(this);
+    Tensor r = y.unpack(name(), this);
     double lb = std::log(base.to_double());
     Tensor d = mul(g[0], scale(r, lb));
     if (base.to_double() == 0) d = where(cmp(b.unpack(name()), 0.0, Cmp::Ge), zero_like_scalar(d), d);
@@ -556,7 +545,7 @@ Tensor unary_x(const Tensor& a, Tensor out, U kind) {
 Tensor unary_r(const Tensor& a, Tensor out, R kind) {
   if (any_requires_grad({&a})) {
     auto n = unary_node<UnaryRBackward>(a, out);
-    n->y.save(out);
+    n->y = SavedTensor::output(out);
     n->kind = kind;
   }
   return out;
@@ -578,7 +567,7 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     n->set(a, b);
     n->a = SavedTensor(a);
     n->b = SavedTensor(b);
-    n->y.save(out);
+    n->y = SavedTensor::output(out);
     set_history(n.get(), {&a, &b}, {&out});
   }
   return out;
@@ -601,7 +590,7 @@ Tensor scalar_pow(const Scalar& base, const Tensor& b) {
     n->set(b);
     n->base = base;
     n->b = SavedTensor(b);
-    n->y.save(out);
+    n->y = SavedTensor::output(out);
   }
   return out;
 }

@@ -69,19 +69,6 @@ void fill_(const Tensor& self, const Scalar& value);
 void copy_(const Tensor& self, const Tensor& src);
 void clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
 
-// Note [Saved outputs]: a node that needs its own output keeps a detached
-// alias (no node -> output -> node cycle) and, under create_graph, re-attaches
-// itself to it on unpack so that the output stays differentiable.
-class SavedOutput {
- public:
-  void save(const Tensor& out) { t_ = SavedTensor(detach(out)); }
-  Tensor unpack(Node* node) const;
-  void release() { t_.release(); }
-
- private:
-  SavedTensor t_;
-};
-
 // Converts a gradient to the dtype of the input it belongs to.
 Tensor as_input(const Tensor& g, DType t);
 // A 0-dim zero of g's dtype (where's "no gradient" branch).

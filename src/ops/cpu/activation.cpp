@@ -9,10 +9,9 @@ namespace glia::ops {
 
 namespace {
 
-
 // torch's message for a floating-only CPU kernel given another dtype.
 void check_floating(const char* kernel, DType t) {
-  GLIA_CHECK(is_floating(t), DType, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+  if (!is_floating(t)) not_implemented_for(kernel, t);
 }
 
 // f instantiated for floating acc types only (the dtype dispatch also names the
@@ -112,7 +111,7 @@ Tensor softplus(const Tensor& a, double beta, double threshold) {
 }
 
 Tensor hardtanh(const Tensor& a, double min_val, double max_val) {
-  GLIA_CHECK(a.dtype() != DType::Bool, DType, "\"clamp_cpu\" not implemented for 'Bool'");
+  if (a.dtype() == DType::Bool) not_implemented_for("clamp_cpu", a.dtype());
   // torch computes hardtanh in the input's dtype (the bounds are cast to it).
   Tensor out = empty(a.shape(), a.dtype(), a.device());
   dispatch_all(a.dtype(), [&](auto tag) {

@@ -34,8 +34,8 @@ void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, boo
   GLIA_CHECK(!bias.defined() || bias.dtype() == x.dtype(), DType, "Input type (", torch_tensor_type(x.dtype()),
              ") and bias type (", torch_tensor_type(bias.dtype()), ") should be the same");
   DType t = x.dtype();
-  GLIA_CHECK(t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || t == DType::Int64, DType,
-             "\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'");
+  if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Int64)
+    not_implemented_for("slow_conv2d_cpu", t);
 }
 
 }  // namespace
@@ -253,7 +253,7 @@ void dispatch_conv(DType t, F&& body) {
     case DType::Int64:
       return body(int64_t{});
     default:
-      fail(Code::DType, "\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'");
+      not_implemented_for("slow_conv2d_cpu", t);
   }
 }
 

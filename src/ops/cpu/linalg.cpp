@@ -28,7 +28,6 @@ void blas_single_thread() {
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 
-
 namespace {
 
 // Multiply-adds below which a GEMM stays on one thread; per chunk at least this much.
@@ -153,10 +152,6 @@ void gemm_int(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T be
                });
 }
 
-[[noreturn]] void not_implemented(const char* op, DType t) {
-  fail(Code::DType, "\"", op, "\" not implemented for '", scalar_type_name(t), "'");
-}
-
 template <class T>
 T scalar_as(double v) {
   if constexpr (std::is_integral_v<T>)
@@ -170,7 +165,7 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
               int64_t as, int64_t a0, int64_t a1, const Tensor& b, int64_t bs, int64_t b0, int64_t b1, double beta,
               double alpha, const char* op) {
   DType t = out.dtype();
-  if (t == DType::Float16 || t == DType::Bool) not_implemented(op, t);
+  if (t == DType::Float16 || t == DType::Bool) not_implemented_for(op, t);
   if (t == DType::BFloat16) {
     // Compute in float32, round once on store.
     Tensor af = to_dtype(a, DType::Float32), bf = to_dtype(b, DType::Float32);
@@ -185,7 +180,7 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
   dispatch_all(t, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, bool>) {
-      not_implemented(op, t);
+      not_implemented_for(op, t);
     } else {
       T* o = out.data_ptr<T>();
       const T* pa = a.data_ptr<T>();

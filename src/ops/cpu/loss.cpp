@@ -14,7 +14,6 @@ namespace glia::ops {
 
 namespace {
 
-
 // Sum over [0, n) of f(b, e) evaluated on fixed chunks of `grain` items, in chunk order.
 template <class F>
 double chunked_sum(int64_t n, int64_t grain, F f) {
@@ -34,6 +33,37 @@ double chunked_sum(int64_t n, int64_t grain, F f) {
 template <class F>
 void for_range(int64_t n, int64_t grain, F f) {
   parallel_for(0, n, std::max<int64_t>(grain, 1), f);
+}
+
+// Either writes value(i) to out[i] for i in [0, n) (reduction none: returns 0) or returns the
+// sum of value(i) over fixed chunks of `grain` items (independent of the thread count).
+template <class T, class V>
+double write_or_sum(bool none, T* out, int64_t n, int64_t grain, V value) {
+  if (none) {
+    for_range(n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = static_cast<T>(value(i));
+    });
+    return 0;
+  }
+  return chunked_sum(n, grain, [&](int64_t b, int64_t e) {
+    double acc = 0;
+    for (int64_t i = b; i < e; ++i) acc += value(i);
+    return acc;
+  });
+}
+
+// log(sum_c exp(x(c))) over c in [0, C), shifted by the max; a NaN propagates, an all -inf row gives -inf.
+template <class X>
+double row_logsumexp(int64_t C, X x) {
+  double m = -INFINITY;
+  for (int64_t c = 0; c < C; ++c) {
+    double v = x(c);
+    m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
+  }
+  double mm = std::isinf(m) ? 0.0 : m;
+  double se = 0;
+  for (int64_t c = 0; c < C; ++c) se += std::exp(x(c) - mm);
+  return std::log(se) + mm;
 }
 
 inline double softplus_neg(double x) { return std::log1p(std::exp(-std::fabs(x))) + std::max(-x, 0.0); }
@@ -101,18 +131,18 @@ Prepared prepare(const PointwiseArgs& a) {
   if (!is_floating(p.dt)) {
     switch (a.kind) {
       case PointwiseLoss::Mse:
-        fail(Code::DType, "\"mse_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
+        not_implemented_for("mse_cpu", p.dt);
       case PointwiseLoss::L1:
         fail(Code::DType,
              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
              "Got: ",
              scalar_type_name(p.dt));
       case PointwiseLoss::SmoothL1:
-        fail(Code::DType, "\"smooth_l1_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
+        not_implemented_for("smooth_l1_cpu", p.dt);
       case PointwiseLoss::Huber:
-        fail(Code::DType, "\"huber_cpu\" not implemented for '", scalar_type_name(p.dt), "'");
+        not_implemented_for("huber_cpu", p.dt);
       default:
-        fail(Code::DType, "\"", name, "\" not implemented for '", scalar_type_name(p.dt), "'");
+        not_implemented_for(name, p.dt);
     }
   }
   p.shape = broadcast_shapes(name, x.shape(), t.shape());
@@ -224,20 +254,9 @@ Tensor pointwise_loss(const PointwiseArgs& a) {
       double v = loss_value(k, x, t, pwp ? static_cast<double>(static_cast<A>(pwp[i])) : 1.0, param);
       return wp ? v * static_cast<double>(static_cast<A>(wp[i])) : v;
     };
-    if (a.reduction == Reduction::None) {
-      T* o = out.data_ptr<T>();
-      for_range(p.n, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) o[i] = static_cast<T>(value(i));
-      });
-    } else {
-      double s = chunked_sum(p.n, kGrain, [&](int64_t b, int64_t e) {
-        double acc = 0;
-        for (int64_t i = b; i < e; ++i) acc += value(i);
-        return acc;
-      });
-      if (a.reduction == Reduction::Mean) s /= static_cast<double>(p.n);
-      *out.data_ptr<T>() = static_cast<T>(s);
-    }
+    const bool none = a.reduction == Reduction::None;
+    double s = write_or_sum(none, out.data_ptr<T>(), p.n, kGrain, value);
+    if (!none) *out.data_ptr<T>() = static_cast<T>(a.reduction == Reduction::Mean ? s / static_cast<double>(p.n) : s);
   });
   return out;
 }
@@ -306,10 +325,9 @@ void check_input_dtype(const ClassLossArgs& a) {
   if (is_floating(x.dtype()) && !(a.log_softmax && x.dtype() == DType::Float16)) return;
   if (a.log_softmax) {
     bool last = x.dim() <= 2;
-    fail(Code::DType, "\"", last ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl",
-         "\" not implemented for '", scalar_type_name(x.dtype()), "'");
+    not_implemented_for(last ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl", x.dtype());
   }
-  fail(Code::DType, "\"nll_loss_out_frame\" not implemented for '", scalar_type_name(x.dtype()), "'");
+  not_implemented_for("nll_loss_out_frame", x.dtype());
 }
 
 void check_weight(const Tensor& w, int64_t C, const char* prefix = "") {
@@ -405,15 +423,7 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
         if (t == a.ignore_index) return 0.0;
         return -(wp ? wp[t] : 1.0) * at(pos, t);
       }
-      double m = -INFINITY;
-      for (int64_t c = 0; c < C; ++c) {
-        double v = at(pos, c);
-        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
-      }
-      double mm = std::isinf(m) ? 0.0 : m;
-      double se = 0;
-      for (int64_t c = 0; c < C; ++c) se += std::exp(at(pos, c) - mm);
-      double lse = std::log(se) + mm;
+      double lse = row_logsumexp(C, [&](int64_t c) { return at(pos, c); });
       lsep[pos] = lse;
       if (t == a.ignore_index) return 0.0;
       double v = -(wp ? wp[t] : 1.0) * (at(pos, t) - lse) * (1 - ls);
@@ -425,19 +435,8 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
       return v;
     };
     int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
-    if (none) {
-      for_range(P, grain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) op[i] = static_cast<T>(value(i));
-      });
-    } else {
-      double s = chunked_sum(P, grain, [&](int64_t b, int64_t e) {
-        double acc = 0;
-        for (int64_t i = b; i < e; ++i) acc += value(i);
-        return acc;
-      });
-      if (a.reduction == Reduction::Mean) s /= r.total_weight;
-      *r.loss.data_ptr<T>() = static_cast<T>(s);
-    }
+    double s = write_or_sum(none, op, P, grain, value);
+    if (!none) *r.loss.data_ptr<T>() = static_cast<T>(a.reduction == Reduction::Mean ? s / r.total_weight : s);
   });
   return r;
 }
@@ -497,7 +496,8 @@ Layout prob_layout(const ClassLossArgs& a) {
   const Tensor& x = a.input;
   Layout l;
   GLIA_CHECK(is_floating(a.target.dtype()), DType,
-             "Expected floating point type for target with class probabilities, got ", scalar_type_name(a.target.dtype()));
+             "Expected floating point type for target with class probabilities, got ",
+             scalar_type_name(a.target.dtype()));
   GLIA_CHECK(a.ignore_index < 0, InvalidArgument, "ignore_index is not supported for floating point target");
   check_input_dtype(a);
   if (x.dim() == 1) {
@@ -535,15 +535,7 @@ Tensor prob_cross_entropy(const ClassLossArgs& a) {
     const T* xp = x.data_ptr<T>();
     auto value = [&](int64_t pos) {
       int64_t i = pos / S, s = pos - i * S, base = i * C * S + s;
-      double m = -INFINITY;
-      for (int64_t c = 0; c < C; ++c) {
-        double v = static_cast<A>(xp[base + c * S]);
-        m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
-      }
-      double mm = std::isinf(m) ? 0.0 : m;
-      double se = 0;
-      for (int64_t c = 0; c < C; ++c) se += std::exp(static_cast<double>(static_cast<A>(xp[base + c * S])) - mm);
-      double lse = std::log(se) + mm;
+      double lse = row_logsumexp(C, [&](int64_t c) { return static_cast<double>(static_cast<A>(xp[base + c * S])); });
       double v = 0;
       for (int64_t c = 0; c < C; ++c) {
         double t = tp[base + c * S] * (1 - ls) + ls / static_cast<double>(C);
@@ -552,20 +544,10 @@ Tensor prob_cross_entropy(const ClassLossArgs& a) {
       return v;
     };
     int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1));
-    if (none) {
-      T* op = out.data_ptr<T>();
-      for_range(P, grain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) op[i] = static_cast<T>(value(i));
-      });
-    } else {
-      double s = chunked_sum(P, grain, [&](int64_t b, int64_t e) {
-        double acc = 0;
-        for (int64_t i = b; i < e; ++i) acc += value(i);
-        return acc;
-      });
-      if (a.reduction == Reduction::Mean) s = P == 0 ? NAN : s / static_cast<double>(P);
-      *out.data_ptr<T>() = static_cast<T>(s);
-    }
+    double s = write_or_sum(none, out.data_ptr<T>(), P, grain, value);
+    if (!none)
+      *out.data_ptr<T>() =
+          static_cast<T>(a.reduction == Reduction::Mean ? (P == 0 ? NAN : s / static_cast<double>(P)) : s);
   });
   return out;
 }
@@ -598,18 +580,10 @@ std::pair<Tensor, Tensor> prob_cross_entropy_backward(const ClassLossArgs& a, co
       for (int64_t pos = b; pos < e; ++pos) {
         int64_t i = pos / S, s = pos - i * S, base = i * C * S + s;
         double gs = none ? gp[pos] : scale;
-        double m = -INFINITY;
-        for (int64_t c = 0; c < C; ++c) {
-          double v = static_cast<A>(xp[base + c * S]);
-          m = (v > m || v != v) ? v : m;  // a NaN sticks: nothing compares greater
-        }
-        double mm = std::isinf(m) ? 0.0 : m;
-        double se = 0, wt_sum = 0;
-        for (int64_t c = 0; c < C; ++c) {
-          se += std::exp(static_cast<double>(static_cast<A>(xp[base + c * S])) - mm);
+        double lse = row_logsumexp(C, [&](int64_t c) { return static_cast<double>(static_cast<A>(xp[base + c * S])); });
+        double wt_sum = 0;
+        for (int64_t c = 0; c < C; ++c)
           wt_sum += (wp ? wp[c] : 1.0) * (tp[base + c * S] * (1 - ls) + ls / static_cast<double>(C));
-        }
-        double lse = std::log(se) + mm;
         for (int64_t c = 0; c < C; ++c) {
           int64_t k = base + c * S;
           double xv = static_cast<A>(xp[k]);

@@ -18,7 +18,6 @@
 
 namespace glia::ops {
 
-
 namespace {
 
 constexpr int kLanes = 8;
@@ -131,7 +130,7 @@ Tensor f64_vector(const std::vector<double>& v, IntSpan shape) {
 }
 
 void check_floating(const Tensor& x, const char* kernel) {
-  GLIA_CHECK(is_floating(x.dtype()), DType, "\"", kernel, "\" not implemented for '", scalar_type_name(x.dtype()), "'");
+  if (!is_floating(x.dtype())) not_implemented_for(kernel, x.dtype());
 }
 
 void check_same_dtype(const Tensor& p, DType want) {

@@ -38,7 +38,7 @@ void dispatch_pool(DType t, const char* op, bool allow_int64, F&& body) {
     default:
       break;
   }
-  fail(Code::DType, "\"", op, "\" not implemented for '", scalar_type_name(t), "'");
+  not_implemented_for(op, t);
 }
 
 int64_t plane_grain(int64_t per_plane) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(per_plane, 1)); }

@@ -116,7 +116,6 @@ inline bool is_nan(T v) {
     return false;
 }
 
-
 // Accumulator of floating reductions: double for float32/float64, float for the 16-bit types.
 template <class T>
 using facc_t = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, double, acc_t<T>>;
@@ -289,11 +288,11 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& t, int64_t dim, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
-  GLIA_CHECK(t.dtype() != DType::Bool, DType, "\"argmax_cpu\" not implemented for 'Bool'");
+  if (t.dtype() == DType::Bool) not_implemented_for("argmax_cpu", t.dtype());
   return max_dim_impl<true>("argmax", t, dim, keepdim, false).second;
 }
 Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
-  GLIA_CHECK(t.dtype() != DType::Bool, DType, "\"argmin_cpu\" not implemented for 'Bool'");
+  if (t.dtype() == DType::Bool) not_implemented_for("argmin_cpu", t.dtype());
   return max_dim_impl<false>("argmin", t, dim, keepdim, false).second;
 }
 

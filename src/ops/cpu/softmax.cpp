@@ -10,21 +10,6 @@ namespace glia::ops {
 
 namespace {
 
-const char* type_name(DType t) {
-  switch (t) {
-    case DType::Int64:
-      return "Long";
-    case DType::Int32:
-      return "Int";
-    case DType::UInt8:
-      return "Byte";
-    case DType::Bool:
-      return "Bool";
-    default:
-      return "?";
-  }
-}
-
 // The input seen as [outer, n, inner] (contiguous).
 struct Slices {
   int64_t outer = 1, n = 1, inner = 1;
@@ -68,8 +53,7 @@ Tensor softmax(const Tensor& t, int64_t dim, bool log) {
     bool lastdim = t.dim() == 0 || d == t.dim() - 1;
     const char* k = log ? (lastdim ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl")
                         : (lastdim ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl");
-    fail(Code::DType, "\"", k, "\" not implemented for '", t.dtype() == DType::Float16 ? "Half" : type_name(t.dtype()),
-         "'");
+    not_implemented_for(k, t.dtype());
   }
   Tensor x = contiguous(t);
   Tensor out = empty(t.shape(), t.dtype(), t.device());

@@ -11,12 +11,6 @@ namespace {
 template <class A>
 constexpr bool is_fp = std::is_floating_point_v<A>;
 
-// torch's "<kernel>" not implemented for '<ScalarType>' error.
-[[noreturn]] void not_implemented(const char* kernel, DType t) {
-  static const char* names[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"};
-  fail(Code::DType, "\"", kernel, "\" not implemented for '", names[static_cast<int>(t)], "'");
-}
-
 // An op that computes in floating point: integer and bool inputs give float32.
 template <class F>
 Tensor float_unary(const Tensor& a, F f) {
@@ -84,7 +78,7 @@ A powi(A base, A exp) {
 }  // namespace
 
 Tensor abs(const Tensor& a) {
-  if (a.dtype() == DType::Bool) not_implemented("abs_cpu", a.dtype());
+  if (a.dtype() == DType::Bool) not_implemented_for("abs_cpu", a.dtype());
   return unary_op(a, a.dtype(), a.dtype(), [](auto x) {
     using A = decltype(x);
     if constexpr (is_fp<A>)
