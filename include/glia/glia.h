@@ -1303,6 +1303,360 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p,
 GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
                                                    const double *std, int64_t n_std, glia_tensor **out);
 
+/* ------------------------------------------------------------------------ */
+/* Modules (torch.nn.Module)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** A module: parameters, buffers and child modules in registration order. */
+typedef struct glia_module glia_module;
+/** An ordered name -> tensor map (state dicts, named_parameters). */
+typedef struct glia_tensor_dict glia_tensor_dict;
+/** What load_state_dict found: missing and unexpected keys. */
+typedef struct glia_load_report glia_load_report;
+
+/** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_retain(glia_module *module);
+/** Drops a reference (NULL is accepted); any thread. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.1 */
+GLIA_API glia_error *glia_module_release(glia_module *module);
+
+/** Frees a string glia allocated for the caller (NULL is accepted). @since 0.1 */
+GLIA_API void glia_string_free(char *s);
+
+/** The most outputs a forward callback or hook may write. */
+#define GLIA_MODULE_MAX_OUTPUTS 64
+
+/**
+ * A host module's forward: receives the inputs (borrowed handles; NULL
+ * entries are allowed) and writes up to `capacity` (GLIA_MODULE_MAX_OUTPUTS)
+ * new references to `outputs`, their count to *out_n_outputs. `self` is a
+ * borrowed handle valid during the call.
+ */
+typedef glia_error *(*glia_module_forward_fn)(void *user_data, glia_module *self, const glia_tensor *const *inputs,
+                                              int64_t n_inputs, glia_tensor **outputs, int64_t capacity,
+                                              int64_t *out_n_outputs);
+/** torch's extra_repr: writes snprintf style (called again with a bigger buffer when the text did not fit). */
+typedef glia_error *(*glia_module_extra_repr_fn)(void *user_data, glia_module *self, char *buffer, size_t capacity,
+                                                 size_t *out_length);
+/** torch's get_extra_state: writes a new reference to *out_state. */
+typedef glia_error *(*glia_module_get_extra_state_fn)(void *user_data, glia_module *self, glia_tensor **out_state);
+/** torch's set_extra_state: `state` is borrowed. */
+typedef glia_error *(*glia_module_set_extra_state_fn)(void *user_data, glia_module *self, const glia_tensor *state);
+
+/** A host-defined module (a torch.nn.Module subclass). */
+typedef struct glia_module_def {
+  size_t struct_size;
+  glia_module_forward_fn forward;                 /**< NULL: calling the module fails as torch's does */
+  glia_module_extra_repr_fn extra_repr;           /**< may be NULL */
+  glia_module_get_extra_state_fn get_extra_state; /**< both or neither: the module then has an _extra_state entry */
+  glia_module_set_extra_state_fn set_extra_state;
+  void *user_data;
+  /** Called exactly once, when the module is destroyed or glia_module_create fails. May be NULL. */
+  void (*free_user_data)(void *user_data);
+} glia_module_def;
+
+/** Sets struct_size and clears the rest. @since 0.1 */
+GLIA_API void glia_module_def_init(glia_module_def *def);
+
+/**
+ * Creates a host module named `type_name` (its repr and error texts use it).
+ * It owns parameters, buffers and children like a built-in; autograd flows
+ * through its forward. Errors: GLIA_ERR_INVALID_ARGUMENT (NULL or empty
+ * type_name, NULL def, struct_size too small).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_create(const char *type_name, const glia_module_def *def,
+                                                       glia_module **out);
+
+/*
+ * The tree. `name` may not be empty or contain '.' (GLIA_ERR_INVALID_ARGUMENT
+ * with torch's text); a NULL tensor or child reserves the name (left out of
+ * iteration and state dicts); registering an existing name of the same kind
+ * replaces it in place; a name held by another kind is an error ("attribute
+ * 'x' already exists"). The module stores the tensor itself (no copy); a
+ * floating parameter is made to require grad, as nn.Parameter does.
+ */
+/** register_parameter. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_register_parameter(glia_module *module, const char *name,
+                                                                   glia_tensor *tensor);
+/** register_buffer(name, tensor, persistent): non-persistent buffers stay out of state dicts. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_register_buffer(glia_module *module, const char *name,
+                                                                glia_tensor *tensor, int32_t persistent);
+/** add_module / register_module. A module may be the child of several parents. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_module(glia_module *module, const char *name, glia_module *child);
+
+/**
+ * get_submodule / get_parameter / get_buffer by dotted path ("" is the
+ * module itself for get_submodule). Errors: GLIA_ERR_NOT_FOUND with torch's
+ * text ("Linear has no attribute `foo`", "`weight` is not an nn.Module").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_submodule(glia_module *module, const char *path,
+                                                              glia_module **out);
+/** See glia_module_get_submodule. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_parameter(glia_module *module, const char *path,
+                                                              glia_tensor **out);
+/** See glia_module_get_submodule. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_buffer(glia_module *module, const char *path, glia_tensor **out);
+
+/**
+ * named_parameters / named_buffers(prefix, recurse, remove_duplicate) as a new
+ * dict of the tensors themselves (not copies): a parameter shared by two
+ * submodules appears once when remove_duplicate != 0. prefix may be NULL.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_named_parameters(glia_module *module, const char *prefix,
+                                                                 int32_t recurse, int32_t remove_duplicate,
+                                                                 glia_tensor_dict **out);
+/** See glia_module_named_parameters. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_named_buffers(glia_module *module, const char *prefix,
+                                                              int32_t recurse, int32_t remove_duplicate,
+                                                              glia_tensor_dict **out);
+/**
+ * named_children (each child once, registration order) and
+ * named_modules(prefix, remove_duplicate) (pre-order, the module itself
+ * first). The glia_module_forward output convention: with out_modules NULL
+ * and capacity 0 only *out_n is written; otherwise capacity must hold all of
+ * them (else GLIA_ERR_INVALID_ARGUMENT and nothing is written). out_names may
+ * be NULL; else it receives one new string per module (free each with
+ * glia_string_free).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_named_children(glia_module *module, glia_module **out_modules,
+                                                               char **out_names, int64_t capacity, int64_t *out_n);
+/** See glia_module_named_children. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_named_modules(glia_module *module, const char *prefix,
+                                                              int32_t remove_duplicate, glia_module **out_modules,
+                                                              char **out_names, int64_t capacity, int64_t *out_n);
+
+/** Called once per module by glia_module_apply; `module` is borrowed. */
+typedef glia_error *(*glia_module_apply_fn)(void *user_data, glia_module *module);
+/** apply(fn): children first (each module once), then the module itself; stops at the first error. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_apply(glia_module *module, glia_module_apply_fn fn, void *user_data);
+
+/**
+ * Module.__call__: forward pre-hooks, forward, forward hooks, backward-hook
+ * wiring, in torch's order with torch's replacement rules. Inputs may contain
+ * NULL. Outputs follow the check_outputs convention: with outputs NULL and
+ * capacity 0 only the count is computed (forward runs); otherwise capacity
+ * must hold them all. Errors: whatever forward raises; GLIA_ERR_CALLBACK when
+ * a host callback or hook failed (its message is carried).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_forward(glia_module *module, const glia_tensor *const *inputs,
+                                                        int64_t n_inputs, glia_tensor **outputs, int64_t capacity,
+                                                        int64_t *out_n_outputs);
+
+/** train(mode) / eval(): recursive. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_train(glia_module *module, int32_t mode);
+/** The training flag. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_is_training(const glia_module *module, int32_t *out);
+/** requires_grad_(flag) on every parameter. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_requires_grad(glia_module *module, int32_t flag);
+/** zero_grad(set_to_none). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_zero_grad(glia_module *module, int32_t set_to_none);
+/**
+ * to(device, dtype): either may be NULL (unchanged). dtype applies to
+ * floating parameters and buffers only (torch's .half()/.float()/.double()/
+ * .bfloat16()); parameters keep their identity (the same handles see the new
+ * data) and their grads are converted too. All-or-nothing.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_to(glia_module *module, const glia_device *device,
+                                                   const glia_dtype *dtype);
+/** to_empty(device): uninitialised storage of the same shapes on `device`. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_to_empty(glia_module *module, glia_device device);
+/** torch's repr of the tree, snprintf style. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_to_string(const glia_module *module, char *buffer, size_t capacity,
+                                                          size_t *out_length);
+/** The type name ("Linear"), snprintf style. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_type_name(const glia_module *module, char *buffer, size_t capacity,
+                                                          size_t *out_length);
+/** extra_repr(), snprintf style. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_extra_repr(const glia_module *module, char *buffer, size_t capacity,
+                                                           size_t *out_length);
+
+/* ---- modules: hooks ------------------------------------------------------- */
+
+/** Hook flags. */
+#define GLIA_HOOK_PREPEND 1u     /**< run before the hooks already registered */
+#define GLIA_HOOK_ALWAYS_CALL 2u /**< forward hooks: run even when forward fails (outputs then empty) */
+
+/*
+ * Hooks may replace what they receive: the library sets *out_n_replacement
+ * to -1 before the call; a hook that leaves it at -1 keeps the value, one that
+ * sets it to n >= 0 has written n new references (NULL allowed) to
+ * `replacement` (capacity GLIA_MODULE_MAX_OUTPUTS). All tensor arguments are
+ * borrowed; NULL entries stand for None (e.g. grad_input of an input that
+ * needs no grad).
+ */
+/** forward pre-hook(module, inputs) -> new inputs or keep. */
+typedef glia_error *(*glia_forward_pre_hook_fn)(void *user_data, glia_module *module, const glia_tensor *const *inputs,
+                                                int64_t n_inputs, glia_tensor **replacement, int64_t capacity,
+                                                int64_t *out_n_replacement);
+/** forward hook(module, inputs, outputs) -> new outputs or keep. */
+typedef glia_error *(*glia_forward_hook_fn)(void *user_data, glia_module *module, const glia_tensor *const *inputs,
+                                            int64_t n_inputs, const glia_tensor *const *outputs, int64_t n_outputs,
+                                            glia_tensor **replacement, int64_t capacity, int64_t *out_n_replacement);
+/** full backward pre-hook(module, grad_output) -> new grad_output (same count) or keep. */
+typedef glia_error *(*glia_backward_pre_hook_fn)(void *user_data, glia_module *module,
+                                                 const glia_tensor *const *grad_outputs, int64_t n_grad_outputs,
+                                                 glia_tensor **replacement, int64_t capacity,
+                                                 int64_t *out_n_replacement);
+/** full backward hook(module, grad_input, grad_output) -> new grad_input (same count) or keep. */
+typedef glia_error *(*glia_backward_hook_fn)(void *user_data, glia_module *module,
+                                             const glia_tensor *const *grad_inputs, int64_t n_grad_inputs,
+                                             const glia_tensor *const *grad_outputs, int64_t n_grad_outputs,
+                                             glia_tensor **replacement, int64_t capacity, int64_t *out_n_replacement);
+/** state-dict hook(module, dict, prefix): runs after the module wrote its entries; may edit dict. */
+typedef glia_error *(*glia_state_dict_hook_fn)(void *user_data, glia_module *module, glia_tensor_dict *dict,
+                                               const char *prefix);
+/** load-state-dict post hook(module, report): may remove keys from the report before strict checking. */
+typedef glia_error *(*glia_load_state_dict_post_hook_fn)(void *user_data, glia_module *module,
+                                                         glia_load_report *report);
+
+/**
+ * Hook registration: free_user_data (may be NULL) runs exactly once, when the
+ * hook is removed or the module destroyed; *out_hook_id receives an id unique
+ * in the process. flags: GLIA_HOOK_PREPEND, and GLIA_HOOK_ALWAYS_CALL for
+ * forward hooks (else GLIA_ERR_INVALID_ARGUMENT).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_forward_pre_hook(glia_module *module, glia_forward_pre_hook_fn fn,
+                                                                     void *user_data, void (*free_user_data)(void *),
+                                                                     uint32_t flags, uint64_t *out_hook_id);
+/** See glia_module_add_forward_pre_hook. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_forward_hook(glia_module *module, glia_forward_hook_fn fn,
+                                                                 void *user_data, void (*free_user_data)(void *),
+                                                                 uint32_t flags, uint64_t *out_hook_id);
+/** torch's register_full_backward_pre_hook. See glia_module_add_forward_pre_hook. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_backward_pre_hook(glia_module *module,
+                                                                      glia_backward_pre_hook_fn fn, void *user_data,
+                                                                      void (*free_user_data)(void *), uint32_t flags,
+                                                                      uint64_t *out_hook_id);
+/** torch's register_full_backward_hook. See glia_module_add_forward_pre_hook. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_backward_hook(glia_module *module, glia_backward_hook_fn fn,
+                                                                  void *user_data, void (*free_user_data)(void *),
+                                                                  uint32_t flags, uint64_t *out_hook_id);
+/** A state-dict hook. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_state_dict_hook(glia_module *module, glia_state_dict_hook_fn fn,
+                                                                    void *user_data, void (*free_user_data)(void *),
+                                                                    uint64_t *out_hook_id);
+/** A load-state-dict post hook. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_load_state_dict_post_hook(glia_module *module,
+                                                                              glia_load_state_dict_post_hook_fn fn,
+                                                                              void *user_data,
+                                                                              void (*free_user_data)(void *),
+                                                                              uint64_t *out_hook_id);
+/** Removes a hook of any kind by id. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_remove_hook(glia_module *module, uint64_t hook_id);
+
+/* ---- modules: state dicts ------------------------------------------------- */
+
+/**
+ * state_dict(): parameters, then persistent buffers, then _extra_state, then
+ * children, recursively ("fc.weight"); values are detached tensors sharing
+ * the module's storage.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_state_dict(glia_module *module, glia_tensor_dict **out);
+/**
+ * load_state_dict(dict, strict, assign): copies (assign == 0, converting
+ * dtype) or adopts (assign != 0) each entry. All-or-nothing: on any error the
+ * module is unchanged. Errors: GLIA_ERR_INVALID_ARGUMENT with torch's text
+ * ("Error(s) in loading state_dict for Linear:\n\tsize mismatch for weight:
+ * copying a param with shape [3, 5] from checkpoint, the shape in current
+ * model is [3, 4]."). out_report (may be NULL) receives the missing and
+ * unexpected keys on success.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_load_state_dict(glia_module *module, const glia_tensor_dict *dict,
+                                                                int32_t strict, int32_t assign,
+                                                                glia_load_report **out_report);
+
+/** Which list of a load report. */
+typedef enum glia_report_keys GLIA_ENUM_BASE {
+  GLIA_KEYS_MISSING = 0,
+  GLIA_KEYS_UNEXPECTED = 1,
+} glia_report_keys;
+
+/** Adds a reference. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_load_report_retain(glia_load_report *report);
+/** Drops a reference (NULL accepted). @since 0.1 */
+GLIA_API glia_error *glia_load_report_release(glia_load_report *report);
+/** Number of keys in one list. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_load_report_count(const glia_load_report *report, glia_report_keys which,
+                                                           int64_t *out);
+/** Key i of one list, snprintf style. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_load_report_key(const glia_load_report *report, glia_report_keys which,
+                                                         int64_t index, char *buffer, size_t capacity,
+                                                         size_t *out_length);
+/** Removes `key` from one list (for post hooks). Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_load_report_remove(glia_load_report *report, glia_report_keys which,
+                                                            const char *key);
+
+/* ---- tensor dicts --------------------------------------------------------- */
+
+/** An empty dict. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_create(glia_tensor_dict **out);
+/** Adds a reference. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_retain(glia_tensor_dict *dict);
+/** Drops a reference (NULL accepted). @since 0.1 */
+GLIA_API glia_error *glia_tensor_dict_release(glia_tensor_dict *dict);
+/** Number of entries. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_size(const glia_tensor_dict *dict, int64_t *out);
+/** Key of entry i (insertion order), snprintf style. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_key_at(const glia_tensor_dict *dict, int64_t index, char *buffer,
+                                                            size_t capacity, size_t *out_length);
+/** Value of entry i (new reference). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_value_at(const glia_tensor_dict *dict, int64_t index,
+                                                              glia_tensor **out);
+/** The value of `key` (new reference). Errors: GLIA_ERR_NOT_FOUND ('key "x" not found'). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_get(const glia_tensor_dict *dict, const char *key,
+                                                         glia_tensor **out);
+/** Whether `key` is present. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_contains(const glia_tensor_dict *dict, const char *key,
+                                                              int32_t *out);
+/** Inserts or replaces (a replaced key keeps its position); the dict retains the tensor. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_set(glia_tensor_dict *dict, const char *key, glia_tensor *tensor);
+/** Removes `key`. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_remove(glia_tensor_dict *dict, const char *key);
+
+/* ------------------------------------------------------------------------ */
+/* Built-in modules (torch.nn)                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Factory options every built-in constructor takes (torch's device= and
+ * dtype=, and torch.nn.utils.skip_init): NULL means float32 on the CPU with
+ * torch's default initialisation. With skip_init != 0 parameters and buffers
+ * are allocated but not initialised.
+ */
+typedef struct glia_factory_options {
+  size_t struct_size;
+  glia_dtype dtype;   /**< default GLIA_FLOAT32 (floating dtypes only) */
+  glia_device device; /**< default CPU */
+  int32_t skip_init;  /**< default 0 */
+} glia_factory_options;
+
+/** Sets the defaults with struct_size filled in. @since 0.1 */
+GLIA_API void glia_factory_options_init(glia_factory_options *options);
+
+/* ---- built-in modules: layers -------------------------------------------- */
+/* (layers helper A: Identity, Linear, Bilinear, Conv2d, ConvTranspose2d, pools, activations, Dropout,
+   Flatten, Unflatten, Normalize, Embedding) */
+
+/* ---- built-in modules: normalisation, losses, containers ------------------ */
+/* (layers helper B) */
+
+/* ------------------------------------------------------------------------ */
+/* torch.nn.init and torch.nn.utils                                           */
+/* ------------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------------ */
+/* Optimizers and LR schedulers (torch.optim)                                 */
+/* ------------------------------------------------------------------------ */
+
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

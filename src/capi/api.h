@@ -11,6 +11,7 @@
 #include "core/small_vector.h"
 #include "core/tensor.h"
 #include "glia/glia.h"
+#include "nn/module.h"
 
 struct glia_error {
   int32_t code;
@@ -98,5 +99,34 @@ std::vector<Tensor> tensors_arg(const glia_tensor* const* ts, int64_t n, const c
 void check_outputs(glia_tensor** outs, int64_t capacity, int64_t* n_outs, const char* fn);
 void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t capacity, int64_t* n_outs,
                    const char* fn);
+
+// ---- modules ------------------------------------------------------------------
+
+inline nn::Module* module_raw(const glia_module* h, const char* fn, const char* arg) {
+  return lookup<nn::Module>(h, HandleType::Module, fn, arg);
+}
+inline nn::ModuleRef module_arg(const glia_module* h, const char* fn, const char* arg) {
+  return nn::ModuleRef::share(module_raw(h, fn, arg));
+}
+inline glia_module* module_handle(const nn::ModuleRef& m) {
+  return static_cast<glia_module*>(handle_for(m.get(), HandleType::Module));
+}
+// glia_factory_options (NULL: defaults), validated; *skip_init receives the flag.
+nn::Factory factory_arg(const glia_factory_options* options, const char* fn, bool* skip_init);
+
+// The body of a built-in constructor: validates the factory options and `out`,
+// runs build(factory) (under a SkipInitGuard when skip_init is set; build ends
+// with nn::maybe_reset) and writes the handle.
+template <class F>
+glia_error* module_entry(const glia_factory_options* options, glia_module** out, const char* fn, F build) {
+  return guard([&] {
+    check_out(out, fn, "out");
+    bool skip = false;
+    nn::Factory f = factory_arg(options, fn, &skip);
+    nn::SkipInitGuard g(skip);
+    nn::ModuleRef m = build(f);
+    *out = module_handle(m);
+  });
+}
 
 }  // namespace glia::capi

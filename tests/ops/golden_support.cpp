@@ -13,47 +13,9 @@ namespace glia_ops_test {
 
 namespace {
 
-const glia_device kCpu = {GLIA_CPU, 0};
-
 std::vector<std::pair<std::string, Adapter>>& registry() {
   static std::vector<std::pair<std::string, Adapter>> r;
   return r;
-}
-
-glia_dtype dtype_named(const std::string& name) {
-  for (int d = GLIA_FLOAT32; d <= GLIA_BOOL; ++d)
-    if (name == glia_dtype_name(static_cast<glia_dtype>(d))) return static_cast<glia_dtype>(d);
-  ADD_FAILURE() << "unknown dtype " << name;
-  return GLIA_FLOAT32;
-}
-
-enum glia_error_code code_named(const std::string& name) {
-  for (int c = GLIA_ERR_INVALID_ARGUMENT; c <= GLIA_ERR_INTERNAL; ++c)
-    if (name == glia_error_code_name(static_cast<enum glia_error_code>(c))) return static_cast<enum glia_error_code>(c);
-  ADD_FAILURE() << "unknown error code " << name;
-  return GLIA_ERR_INTERNAL;
-}
-
-double decode(const json& v) {
-  if (v.is_string()) {
-    std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    return s == "inf" ? INFINITY : -INFINITY;
-  }
-  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
-  return v.get<double>();
-}
-
-std::vector<double> decode_all(const json& vs) {
-  std::vector<double> out;
-  out.reserve(vs.size());
-  for (const json& v : vs) out.push_back(decode(v));
-  return out;
-}
-
-void ok(glia_error* e, const char* what) {
-  EXPECT_EQ(e, nullptr) << what << ": " << glia_error_message(e);
-  glia_error_free(e);
 }
 
 // An operand as the fixture describes it: built in float64 (exact for every
@@ -70,43 +32,6 @@ glia_tensor* operand(Handles& h, const json& in) {
   glia_tensor* v = nullptr;
   ok(glia_transpose(t, 0, 1, &v), "transpose an operand");
   return h.add(v);
-}
-
-double default_tolerance(glia_dtype d) {
-  switch (d) {
-    case GLIA_FLOAT64:
-      return 1e-10;
-    case GLIA_FLOAT32:
-      return 1e-5;
-    case GLIA_FLOAT16:
-      return 1e-3;
-    case GLIA_BFLOAT16:
-      return 1e-2;
-    default:
-      return 0;
-  }
-}
-
-void expect_values(const std::vector<double>& got, const std::vector<double>& want, double tol, const std::string& what,
-                   bool check_zero_sign) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  int reported = 0;
-  for (size_t i = 0; i < got.size() && reported < 10; ++i) {
-    bool good;
-    if (std::isnan(want[i]))
-      good = std::isnan(got[i]);
-    else if (std::isinf(want[i]) || tol == 0)
-      good = got[i] == want[i];
-    else
-      good = std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i]));
-    if (good && check_zero_sign && want[i] == 0 && got[i] == 0 && tol != 0)
-      good = std::signbit(got[i]) == std::signbit(want[i]);
-    if (!good) {
-      ++reported;
-      ADD_FAILURE() << what << " element " << i << ": glia " << got[i] << ", torch " << want[i] << " (tol " << tol
-                    << ")";
-    }
-  }
 }
 
 glia::capi::OpGrad grad_kind(const std::string& op) {
@@ -167,51 +92,6 @@ const Adapter* find_adapter(const std::string& op) {
   for (const auto& [name, a] : registry())
     if (name == op) return &a;
   return nullptr;
-}
-
-Handles::~Handles() {
-  for (auto it = hs.rbegin(); it != hs.rend(); ++it) glia_error_free(glia_tensor_release(*it));
-}
-
-glia_tensor* make(Handles& h, const std::vector<double>& v, const std::vector<int64_t>& shp, glia_dtype d) {
-  glia_tensor* t = nullptr;
-  ok(glia_tensor_from_data(v.data(), v.size() * sizeof(double), shp.data(), static_cast<int64_t>(shp.size()),
-                           GLIA_FLOAT64, &t),
-     "glia_tensor_from_data");
-  h.add(t);
-  if (d == GLIA_FLOAT64) return t;
-  glia_tensor* c = nullptr;
-  ok(glia_tensor_to(t, kCpu, d, &c), "glia_tensor_to");
-  return h.add(c);
-}
-
-std::vector<int64_t> shape(const glia_tensor* t) {
-  int64_t nd = 0;
-  ok(glia_tensor_ndim(t, &nd), "ndim");
-  std::vector<int64_t> v(static_cast<size_t>(nd));
-  ok(glia_tensor_shape(t, nd, v.data()), "shape");
-  return v;
-}
-
-glia_dtype dtype(const glia_tensor* t) {
-  glia_dtype d = GLIA_FLOAT32;
-  ok(glia_tensor_dtype(t, &d), "dtype");
-  return d;
-}
-
-std::vector<double> values(glia_tensor* t) {
-  Handles h;
-  glia_tensor* f64 = nullptr;
-  ok(glia_tensor_to(t, kCpu, GLIA_FLOAT64, &f64), "to float64");
-  h.add(f64);
-  glia_tensor* c = nullptr;
-  ok(glia_tensor_contiguous(f64, &c), "contiguous");
-  h.add(c);
-  int64_t n = 0;
-  ok(glia_tensor_numel(c, &n), "numel");
-  std::vector<double> v(static_cast<size_t>(n));
-  ok(glia_tensor_copy_to_host(c, v.data(), v.size() * sizeof(double)), "copy_to_host");
-  return v;
 }
 
 json load_fixture(const std::string& file) {

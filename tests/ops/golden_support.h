@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "glia/glia.h"
+#include "support/fixture.h"
 #include "support/test_support.h"
 
 namespace glia_ops_test {
@@ -87,24 +88,18 @@ void run_errors(const char* file);
 // The whole fixture file.
 json load_fixture(const std::string& file);
 
-// ---- small helpers for hand-written tests
-
-// Owns handles; releases them in reverse order.
-struct Handles {
-  std::vector<glia_tensor*> hs;
-  glia_tensor* add(glia_tensor* t) {
-    if (t) hs.push_back(t);
-    return t;
-  }
-  ~Handles();
-};
-
-// A float64 tensor with these values (row-major), converted to `dtype`.
-glia_tensor* make(Handles& h, const std::vector<double>& values, const std::vector<int64_t>& shape,
-                  glia_dtype dtype = GLIA_FLOAT64);
-// Elements as doubles, row-major.
-std::vector<double> values(glia_tensor* t);
-std::vector<int64_t> shape(const glia_tensor* t);
-glia_dtype dtype(const glia_tensor* t);
+// ---- small helpers for hand-written tests (tests/support/fixture.h)
+using glia_test::code_named;
+using glia_test::decode;
+using glia_test::decode_all;
+using glia_test::default_tolerance;
+using glia_test::dtype;
+using glia_test::dtype_named;
+using glia_test::expect_values;
+using glia_test::Handles;
+using glia_test::make;
+using glia_test::ok;
+using glia_test::shape;
+using glia_test::values;
 
 }  // namespace glia_ops_test
