@@ -1645,6 +1645,177 @@ GLIA_API void glia_factory_options_init(glia_factory_options *options);
 /* (layers helper A: Identity, Linear, Bilinear, Conv2d, ConvTranspose2d, pools, activations, Dropout,
    Flatten, Unflatten, Normalize, Embedding) */
 
+/*
+ * Each constructor takes torch's constructor arguments, validates them as
+ * torch does (GLIA_ERR_INVALID_ARGUMENT with torch's text, e.g. "in_channels
+ * must be divisible by groups", or "Trying to create tensor with negative
+ * dimension -1: [3, -1]" for a negative size), registers torch's parameters
+ * (weight, then bias) and initialises them with torch's scheme unless
+ * factory->skip_init is set; `factory` may be NULL (float32 on the CPU) and is
+ * accepted, unused, by modules without parameters. The module's repr
+ * (glia_module_to_string) and state-dict keys are torch's. On failure nothing
+ * is written to *out. Call a module with glia_module_forward.
+ */
+
+/** torch.nn.Identity: returns its input. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_identity(const glia_factory_options *factory, glia_module **out);
+
+/**
+ * torch.nn.Linear(in_features, out_features, bias): y = x W^T + b, weight
+ * [out, in] kaiming_uniform(a = sqrt(5)) (uniform in +-1/sqrt(in)), bias [out]
+ * uniform in +-1/sqrt(in). Repr "Linear(in_features=2, out_features=3, bias=True)".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_linear(int64_t in_features, int64_t out_features, int32_t bias,
+                                                   const glia_factory_options *factory, glia_module **out);
+
+/**
+ * torch.nn.Bilinear(in1_features, in2_features, out_features, bias): two
+ * inputs x1 [*, in1], x2 [*, in2]; y = x1^T W x2 + b with weight
+ * [out, in1, in2] and bias [out], both uniform in +-1/sqrt(in1) (torch's
+ * scheme for Bilinear).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_bilinear(int64_t in1_features, int64_t in2_features,
+                                                     int64_t out_features, int32_t bias,
+                                                     const glia_factory_options *factory, glia_module **out);
+
+/**
+ * Options of glia_nn_conv2d: torch.nn.Conv2d's keywords. Initialise with
+ * glia_nn_conv2d_options_init(). Pairs are (height, width).
+ */
+typedef struct glia_nn_conv2d_options {
+  size_t struct_size;
+  int64_t stride[2];              /**< default {1, 1} */
+  int64_t padding[2];             /**< default {0, 0}; used with GLIA_PADDING_EXPLICIT */
+  int64_t dilation[2];            /**< default {1, 1} */
+  int64_t groups;                 /**< default 1 */
+  int32_t bias;                   /**< default 1 */
+  glia_padding_mode padding_kind; /**< torch's padding="valid" / "same"; default GLIA_PADDING_EXPLICIT */
+  glia_pad_mode padding_mode;     /**< torch's padding_mode; default GLIA_PAD_CONSTANT ("zeros") */
+} glia_nn_conv2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_nn_conv2d_options_init(glia_nn_conv2d_options *options);
+
+/**
+ * torch.nn.Conv2d(in_channels, out_channels, (kernel_h, kernel_w), ...):
+ * weight [out, in / groups, kH, kW] kaiming_uniform(a = sqrt(5)), bias [out]
+ * uniform in +-1/sqrt(fan_in). options NULL for the defaults. padding_mode
+ * other than "zeros" pads with glia_pad's mode first (torch's _conv_forward);
+ * "same" with an even effective kernel pads one more at the end, as torch.
+ * Errors (GLIA_ERR_INVALID_ARGUMENT, torch's text): "groups must be a
+ * positive integer", "in_channels must be divisible by groups",
+ * "out_channels must be divisible by groups", "padding='same' is not
+ * supported for strided convolutions".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
+                                                   int64_t kernel_w, const glia_nn_conv2d_options *options,
+                                                   const glia_factory_options *factory, glia_module **out);
+
+/** Options of glia_nn_conv_transpose2d (torch.nn.ConvTranspose2d's keywords). Initialise with the init function. */
+typedef struct glia_nn_conv_transpose2d_options {
+  size_t struct_size;
+  int64_t stride[2];         /**< default {1, 1} */
+  int64_t padding[2];        /**< default {0, 0} */
+  int64_t output_padding[2]; /**< default {0, 0} */
+  int64_t groups;            /**< default 1 */
+  int32_t bias;              /**< default 1 */
+  int64_t dilation[2];       /**< default {1, 1} */
+} glia_nn_conv_transpose2d_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_nn_conv_transpose2d_options_init(glia_nn_conv_transpose2d_options *options);
+
+/**
+ * torch.nn.ConvTranspose2d(in_channels, out_channels, (kernel_h, kernel_w),
+ * ...): weight [in, out / groups, kH, kW], bias [out], initialised as Conv2d's
+ * (fan_in from the weight's dim 1). Only "zeros" padding. Errors: as glia_nn_conv2d.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels,
+                                                             int64_t kernel_h, int64_t kernel_w,
+                                                             const glia_nn_conv_transpose2d_options *options,
+                                                             const glia_factory_options *factory, glia_module **out);
+
+/**
+ * torch.nn.MaxPool2d with glia_max_pool2d's options (required: set
+ * kernel_size; stride {0, 0} is torch's stride=None, i.e. kernel_size). The
+ * repr prints an equal pair as one number ("MaxPool2d(kernel_size=2, stride=2,
+ * padding=0, dilation=1, ceil_mode=False)"), as torch prints MaxPool2d(2).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_max_pool2d(const glia_max_pool2d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AvgPool2d with glia_avg_pool2d's options (required; see glia_nn_max_pool2d). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_avg_pool2d(const glia_avg_pool2d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory,
+                                                                glia_module **out);
+
+/** torch.nn.ReLU(). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_relu(const glia_factory_options *factory, glia_module **out);
+/** torch.nn.LeakyReLU(negative_slope) (torch's default 0.01). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_leaky_relu(double negative_slope, const glia_factory_options *factory,
+                                                       glia_module **out);
+/** torch.nn.ELU(alpha) (torch's default 1.0). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_elu(double alpha, const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.GELU(approximate): "none" (or NULL) or "tanh". Other strings:
+ * GLIA_ERR_INVALID_ARGUMENT "approximate argument must be either none or
+ * tanh." (torch raises it at the first call; glia at construction).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_gelu(const char *approximate, const glia_factory_options *factory,
+                                                 glia_module **out);
+/** torch.nn.SiLU(). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_silu(const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Sigmoid(). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sigmoid(const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Tanh(). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_tanh(const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Softmax(dim). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmax(int64_t dim, const glia_factory_options *factory,
+                                                    glia_module **out);
+/** torch.nn.LogSoftmax(dim). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_log_softmax(int64_t dim, const glia_factory_options *factory,
+                                                        glia_module **out);
+/**
+ * torch.nn.Dropout(p): in training mode (glia_module_train) zeroes elements
+ * with probability p and scales the rest by 1 / (1 - p); in eval mode returns
+ * its input. Errors: GLIA_ERR_INVALID_ARGUMENT "dropout probability has to be
+ * between 0 and 1, but got 1.5".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dropout(double p, const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Flatten(start_dim, end_dim) (torch's defaults 1, -1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_flatten(int64_t start_dim, int64_t end_dim,
+                                                    const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Unflatten(dim, sizes): n_sizes values (one may be -1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_unflatten(int64_t dim, const int64_t *sizes, int64_t n_sizes,
+                                                      const glia_factory_options *factory, glia_module **out);
+/**
+ * torchvision.transforms.Normalize(mean, std) as a module over glia_normalize
+ * (the values are copied). Repr "Normalize(mean=[0.5], std=[0.25])".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_normalize(const double *mean, int64_t n_mean, const double *std,
+                                                      int64_t n_std, const glia_factory_options *factory,
+                                                      glia_module **out);
+/**
+ * torch.nn.Embedding(num_embeddings, embedding_dim, padding_idx, max_norm,
+ * norm_type): weight [num, dim] normal(0, 1) with the padding row zeroed.
+ * padding_idx and max_norm may be NULL (torch's None); a negative
+ * padding_idx counts from the end. Errors: GLIA_ERR_INVALID_ARGUMENT
+ * "Padding_idx must be within num_embeddings".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, int64_t embedding_dim,
+                                                      const int64_t *padding_idx, const double *max_norm,
+                                                      double norm_type, const glia_factory_options *factory,
+                                                      glia_module **out);
+
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /* (layers helper B) */
 
