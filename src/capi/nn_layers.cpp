@@ -34,8 +34,7 @@ nn::ModuleRef make(A&&... a) {
 
 glia_error* activation(const glia_factory_options* factory, glia_module** out, const char* fn,
                        nn::Activation::Kind kind, double arg = 0.0, int64_t dim = 0) {
-  return module_entry(factory, out, fn,
-                      [&](const nn::Factory&) { return make<nn::Activation>(kind, arg, dim); });
+  return module_entry(factory, out, fn, [&](const nn::Factory&) { return make<nn::Activation>(kind, arg, dim); });
 }
 
 std::vector<double> doubles_arg(const double* v, int64_t n, const char* fn, const char* arg, const char* n_arg) {
@@ -52,11 +51,10 @@ glia_error* glia_nn_identity(const glia_factory_options* factory, glia_module** 
   return module_entry(factory, out, "glia_nn_identity", [&](const nn::Factory&) { return make<nn::Identity>(); });
 }
 
-glia_error* glia_nn_linear(int64_t in_features, int64_t out_features, int32_t bias,
-                           const glia_factory_options* factory, glia_module** out) {
-  return module_entry(factory, out, "glia_nn_linear", [&](const nn::Factory& f) {
-    return make<nn::Linear>(in_features, out_features, bias != 0, f);
-  });
+glia_error* glia_nn_linear(int64_t in_features, int64_t out_features, int32_t bias, const glia_factory_options* factory,
+                           glia_module** out) {
+  return module_entry(factory, out, "glia_nn_linear",
+                      [&](const nn::Factory& f) { return make<nn::Linear>(in_features, out_features, bias != 0, f); });
 }
 
 glia_error* glia_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, int32_t bias,
@@ -95,8 +93,7 @@ glia_error* glia_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t ke
       if (COVERS(options, bias)) a.bias = options->bias != 0;
       if (COVERS(options, padding_kind)) {
         int k = static_cast<int>(options->padding_kind);
-        GLIA_CHECK(k >= 0 && k <= 2, InvalidArgument, fn, ": options->padding_kind ", k,
-                   " is not a glia_padding_mode");
+        GLIA_CHECK(k >= 0 && k <= 2, InvalidArgument, fn, ": options->padding_kind ", k, " is not a glia_padding_mode");
         a.padding_kind = k;
       }
       if (COVERS(options, padding_mode)) {

@@ -60,8 +60,8 @@ glia_error* build_layer(const std::string& module, const json& a, const glia_fac
     pair(a, "dilation", o.dilation);
     o.groups = get<int64_t>(a, "groups", 1);
     o.bias = get<bool>(a, "bias", true);
-    return glia_nn_conv_transpose2d(a["in_channels"], a["out_channels"], a["kernel_size"][0], a["kernel_size"][1],
-                                    &o, f, out);
+    return glia_nn_conv_transpose2d(a["in_channels"], a["out_channels"], a["kernel_size"][0], a["kernel_size"][1], &o,
+                                    f, out);
   }
   if (module == "MaxPool2d") {
     glia_max_pool2d_options o;
@@ -102,7 +102,8 @@ glia_error* build_layer(const std::string& module, const json& a, const glia_fac
   if (module == "Softmax") return glia_nn_softmax(a["dim"], f, out);
   if (module == "LogSoftmax") return glia_nn_log_softmax(a["dim"], f, out);
   if (module == "Dropout") return glia_nn_dropout(get<double>(a, "p", 0.5), f, out);
-  if (module == "Flatten") return glia_nn_flatten(get<int64_t>(a, "start_dim", 1), get<int64_t>(a, "end_dim", -1), f, out);
+  if (module == "Flatten")
+    return glia_nn_flatten(get<int64_t>(a, "start_dim", 1), get<int64_t>(a, "end_dim", -1), f, out);
   if (module == "Unflatten") {
     std::vector<int64_t> s = a["sizes"].get<std::vector<int64_t>>();
     return glia_nn_unflatten(a["dim"], s.data(), static_cast<int64_t>(s.size()), f, out);

@@ -11,8 +11,8 @@ Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const 
              x2.dim());
   GLIA_CHECK(x1.dim() >= 1, Shape, "bilinear(): inputs must have at least one dimension");
   for (int64_t i = 0; i + 1 < x1.dim(); ++i)
-    GLIA_CHECK(x1.size(i) == x2.size(i), Shape, "bilinear(): input batch dimensions do not match at dim ", i,
-               ": got ", x1.size(i), " and ", x2.size(i));
+    GLIA_CHECK(x1.size(i) == x2.size(i), Shape, "bilinear(): input batch dimensions do not match at dim ", i, ": got ",
+               x1.size(i), " and ", x2.size(i));
   GLIA_CHECK(weight.dim() == 3, Shape, "bilinear(): weight must be 3-D, got ", weight.dim(), "-D");
   GLIA_CHECK(x1.size(-1) == weight.size(1), Shape, "bilinear(): input1 size does not match weight size: got ",
              x1.size(-1), " but expected ", weight.size(1));

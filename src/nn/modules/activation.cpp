@@ -7,15 +7,24 @@ namespace {
 
 const char* kind_name(Activation::Kind k) {
   switch (k) {
-    case Activation::Kind::ReLU: return "ReLU";
-    case Activation::Kind::LeakyReLU: return "LeakyReLU";
-    case Activation::Kind::ELU: return "ELU";
-    case Activation::Kind::GELU: return "GELU";
-    case Activation::Kind::SiLU: return "SiLU";
-    case Activation::Kind::Sigmoid: return "Sigmoid";
-    case Activation::Kind::Tanh: return "Tanh";
-    case Activation::Kind::Softmax: return "Softmax";
-    case Activation::Kind::LogSoftmax: return "LogSoftmax";
+    case Activation::Kind::ReLU:
+      return "ReLU";
+    case Activation::Kind::LeakyReLU:
+      return "LeakyReLU";
+    case Activation::Kind::ELU:
+      return "ELU";
+    case Activation::Kind::GELU:
+      return "GELU";
+    case Activation::Kind::SiLU:
+      return "SiLU";
+    case Activation::Kind::Sigmoid:
+      return "Sigmoid";
+    case Activation::Kind::Tanh:
+      return "Tanh";
+    case Activation::Kind::Softmax:
+      return "Softmax";
+    case Activation::Kind::LogSoftmax:
+      return "LogSoftmax";
   }
   return "?";
 }
@@ -28,27 +37,41 @@ TensorList Activation::forward(const TensorList& inputs) {
   check_num_inputs(inputs, 1);
   const Tensor& x = inputs[0];
   switch (kind) {
-    case Kind::ReLU: return {relu(x)};
-    case Kind::LeakyReLU: return {leaky_relu(x, arg)};
-    case Kind::ELU: return {elu(x, arg)};
-    case Kind::GELU: return {gelu(x, arg != 0.0)};
-    case Kind::SiLU: return {silu(x)};
-    case Kind::Sigmoid: return {sigmoid(x)};
-    case Kind::Tanh: return {glia::tanh(x)};
-    case Kind::Softmax: return {softmax(x, dim)};
-    case Kind::LogSoftmax: return {log_softmax(x, dim)};
+    case Kind::ReLU:
+      return {relu(x)};
+    case Kind::LeakyReLU:
+      return {leaky_relu(x, arg)};
+    case Kind::ELU:
+      return {elu(x, arg)};
+    case Kind::GELU:
+      return {gelu(x, arg != 0.0)};
+    case Kind::SiLU:
+      return {silu(x)};
+    case Kind::Sigmoid:
+      return {sigmoid(x)};
+    case Kind::Tanh:
+      return {glia::tanh(x)};
+    case Kind::Softmax:
+      return {softmax(x, dim)};
+    case Kind::LogSoftmax:
+      return {log_softmax(x, dim)};
   }
   return {};
 }
 
 std::string Activation::extra_repr() const {
   switch (kind) {
-    case Kind::LeakyReLU: return "negative_slope=" + py_float(arg);
-    case Kind::ELU: return "alpha=" + py_float(arg);
-    case Kind::GELU: return arg != 0.0 ? "approximate='tanh'" : "approximate='none'";
+    case Kind::LeakyReLU:
+      return "negative_slope=" + py_float(arg);
+    case Kind::ELU:
+      return "alpha=" + py_float(arg);
+    case Kind::GELU:
+      return arg != 0.0 ? "approximate='tanh'" : "approximate='none'";
     case Kind::Softmax:
-    case Kind::LogSoftmax: return "dim=" + std::to_string(dim);
-    default: return {};
+    case Kind::LogSoftmax:
+      return "dim=" + std::to_string(dim);
+    default:
+      return {};
   }
 }
 

@@ -71,8 +71,7 @@ TensorList Identity::forward(const TensorList& inputs) {
 }
 
 Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
-  GLIA_CHECK(p >= 0 && p <= 1, InvalidArgument, "dropout probability has to be between 0 and 1, but got ",
-             py_float(p));
+  GLIA_CHECK(p >= 0 && p <= 1, InvalidArgument, "dropout probability has to be between 0 and 1, but got ", py_float(p));
 }
 TensorList Dropout::forward(const TensorList& inputs) {
   check_num_inputs(inputs, 1);
