@@ -146,8 +146,7 @@ glia_error* glia_nn_module_list_set(glia_module* list, int64_t index, glia_modul
   });
 }
 
-glia_error* glia_nn_module_list_slice(glia_module* list, int64_t start, int64_t stop, int64_t step,
-                                      glia_module** out) {
+glia_error* glia_nn_module_list_slice(glia_module* list, int64_t start, int64_t stop, int64_t step, glia_module** out) {
   const char* fn = "glia_nn_module_list_slice";
   return guard([&] {
     auto* l = container_arg<nn::ModuleList>(list, fn, "list", "ModuleList");

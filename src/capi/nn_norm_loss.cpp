@@ -173,8 +173,8 @@ glia_error* glia_nn_huber_loss(glia_reduction reduction, double delta, const gli
                      [&](nn::LossOptions& o) { o.delta = delta; });
 }
 
-glia_error* glia_nn_bce_loss(glia_tensor* weight_or_null, glia_reduction reduction,
-                             const glia_factory_options* factory, glia_module** out) {
+glia_error* glia_nn_bce_loss(glia_tensor* weight_or_null, glia_reduction reduction, const glia_factory_options* factory,
+                             glia_module** out) {
   const char* fn = "glia_nn_bce_loss";
   return simple_loss(nn::LossKind::BCE, reduction, factory, out, fn,
                      [&](nn::LossOptions& o) { o.weight = tensor_opt(weight_or_null, fn, "weight"); });

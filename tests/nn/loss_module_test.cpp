@@ -48,7 +48,7 @@ glia_module* build_loss(Handles& h, const json& c) {
 TEST(LossModules, MatchTorch) {
   static const json fixture = load_json("golden/modules/norm_loss.json");
   const json& cases = fixture["losses"];
-  ASSERT_GE(cases.size(), 40u);
+  ASSERT_GE(cases.size(), 38u);
   for (const json& c : cases) {
     SCOPED_TRACE(c["name"].get<std::string>());
     Handles h;

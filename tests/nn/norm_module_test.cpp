@@ -38,8 +38,7 @@ glia_module* build_norm(const json& c) {
                           a["elementwise_affine"].get<bool>(), a["bias"].get<bool>(), &f, &m),
        "layer_norm");
   } else {
-    ok(glia_nn_group_norm(a["num_groups"], a["num_channels"], a["eps"], a["affine"].get<bool>(), &f, &m),
-       "group_norm");
+    ok(glia_nn_group_norm(a["num_groups"], a["num_channels"], a["eps"], a["affine"].get<bool>(), &f, &m), "group_norm");
   }
   return m;
 }

@@ -36,9 +36,7 @@ std::vector<size_t> slice_indices(int64_t start, int64_t stop, int64_t step, siz
 
 namespace {
 
-void check_module(const ModuleRef& m, const char* what) {
-  GLIA_CHECK(m, InvalidArgument, what, ": module is None");
-}
+void check_module(const ModuleRef& m, const char* what) { GLIA_CHECK(m, InvalidArgument, what, ": module is None"); }
 
 // ModuleList.insert / Sequential.insert: shift the tail up by one key.
 void insert_child(Module& self, int64_t index, ModuleRef m) {
@@ -55,7 +53,8 @@ void insert_child(Module& self, int64_t index, ModuleRef m) {
   for (size_t i = static_cast<size_t>(index); i < self.local_children().size(); ++i)
     tail.push_back(self.local_children()[i].module);
   self.register_module(std::to_string(index), std::move(m));
-  for (size_t k = 0; k < tail.size(); ++k) self.register_module(std::to_string(index + 1 + static_cast<int64_t>(k)), tail[k]);
+  for (size_t k = 0; k < tail.size(); ++k)
+    self.register_module(std::to_string(index + 1 + static_cast<int64_t>(k)), tail[k]);
 }
 
 }  // namespace
@@ -130,14 +129,30 @@ std::string device_str(const Tensor& p) {
 std::string torch_typename(const Tensor& p) {
   const char* n = "FloatTensor";
   switch (p.dtype()) {
-    case DType::Float32: n = "FloatTensor"; break;
-    case DType::Float64: n = "DoubleTensor"; break;
-    case DType::Float16: n = "HalfTensor"; break;
-    case DType::BFloat16: n = "BFloat16Tensor"; break;
-    case DType::Int64: n = "LongTensor"; break;
-    case DType::Int32: n = "IntTensor"; break;
-    case DType::UInt8: n = "ByteTensor"; break;
-    case DType::Bool: n = "BoolTensor"; break;
+    case DType::Float32:
+      n = "FloatTensor";
+      break;
+    case DType::Float64:
+      n = "DoubleTensor";
+      break;
+    case DType::Float16:
+      n = "HalfTensor";
+      break;
+    case DType::BFloat16:
+      n = "BFloat16Tensor";
+      break;
+    case DType::Int64:
+      n = "LongTensor";
+      break;
+    case DType::Int32:
+      n = "IntTensor";
+      break;
+    case DType::UInt8:
+      n = "ByteTensor";
+      break;
+    case DType::Bool:
+      n = "BoolTensor";
+      break;
   }
   return std::string(p.device().is_cpu() ? "torch." : "torch.cuda.") + n;
 }
@@ -180,15 +195,14 @@ std::string ParameterDict::extra_repr() const {
   for (const auto& e : local_parameters()) {
     if (!e.value.defined()) continue;
     if (!out.empty()) out += "\n";
-    out += "  (" + e.name + "): Parameter containing: [" + torch_typename(e.value) + " of size " +
-           size_str(e.value) + device_str(e.value) + "]";
+    out += "  (" + e.name + "): Parameter containing: [" + torch_typename(e.value) + " of size " + size_str(e.value) +
+           device_str(e.value) + "]";
   }
   return out;
 }
 
 std::optional<size_t> container_len(const Module& m) {
-  if (dynamic_cast<const Sequential*>(&m) || dynamic_cast<const ModuleList*>(&m) ||
-      dynamic_cast<const ModuleDict*>(&m))
+  if (dynamic_cast<const Sequential*>(&m) || dynamic_cast<const ModuleList*>(&m) || dynamic_cast<const ModuleDict*>(&m))
     return m.local_children().size();
   if (dynamic_cast<const ParameterList*>(&m) || dynamic_cast<const ParameterDict*>(&m))
     return m.local_parameters().size();

@@ -13,12 +13,12 @@ enum class LossKind { CrossEntropy, NLL, MSE, L1, SmoothL1, Huber, BCE, BCEWithL
 
 struct LossOptions {
   Reduction reduction = Reduction::Mean;
-  Tensor weight;                  // CrossEntropy, NLL, BCE, BCEWithLogits
-  Tensor pos_weight;              // BCEWithLogits
-  int64_t ignore_index = -100;    // CrossEntropy, NLL
-  double label_smoothing = 0.0;   // CrossEntropy
-  double beta = 1.0;              // SmoothL1
-  double delta = 1.0;             // Huber
+  Tensor weight;                 // CrossEntropy, NLL, BCE, BCEWithLogits
+  Tensor pos_weight;             // BCEWithLogits
+  int64_t ignore_index = -100;   // CrossEntropy, NLL
+  double label_smoothing = 0.0;  // CrossEntropy
+  double beta = 1.0;             // SmoothL1
+  double delta = 1.0;            // Huber
 };
 
 class Loss : public Module {

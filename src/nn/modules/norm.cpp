@@ -109,10 +109,7 @@ std::string BatchNorm::extra_repr() const {
 // ---- LayerNorm -------------------------------------------------------------------
 
 LayerNorm::LayerNorm(IntSpan normalized_shape, double eps, bool elementwise_affine, bool bias, const Factory& f)
-    : Module("LayerNorm"),
-      normalized_shape_(normalized_shape),
-      eps_(eps),
-      elementwise_affine_(elementwise_affine) {
+    : Module("LayerNorm"), normalized_shape_(normalized_shape), eps_(eps), elementwise_affine_(elementwise_affine) {
   check_shape("LayerNorm", normalized_shape);
   if (elementwise_affine) {
     register_parameter("weight", empty(normalized_shape, f.dtype, f.device));
