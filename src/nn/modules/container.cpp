@@ -85,7 +85,6 @@ Ref<Sequential> Sequential::slice(int64_t start, int64_t stop, int64_t step) con
   auto out = make_ref<Sequential>();
   for (size_t i : slice_indices(start, stop, step, local_children().size()))
     out->register_module(local_children()[i].name, local_children()[i].module);
-  out->train(training_);
   return out;
 }
 
