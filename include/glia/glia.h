@@ -1819,6 +1819,200 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /* (layers helper B) */
 
+/**
+ * Options of glia_nn_batch_norm1d / glia_nn_batch_norm2d (torch's keywords).
+ * Initialise with glia_batch_norm_options_init().
+ */
+typedef struct glia_batch_norm_options {
+  size_t struct_size;
+  double eps;                  /**< added to the variance (default 1e-5) */
+  double momentum;             /**< running-stat update factor (default 0.1); ignored when momentum_none */
+  int32_t momentum_none;       /**< != 0: torch's momentum=None, a cumulative moving average (default 0) */
+  int32_t affine;              /**< learnable weight and bias (default 1) */
+  int32_t track_running_stats; /**< running_mean/running_var/num_batches_tracked buffers (default 1) */
+} glia_batch_norm_options;
+/** Sets struct_size and torch's defaults. @since 0.1 */
+GLIA_API void glia_batch_norm_options_init(glia_batch_norm_options *options);
+
+/**
+ * torch.nn.BatchNorm1d(num_features, ...): input [N, C] or [N, C, L]. Registers
+ * weight (ones) and bias (zeros) when affine, else reserves them (None); then
+ * the buffers running_mean (zeros), running_var (ones) and
+ * num_batches_tracked (int64, 0-dim, on the factory device, never converted
+ * to the factory dtype) when track_running_stats, else reserves them. In
+ * training each call adds 1 to num_batches_tracked and updates the running
+ * statistics with momentum (1 / num_batches_tracked when momentum_none); in
+ * eval the running statistics normalise (batch statistics when they are not
+ * tracked). options may be NULL (defaults). Forward errors:
+ * GLIA_ERR_INVALID_ARGUMENT "expected 2D or 3D input (got 4D input)".
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (negative num_features, options).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm1d(int64_t num_features, const glia_batch_norm_options *options,
+                                                         const glia_factory_options *factory, glia_module **out);
+/** torch.nn.BatchNorm2d: as glia_nn_batch_norm1d on [N, C, H, W] ("expected 4D input (got 3D input)"). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm2d(int64_t num_features, const glia_batch_norm_options *options,
+                                                         const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
+ * bias=True): normalises over the trailing dims normalized_shape[0..n)
+ * (n in [0, 64]). weight (ones) and, when bias != 0, bias (zeros) when
+ * elementwise_affine; reserved (None) otherwise. Repr as torch's:
+ * "LayerNorm((4,), eps=1e-05, elementwise_affine=True)".
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (NULL shape with n > 0, negative sizes).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_layer_norm(const int64_t *normalized_shape, int64_t n, double eps,
+                                                       int32_t elementwise_affine, int32_t bias,
+                                                       const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True): input
+ * [N, C, *]; weight ones and bias zeros of [num_channels] when affine.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT "num_channels must be divisible by
+ * num_groups" (and "integer division or modulo by zero" for 0 groups).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_group_norm(int64_t num_groups, int64_t num_channels, double eps,
+                                                       int32_t affine, const glia_factory_options *factory,
+                                                       glia_module **out);
+
+/*
+ * Losses: forward takes (input, target) and returns the loss of the matching
+ * glia_* functional (torch.nn.functional's). weight and pos_weight are
+ * registered as buffers named "weight" and "pos_weight" (torch's
+ * _WeightedLoss): the module keeps the tensor itself (no copy); a NULL weight
+ * reserves the name, so state dicts contain only the weights given. They have
+ * no parameters; factory may be NULL and is only validated. Repr: "MSELoss()".
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (unknown reduction, NULL out).
+ */
+/** torch.nn.CrossEntropyLoss(weight, ignore_index, reduction, label_smoothing); options may be NULL. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_cross_entropy_loss(const glia_cross_entropy_options *options,
+                                                               const glia_factory_options *factory,
+                                                               glia_module **out);
+/** torch.nn.NLLLoss(weight, ignore_index, reduction); options may be NULL. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_nll_loss(const glia_nll_loss_options *options,
+                                                     const glia_factory_options *factory, glia_module **out);
+/** torch.nn.MSELoss(reduction). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_mse_loss(glia_reduction reduction, const glia_factory_options *factory,
+                                                     glia_module **out);
+/** torch.nn.L1Loss(reduction). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_l1_loss(glia_reduction reduction, const glia_factory_options *factory,
+                                                    glia_module **out);
+/** torch.nn.SmoothL1Loss(reduction, beta) (beta >= 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_smooth_l1_loss(glia_reduction reduction, double beta,
+                                                           const glia_factory_options *factory, glia_module **out);
+/** torch.nn.HuberLoss(reduction, delta) (delta > 0; torch's default 1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_huber_loss(glia_reduction reduction, double delta,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.BCELoss(weight, reduction); weight_or_null broadcasts against the input. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_bce_loss(glia_tensor *weight_or_null, glia_reduction reduction,
+                                                     const glia_factory_options *factory, glia_module **out);
+/** torch.nn.BCEWithLogitsLoss(weight, reduction, pos_weight). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_bce_with_logits_loss(glia_tensor *weight_or_null,
+                                                                 glia_tensor *pos_weight_or_null,
+                                                                 glia_reduction reduction,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+
+/*
+ * Containers (torch.nn.Sequential, ModuleList, ModuleDict, ParameterList,
+ * ParameterDict). A container retains what it holds; getters return new
+ * references. Integer indices follow Python's rules: -len <= index < len
+ * (GLIA_ERR_INVALID_ARGUMENT "index 5 is out of range" otherwise). Slices
+ * follow Python's start:stop:step (step != 0; INT64_MIN and INT64_MAX stand
+ * for an omitted start or stop, e.g. (INT64_MAX, INT64_MIN, -1) is [::-1]).
+ * Calling a container function on a module of another class is
+ * GLIA_ERR_INVALID_ARGUMENT ("glia_nn_sequential_append: argument 'seq' is a
+ * Linear, expected a Sequential").
+ */
+/**
+ * torch.nn.Sequential(*modules): children "0", "1", ... (modules may be NULL
+ * when n == 0). forward(input) runs the children in order, each on the
+ * previous one's outputs; an empty Sequential returns its input.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential(glia_module *const *modules, int64_t n, glia_module **out);
+/** Sequential.append: the child is named str(len). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_append(glia_module *seq, glia_module *module);
+/** Sequential.insert(index, module): -len <= index <= len ("Index out of range: 7"); later children move up one key. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_insert(glia_module *seq, int64_t index, glia_module *module);
+/** seq[index] (new reference). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_get(glia_module *seq, int64_t index, glia_module **out);
+/** seq[index] = module (the key is kept). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_set(glia_module *seq, int64_t index, glia_module *module);
+/**
+ * seq[start:stop:step]: a new Sequential sharing the children, under their
+ * original keys as torch does (Sequential(a, b, c)[1:] has children "1", "2").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_slice(glia_module *seq, int64_t start, int64_t stop,
+                                                             int64_t step, glia_module **out);
+
+/** torch.nn.ModuleList(modules): children "0", "1", ...; calling it fails as torch's (no forward). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list(glia_module *const *modules, int64_t n, glia_module **out);
+/** ModuleList.append. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_append(glia_module *list, glia_module *module);
+/** ModuleList.extend(modules). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_extend(glia_module *list, glia_module *const *modules,
+                                                               int64_t n);
+/** ModuleList.insert(index, module): -len <= index <= len. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_insert(glia_module *list, int64_t index, glia_module *module);
+/** list[index] (new reference). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_get(glia_module *list, int64_t index, glia_module **out);
+/** list[index] = module. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_set(glia_module *list, int64_t index, glia_module *module);
+/** list[start:stop:step]: a new ModuleList of the same modules, renumbered from "0". @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_slice(glia_module *list, int64_t start, int64_t stop,
+                                                              int64_t step, glia_module **out);
+
+/**
+ * torch.nn.ModuleDict: keys[i] -> modules[i] in the given order (as torch's
+ * update from an ordered mapping). Keys follow add_module's rules.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys, glia_module *const *modules,
+                                                        int64_t n, glia_module **out);
+/** dict[key] = module (a new key goes last; an existing key keeps its position). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_set(glia_module *dict, const char *key, glia_module *module);
+/** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND ("'key'", Python's KeyError). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_get(glia_module *dict, const char *key, glia_module **out);
+/** Key i in order, snprintf style (keys() of a ModuleDict or ParameterDict). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_key_at(const glia_module *dict, int64_t index, char *buffer,
+                                                        size_t capacity, size_t *out_length);
+
+/**
+ * torch.nn.ParameterList(params): parameters "0", "1", ... (each tensor is
+ * stored itself and made to require grad when floating, as nn.Parameter).
+ * Repr as torch 1.13's: "(0): Parameter containing: [torch.float32 of size 2x3]".
+ * Calling it is GLIA_ERR_UNSUPPORTED "ParameterList should not be called.".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list(glia_tensor *const *params, int64_t n, glia_module **out);
+/** ParameterList.append. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list_append(glia_module *list, glia_tensor *param);
+/** list[index] (new reference). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list_get(glia_module *list, int64_t index, glia_tensor **out);
+/** list[index] = param. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list_set(glia_module *list, int64_t index, glia_tensor *param);
+
+/**
+ * torch.nn.ParameterDict(dict): the keys are registered in sorted order (byte
+ * order), as torch's update() does for a plain dict; later
+ * glia_nn_parameter_dict_set calls keep insertion order. Duplicate keys: the
+ * last value wins. Repr as torch 1.13's: "(bar): Parameter containing:
+ * [torch.FloatTensor of size 3]". Calling it is GLIA_ERR_UNSUPPORTED.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict(const char *const *keys, glia_tensor *const *params,
+                                                           int64_t n, glia_module **out);
+/** dict[key] = param. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_set(glia_module *dict, const char *key, glia_tensor *param);
+/** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_get(glia_module *dict, const char *key, glia_tensor **out);
+
+/** len(container) for the five containers above. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
+
 /* ------------------------------------------------------------------------ */
 /* torch.nn.init and torch.nn.utils                                           */
 /* ------------------------------------------------------------------------ */
