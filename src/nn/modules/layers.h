@@ -13,13 +13,10 @@
 
 #include "autograd/functions.h"
 #include "nn/module.h"
+#include "nn/repr.h"
 
 namespace glia::nn {
 
-// Python's repr of a float ("1.0", "0.01", "1e-05"), for extra_repr texts.
-std::string py_float(double v);
-// "True" / "False".
-inline const char* py_bool(bool b) { return b ? "True" : "False"; }
 // torch.empty's check of constructor shapes: "Trying to create tensor with
 // negative dimension -1: [3, -1]" (InvalidArgument).
 void check_param_shape(IntSpan shape);

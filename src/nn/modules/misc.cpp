@@ -9,51 +9,6 @@
 
 namespace glia::nn {
 
-std::string py_float(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  // Shortest round-trip digits, laid out as Python's float.__repr__ does:
-  // positional for exponents in [-4, 16), else d.ddde+XX.
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string s(buf, r.ptr);
-  size_t e = s.find('e');
-  std::string mant = s.substr(0, e);
-  int exp = std::atoi(s.c_str() + e + 1);
-  bool neg = !mant.empty() && mant[0] == '-';
-  if (neg) mant.erase(0, 1);
-  std::string digits;
-  for (char c : mant)
-    if (c != '.') digits += c;
-  std::string out;
-  if (exp >= -4 && exp < 16) {
-    if (exp >= 0) {
-      if (static_cast<int>(digits.size()) <= exp + 1) {
-        out = digits + std::string(static_cast<size_t>(exp + 1) - digits.size(), '0') + ".0";
-      } else {
-        out = digits.substr(0, static_cast<size_t>(exp + 1));
-        out += '.';
-        out.append(digits, static_cast<size_t>(exp + 1));
-      }
-    } else {
-      out = "0.";
-      out.append(static_cast<size_t>(-exp - 1), '0');
-      out += digits;
-    }
-  } else {
-    out = digits.substr(0, 1);
-    if (digits.size() > 1) {
-      out += '.';
-      out.append(digits, 1);
-    }
-    char eb[16];
-    std::snprintf(eb, sizeof(eb), "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
-    out += eb;
-  }
-  if (neg) out.insert(out.begin(), '-');
-  return out;
-}
-
 void check_param_shape(IntSpan shape) {
   for (int64_t s : shape) {
     if (s >= 0) continue;

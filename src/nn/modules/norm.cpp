@@ -9,26 +9,6 @@
 
 namespace glia::nn {
 
-std::string py_float(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  // Python's repr: the shortest round-tripping digits, fixed notation when the
-  // decimal exponent is in [-4, 16), else scientific with a 2+ digit exponent.
-  auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string sci(buf, r.ptr);
-  int exp = std::stoi(sci.substr(sci.find('e') + 1));
-  if (exp < -4 || exp >= 16) return sci;
-  r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
-  std::string fixed(buf, r.ptr);
-  if (fixed.find('.') == std::string::npos) fixed += ".0";
-  return fixed;
-}
-
-namespace {
-const char* py_bool(bool b) { return b ? "True" : "False"; }
-}  // namespace
-
 // ---- BatchNorm -------------------------------------------------------------------
 
 BatchNorm::BatchNorm(int spatial_dims, int64_t num_features, const BatchNormOptions& options, const Factory& f)

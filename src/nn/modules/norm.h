@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "nn/module.h"
+#include "nn/repr.h"
 
 namespace glia::nn {
 
@@ -59,8 +60,5 @@ class GroupNorm : public Module {
   double eps_;
   bool affine_;
 };
-
-// Python's repr of a float ("1e-05", "0.1", "1.0").
-std::string py_float(double v);
 
 }  // namespace glia::nn
