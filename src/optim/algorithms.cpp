@@ -112,7 +112,7 @@ class SGD final : public Optimizer {
       Tensor& buf = st.get_or_add("momentum_buffer");
       bool first = false;
       if (momentum != 0 && !buf.defined()) {
-        buf = empty(p.shape(), p.dtype(), p.device());
+        buf = zeros_like(p);  // written before it is read (buf = d_p on the first step)
         first = true;
       }
       Tensor none;

@@ -129,7 +129,9 @@ void Optimizer::zero_grad(bool set_to_none) {
       if (set_to_none) {
         m->grad = Tensor();
       } else {
-        if (!m->grad_fn && m->grad.impl()->autograd == nullptr) m->grad.impl()->requires_grad = false;
+        // torch: a grad with history is detached in place, a leaf grad stops requiring grad.
+        if (AutogradMeta* gm = autograd_meta_if(m->grad)) gm->grad_fn = Ref<Node>();
+        m->grad.impl()->requires_grad = false;
         fill(m->grad, 0.0);
         bump_version(m->grad);
       }
