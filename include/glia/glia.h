@@ -2017,9 +2017,267 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *con
 /* torch.nn.init and torch.nn.utils                                           */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * In-place initialisers (torch.nn.init): they record no autograd history (as
+ * under torch.no_grad), so they work on parameters that require grad, bump the
+ * tensor's version and draw from the calling thread's generator
+ * (glia_manual_seed). Floating tensors of any layout. Errors:
+ * GLIA_ERR_INVALID_HANDLE, GLIA_ERR_DTYPE (integer tensor),
+ * GLIA_ERR_INVALID_ARGUMENT with torch's text where torch raises.
+ */
+/** uniform_(t, a, b): U(a, b). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_uniform_(glia_tensor *tensor, double a, double b);
+/** normal_(t, mean, std). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_normal_(glia_tensor *tensor, double mean, double std);
+/** constant_(t, value). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_constant_(glia_tensor *tensor, double value);
+/** ones_(t). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_ones_(glia_tensor *tensor);
+/** zeros_(t). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_zeros_(glia_tensor *tensor);
+/** eye_(t): the identity; 2-D only ("Only tensors with 2 dimensions are supported"). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_eye_(glia_tensor *tensor);
+/**
+ * xavier_uniform_(t, gain): U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)).
+ * dim >= 2 ("Fan in and fan out can not be computed for tensor with fewer than
+ * 2 dimensions"). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_xavier_uniform_(glia_tensor *tensor, double gain);
+/** xavier_normal_(t, gain): N(0, gain * sqrt(2 / (fan_in + fan_out))). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_xavier_normal_(glia_tensor *tensor, double gain);
+
+/** Which fan kaiming_* scales by (torch's mode='fan_in' / 'fan_out'). */
+typedef enum glia_fan_mode GLIA_ENUM_BASE { GLIA_FAN_IN = 0, GLIA_FAN_OUT = 1 } glia_fan_mode;
+
+/**
+ * kaiming_uniform_(t, a, mode, nonlinearity): U(-b, b), b = sqrt(3) *
+ * calculate_gain(nonlinearity, a) / sqrt(fan). torch's defaults: a = 0,
+ * GLIA_FAN_IN, "leaky_relu" (nonlinearity NULL means "leaky_relu"). A
+ * zero-element tensor is left as is. Errors: "Unsupported nonlinearity foo".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_kaiming_uniform_(glia_tensor *tensor, double a, glia_fan_mode mode,
+                                                                  const char *nonlinearity);
+/** kaiming_normal_(t, a, mode, nonlinearity): N(0, gain / sqrt(fan)). See kaiming_uniform_. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_kaiming_normal_(glia_tensor *tensor, double a, glia_fan_mode mode,
+                                                                 const char *nonlinearity);
+/**
+ * orthogonal_(t, gain): a (semi-)orthogonal matrix times gain: t is viewed as
+ * [size(0), numel / size(0)]; the rows (when rows <= cols) or the columns are
+ * orthonormal. torch's method: QR of a normal matrix with Q's columns
+ * multiplied by sign(diag(R)). dim >= 2 ("Only tensors with 2 or more
+ * dimensions are supported").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_orthogonal_(glia_tensor *tensor, double gain);
+/**
+ * trunc_normal_(t, mean, std, a, b): N(mean, std) truncated to [a, b]
+ * (torch's defaults 0, 1, -2, 2) by torch's inverse-CDF method.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_trunc_normal_(glia_tensor *tensor, double mean, double std, double a,
+                                                               double b);
+/**
+ * calculate_gain(nonlinearity, param): 1 for "linear", "conv1d/2d/3d",
+ * "conv_transpose1d/2d/3d", "sigmoid"; 5/3 "tanh"; sqrt(2) "relu";
+ * sqrt(2 / (1 + param^2)) "leaky_relu" (param NaN: torch's default 0.01);
+ * 3/4 "selu". Errors: GLIA_ERR_INVALID_ARGUMENT ("Unsupported nonlinearity foo").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_calculate_gain(const char *nonlinearity, double param, double *out);
+
+/**
+ * torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type,
+ * error_if_nonfinite): the norm of all grads of `params` together (params
+ * without a grad are skipped; norm_type may be INFINITY), then every grad is
+ * scaled in place by min(1, max_norm / (total + 1e-6)). *out_total_norm (may
+ * be NULL) receives the total norm (0 when no grad). With error_if_nonfinite
+ * != 0 a NaN or infinite total is GLIA_ERR_INVALID_ARGUMENT with torch's text
+ * and no grad changes.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_norm_(glia_tensor *const *params, int64_t n_params,
+                                                                  double max_norm, double norm_type,
+                                                                  int32_t error_if_nonfinite, double *out_total_norm);
+/** torch.nn.utils.clip_grad_value_(params, clip_value): clamps each grad to [-clip_value, clip_value]. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_value_(glia_tensor *const *params, int64_t n_params,
+                                                                   double clip_value);
+
 /* ------------------------------------------------------------------------ */
 /* Optimizers and LR schedulers (torch.optim)                                 */
 /* ------------------------------------------------------------------------ */
+
+/*
+ * An optimizer updates the tensors it was given from their .grad: step()
+ * follows torch's single-tensor update exactly (fused into one pass per
+ * parameter), records no autograd history, skips tensors whose grad is
+ * NULL and bumps the version of every tensor it updates. Parameters must be
+ * leaves (GLIA_ERR_INVALID_ARGUMENT "can't optimize a non-leaf Tensor") and
+ * appear in one group only. Option errors are torch's ValueError texts
+ * ("Invalid learning rate: -1.0") with GLIA_ERR_INVALID_ARGUMENT. An empty
+ * list is "optimizer got an empty parameter list". Options structs: NULL
+ * means torch's defaults; the library reads only the fields struct_size covers.
+ */
+/** An optimizer (torch.optim.Optimizer). */
+typedef struct glia_optimizer glia_optimizer;
+
+/** Options of glia_optim_sgd. Initialise with glia_sgd_options_init(). */
+typedef struct glia_sgd_options {
+  size_t struct_size;
+  double lr;           /**< default 0.001 (torch 2.x's default; torch 1.13 requires it) */
+  double momentum;     /**< default 0 */
+  double dampening;    /**< default 0 */
+  double weight_decay; /**< default 0 */
+  int32_t nesterov;    /**< default 0; needs momentum > 0 and dampening 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_sgd_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_sgd_options_init(glia_sgd_options *options);
+
+/** Options of glia_optim_adam and glia_optim_adamw. Initialise with glia_adam_options_init() / glia_adamw_options_init(). */
+typedef struct glia_adam_options {
+  size_t struct_size;
+  double lr;           /**< default 0.001 */
+  double betas[2];     /**< default {0.9, 0.999}; each in [0, 1) */
+  double eps;          /**< default 1e-8 */
+  double weight_decay; /**< default 0 (Adam), 0.01 (AdamW) */
+  int32_t amsgrad;     /**< default 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_adam_options;
+/** AdamW takes the same options (weight_decay is decoupled, default 0.01). */
+typedef glia_adam_options glia_adamw_options;
+/** Sets torch's Adam defaults and struct_size. @since 0.1 */
+GLIA_API void glia_adam_options_init(glia_adam_options *options);
+/** Sets torch's AdamW defaults (weight_decay 0.01) and struct_size. @since 0.1 */
+GLIA_API void glia_adamw_options_init(glia_adamw_options *options);
+
+/** Options of glia_optim_rmsprop. Initialise with glia_rmsprop_options_init(). */
+typedef struct glia_rmsprop_options {
+  size_t struct_size;
+  double lr;           /**< default 0.01 */
+  double alpha;        /**< default 0.99 */
+  double eps;          /**< default 1e-8 */
+  double weight_decay; /**< default 0 */
+  double momentum;     /**< default 0 */
+  int32_t centered;    /**< default 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_rmsprop_options;
+/** Sets torch's defaults and struct_size. @since 0.1 */
+GLIA_API void glia_rmsprop_options_init(glia_rmsprop_options *options);
+
+/**
+ * torch.optim.SGD(params, ...): one parameter group of the n tensors (the
+ * optimizer retains them). options NULL: defaults. Errors: "Invalid learning
+ * rate: -1.0", "Invalid momentum value: -0.5", "Invalid weight_decay value:
+ * ...", "Nesterov momentum requires a momentum and zero dampening".
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_sgd(glia_tensor *const *params, int64_t n_params,
+                                                   const glia_sgd_options *options, glia_optimizer **out);
+/**
+ * torch.optim.Adam. Errors as torch: "Invalid learning rate", "Invalid
+ * epsilon value", "Invalid beta parameter at index 0: 1.0", "Invalid
+ * weight_decay value". @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_adam(glia_tensor *const *params, int64_t n_params,
+                                                    const glia_adam_options *options, glia_optimizer **out);
+/** torch.optim.AdamW (decoupled weight decay). options NULL: AdamW's defaults. See glia_optim_adam. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_adamw(glia_tensor *const *params, int64_t n_params,
+                                                     const glia_adamw_options *options, glia_optimizer **out);
+/** torch.optim.RMSprop. Errors as torch ("Invalid alpha value: -0.1", ...). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_rmsprop(glia_tensor *const *params, int64_t n_params,
+                                                       const glia_rmsprop_options *options, glia_optimizer **out);
+
+/** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_retain(glia_optimizer *optimizer);
+/** Drops a reference (NULL is accepted). @since 0.1 */
+GLIA_API glia_error *glia_optimizer_release(glia_optimizer *optimizer);
+/** step(): one update of every parameter that has a grad. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_step(glia_optimizer *optimizer);
+/** zero_grad(set_to_none): clears (set_to_none != 0, torch's default) or zeroes every grad. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_zero_grad(glia_optimizer *optimizer, int32_t set_to_none);
+/**
+ * add_param_group: a new group of the n tensors. options points to the
+ * optimizer's own options struct type (glia_sgd_options for SGD, ...) or is
+ * NULL for the optimizer's defaults (the options it was created with).
+ * Errors: "some parameters appear in more than one parameter group", the
+ * option errors of the constructor.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_add_param_group(glia_optimizer *optimizer,
+                                                                   glia_tensor *const *params, int64_t n_params,
+                                                                   const void *options);
+/** Number of parameter groups. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_num_param_groups(const glia_optimizer *optimizer, int64_t *out);
+/** The lr of group `group`. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_get_lr(const glia_optimizer *optimizer, int64_t group,
+                                                          double *out);
+/** Sets the lr of group `group` (param_group['lr'] = lr). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_set_lr(glia_optimizer *optimizer, int64_t group, double lr);
+/**
+ * state_dict() flattened into a new dict, in torch's order: per-parameter
+ * state "state.<index>.<name>" (index counts the parameters of all groups in
+ * order; names as torch's: "step" (float32 0-dim), "momentum_buffer",
+ * "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "square_avg", "grad_avg";
+ * torch's momentum_buffer None is left out), then "param_groups.<g>.<option>"
+ * (float64 0-dim; "betas" a float64 [2]; flags 0 or 1; "initial_lr" once a
+ * scheduler set it) and "param_groups.<g>.params" (int64 indices). State
+ * values are the optimizer's own tensors (not copies), as in torch.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_state_dict(const glia_optimizer *optimizer,
+                                                              glia_tensor_dict **out);
+/**
+ * load_state_dict(dict): torch's rules (copies of the state cast to each
+ * parameter's dtype; the groups' options replaced by the loaded ones; saved
+ * parameter indices mapped to the current parameters by position).
+ * All-or-nothing. Errors: GLIA_ERR_INVALID_ARGUMENT ("loaded state dict has a
+ * different number of parameter groups", "loaded state dict contains a
+ * parameter group that doesn't match the size of optimizer's group", a
+ * missing or unknown option, bad keys; torch's flags "foreach",
+ * "differentiable", "capturable", "fused" are ignored), GLIA_ERR_SHAPE (a
+ * state tensor not shaped like its parameter).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_load_state_dict(glia_optimizer *optimizer,
+                                                                   const glia_tensor_dict *dict);
+
+/**
+ * LR schedulers (torch.optim.lr_scheduler). Creating one sets each group's
+ * "initial_lr" (when absent) and performs torch's initial step (which sets
+ * the lrs of epoch 0); glia_lr_scheduler_step then advances one epoch with
+ * torch's chainable formula from the groups' current lrs. The scheduler
+ * retains its optimizer.
+ */
+typedef struct glia_lr_scheduler glia_lr_scheduler;
+
+/** StepLR(step_size, gamma): lr *= gamma every step_size epochs (step_size >= 1; torch's gamma 0.1). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_step_lr(glia_optimizer *optimizer, int64_t step_size,
+                                                              double gamma, glia_lr_scheduler **out);
+/** MultiStepLR(milestones, gamma): lr *= gamma^count at each milestone epoch (repeats count). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_multi_step_lr(glia_optimizer *optimizer,
+                                                                    const int64_t *milestones, int64_t n_milestones,
+                                                                    double gamma, glia_lr_scheduler **out);
+/** CosineAnnealingLR(T_max, eta_min) (T_max >= 1; torch's eta_min 0). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_cosine_annealing_lr(glia_optimizer *optimizer, int64_t t_max,
+                                                                          double eta_min, glia_lr_scheduler **out);
+/**
+ * LinearLR(start_factor, end_factor, total_iters) (torch's 1/3, 1.0, 5).
+ * Errors: "Starting multiplicative factor expected to be between 0 and 1."
+ * (and "Ending ..."). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_linear_lr(glia_optimizer *optimizer, double start_factor,
+                                                                double end_factor, int64_t total_iters,
+                                                                glia_lr_scheduler **out);
+/** step(): the next epoch's lrs into the optimizer's groups. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_step(glia_lr_scheduler *scheduler);
+/** get_last_lr()[group]. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_get_last_lr(const glia_lr_scheduler *scheduler, int64_t group,
+                                                                  double *out);
+/** Adds a reference. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *scheduler);
+/** Drops a reference (NULL is accepted). @since 0.1 */
+GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
 
 
 #ifdef __cplusplus

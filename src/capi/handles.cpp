@@ -125,6 +125,8 @@ const char* handle_type_name(HandleType t) {
       return "load_report";
     case HandleType::ProcessGroup:
       return "process_group";
+    case HandleType::Scheduler:
+      return "lr_scheduler";
   }
   return "object";
 }

@@ -24,6 +24,7 @@ enum class HandleType : uint8_t {
   TensorDict = 4,
   LoadReport = 5,
   ProcessGroup = 6,
+  Scheduler = 7,
 };
 
 const char* handle_type_name(HandleType t);

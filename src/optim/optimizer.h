@@ -1,0 +1,157 @@
+// torch.optim: the Optimizer base (param groups with their own options,
+// per-parameter state, zero_grad, state_dict / load_state_dict), SGD, Adam,
+// AdamW, RMSprop, and the LR schedulers StepLR, MultiStepLR,
+// CosineAnnealingLR and LinearLR.
+//
+// Note [Optimizer semantics follow torch]: the update of each parameter is
+// torch's single-tensor ("foreach=False") reference, fused into one pass over
+// the data (float32/float64 contiguous fast paths; other dtypes and layouts go
+// through a float64 copy). step() records no autograd graph, skips parameters
+// whose .grad is undefined and bumps the version of every updated parameter.
+// Options are a per-group ordered list of named values in torch's defaults
+// order (betas is a pair), which is also the state-dict layout:
+// "param_groups.<g>.<option>" and "state.<param index>.<name>".
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/refcount.h"
+#include "core/small_vector.h"
+#include "core/tensor.h"
+#include "nn/repr.h"
+#include "nn/tensor_dict.h"
+#include "nn/utils.h"
+
+namespace glia::optim {
+
+// One named option value: a scalar (1 value) or betas (2 values).
+struct Option {
+  std::string name;
+  SmallVector<double, 2> value;
+};
+
+struct ParamGroup {
+  std::vector<Tensor> params;
+  std::vector<Option> options;  // torch's defaults order; "initial_lr" appended by a scheduler
+
+  const Option* find(const std::string& name) const;
+  double get(const std::string& name) const;  // first value; Error(Internal) when absent
+  double get(const std::string& name, size_t i) const;
+  void set(const std::string& name, double v);  // appends when absent
+};
+
+// The state of one parameter: named tensors in torch's insertion order.
+struct ParamState {
+  std::vector<std::pair<std::string, Tensor>> entries;
+  Tensor* find(const std::string& name);
+  Tensor& get_or_add(const std::string& name);
+};
+
+class Optimizer : public RefCounted {
+ public:
+  // The type's name ("SGD") for messages.
+  virtual const char* type_name() const = 0;
+  // Default options (torch's defaults dict, in its order).
+  const std::vector<Option>& defaults() const { return defaults_; }
+
+  void step();
+  void zero_grad(bool set_to_none = true);
+  // Adds a group; missing options are taken from the defaults. Validates like
+  // torch (non-leaf, duplicates across groups, option ranges). All-or-nothing.
+  void add_param_group(std::vector<Tensor> params, std::vector<Option> options);
+
+  size_t num_groups() const { return groups_.size(); }
+  ParamGroup& group(size_t g);
+  const ParamGroup& group(size_t g) const;
+  double get_lr(size_t g) const { return group(g).get("lr"); }
+  void set_lr(size_t g, double lr);
+  int64_t num_params() const;
+
+  // torch's state_dict() flattened (see the Note).
+  Ref<nn::TensorDict> state_dict() const;
+  // torch's load_state_dict: all-or-nothing.
+  void load_state_dict(const nn::TensorDict& dict);
+
+  // The state of `p` (created on first use).
+  ParamState& state_of(const Tensor& p);
+  ParamState* state_if(const Tensor& p);
+
+ protected:
+  explicit Optimizer(std::vector<Option> defaults) : defaults_(std::move(defaults)) {}
+  // Throws torch's ValueError text (InvalidArgument) for bad option values.
+  virtual void validate(const std::vector<Option>& options) const = 0;
+  // Updates the parameters of one group that have a grad.
+  virtual void step_group(ParamGroup& group) = 0;
+  // Names of state entries that are not shaped like the parameter ("step").
+  virtual bool is_scalar_state(const std::string& name) const { return name == "step"; }
+
+ private:
+  std::vector<Option> defaults_;
+  std::vector<ParamGroup> groups_;
+  // Per-parameter state in insertion order (torch's dict order).
+  std::vector<std::pair<Ref<TensorImpl>, ParamState>> state_;
+  std::unordered_map<const TensorImpl*, size_t> state_index_;
+};
+
+using OptimizerRef = Ref<Optimizer>;
+
+struct SGDOptions {
+  double lr = 1e-3, momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false, maximize = false;
+};
+struct AdamOptions {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0;
+  bool amsgrad = false, maximize = false;
+};
+struct RMSpropOptions {
+  double lr = 1e-2, alpha = 0.99, eps = 1e-8, weight_decay = 0, momentum = 0;
+  bool centered = false, maximize = false;
+};
+
+std::vector<Option> to_options(const SGDOptions& o);
+std::vector<Option> to_options(const AdamOptions& o);
+std::vector<Option> to_options(const RMSpropOptions& o);
+
+// Construct with one group of `params` (torch: "optimizer got an empty parameter list").
+OptimizerRef make_sgd(std::vector<Tensor> params, const SGDOptions& o);
+OptimizerRef make_adam(std::vector<Tensor> params, const AdamOptions& o);
+OptimizerRef make_adamw(std::vector<Tensor> params, const AdamOptions& o);
+OptimizerRef make_rmsprop(std::vector<Tensor> params, const RMSpropOptions& o);
+
+using nn::py_float;
+
+// ---- LR schedulers --------------------------------------------------------------
+
+// torch's _LRScheduler: construction sets each group's initial_lr (when
+// absent) and performs the initial step; step() computes torch's chainable
+// get_lr() from the groups' current lrs.
+class LRScheduler : public RefCounted {
+ public:
+  void step();
+  const std::vector<double>& last_lr() const { return last_lr_; }
+  int64_t last_epoch() const { return last_epoch_; }
+  Optimizer& optimizer() { return *opt_; }
+
+ protected:
+  explicit LRScheduler(OptimizerRef opt);
+  // Call at the end of a derived constructor (torch's _initial_step).
+  void initial_step();
+  virtual std::vector<double> get_lr() = 0;
+  std::vector<double> group_lrs() const;
+
+  OptimizerRef opt_;
+  std::vector<double> base_lrs_;
+  int64_t last_epoch_ = -1;
+  int64_t step_count_ = 0;
+  std::vector<double> last_lr_;
+};
+
+Ref<LRScheduler> make_step_lr(OptimizerRef opt, int64_t step_size, double gamma);
+Ref<LRScheduler> make_multi_step_lr(OptimizerRef opt, std::vector<int64_t> milestones, double gamma);
+Ref<LRScheduler> make_cosine_annealing_lr(OptimizerRef opt, int64_t t_max, double eta_min);
+Ref<LRScheduler> make_linear_lr(OptimizerRef opt, double start_factor, double end_factor, int64_t total_iters);
+
+}  // namespace glia::optim
