@@ -1516,9 +1516,14 @@ typedef glia_error *(*glia_load_state_dict_post_hook_fn)(void *user_data, glia_m
 
 /**
  * Hook registration: free_user_data (may be NULL) runs exactly once, when the
- * hook is removed or the module destroyed; *out_hook_id receives an id unique
- * in the process. flags: GLIA_HOOK_PREPEND, and GLIA_HOOK_ALWAYS_CALL for
- * forward hooks (else GLIA_ERR_INVALID_ARGUMENT).
+ * hook is removed or the module destroyed, or at once when the registration
+ * fails; a graph recorded while a backward hook was registered keeps that hook
+ * (as torch does) and so delays the free until the graph is freed.
+ * *out_hook_id receives an id unique in the process. flags: GLIA_HOOK_PREPEND,
+ * and GLIA_HOOK_ALWAYS_CALL for forward hooks (else GLIA_ERR_INVALID_ARGUMENT).
+ * A hook's error fails the call (or the backward) with GLIA_ERR_CALLBACK
+ * carrying its message; errors of always_call hooks that run because forward
+ * failed are logged as warnings and the forward error is returned.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_add_forward_pre_hook(glia_module *module, glia_forward_pre_hook_fn fn,

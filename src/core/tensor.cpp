@@ -59,6 +59,17 @@ TensorImpl::TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntS
 
 TensorImpl::~TensorImpl() = default;
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  if (&src == this) return;
+  storage_ = src.storage_;
+  offset_ = src.offset_;
+  shape_ = src.shape_;
+  strides_ = src.strides_;
+  numel_ = src.numel_;
+  dtype_ = src.dtype_;
+  contiguous_ = src.contiguous_;
+}
+
 namespace {
 thread_local bool t_inference = false;  // trivially destructible TLS (dlclose-safe)
 }  // namespace

@@ -36,6 +36,11 @@ class TensorImpl : public RefCounted {
   // Address of the first element.
   void* data() const { return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize()); }
 
+  // torch's `t.data = src`: this impl takes src's storage, offset, geometry and
+  // dtype (views of the old data keep the old storage). Autograd state stays
+  // (nn::Module::to keeps parameters' identity this way).
+  void set_data(const TensorImpl& src);
+
   bool requires_grad = false;
   // A Python-number-like operand (scalar argument of an op): takes part in
   // type promotion with lower priority, as torch's wrapped numbers do.

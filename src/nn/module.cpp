@@ -315,8 +315,4 @@ Ref<TensorDict> Module::state_dict(bool keep_vars) {
   return d;
 }
 
-// ---- calling (hooks: see the core issue work in module_hooks.cpp) --------------------
-
-TensorList Module::call(const TensorList& inputs) { return forward(inputs); }
-
 }  // namespace glia::nn
