@@ -2,7 +2,6 @@
 // (tests/golden/gen_containers.py): repr of nested containers, state-dict keys and
 // order, slices, insert/append/set, forward/backward through a Sequential, errors,
 // and the state-dict order of the PyTorch modules note's StatefulModule.
-#include <dlfcn.h>
 
 #include <climits>
 
@@ -248,45 +247,29 @@ TEST(ContainerModules, SequentialForwardBackward) {
             "Sequential.forward() takes 2 positional arguments but 3 were given");
 }
 
-// The PyTorch modules note's StatefulModule: state_dict keys and order. Needs the core
-// helper's glia_module_create / register_* / add_module; looked up at run time so this
-// binary links without them (skipped until they are in the library).
+// The PyTorch modules note's StatefulModule: state_dict keys and order.
 TEST(ContainerModules, StatefulModuleStateDictOrder) {
-  void* lib = dlopen(GLIA_LIBRARY_PATH, RTLD_NOW | RTLD_NOLOAD);
-  if (!lib) lib = dlopen(GLIA_LIBRARY_PATH, RTLD_NOW);
-  ASSERT_NE(lib, nullptr);
-  auto def_init = reinterpret_cast<decltype(&glia_module_def_init)>(dlsym(lib, "glia_module_def_init"));
-  auto create = reinterpret_cast<decltype(&glia_module_create)>(dlsym(lib, "glia_module_create"));
-  auto reg_param =
-      reinterpret_cast<decltype(&glia_module_register_parameter)>(dlsym(lib, "glia_module_register_parameter"));
-  auto reg_buffer = reinterpret_cast<decltype(&glia_module_register_buffer)>(dlsym(lib, "glia_module_register_buffer"));
-  auto add_module = reinterpret_cast<decltype(&glia_module_add_module)>(dlsym(lib, "glia_module_add_module"));
-  if (!def_init || !create || !reg_param || !reg_buffer || !add_module)
-    GTEST_SKIP() << "glia_module_create/register_* not in this library yet (core helper)";
   Handles h;
   glia_module_def def;
-  def_init(&def);
+  glia_module_def_init(&def);
   ModuleHandle root, linear, plist, pdict;
-  GLIA_OK_(create("StatefulModule", &def, root.out()));
-  GLIA_OK_(reg_param(root, "param1", make(h, {1, 2}, {2}, GLIA_FLOAT32)));
-  GLIA_OK_(reg_param(root, "param2", make(h, {1, 2, 3}, {3}, GLIA_FLOAT32)));
-  GLIA_OK_(reg_param(root, "param3", nullptr));
+  GLIA_OK_(glia_module_create("StatefulModule", &def, root.out()));
+  GLIA_OK_(glia_module_register_parameter(root, "param1", make(h, {1, 2}, {2}, GLIA_FLOAT32)));
+  GLIA_OK_(glia_module_register_parameter(root, "param2", make(h, {1, 2, 3}, {3}, GLIA_FLOAT32)));
+  GLIA_OK_(glia_module_register_parameter(root, "param3", nullptr));
   glia_tensor* pl[] = {make(h, std::vector<double>(10, 0.0), {10}), make(h, std::vector<double>(10, 0.0), {10}),
                        make(h, std::vector<double>(10, 0.0), {10})};
   GLIA_OK_(glia_nn_parameter_list(pl, 3, plist.out()));
   const char* keys[] = {"foo", "bar"};
   glia_tensor* pv[] = {make(h, {0, 0, 0}, {3}), make(h, {0, 0, 0, 0}, {4})};
   GLIA_OK_(glia_nn_parameter_dict(keys, pv, 2, pdict.out()));
-  GLIA_OK_(add_module(root, "param_list", plist));
-  GLIA_OK_(add_module(root, "param_dict", pdict));
-  GLIA_OK_(reg_buffer(root, "buffer1", make(h, {0, 0, 0, 0}, {4}), 1));
-  GLIA_OK_(reg_buffer(root, "buffer2", make(h, {0, 0, 0, 0, 0}, {5}), 0));
-  GLIA_OK_(reg_buffer(root, "buffer3", nullptr, 1));
-  // Linear(2, 3) as a host module with weight [3, 2] and bias [3] (same state-dict entries).
-  GLIA_OK_(create("Linear", &def, linear.out()));
-  GLIA_OK_(reg_param(linear, "weight", make(h, std::vector<double>(6, 0.0), {3, 2}, GLIA_FLOAT32)));
-  GLIA_OK_(reg_param(linear, "bias", make(h, {0, 0, 0}, {3}, GLIA_FLOAT32)));
-  GLIA_OK_(add_module(root, "linear", linear));
+  GLIA_OK_(glia_module_add_module(root, "param_list", plist));
+  GLIA_OK_(glia_module_add_module(root, "param_dict", pdict));
+  GLIA_OK_(glia_module_register_buffer(root, "buffer1", make(h, {0, 0, 0, 0}, {4}), 1));
+  GLIA_OK_(glia_module_register_buffer(root, "buffer2", make(h, {0, 0, 0, 0, 0}, {5}), 0));
+  GLIA_OK_(glia_module_register_buffer(root, "buffer3", nullptr, 1));
+  GLIA_OK_(glia_nn_linear(2, 3, 1, nullptr, linear.out()));
+  GLIA_OK_(glia_module_add_module(root, "linear", linear));
   EXPECT_EQ(state_dict_keys(root), fixture()["stateful_keys"].get<std::vector<std::string>>());
   EXPECT_EQ(state_dict_keys(root),
             (std::vector<std::string>{"param1", "param2", "buffer1", "param_list.0", "param_list.1", "param_list.2",
