@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/gemm.h"
 
 namespace glia::ops {
 
@@ -79,6 +80,12 @@ void gemm_serial(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (own_sgemm_preferred(M, N, K)) {  // Note [Own SGEMM]
+      own_sgemm(M, N, K, alpha, A.p, A.s0, A.s1, B.p, B.s0, B.s1, beta, C, ldc);
+      return;
+    }
+  }
   bool ta, tb;
   int64_t lda, ldb;
   std::vector<T> abuf, bbuf;  // only for operands BLAS cannot read in place
@@ -111,9 +118,9 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B,
     gemm_serial(M, N, K, alpha, A, B, beta, C, ldc);
     return;
   }
-  // Pieces of whole 16-row (or column) blocks, each at least kGemmGrain multiply-adds, about two
+  // Pieces of whole 32-row (or column) blocks, each at least kGemmGrain multiply-adds, about two
   // per thread so that a late thread's share is taken over (parallel_pieces).
-  constexpr int64_t kBlock = 16;
+  constexpr int64_t kBlock = 32;  // a multiple of the own kernel's tile (Note [Own SGEMM])
   bool rows = M >= N;
   int64_t len = rows ? M : N;
   int64_t nb = (len + kBlock - 1) / kBlock;
