@@ -20,6 +20,10 @@
 #include <cstring>
 #include <memory>
 
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace glia::ops {
 
 namespace {
@@ -126,8 +130,52 @@ struct Buffer {
   }
 };
 
+#define GLIA_UNPACK_PD(f, a, b) _mm512_castpd_ps(f(_mm512_castps_pd(a), _mm512_castps_pd(b)))
+
+// dst[k * ldd + c] = src[c * lds + k] for c < rows (<= 16), k < 16: a 16x16 in-register transpose
+// (rows beyond `rows` read as zero; only `rows` columns of dst are written).
+__attribute__((target("avx512f"))) void transpose16(const float* src, int64_t lds, int rows, float* dst, int64_t ldd) {
+  __m512 r[16], t[16];
+#pragma GCC unroll 16
+  for (int c = 0; c < 16; ++c) r[c] = c < rows ? _mm512_loadu_ps(src + c * lds) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = GLIA_UNPACK_PD(_mm512_unpacklo_pd, t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = GLIA_UNPACK_PD(_mm512_unpackhi_pd, t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = GLIA_UNPACK_PD(_mm512_unpacklo_pd, t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = GLIA_UNPACK_PD(_mm512_unpackhi_pd, t[4 * i + 1], t[4 * i + 3]);
+  }
+  // r[4i + j] holds rows 4i..4i+3 at column 4L + j in 128-bit lane L.
+  const __mmask16 m = static_cast<__mmask16>((1u << rows) - 1);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    __m512 x0 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), x1 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xdd);
+    __m512 y0 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), y1 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xdd);
+    _mm512_mask_storeu_ps(dst + j * ldd, m, _mm512_shuffle_f32x4(x0, y0, 0x88));
+    _mm512_mask_storeu_ps(dst + (4 + j) * ldd, m, _mm512_shuffle_f32x4(x1, y1, 0x88));
+    _mm512_mask_storeu_ps(dst + (8 + j) * ldd, m, _mm512_shuffle_f32x4(x0, y0, 0xdd));
+    _mm512_mask_storeu_ps(dst + (12 + j) * ldd, m, _mm512_shuffle_f32x4(x1, y1, 0xdd));
+  }
+}
+
+// dst[k * ldd + c] = src[c * lds + k] for c < n, k < kc, with the 16x16 transpose where available.
+void transpose_into(const float* src, int64_t lds, int64_t n, int64_t kc, float* dst, int64_t ldd, bool avx512) {
+  int64_t k = 0;
+  if (avx512)
+    for (; k + 16 <= kc; k += 16)
+      for (int64_t c = 0; c < n; c += 16)
+        transpose16(src + c * lds + k, lds, static_cast<int>(std::min<int64_t>(16, n - c)), dst + k * ldd + c, ldd);
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t kk = k; kk < kc; ++kk) dst[kk * ldd + c] = src[c * lds + kk];
+}
+
 // Bp [panels][kc][NR]: B rows [k0, k0 + kc), all N columns, zero beyond N.
-void pack_b(const float* B, int64_t s0, int64_t s1, int64_t k0, int64_t kc, int64_t N, int nr, float* Bp) {
+void pack_b(const float* B, int64_t s0, int64_t s1, int64_t k0, int64_t kc, int64_t N, int nr, float* Bp, bool avx512) {
   for (int64_t j0 = 0; j0 < N; j0 += nr) {
     int64_t w = std::min<int64_t>(nr, N - j0);
     float* dst = Bp + j0 * kc;  // (j0 / nr) * kc * nr
@@ -138,11 +186,15 @@ void pack_b(const float* B, int64_t s0, int64_t s1, int64_t k0, int64_t kc, int6
         for (int64_t c = 0; c < w; ++c) d[c] = src[c];
         for (int64_t c = w; c < nr; ++c) d[c] = 0.0f;
       }
+    } else if (s0 == 1) {
+      transpose_into(B + k0 + j0 * s1, s1, w, kc, dst, nr, avx512);
     } else {
       for (int64_t c = 0; c < w; ++c) {
         const float* src = B + k0 * s0 + (j0 + c) * s1;
         for (int64_t k = 0; k < kc; ++k) dst[k * nr + c] = src[k * s0];
       }
+    }
+    if (s1 != 1) {
       for (int64_t c = w; c < nr; ++c)
         for (int64_t k = 0; k < kc; ++k) dst[k * nr + c] = 0.0f;
     }
@@ -150,7 +202,8 @@ void pack_b(const float* B, int64_t s0, int64_t s1, int64_t k0, int64_t kc, int6
 }
 
 // Ap [panels][kc][MR]: A rows [i0, i0 + mc), columns [k0, k0 + kc), zero beyond mc.
-void pack_a(const float* A, int64_t s0, int64_t s1, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* Ap) {
+void pack_a(const float* A, int64_t s0, int64_t s1, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* Ap,
+            bool avx512) {
   for (int64_t r0 = 0; r0 < mc; r0 += mr) {
     int64_t h = std::min<int64_t>(mr, mc - r0);
     float* dst = Ap + r0 * kc;
@@ -161,11 +214,15 @@ void pack_a(const float* A, int64_t s0, int64_t s1, int64_t i0, int64_t mc, int6
         for (int64_t r = 0; r < h; ++r) d[r] = src[r];
         for (int64_t r = h; r < mr; ++r) d[r] = 0.0f;
       }
+    } else if (s1 == 1) {
+      transpose_into(A + (i0 + r0) * s0 + k0, s0, h, kc, dst, mr, avx512);
     } else {
       for (int64_t r = 0; r < h; ++r) {
         const float* src = A + (i0 + r0 + r) * s0 + k0 * s1;
         for (int64_t k = 0; k < kc; ++k) dst[k * mr + r] = src[k * s1];
       }
+    }
+    if (!(s0 == 1 && s1 != 1)) {
       for (int64_t r = h; r < mr; ++r)
         for (int64_t k = 0; k < kc; ++k) dst[k * mr + r] = 0.0f;
     }
@@ -191,6 +248,7 @@ void own_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int
   }
   const Isa& s = isa();
   const int mr = s.mr, nr = s.nr;
+  const bool avx512 = s.kernel == kernel_avx512;
   thread_local Buffer abuf, bbuf;
   const int64_t npan = (N + nr - 1) / nr;
   const int64_t kcmax = std::min(K, kKC);
@@ -200,10 +258,10 @@ void own_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int
   for (int64_t k0 = 0; k0 < K; k0 += kKC) {
     const int64_t kc = std::min(kKC, K - k0);
     const float b = k0 == 0 ? beta : 1.0f;
-    pack_b(B, bs0, bs1, k0, kc, N, nr, Bp);
+    pack_b(B, bs0, bs1, k0, kc, N, nr, Bp, avx512);
     for (int64_t i0 = 0; i0 < M; i0 += kMC) {
       const int64_t mc = std::min(kMC, M - i0);
-      pack_a(A, as0, as1, i0, mc, k0, kc, mr, Ap);
+      pack_a(A, as0, as1, i0, mc, k0, kc, mr, Ap, avx512);
       for (int64_t j0 = 0; j0 < N; j0 += nr) {
         const int64_t w = std::min<int64_t>(nr, N - j0);
         const float* bp = Bp + j0 * kc;
