@@ -32,12 +32,14 @@ constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 96;
 constexpr int kMaxMR = 8, kMaxNR = 32;
 
-// C tile [MR, NR] (row stride ldc) <- alpha * Ap Bp + beta * C over kc packed steps (beta == 0: C not read).
-using Kernel = void (*)(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t ldc, float alpha, float beta);
+// C tile [MR, NR] (row stride ldc) <- alpha * Ap Bp + beta * C over kc steps (beta == 0: C not read); Ap packed
+// [kc][MR], Bp rows of NR floats ldb apart (packed: ldb == NR; or B itself when its rows are contiguous).
+using Kernel = void (*)(int64_t kc, const float* Ap, const float* Bp, int64_t ldb, float* C, int64_t ldc, float alpha,
+                        float beta);
 
 __attribute__((target("avx512f,fma"))) void kernel_avx512(int64_t kc, const float* __restrict Ap,
-                                                          const float* __restrict Bp, float* __restrict C, int64_t ldc,
-                                                          float alpha, float beta) {
+                                                          const float* __restrict Bp, int64_t ldb, float* __restrict C,
+                                                          int64_t ldc, float alpha, float beta) {
   __m512 c[8][2];
 #pragma GCC unroll 8
   for (int r = 0; r < 8; ++r) c[r][0] = c[r][1] = _mm512_setzero_ps();
@@ -50,7 +52,7 @@ __attribute__((target("avx512f,fma"))) void kernel_avx512(int64_t kc, const floa
       c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
     }
     Ap += 8;
-    Bp += 32;
+    Bp += ldb;
   }
   __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 8
@@ -67,7 +69,8 @@ __attribute__((target("avx512f,fma"))) void kernel_avx512(int64_t kc, const floa
 }
 
 __attribute__((target("avx2,fma"))) void kernel_avx2(int64_t kc, const float* __restrict Ap, const float* __restrict Bp,
-                                                     float* __restrict C, int64_t ldc, float alpha, float beta) {
+                                                     int64_t ldb, float* __restrict C, int64_t ldc, float alpha,
+                                                     float beta) {
   __m256 c[6][2];
 #pragma GCC unroll 6
   for (int r = 0; r < 6; ++r) c[r][0] = c[r][1] = _mm256_setzero_ps();
@@ -80,7 +83,7 @@ __attribute__((target("avx2,fma"))) void kernel_avx2(int64_t kc, const float* __
       c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
     }
     Ap += 6;
-    Bp += 16;
+    Bp += ldb;
   }
   __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
 #pragma GCC unroll 6
@@ -258,22 +261,31 @@ void own_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int
   for (int64_t k0 = 0; k0 < K; k0 += kKC) {
     const int64_t kc = std::min(kKC, K - k0);
     const float b = k0 == 0 ? beta : 1.0f;
-    pack_b(B, bs0, bs1, k0, kc, N, nr, Bp, avx512);
+    // Few row panels reuse each B panel: read B in place where its rows are contiguous (packing would
+    // cost as much as the product, e.g. a convolution's 6-row GEMM); the edge panel is packed.
+    const bool direct_b = bs1 == 1 && M <= 32;
+    if (direct_b) {
+      if (N % nr) pack_b(B + (N / nr) * nr, bs0, bs1, k0, kc, N % nr, nr, Bp + (N / nr) * nr * kc, avx512);
+    } else {
+      pack_b(B, bs0, bs1, k0, kc, N, nr, Bp, avx512);
+    }
     for (int64_t i0 = 0; i0 < M; i0 += kMC) {
       const int64_t mc = std::min(kMC, M - i0);
       pack_a(A, as0, as1, i0, mc, k0, kc, mr, Ap, avx512);
       for (int64_t j0 = 0; j0 < N; j0 += nr) {
         const int64_t w = std::min<int64_t>(nr, N - j0);
-        const float* bp = Bp + j0 * kc;
+        const bool in_place = direct_b && w == nr;
+        const float* bp = in_place ? B + k0 * bs0 + j0 : Bp + j0 * kc;
+        const int64_t ldb = in_place ? bs0 : nr;
         for (int64_t r0 = 0; r0 < mc; r0 += mr) {
           const int64_t h = std::min<int64_t>(mr, mc - r0);
           const float* ap = Ap + r0 * kc;
           float* c = C + (i0 + r0) * ldc + j0;
           if (h == mr && w == nr) {
-            s.kernel(kc, ap, bp, c, ldc, alpha, b);
+            s.kernel(kc, ap, bp, ldb, c, ldc, alpha, b);
             continue;
           }
-          s.kernel(kc, ap, bp, tile, nr, 1.0f, 0.0f);
+          s.kernel(kc, ap, bp, ldb, tile, nr, 1.0f, 0.0f);
           for (int64_t r = 0; r < h; ++r)
             for (int64_t q = 0; q < w; ++q) {
               float v = alpha * tile[r * nr + q];

@@ -307,7 +307,16 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, 
                ".  Target sizes: ", IntSpan(shape), ".  Tensor sizes: ", bias.shape());
   }
   Tensor out = empty(shape, a.dtype());
-  if (beta != 0) copy_into(out, expand_to(bias, shape));
+  if (beta != 0) {
+    if (bias.dim() == 1 && bias.size(0) == shape[1] && bias.dtype() == DType::Float32 && bias.is_contiguous()) {
+      // linear's bias: one row copy per output row (the strided copy of the expanded bias is slower).
+      const float* bp = bias.data_ptr<float>();
+      float* op = out.data_ptr<float>();
+      for (int64_t i = 0; i < shape[0]; ++i) std::copy(bp, bp + shape[1], op + i * shape[1]);
+    } else {
+      copy_into(out, expand_to(bias, shape));
+    }
+  }
   gemm_into(out, a, b, beta, alpha);
   return out;
 }

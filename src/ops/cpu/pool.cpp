@@ -90,6 +90,37 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
     // over a row of windows with branchless updates, a loop the compiler vectorises.
     const bool inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && (g.Ho - 1) * g.sh + g.kh <= g.H &&
                         (g.Wo - 1) * g.sw + g.kw <= g.W;
+    if (inside && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2) {
+      // The common 2x2 / stride 2 window: four taps per output in scan order, torch's rule (the first
+      // maximum, a NaN wins: the last one in scan order).
+      parallel_for(0, g.N * g.C, plane_grain(HoWo * 4), [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          const T* src = xp + p * HW;
+          T* __restrict dst = yp + p * HoWo;
+          int64_t* __restrict id = ip + p * HoWo;
+          for (int64_t oh = 0; oh < g.Ho; ++oh) {
+            const int64_t base = 2 * oh * g.W;
+            const T* r0 = src + base;
+            const T* r1 = r0 + g.W;
+            for (int64_t ow = 0; ow < g.Wo; ++ow) {
+              A v[4] = {static_cast<A>(r0[2 * ow]), static_cast<A>(r0[2 * ow + 1]), static_cast<A>(r1[2 * ow]),
+                        static_cast<A>(r1[2 * ow + 1])};
+              const int64_t off[4] = {0, 1, g.W, g.W + 1};
+              A best = v[0];
+              int64_t bi = 0;
+              for (int t = 1; t < 4; ++t) {
+                bool take = (v[t] > best) | (v[t] != v[t]);
+                best = take ? v[t] : best;
+                bi = take ? off[t] : bi;
+              }
+              dst[oh * g.Wo + ow] = static_cast<T>(best);
+              id[oh * g.Wo + ow] = base + 2 * ow + bi;
+            }
+          }
+        }
+      });
+      return;
+    }
     if (inside) {
       parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
         std::unique_ptr<A[]> best(new A[g.Wo]);
