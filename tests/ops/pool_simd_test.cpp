@@ -1,0 +1,63 @@
+// max_pool2d's 2x2 / stride-2 fast paths (scalar for float64, AVX-512 for float32 with masked row
+// tails) against a naive reference of torch's rule: taps in scan order, the first maximum wins, a
+// NaN wins (the last NaN in scan order). Many ties and NaNs, widths across the 16-lane tail masks,
+// odd sizes (the last row / column is dropped), values and the returned indices.
+#include <cmath>
+#include <random>
+
+#include "support/fixture.h"
+
+using namespace glia_test;
+
+namespace {
+
+void check_pool(int64_t N, int64_t C, int64_t H, int64_t W, glia_dtype dt, std::mt19937& gen) {
+  std::uniform_int_distribution<int> pick(0, 9);
+  std::vector<double> x(static_cast<size_t>(N * C * H * W));
+  for (double& v : x) {
+    int r = pick(gen);
+    v = r == 0 ? NAN : r == 1 ? -INFINITY : static_cast<double>(pick(gen) % 4);  // ties are common
+  }
+  Handles h;
+  glia_tensor* t = make(h, x, {N, C, H, W}, dt);
+  glia_max_pool2d_options o;
+  glia_max_pool2d_options_init(&o);
+  o.kernel_size[0] = o.kernel_size[1] = 2;
+  glia_tensor *y = nullptr, *idx = nullptr;
+  ok(glia_max_pool2d(t, &o, &y, &idx), "glia_max_pool2d");
+  h.add(y);
+  h.add(idx);
+  std::vector<double> got = values(y), gidx = values(idx);
+  const int64_t Ho = H / 2, Wo = W / 2;
+  ASSERT_EQ(got.size(), static_cast<size_t>(N * C * Ho * Wo));
+  for (int64_t p = 0; p < N * C; ++p)
+    for (int64_t oh = 0; oh < Ho; ++oh)
+      for (int64_t ow = 0; ow < Wo; ++ow) {
+        double best = -INFINITY;
+        int64_t bi = 2 * oh * W + 2 * ow;
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 2; ++j) {
+            int64_t at = (2 * oh + i) * W + 2 * ow + j;
+            double v = x[static_cast<size_t>(p * H * W + at)];
+            if (v > best || std::isnan(v)) best = v, bi = at;
+          }
+        size_t o = static_cast<size_t>((p * Ho + oh) * Wo + ow);
+        if (std::isnan(best))
+          ASSERT_TRUE(std::isnan(got[o])) << "W=" << W << " at " << o;
+        else
+          ASSERT_EQ(got[o], best) << "W=" << W << " at " << o;
+        ASSERT_EQ(gidx[o], static_cast<double>(bi)) << "W=" << W << " at " << o;
+      }
+}
+
+TEST(MaxPool2x2, FastPathMatchesScanOrderRule) {
+  std::mt19937 gen(1);
+  for (glia_dtype dt : {GLIA_FLOAT32, GLIA_FLOAT64})
+    for (int64_t W : {2, 3, 5, 16, 30, 31, 32, 33, 34, 64, 66, 70})
+      for (int64_t H : {2, 5}) {
+        check_pool(2, 3, H, W, dt, gen);
+        if (HasFatalFailure()) return;
+      }
+}
+
+}  // namespace
