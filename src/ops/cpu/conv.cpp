@@ -3,8 +3,11 @@
 // parallel over the batch.
 #include "ops/conv.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -130,6 +133,34 @@ inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off
   o1 = std::min(std::max(o1, o0), Wo);
 }
 
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+bool has_avx512f() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+
+// d[ow] = ow in [ow0, ow1) ? src[ow] : 0 for ow < Wo, 16 columns a step with masked loads and stores
+// (an im2col row at stride 1: the rows are short, a memmove call per row cost more than the copy).
+// Masked-off lanes are not read (`src` may point before the input row for padded columns).
+__attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int64_t Wo, int64_t ow0, int64_t ow1,
+                                                          float* d) {
+  for (int64_t ow = 0; ow < Wo; ow += 16) {
+    const int64_t n = std::min<int64_t>(16, Wo - ow);
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    const uint32_t valid = hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u;
+    const __m512 v = _mm512_maskz_loadu_ps(
+        static_cast<__mmask16>(valid),
+        reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(src) + static_cast<uintptr_t>(ow) * sizeof(float)));
+    _mm512_mask_storeu_ps(d + ow, static_cast<__mmask16>((1u << n) - 1), v);
+  }
+}
+
 // cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
 // channels x [C, H, W].
 template <class T>
@@ -147,6 +178,15 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
           if (ih < 0 || ih >= g.H) {
             std::fill(d, d + g.Wo, T(0));
             continue;
+          }
+          if constexpr (std::is_same_v<T, float>) {
+            if (g.sw == 1 && has_avx512f()) {
+              // The row's first element as an address (it may lie before the row when padded).
+              const uintptr_t row = reinterpret_cast<uintptr_t>(x + (c * g.H + ih) * g.W) +
+                                    static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+              im2col_row_avx512(reinterpret_cast<const float*>(row), g.Wo, ow0, ow1, d);
+              continue;
+            }
           }
           const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
           std::fill(d, d + ow0, T(0));

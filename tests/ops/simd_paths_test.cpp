@@ -1,3 +1,5 @@
+// The AVX-512 paths of the convolution and pooling kernels against their portable counterparts.
+//
 // max_pool2d's 2x2 / stride-2 fast paths (scalar for float64, AVX-512 for float32 with masked row
 // tails) against a naive reference of torch's rule: taps in scan order, the first maximum wins, a
 // NaN wins (the last NaN in scan order). Many ties and NaNs, widths across the 16-lane tail masks,
@@ -58,6 +60,36 @@ TEST(MaxPool2x2, FastPathMatchesScanOrderRule) {
         check_pool(2, 3, H, W, dt, gen);
         if (HasFatalFailure()) return;
       }
+}
+
+// im2col's masked AVX-512 rows (float32, stride 1) against the float64 path, over output widths
+// across several 16-column chunks, padding (also wider than the kernel) and dilation.
+TEST(Im2colAvx512, Float32ConvMatchesFloat64) {
+  std::mt19937 gen(2);
+  std::uniform_real_distribution<double> u(-1, 1);
+  struct G {
+    int64_t H, W, k, pad, dil;
+  };
+  for (G g : {G{9, 37, 5, 2, 1}, G{7, 20, 3, 4, 1}, G{6, 33, 3, 1, 2}, G{5, 16, 1, 0, 1}, G{6, 50, 5, 0, 1}}) {
+    std::vector<double> x(static_cast<size_t>(2 * 3 * g.H * g.W)), w(static_cast<size_t>(4 * 3 * g.k * g.k));
+    for (double& v : x) v = u(gen);
+    for (double& v : w) v = u(gen);
+    glia_conv2d_options o;
+    glia_conv2d_options_init(&o);
+    o.padding[0] = o.padding[1] = g.pad;
+    o.dilation[0] = o.dilation[1] = g.dil;
+    std::vector<double> out[2];
+    int i = 0;
+    for (glia_dtype dt : {GLIA_FLOAT32, GLIA_FLOAT64}) {
+      Handles h;
+      glia_tensor* y = nullptr;
+      ok(glia_conv2d(make(h, x, {2, 3, g.H, g.W}, dt), make(h, w, {4, 3, g.k, g.k}, dt), nullptr, &o, &y),
+         "glia_conv2d");
+      h.add(y);
+      out[i++] = values(y);
+    }
+    expect_values(out[0], out[1], 1e-5, "conv2d W=" + std::to_string(g.W));
+  }
 }
 
 }  // namespace
