@@ -154,10 +154,14 @@ __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int6
     const int64_t n = std::min<int64_t>(16, Wo - ow);
     const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
     const uint32_t valid = hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u;
-    const __m512 v = _mm512_maskz_loadu_ps(
-        static_cast<__mmask16>(valid),
-        reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(src) + static_cast<uintptr_t>(ow) * sizeof(float)));
-    _mm512_mask_storeu_ps(d + ow, static_cast<__mmask16>((1u << n) - 1), v);
+    const float* s =
+        reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(src) + static_cast<uintptr_t>(ow) * sizeof(float));
+    // Plain moves where all 16 lanes are valid (masked ones cost more on some cores).
+    const __m512 v = valid == 0xffffu ? _mm512_loadu_ps(s) : _mm512_maskz_loadu_ps(static_cast<__mmask16>(valid), s);
+    if (n == 16)
+      _mm512_storeu_ps(d + ow, v);
+    else
+      _mm512_mask_storeu_ps(d + ow, static_cast<__mmask16>((1u << n) - 1), v);
   }
 }
 
