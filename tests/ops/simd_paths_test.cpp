@@ -70,7 +70,8 @@ TEST(Im2colAvx512, Float32ConvMatchesFloat64) {
   struct G {
     int64_t H, W, k, pad, dil;
   };
-  for (G g : {G{9, 37, 5, 2, 1}, G{7, 20, 3, 4, 1}, G{6, 33, 3, 1, 2}, G{5, 16, 1, 0, 1}, G{6, 50, 5, 0, 1}}) {
+  for (G g : {G{9, 37, 5, 2, 1}, G{7, 20, 3, 4, 1}, G{6, 33, 3, 1, 2}, G{5, 16, 1, 0, 1}, G{6, 50, 5, 0, 1},
+              G{5, 70, 3, 1, 1}, G{7, 66, 2, 0, 1}}) {
     std::vector<double> x(static_cast<size_t>(2 * 3 * g.H * g.W)), w(static_cast<size_t>(4 * 3 * g.k * g.k));
     for (double& v : x) v = u(gen);
     for (double& v : w) v = u(gen);

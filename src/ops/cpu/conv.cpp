@@ -165,6 +165,39 @@ __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int6
   }
 }
 
+// All output rows [oh0, oh1) of one (channel, ki, kj) row block of im2col at stride 1 in width, for
+// Wo <= 64: the load and store masks of the (at most four) 16-column chunks are computed once, each
+// output row is then a few masked moves (rows are short: per-row overhead dominated otherwise).
+// xc: the channel's [H, W] plane; dst: [oh1 - oh0, Wo].
+__attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, const ConvGeom& g, int64_t ki, int64_t kj,
+                                                           int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
+                                                           float* dst) {
+  const int64_t nch = (g.Wo + 15) / 16;
+  __mmask16 lm[4], sm[4];
+  for (int64_t ch = 0; ch < nch; ++ch) {
+    const int64_t ow = 16 * ch, n = std::min<int64_t>(16, g.Wo - ow);
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
+    sm[ch] = static_cast<__mmask16>((1u << n) - 1);
+  }
+  const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    float* d = dst + (oh - oh0) * g.Wo;
+    if (ih < 0 || ih >= g.H) {
+      for (int64_t ch = 0; ch < nch; ++ch) _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_setzero_ps());
+      continue;
+    }
+    // The row's first element as an address (it may lie before the row when padded; masked-off
+    // lanes are not read).
+    const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      const float* src = reinterpret_cast<const float*>(row + static_cast<uintptr_t>(64 * ch));
+      _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_maskz_loadu_ps(lm[ch], src));
+    }
+  }
+}
+
 // cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
 // channels x [C, H, W].
 template <class T>
@@ -176,6 +209,12 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
         T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        if constexpr (std::is_same_v<T, float>) {
+          if (g.sw == 1 && g.Wo <= 64 && has_avx512f()) {
+            im2col_rows_avx512(x + c * g.H * g.W, g, ki, kj, oh0, oh1, ow0, ow1, dst);
+            continue;
+          }
+        }
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           T* d = dst + (oh - oh0) * g.Wo;
