@@ -62,7 +62,7 @@ TEST(MaxPool2x2, FastPathMatchesScanOrderRule) {
       }
 }
 
-// im2col's masked AVX-512 rows (float32, stride 1) against the float64 path, over output widths
+// im2col's and col2im's masked AVX-512 rows (float32, stride 1) against the float64 path, over output widths
 // across several 16-column chunks, padding (also wider than the kernel) and dilation.
 TEST(Im2colAvx512, Float32ConvMatchesFloat64) {
   std::mt19937 gen(2);
@@ -90,6 +90,24 @@ TEST(Im2colAvx512, Float32ConvMatchesFloat64) {
       out[i++] = values(y);
     }
     expect_values(out[0], out[1], 1e-5, "conv2d W=" + std::to_string(g.W));
+    // col2im (the input gradient): the same in float32 and float64.
+    std::vector<double> gx[2];
+    i = 0;
+    for (glia_dtype dt : {GLIA_FLOAT32, GLIA_FLOAT64}) {
+      Handles h;
+      glia_tensor* xt = make(h, x, {2, 3, g.H, g.W}, dt);
+      ok(glia_tensor_set_requires_grad(xt, 1), "requires_grad");
+      glia_tensor *y = nullptr, *s = nullptr, *grad = nullptr;
+      ok(glia_conv2d(xt, make(h, w, {4, 3, g.k, g.k}, dt), nullptr, &o, &y), "glia_conv2d");
+      h.add(y);
+      ok(glia_sum(y, nullptr, 0, 0, &s), "sum");
+      h.add(s);
+      ok(glia_tensor_backward(s, nullptr, 0), "backward");
+      ok(glia_tensor_grad(xt, &grad), "grad");
+      h.add(grad);
+      gx[i++] = values(grad);
+    }
+    expect_values(gx[0], gx[1], 1e-5, "conv2d input grad W=" + std::to_string(g.W));
   }
 }
 

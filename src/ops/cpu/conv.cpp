@@ -243,6 +243,32 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
       }
 }
 
+// The adjoint of im2col_rows_avx512: xc [H, W] += the (channel, ki, kj) row block src [oh1 - oh0, Wo]
+// (stride 1 in width, Wo <= 64), masks computed once.
+__attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, const ConvGeom& g, int64_t ki, int64_t kj,
+                                                           int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
+                                                           float* xc) {
+  const int64_t nch = (g.Wo + 15) / 16;
+  __mmask16 lm[4];
+  for (int64_t ch = 0; ch < nch; ++ch) {
+    const int64_t ow = 16 * ch;
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
+  }
+  const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    if (ih < 0 || ih >= g.H) continue;
+    const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
+    const float* s = src + (oh - oh0) * g.Wo;
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      float* d = reinterpret_cast<float*>(row + static_cast<uintptr_t>(64 * ch));
+      const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(lm[ch], d), _mm512_maskz_loadu_ps(lm[ch], s + 16 * ch));
+      _mm512_mask_storeu_ps(d, lm[ch], sum);
+    }
+  }
+}
+
 // x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
 template <class T>
 void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
@@ -253,6 +279,12 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0,
         const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        if constexpr (std::is_same_v<T, float>) {
+          if (g.sw == 1 && g.Wo <= 64 && has_avx512f()) {
+            col2im_rows_avx512(src, g, ki, kj, oh0, oh1, ow0, ow1, x + c * g.H * g.W);
+            continue;
+          }
+        }
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.H) continue;
