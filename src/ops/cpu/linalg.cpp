@@ -1,4 +1,5 @@
-// Matrix products: OpenBLAS for float32/float64 (bfloat16 through float32), loops for integers.
+// Matrix products: glia's own SGEMM for small and medium float32 GEMMs (Note [Own SGEMM] in
+// ops/cpu/gemm.cpp), OpenBLAS for larger ones and float64 (bfloat16 through float32), loops for integers.
 #include "ops/linalg.h"
 
 #include <cblas.h>
