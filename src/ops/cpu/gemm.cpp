@@ -10,7 +10,8 @@
 // M block stream from L2), M in blocks of kMC. Edge tiles run the same kernel
 // into a local tile and are added in scalar code. Large GEMMs (own_sgemm_preferred)
 // stay with OpenBLAS. GLIA_OWN_GEMM=0 in the environment turns this path off
-// (for comparisons).
+// (for comparisons); GLIA_OWN_GEMM=avx2 takes the AVX2 kernel even where AVX-512 is
+// there (to test it).
 #include "ops/cpu/gemm.h"
 
 #include <immintrin.h>
@@ -108,7 +109,8 @@ Isa pick_isa() {
   const char* env = std::getenv("GLIA_OWN_GEMM");
   if (env && std::strcmp(env, "0") == 0) return {};
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {8, 32, kernel_avx512};
+  // GLIA_OWN_GEMM=avx2 picks the AVX2 kernel on an AVX-512 CPU (to test it).
+  if (__builtin_cpu_supports("avx512f") && !(env && std::strcmp(env, "avx2") == 0)) return {8, 32, kernel_avx512};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {6, 16, kernel_avx2};
   return {};
 }
