@@ -1,17 +1,23 @@
-// glia_bench --workload W1|W2|W3L|W5|W6|all [--threads N] [--reps R]
+// glia_bench --workload W1|W2|W3|W3L|W4|W5|W6|all [--threads N] [--reps R]
 // Prints one line per measurement: "<id> threads=<n> median=<value> unit=<unit>".
 // Workloads follow ../shared/design/BENCHMARKS.md: W1, W2, W5 (conv), W6 (GEMM
 // with the raw cblas_sgemm baseline and the ratio) and W3L, the linear layers
 // of W3 (forward + backward of Linear(784,256)-Linear(256,128)-Linear(128,10),
-// batch 64; the activations and the loss of W3 belong to other families).
+// batch 64; the activations and the loss of W3 belong to other families), and the train steps W3
+// (MLP) and W4 (LeNet): forward, cross-entropy loss, zero_grad, backward, SGD-momentum step.
+// The networks and the optimizer are built from functional C ops (make_mlp, make_lenet, Sgd);
+// swapping in the module classes and glia_optim_sgd changes only those three.
 #include <cblas.h>
 #include <glia/glia.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -204,6 +210,172 @@ double w3l(int iters) {
   return us;
 }
 
+// ---- W3 / W4: train steps ----------------------------------------------------------------------
+
+// A network as its parameters and a forward function (the caller releases the output).
+struct Net {
+  std::vector<glia_tensor*> params;
+  std::function<glia_tensor*(glia_tensor*)> forward;
+  ~Net() {
+    for (glia_tensor* p : params) check(glia_tensor_release(p));
+  }
+};
+
+// uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) as torch's Linear/Conv2d default init gives (weights and
+// biases: the kaiming_uniform(a=sqrt(5)) bound equals the bias bound).
+glia_tensor* param(std::initializer_list<int64_t> shape, int64_t fan_in) {
+  std::vector<int64_t> s(shape);
+  glia_tensor* t;
+  check(glia_tensor_rand(s.data(), static_cast<int64_t>(s.size()), nullptr, &t));
+  double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  check(glia_mul_scalar_(t, glia_scalar_float(2 * bound)));
+  check(glia_add_scalar_(t, glia_scalar_float(-bound), 1.0));
+  check(glia_tensor_set_requires_grad(t, 1));
+  return t;
+}
+
+// Linear(in, out) appended to net.params; returns the index of its weight.
+size_t add_linear(Net& net, int64_t in, int64_t out) {
+  net.params.push_back(param({out, in}, in));
+  net.params.push_back(param({out}, in));
+  return net.params.size() - 2;
+}
+
+// Applies y = f(x) and releases x (the graph keeps what backward needs).
+glia_tensor* then(glia_tensor* x, glia_tensor* y) {
+  check(glia_tensor_release(x));
+  return y;
+}
+glia_tensor* linear(glia_tensor* x, const Net& net, size_t w) {
+  glia_tensor* y;
+  check(glia_linear(x, net.params[w], net.params[w + 1], &y));
+  return y;
+}
+glia_tensor* relu(glia_tensor* x) {
+  glia_tensor* y;
+  check(glia_relu(x, &y));
+  return then(x, y);
+}
+
+// W3's MLP: Linear(784,256)-ReLU-Linear(256,128)-ReLU-Linear(128,10).
+void make_mlp(Net& net) {
+  size_t l1 = add_linear(net, 784, 256), l2 = add_linear(net, 256, 128), l3 = add_linear(net, 128, 10);
+  net.forward = [&net, l1, l2, l3](glia_tensor* x) {
+    glia_tensor* h = relu(linear(x, net, l1));
+    h = relu(then(h, linear(h, net, l2)));
+    return then(h, linear(h, net, l3));
+  };
+}
+
+// W4's LeNet: Conv2d(1,6,5,padding=2)-ReLU-MaxPool2d(2)-Conv2d(6,16,5)-ReLU-MaxPool2d(2)-Flatten-
+// Linear(400,120)-ReLU-Linear(120,84)-ReLU-Linear(84,10).
+void make_lenet(Net& net) {
+  net.params.push_back(param({6, 1, 5, 5}, 25));
+  net.params.push_back(param({6}, 25));
+  net.params.push_back(param({16, 6, 5, 5}, 150));
+  net.params.push_back(param({16}, 150));
+  size_t l1 = add_linear(net, 400, 120), l2 = add_linear(net, 120, 84), l3 = add_linear(net, 84, 10);
+  net.forward = [&net, l1, l2, l3](glia_tensor* x) {
+    glia_conv2d_options c1, c2;
+    glia_conv2d_options_init(&c1);
+    glia_conv2d_options_init(&c2);
+    c1.padding[0] = c1.padding[1] = 2;
+    glia_max_pool2d_options mp;
+    glia_max_pool2d_options_init(&mp);
+    mp.kernel_size[0] = mp.kernel_size[1] = 2;
+    glia_tensor* h;
+    check(glia_conv2d(x, net.params[0], net.params[1], &c1, &h));
+    h = relu(h);
+    glia_tensor* p;
+    check(glia_max_pool2d(h, &mp, &p, nullptr));
+    h = then(h, p);
+    check(glia_conv2d(h, net.params[2], net.params[3], &c2, &p));
+    h = relu(then(h, p));
+    check(glia_max_pool2d(h, &mp, &p, nullptr));
+    h = then(h, p);
+    check(glia_flatten(h, 1, -1, &p));
+    h = then(h, p);
+    h = relu(then(h, linear(h, net, l1)));
+    h = relu(then(h, linear(h, net, l2)));
+    return then(h, linear(h, net, l3));
+  };
+}
+
+// torch.optim.SGD(lr, momentum) with dampening 0, no weight decay, no nesterov:
+// buf = grad on the first step, then buf = momentum * buf + grad; p -= lr * buf.
+// zero_grad sets the grads to None (torch 2.x's default).
+struct Sgd {
+  std::vector<glia_tensor*> params, bufs;
+  double lr, momentum;
+  Sgd(const std::vector<glia_tensor*>& ps, double lr_, double m)
+      : params(ps), bufs(ps.size(), nullptr), lr(lr_), momentum(m) {}
+  ~Sgd() {
+    for (glia_tensor* b : bufs)
+      if (b) check(glia_tensor_release(b));
+  }
+  void zero_grad() {
+    for (glia_tensor* p : params) check(glia_tensor_set_grad(p, nullptr));
+  }
+  void step() {
+    glia_grad_mode_set(0);
+    for (size_t i = 0; i < params.size(); ++i) {
+      glia_tensor* g;
+      check(glia_tensor_grad(params[i], &g));
+      if (!g) continue;
+      if (!bufs[i]) {
+        check(glia_tensor_clone(g, &bufs[i]));
+      } else {
+        check(glia_mul_scalar_(bufs[i], glia_scalar_float(momentum)));
+        check(glia_add_(bufs[i], g, 1.0));
+      }
+      check(glia_add_(params[i], bufs[i], -lr));
+      check(glia_tensor_release(g));
+    }
+    glia_grad_mode_set(1);
+  }
+};
+
+// One train step: forward, loss, zero_grad, backward, step.
+void train_step(Net& net, Sgd& opt, glia_tensor* x, glia_tensor* target) {
+  glia_tensor* logits = net.forward(x);
+  glia_tensor* loss;
+  check(glia_cross_entropy(logits, target, nullptr, &loss));
+  check(glia_tensor_release(logits));
+  opt.zero_grad();
+  check(glia_tensor_backward(loss, nullptr, 0));
+  opt.step();
+  check(glia_tensor_release(loss));
+}
+
+glia_tensor* class_targets(int64_t n, int64_t classes) {
+  std::mt19937 gen(0);
+  std::vector<int64_t> t(n);
+  for (auto& v : t) v = static_cast<int64_t>(gen() % classes);
+  glia_tensor* out;
+  check(glia_tensor_from_data(t.data(), t.size() * sizeof(int64_t), &n, 1, GLIA_INT64, &out));
+  return out;
+}
+
+// Median time per train step (us) over `reps` rounds of `iters` steps, after a warm-up round.
+double train_bench(bool lenet, int reps, int iters) {
+  Net net;
+  if (lenet)
+    make_lenet(net);
+  else
+    make_mlp(net);
+  Sgd opt(net.params, 0.01, 0.9);
+  glia_tensor* x = lenet ? randn({64, 1, 28, 28}) : randn({64, 784});
+  glia_tensor* target = class_targets(64, 10);
+  double us = median_of(reps, [&] {
+    double t0 = now_ns();
+    for (int i = 0; i < iters; ++i) train_step(net, opt, x, target);
+    return (now_ns() - t0) / iters / 1000.0;
+  });
+  check(glia_tensor_release(x));
+  check(glia_tensor_release(target));
+  return us;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,7 +389,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--reps"))
       reps = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: %s [--workload W1|W2|W3L|W5|W6|all] [--threads N] [--reps R]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--workload W1|W2|W3|W3L|W4|W5|W6|all] [--threads N] [--reps R]\n", argv[0]);
       return 2;
     }
   }
@@ -233,6 +405,12 @@ int main(int argc, char** argv) {
   }
   if (all || workload == "W3L") {
     std::printf("W3L threads=%d median=%.1f unit=us/step\n", threads, median_of(reps, [] { return w3l(200); }));
+  }
+  if (all || workload == "W3") {
+    std::printf("W3 threads=%d median=%.1f unit=us/step\n", threads, train_bench(false, reps, 100));
+  }
+  if (all || workload == "W4") {
+    std::printf("W4 threads=%d median=%.3f unit=ms/step\n", threads, train_bench(true, reps, 20) / 1000.0);
   }
   if (all || workload == "W5") w5(reps, threads);
   if (all || workload == "W6") w6(reps, threads);

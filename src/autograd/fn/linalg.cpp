@@ -12,13 +12,24 @@ Tensor scaled(const Tensor& g, double s) { return s == 1.0 ? g : mul(g, ops::wra
 Tensor t2(const Tensor& m) { return transpose(m, 0, 1); }
 Dims prefix(const Dims& s, int64_t n) { return Dims(IntSpan(s.data(), static_cast<size_t>(n))); }
 
+// A column-major (transposed contiguous) matrix, as w.t() in linear.
+bool column_major(const Tensor& m) { return m.size(0) > 1 && m.stride(0) == 1 && m.stride(1) == m.size(0); }
+
+// torch's mm_mat1_backward / mm_mat2_backward: the gradient of a column-major operand is computed
+// in column-major layout (the transpose of a contiguous product), so that the gradient of linear's
+// weight (through w.t()) arrives contiguous instead of being transposed by a strided copy.
+// a_col / b_col: the operand was column-major in the forward.
+Tensor mat1_grad(const Tensor& g, bool a_col, const Tensor& b) { return a_col ? t2(mm(b, t2(g))) : mm(g, t2(b)); }
+Tensor mat2_grad(const Tensor& g, const Tensor& a, bool b_col) { return b_col ? t2(mm(t2(g), a)) : mm(t2(a), g); }
+
 struct MmBackward : Node {
   SavedTensor a, b;
+  bool a_col = false, b_col = false;
   const char* name() const override { return "MmBackward0"; }
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
-    if (next_edges[0].valid()) r[0] = mm(g[0], t2(b.unpack(name())));
-    if (next_edges[1].valid()) r[1] = mm(t2(a.unpack(name())), g[0]);
+    if (next_edges[0].valid()) r[0] = mat1_grad(g[0], a_col, b.unpack(name()));
+    if (next_edges[1].valid()) r[1] = mat2_grad(g[0], a.unpack(name()), b_col);
     return r;
   }
   void release_variables() override {
@@ -44,14 +55,15 @@ struct BmmBackward : Node {
 
 struct AddmmBackward : Node {
   SavedTensor a, b;
+  bool a_col = false, b_col = false;
   Dims bias_shape;
   double beta = 1, alpha = 1;
   const char* name() const override { return "AddmmBackward0"; }
   TensorList apply(TensorList&& g) override {
     TensorList r(3);
     if (next_edges[0].valid()) r[0] = scaled(sum_to(g[0], bias_shape), beta);
-    if (next_edges[1].valid()) r[1] = scaled(mm(g[0], t2(b.unpack(name()))), alpha);
-    if (next_edges[2].valid()) r[2] = scaled(mm(t2(a.unpack(name())), g[0]), alpha);
+    if (next_edges[1].valid()) r[1] = scaled(mat1_grad(g[0], a_col, b.unpack(name())), alpha);
+    if (next_edges[2].valid()) r[2] = scaled(mat2_grad(g[0], a.unpack(name()), b_col), alpha);
     return r;
   }
   void release_variables() override {
@@ -94,6 +106,10 @@ template <class N>
 void save2(N* n, const Tensor& a, const Tensor& b) {
   n->a = SavedTensor(a);
   n->b = SavedTensor(b);
+  if constexpr (std::is_same_v<N, MmBackward> || std::is_same_v<N, AddmmBackward>) {
+    n->a_col = column_major(a);
+    n->b_col = column_major(b);
+  }
 }
 
 }  // namespace

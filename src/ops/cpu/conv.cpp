@@ -3,8 +3,11 @@
 // parallel over the batch.
 #include "ops/conv.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -130,6 +133,71 @@ inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off
   o1 = std::min(std::max(o1, o0), Wo);
 }
 
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+bool has_avx512f() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+
+// d[ow] = ow in [ow0, ow1) ? src[ow] : 0 for ow < Wo, 16 columns a step with masked loads and stores
+// (an im2col row at stride 1: the rows are short, a memmove call per row cost more than the copy).
+// Masked-off lanes are not read (`src` may point before the input row for padded columns).
+__attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int64_t Wo, int64_t ow0, int64_t ow1,
+                                                          float* d) {
+  for (int64_t ow = 0; ow < Wo; ow += 16) {
+    const int64_t n = std::min<int64_t>(16, Wo - ow);
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    const uint32_t valid = hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u;
+    const float* s =
+        reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(src) + static_cast<uintptr_t>(ow) * sizeof(float));
+    // Plain moves where all 16 lanes are valid (masked ones cost more on some cores).
+    const __m512 v = valid == 0xffffu ? _mm512_loadu_ps(s) : _mm512_maskz_loadu_ps(static_cast<__mmask16>(valid), s);
+    if (n == 16)
+      _mm512_storeu_ps(d + ow, v);
+    else
+      _mm512_mask_storeu_ps(d + ow, static_cast<__mmask16>((1u << n) - 1), v);
+  }
+}
+
+// All output rows [oh0, oh1) of one (channel, ki, kj) row block of im2col at stride 1 in width, for
+// Wo <= 64: the load and store masks of the (at most four) 16-column chunks are computed once, each
+// output row is then a few masked moves (rows are short: per-row overhead dominated otherwise).
+// xc: the channel's [H, W] plane; dst: [oh1 - oh0, Wo].
+__attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, const ConvGeom& g, int64_t ki, int64_t kj,
+                                                           int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
+                                                           float* dst) {
+  const int64_t nch = (g.Wo + 15) / 16;
+  __mmask16 lm[4], sm[4];
+  for (int64_t ch = 0; ch < nch; ++ch) {
+    const int64_t ow = 16 * ch, n = std::min<int64_t>(16, g.Wo - ow);
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
+    sm[ch] = static_cast<__mmask16>((1u << n) - 1);
+  }
+  const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    float* d = dst + (oh - oh0) * g.Wo;
+    if (ih < 0 || ih >= g.H) {
+      for (int64_t ch = 0; ch < nch; ++ch) _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_setzero_ps());
+      continue;
+    }
+    // The row's first element as an address (it may lie before the row when padded; masked-off
+    // lanes are not read).
+    const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      const float* src = reinterpret_cast<const float*>(row + static_cast<uintptr_t>(64 * ch));
+      _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_maskz_loadu_ps(lm[ch], src));
+    }
+  }
+}
+
 // cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
 // channels x [C, H, W].
 template <class T>
@@ -141,12 +209,27 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
         T* dst = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        if constexpr (std::is_same_v<T, float>) {
+          if (g.sw == 1 && g.Wo <= 64 && has_avx512f()) {
+            im2col_rows_avx512(x + c * g.H * g.W, g, ki, kj, oh0, oh1, ow0, ow1, dst);
+            continue;
+          }
+        }
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           T* d = dst + (oh - oh0) * g.Wo;
           if (ih < 0 || ih >= g.H) {
             std::fill(d, d + g.Wo, T(0));
             continue;
+          }
+          if constexpr (std::is_same_v<T, float>) {
+            if (g.sw == 1 && has_avx512f()) {
+              // The row's first element as an address (it may lie before the row when padded).
+              const uintptr_t row = reinterpret_cast<uintptr_t>(x + (c * g.H + ih) * g.W) +
+                                    static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+              im2col_row_avx512(reinterpret_cast<const float*>(row), g.Wo, ow0, ow1, d);
+              continue;
+            }
           }
           const T* src = x + (c * g.H + ih) * g.W + kj * g.dw - g.pw;
           std::fill(d, d + ow0, T(0));
@@ -160,6 +243,32 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
       }
 }
 
+// The adjoint of im2col_rows_avx512: xc [H, W] += the (channel, ki, kj) row block src [oh1 - oh0, Wo]
+// (stride 1 in width, Wo <= 64), masks computed once.
+__attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, const ConvGeom& g, int64_t ki, int64_t kj,
+                                                           int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
+                                                           float* xc) {
+  const int64_t nch = (g.Wo + 15) / 16;
+  __mmask16 lm[4];
+  for (int64_t ch = 0; ch < nch; ++ch) {
+    const int64_t ow = 16 * ch;
+    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
+    lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
+  }
+  const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    if (ih < 0 || ih >= g.H) continue;
+    const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
+    const float* s = src + (oh - oh0) * g.Wo;
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      float* d = reinterpret_cast<float*>(row + static_cast<uintptr_t>(64 * ch));
+      const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(lm[ch], d), _mm512_maskz_loadu_ps(lm[ch], s + 16 * ch));
+      _mm512_mask_storeu_ps(d, lm[ch], sum);
+    }
+  }
+}
+
 // x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
 template <class T>
 void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
@@ -170,6 +279,12 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0,
         const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         int64_t ow0, ow1;
         valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
+        if constexpr (std::is_same_v<T, float>) {
+          if (g.sw == 1 && g.Wo <= 64 && has_avx512f()) {
+            col2im_rows_avx512(src, g, ki, kj, oh0, oh1, ow0, ow1, x + c * g.H * g.W);
+            continue;
+          }
+        }
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.H) continue;
@@ -221,6 +336,50 @@ void direct_plane(const T* __restrict x, const T* __restrict w, int64_t Cg, cons
         }
       }
 }
+
+// The im2col block of the calling thread: kept between calls (up to kColBytes * 2) so that a train
+// step's convolutions do not allocate (and fault in) a fresh block each time. A nested use on the
+// same thread (none today) would take a fresh allocation instead of the cached one.
+template <class T>
+class ColBuffer {
+ public:
+  explicit ColBuffer(int64_t n) {
+    if (n <= 0) return;
+    Cache& c = cache();
+    if (!c.busy && static_cast<size_t>(n) * sizeof(T) <= 2 * kColBytes) {
+      if (c.n < n) {
+        c.p.reset(new T[n]);
+        c.n = n;
+      }
+      c.busy = true;
+      p_ = c.p.get();
+      cached_ = true;
+    } else {
+      own_.reset(new T[n]);
+      p_ = own_.get();
+    }
+  }
+  ~ColBuffer() {
+    if (cached_) cache().busy = false;
+  }
+  ColBuffer(const ColBuffer&) = delete;
+  ColBuffer& operator=(const ColBuffer&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  struct Cache {
+    std::unique_ptr<T[]> p;
+    int64_t n = 0;
+    bool busy = false;
+  };
+  static Cache& cache() {
+    thread_local Cache c;
+    return c;
+  }
+  std::unique_ptr<T[]> own_;
+  T* p_ = nullptr;
+  bool cached_ = false;
+};
 
 // Note [Direct convolution]: grouped convolutions with one input channel per group (depthwise) run
 // direct_plane: im2col + GEMM would make one tiny GEMM (M = out channels per group) per group and
@@ -332,7 +491,7 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
       }
       const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](auto&& claim) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        ColBuffer<T> cols(pw ? 0 : K * R * g.Wo);
         for (int64_t n = claim(); n >= 0; n = claim())
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
@@ -369,7 +528,7 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
       const bool pw = is_pointwise(g);
       const int64_t R = rows_per_block(K, g, sizeof(T));
       for_images(g.N, [&](auto&& claim) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        ColBuffer<T> cols(pw ? 0 : K * R * g.Wo);
         for (int64_t n = claim(); n >= 0; n = claim())
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;
@@ -407,7 +566,7 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       const int64_t R = rows_per_block(K, g, sizeof(T));
       // Images [n0, n1) accumulate into acc.
       auto run = [&](int64_t n0, int64_t n1, T* acc) {
-        std::unique_ptr<T[]> cols(pw ? nullptr : new T[K * R * g.Wo]);
+        ColBuffer<T> cols(pw ? 0 : K * R * g.Wo);
         for (int64_t n = n0; n < n1; ++n)
           for (int64_t gr = 0; gr < g.groups; ++gr) {
             const T* xg = xp + (n * g.C + gr * Cg) * g.H * g.W;

@@ -1,4 +1,5 @@
-// Matrix products: OpenBLAS for float32/float64 (bfloat16 through float32), loops for integers.
+// Matrix products: glia's own SGEMM for small and medium float32 GEMMs (Note [Own SGEMM] in
+// ops/cpu/gemm.cpp), OpenBLAS for larger ones and float64 (bfloat16 through float32), loops for integers.
 #include "ops/linalg.h"
 
 #include <cblas.h>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/gemm.h"
 
 namespace glia::ops {
 
@@ -79,6 +81,12 @@ void gemm_serial(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (own_sgemm_preferred(M, N, K)) {  // Note [Own SGEMM]
+      own_sgemm(M, N, K, alpha, A.p, A.s0, A.s1, B.p, B.s0, B.s1, beta, C, ldc);
+      return;
+    }
+  }
   bool ta, tb;
   int64_t lda, ldb;
   std::vector<T> abuf, bbuf;  // only for operands BLAS cannot read in place
@@ -111,9 +119,9 @@ void gemm_parallel(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B,
     gemm_serial(M, N, K, alpha, A, B, beta, C, ldc);
     return;
   }
-  // Pieces of whole 16-row (or column) blocks, each at least kGemmGrain multiply-adds, about two
+  // Pieces of whole 32-row (or column) blocks, each at least kGemmGrain multiply-adds, about two
   // per thread so that a late thread's share is taken over (parallel_pieces).
-  constexpr int64_t kBlock = 16;
+  constexpr int64_t kBlock = 32;  // a multiple of the own kernel's tile (Note [Own SGEMM])
   bool rows = M >= N;
   int64_t len = rows ? M : N;
   int64_t nb = (len + kBlock - 1) / kBlock;
@@ -300,7 +308,16 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, 
                ".  Target sizes: ", IntSpan(shape), ".  Tensor sizes: ", bias.shape());
   }
   Tensor out = empty(shape, a.dtype());
-  if (beta != 0) copy_into(out, expand_to(bias, shape));
+  if (beta != 0) {
+    if (bias.dim() == 1 && bias.size(0) == shape[1] && bias.dtype() == DType::Float32 && bias.is_contiguous()) {
+      // linear's bias: one row copy per output row (the strided copy of the expanded bias is slower).
+      const float* bp = bias.data_ptr<float>();
+      float* op = out.data_ptr<float>();
+      for (int64_t i = 0; i < shape[0]; ++i) std::copy(bp, bp + shape[1], op + i * shape[1]);
+    } else {
+      copy_into(out, expand_to(bias, shape));
+    }
+  }
   gemm_into(out, a, b, beta, alpha);
   return out;
 }

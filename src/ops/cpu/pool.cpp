@@ -1,4 +1,6 @@
 // 2-D pooling: one pass per output plane, parallel over the N * C planes.
+#include <immintrin.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -6,9 +8,63 @@
 #include "ops/conv.h"
 #include "ops/linalg.h"
 
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace glia::ops {
 
 namespace {
+
+// One row of 2x2 / stride-2 max pooling (float, AVX-512, 16 outputs a step, masked tail): rows r0
+// and r1 of the input, Wo outputs into dst and their flat indices (base + column) into id. Same rule
+// as the scalar loop: taps in scan order, the first maximum, a NaN wins (the last one).
+__attribute__((target("avx512f"))) void max_pool_2x2_row_avx512(const float* r0, const float* r1, int64_t W, int64_t Wo,
+                                                                int64_t base, float* dst, int64_t* id) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i off1 = _mm512_set1_epi32(1), offw = _mm512_set1_epi32(static_cast<int>(W)),
+                offw1 = _mm512_set1_epi32(static_cast<int>(W + 1));
+  for (int64_t ow = 0; ow < Wo; ow += 16) {
+    const int64_t n = std::min<int64_t>(16, Wo - ow);
+    const __mmask16 mo = static_cast<__mmask16>((1u << n) - 1);
+    // 2n input columns from 2 * ow, loaded as two halves of 16.
+    const int64_t c = 2 * n;
+    const __mmask16 ml = static_cast<__mmask16>(c >= 16 ? 0xffff : (1u << c) - 1);
+    const __mmask16 mh = static_cast<__mmask16>(c <= 16 ? 0 : (1u << (c - 16)) - 1);
+    __m512 a0 = _mm512_maskz_loadu_ps(ml, r0 + 2 * ow), a1 = _mm512_maskz_loadu_ps(mh, r0 + 2 * ow + 16);
+    __m512 b0 = _mm512_maskz_loadu_ps(ml, r1 + 2 * ow), b1 = _mm512_maskz_loadu_ps(mh, r1 + 2 * ow + 16);
+    __m512 v1 = _mm512_permutex2var_ps(a0, odd, a1), v2 = _mm512_permutex2var_ps(b0, even, b1),
+           v3 = _mm512_permutex2var_ps(b0, odd, b1);
+    __m512 best = _mm512_permutex2var_ps(a0, even, a1);
+    __m512i bi = _mm512_setzero_si512();
+    __mmask16 t = _mm512_cmp_ps_mask(v1, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q);
+    best = _mm512_mask_mov_ps(best, t, v1);
+    bi = _mm512_mask_mov_epi32(bi, t, off1);
+    t = _mm512_cmp_ps_mask(v2, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v2, v2, _CMP_UNORD_Q);
+    best = _mm512_mask_mov_ps(best, t, v2);
+    bi = _mm512_mask_mov_epi32(bi, t, offw);
+    t = _mm512_cmp_ps_mask(v3, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v3, v3, _CMP_UNORD_Q);
+    best = _mm512_mask_mov_ps(best, t, v3);
+    bi = _mm512_mask_mov_epi32(bi, t, offw1);
+    _mm512_mask_storeu_ps(dst + ow, mo, best);
+    // index = base + 2 * (ow + lane) + bi, in int64 (`even` is 2 * lane).
+    __m512i rel = _mm512_add_epi32(bi, even);
+    __m512i b64 = _mm512_set1_epi64(base + 2 * ow);
+    _mm512_mask_storeu_epi64(id + ow, static_cast<__mmask8>(mo & 0xff),
+                             _mm512_add_epi64(b64, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(rel))));
+    _mm512_mask_storeu_epi64(id + ow + 8, static_cast<__mmask8>(mo >> 8),
+                             _mm512_add_epi64(b64, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(rel, 1))));
+  }
+}
+
+bool has_avx512f() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
 
 // torch's pooling_output_shape.
 int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
@@ -90,6 +146,44 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
     // over a row of windows with branchless updates, a loop the compiler vectorises.
     const bool inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && (g.Ho - 1) * g.sh + g.kh <= g.H &&
                         (g.Wo - 1) * g.sw + g.kw <= g.W;
+    if (inside && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2) {
+      // The common 2x2 / stride 2 window: four taps per output in scan order, torch's rule (the first
+      // maximum, a NaN wins: the last one in scan order).
+      const bool simd = has_avx512f();
+      parallel_for(0, g.N * g.C, plane_grain(HoWo * 4), [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          const T* src = xp + p * HW;
+          T* __restrict dst = yp + p * HoWo;
+          int64_t* __restrict id = ip + p * HoWo;
+          for (int64_t oh = 0; oh < g.Ho; ++oh) {
+            const int64_t base = 2 * oh * g.W;
+            const T* r0 = src + base;
+            const T* r1 = r0 + g.W;
+            if constexpr (std::is_same_v<T, float>) {
+              if (simd && g.W < (int64_t{1} << 30)) {
+                max_pool_2x2_row_avx512(r0, r1, g.W, g.Wo, base, dst + oh * g.Wo, id + oh * g.Wo);
+                continue;
+              }
+            }
+            for (int64_t ow = 0; ow < g.Wo; ++ow) {
+              A v[4] = {static_cast<A>(r0[2 * ow]), static_cast<A>(r0[2 * ow + 1]), static_cast<A>(r1[2 * ow]),
+                        static_cast<A>(r1[2 * ow + 1])};
+              const int64_t off[4] = {0, 1, g.W, g.W + 1};
+              A best = v[0];
+              int64_t bi = 0;
+              for (int t = 1; t < 4; ++t) {
+                bool take = (v[t] > best) | (v[t] != v[t]);
+                best = take ? v[t] : best;
+                bi = take ? off[t] : bi;
+              }
+              dst[oh * g.Wo + ow] = static_cast<T>(best);
+              id[oh * g.Wo + ow] = base + 2 * ow + bi;
+            }
+          }
+        }
+      });
+      return;
+    }
     if (inside) {
       parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
         std::unique_ptr<A[]> best(new A[g.Wo]);
