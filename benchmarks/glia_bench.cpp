@@ -4,7 +4,8 @@
 // with the raw cblas_sgemm baseline and the ratio) and W3L, the linear layers
 // of W3 (forward + backward of Linear(784,256)-Linear(256,128)-Linear(128,10),
 // batch 64; the activations and the loss of W3 belong to other families), and the train steps W3
-// (MLP) and W4 (LeNet): forward, cross-entropy loss, zero_grad, backward, SGD-momentum step.
+// (MLP) and W4 (LeNet) through the module and optimizer API (glia_nn_*, glia_optim_sgd): forward,
+// cross-entropy loss, zero_grad, backward, SGD-momentum step.
 // The networks and the optimizer are built from functional C ops (make_mlp, make_lenet, Sgd);
 // swapping in the module classes and glia_optim_sgd changes only those three.
 #include <cblas.h>
@@ -210,140 +211,84 @@ double w3l(int iters) {
   return us;
 }
 
-// ---- W3 / W4: train steps ----------------------------------------------------------------------
+// ---- W3 / W4: train steps through the module and optimizer API ----------------------------------
 
-// A network as its parameters and a forward function (the caller releases the output).
-struct Net {
-  std::vector<glia_tensor*> params;
-  std::function<glia_tensor*(glia_tensor*)> forward;
-  ~Net() {
-    for (glia_tensor* p : params) check(glia_tensor_release(p));
-  }
-};
-
-// uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) as torch's Linear/Conv2d default init gives (weights and
-// biases: the kaiming_uniform(a=sqrt(5)) bound equals the bias bound).
-glia_tensor* param(std::initializer_list<int64_t> shape, int64_t fan_in) {
-  std::vector<int64_t> s(shape);
-  glia_tensor* t;
-  check(glia_tensor_rand(s.data(), static_cast<int64_t>(s.size()), nullptr, &t));
-  double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  check(glia_mul_scalar_(t, glia_scalar_float(2 * bound)));
-  check(glia_add_scalar_(t, glia_scalar_float(-bound), 1.0));
-  check(glia_tensor_set_requires_grad(t, 1));
-  return t;
+// nn.Sequential of `mods` (the list's references are handed to the Sequential).
+glia_module* sequential(std::initializer_list<glia_module*> mods) {
+  std::vector<glia_module*> v(mods);
+  glia_module* seq;
+  check(glia_nn_sequential(v.data(), static_cast<int64_t>(v.size()), &seq));
+  for (glia_module* m : v) check(glia_module_release(m));
+  return seq;
 }
-
-// Linear(in, out) appended to net.params; returns the index of its weight.
-size_t add_linear(Net& net, int64_t in, int64_t out) {
-  net.params.push_back(param({out, in}, in));
-  net.params.push_back(param({out}, in));
-  return net.params.size() - 2;
+glia_module* nn_linear(int64_t in, int64_t out) {
+  glia_module* m;
+  check(glia_nn_linear(in, out, 1, nullptr, &m));
+  return m;
 }
-
-// Applies y = f(x) and releases x (the graph keeps what backward needs).
-glia_tensor* then(glia_tensor* x, glia_tensor* y) {
-  check(glia_tensor_release(x));
-  return y;
+glia_module* nn_relu() {
+  glia_module* m;
+  check(glia_nn_relu(nullptr, &m));
+  return m;
 }
-glia_tensor* linear(glia_tensor* x, const Net& net, size_t w) {
-  glia_tensor* y;
-  check(glia_linear(x, net.params[w], net.params[w + 1], &y));
-  return y;
+glia_module* nn_conv(int64_t in, int64_t out, int64_t k, int64_t padding) {
+  glia_nn_conv2d_options o;
+  glia_nn_conv2d_options_init(&o);
+  o.padding[0] = o.padding[1] = padding;
+  glia_module* m;
+  check(glia_nn_conv2d(in, out, k, k, &o, nullptr, &m));
+  return m;
 }
-glia_tensor* relu(glia_tensor* x) {
-  glia_tensor* y;
-  check(glia_relu(x, &y));
-  return then(x, y);
+glia_module* nn_max_pool(int64_t k) {
+  glia_max_pool2d_options o;
+  glia_max_pool2d_options_init(&o);
+  o.kernel_size[0] = o.kernel_size[1] = k;
+  glia_module* m;
+  check(glia_nn_max_pool2d(&o, nullptr, &m));
+  return m;
+}
+glia_module* nn_flatten() {
+  glia_module* m;
+  check(glia_nn_flatten(1, -1, nullptr, &m));
+  return m;
 }
 
 // W3's MLP: Linear(784,256)-ReLU-Linear(256,128)-ReLU-Linear(128,10).
-void make_mlp(Net& net) {
-  size_t l1 = add_linear(net, 784, 256), l2 = add_linear(net, 256, 128), l3 = add_linear(net, 128, 10);
-  net.forward = [&net, l1, l2, l3](glia_tensor* x) {
-    glia_tensor* h = relu(linear(x, net, l1));
-    h = relu(then(h, linear(h, net, l2)));
-    return then(h, linear(h, net, l3));
-  };
+glia_module* make_mlp() {
+  return sequential({nn_linear(784, 256), nn_relu(), nn_linear(256, 128), nn_relu(), nn_linear(128, 10)});
 }
 
 // W4's LeNet: Conv2d(1,6,5,padding=2)-ReLU-MaxPool2d(2)-Conv2d(6,16,5)-ReLU-MaxPool2d(2)-Flatten-
 // Linear(400,120)-ReLU-Linear(120,84)-ReLU-Linear(84,10).
-void make_lenet(Net& net) {
-  net.params.push_back(param({6, 1, 5, 5}, 25));
-  net.params.push_back(param({6}, 25));
-  net.params.push_back(param({16, 6, 5, 5}, 150));
-  net.params.push_back(param({16}, 150));
-  size_t l1 = add_linear(net, 400, 120), l2 = add_linear(net, 120, 84), l3 = add_linear(net, 84, 10);
-  net.forward = [&net, l1, l2, l3](glia_tensor* x) {
-    glia_conv2d_options c1, c2;
-    glia_conv2d_options_init(&c1);
-    glia_conv2d_options_init(&c2);
-    c1.padding[0] = c1.padding[1] = 2;
-    glia_max_pool2d_options mp;
-    glia_max_pool2d_options_init(&mp);
-    mp.kernel_size[0] = mp.kernel_size[1] = 2;
-    glia_tensor* h;
-    check(glia_conv2d(x, net.params[0], net.params[1], &c1, &h));
-    h = relu(h);
-    glia_tensor* p;
-    check(glia_max_pool2d(h, &mp, &p, nullptr));
-    h = then(h, p);
-    check(glia_conv2d(h, net.params[2], net.params[3], &c2, &p));
-    h = relu(then(h, p));
-    check(glia_max_pool2d(h, &mp, &p, nullptr));
-    h = then(h, p);
-    check(glia_flatten(h, 1, -1, &p));
-    h = then(h, p);
-    h = relu(then(h, linear(h, net, l1)));
-    h = relu(then(h, linear(h, net, l2)));
-    return then(h, linear(h, net, l3));
-  };
+glia_module* make_lenet() {
+  return sequential({nn_conv(1, 6, 5, 2), nn_relu(), nn_max_pool(2), nn_conv(6, 16, 5, 0), nn_relu(), nn_max_pool(2),
+                     nn_flatten(), nn_linear(400, 120), nn_relu(), nn_linear(120, 84), nn_relu(), nn_linear(84, 10)});
 }
 
-// torch.optim.SGD(lr, momentum) with dampening 0, no weight decay, no nesterov:
-// buf = grad on the first step, then buf = momentum * buf + grad; p -= lr * buf.
-// zero_grad sets the grads to None (torch 2.x's default).
-struct Sgd {
-  std::vector<glia_tensor*> params, bufs;
-  double lr, momentum;
-  Sgd(const std::vector<glia_tensor*>& ps, double lr_, double m)
-      : params(ps), bufs(ps.size(), nullptr), lr(lr_), momentum(m) {}
-  ~Sgd() {
-    for (glia_tensor* b : bufs)
-      if (b) check(glia_tensor_release(b));
-  }
-  void zero_grad() {
-    for (glia_tensor* p : params) check(glia_tensor_set_grad(p, nullptr));
-  }
-  void step() {
-    glia_grad_mode_set(0);
-    for (size_t i = 0; i < params.size(); ++i) {
-      glia_tensor* g;
-      check(glia_tensor_grad(params[i], &g));
-      if (!g) continue;
-      if (!bufs[i]) {
-        check(glia_tensor_clone(g, &bufs[i]));
-      } else {
-        check(glia_mul_scalar_(bufs[i], glia_scalar_float(momentum)));
-        check(glia_add_(bufs[i], g, 1.0));
-      }
-      check(glia_add_(params[i], bufs[i], -lr));
-      check(glia_tensor_release(g));
-    }
-    glia_grad_mode_set(1);
-  }
-};
+// model.parameters() (new references).
+std::vector<glia_tensor*> parameters(glia_module* m) {
+  glia_tensor_dict* d;
+  check(glia_module_named_parameters(m, nullptr, 1, 1, &d));
+  int64_t n;
+  check(glia_tensor_dict_size(d, &n));
+  std::vector<glia_tensor*> ps(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) check(glia_tensor_dict_value_at(d, i, &ps[static_cast<size_t>(i)]));
+  check(glia_tensor_dict_release(d));
+  return ps;
+}
 
 // One train step: forward, loss, zero_grad, backward, step.
-void train_step(Net& net, Sgd& opt, glia_tensor* x, glia_tensor* target) {
-  glia_tensor* logits = net.forward(x);
+void train_step(glia_module* model, glia_module* loss_fn, glia_optimizer* opt, glia_tensor* x, glia_tensor* target) {
+  glia_tensor* logits;
+  int64_t n;
+  check(glia_module_forward(model, &x, 1, &logits, 1, &n));
+  const glia_tensor* loss_in[] = {logits, target};
   glia_tensor* loss;
-  check(glia_cross_entropy(logits, target, nullptr, &loss));
+  check(glia_module_forward(loss_fn, loss_in, 2, &loss, 1, &n));
   check(glia_tensor_release(logits));
-  opt.zero_grad();
+  check(glia_optimizer_zero_grad(opt, 1));
   check(glia_tensor_backward(loss, nullptr, 0));
-  opt.step();
+  check(glia_optimizer_step(opt));
   check(glia_tensor_release(loss));
 }
 
@@ -356,23 +301,32 @@ glia_tensor* class_targets(int64_t n, int64_t classes) {
   return out;
 }
 
-// Median time per train step (us) over `reps` rounds of `iters` steps, after a warm-up round.
+// Median time per train step (us) over `reps` rounds of `iters` steps, after a warm-up round:
+// the model, CrossEntropyLoss and SGD(lr 0.01, momentum 0.9) as BENCHMARKS.md describes.
 double train_bench(bool lenet, int reps, int iters) {
-  Net net;
-  if (lenet)
-    make_lenet(net);
-  else
-    make_mlp(net);
-  Sgd opt(net.params, 0.01, 0.9);
+  glia_module* model = lenet ? make_lenet() : make_mlp();
+  glia_module* loss_fn;
+  check(glia_nn_cross_entropy_loss(nullptr, nullptr, &loss_fn));
+  std::vector<glia_tensor*> ps = parameters(model);
+  glia_sgd_options so;
+  glia_sgd_options_init(&so);
+  so.lr = 0.01;
+  so.momentum = 0.9;
+  glia_optimizer* opt;
+  check(glia_optim_sgd(ps.data(), static_cast<int64_t>(ps.size()), &so, &opt));
+  for (glia_tensor* p : ps) check(glia_tensor_release(p));
   glia_tensor* x = lenet ? randn({64, 1, 28, 28}) : randn({64, 784});
   glia_tensor* target = class_targets(64, 10);
   double us = median_of(reps, [&] {
     double t0 = now_ns();
-    for (int i = 0; i < iters; ++i) train_step(net, opt, x, target);
+    for (int i = 0; i < iters; ++i) train_step(model, loss_fn, opt, x, target);
     return (now_ns() - t0) / iters / 1000.0;
   });
   check(glia_tensor_release(x));
   check(glia_tensor_release(target));
+  check(glia_optimizer_release(opt));
+  check(glia_module_release(loss_fn));
+  check(glia_module_release(model));
   return us;
 }
 
