@@ -19,38 +19,36 @@ const json& golden() {
 double opt_num(const json& o, const char* k, double def) { return o.contains(k) ? o[k].get<double>() : def; }
 bool opt_flag(const json& o, const char* k) { return o.contains(k) && o[k].get<bool>(); }
 
-// Builds torch's optimizer `kind` with options `o` (torch keyword names) over params.
-glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<glia_tensor*>& params,
-                           glia_optimizer** out) {
-  if (kind == "sgd") {
-    glia_sgd_options s;
-    glia_sgd_options_init(&s);
-    s.lr = opt_num(o, "lr", s.lr);
-    s.momentum = opt_num(o, "momentum", 0);
-    s.dampening = opt_num(o, "dampening", 0);
-    s.weight_decay = opt_num(o, "weight_decay", 0);
-    s.nesterov = opt_flag(o, "nesterov");
-    s.maximize = opt_flag(o, "maximize");
-    return glia_optim_sgd(params.data(), static_cast<int64_t>(params.size()), &s, out);
+// torch's optimizer options `o` (keyword names; absent: torch's defaults) as glia options structs.
+glia_sgd_options sgd_options(const json& o) {
+  glia_sgd_options s;
+  glia_sgd_options_init(&s);
+  s.lr = opt_num(o, "lr", s.lr);
+  s.momentum = opt_num(o, "momentum", 0);
+  s.dampening = opt_num(o, "dampening", 0);
+  s.weight_decay = opt_num(o, "weight_decay", 0);
+  s.nesterov = opt_flag(o, "nesterov");
+  s.maximize = opt_flag(o, "maximize");
+  return s;
+}
+glia_adam_options adam_options(const std::string& kind, const json& o) {
+  glia_adam_options a;
+  if (kind == "adam")
+    glia_adam_options_init(&a);
+  else
+    glia_adamw_options_init(&a);
+  a.lr = opt_num(o, "lr", a.lr);
+  if (o.contains("betas")) {
+    a.betas[0] = o["betas"][0].get<double>();
+    a.betas[1] = o["betas"][1].get<double>();
   }
-  if (kind == "adam" || kind == "adamw") {
-    glia_adam_options a;
-    if (kind == "adam")
-      glia_adam_options_init(&a);
-    else
-      glia_adamw_options_init(&a);
-    a.lr = opt_num(o, "lr", a.lr);
-    if (o.contains("betas")) {
-      a.betas[0] = o["betas"][0].get<double>();
-      a.betas[1] = o["betas"][1].get<double>();
-    }
-    a.eps = opt_num(o, "eps", a.eps);
-    a.weight_decay = opt_num(o, "weight_decay", a.weight_decay);
-    a.amsgrad = opt_flag(o, "amsgrad");
-    a.maximize = opt_flag(o, "maximize");
-    auto* f = kind == "adam" ? glia_optim_adam : glia_optim_adamw;
-    return f(params.data(), static_cast<int64_t>(params.size()), &a, out);
-  }
+  a.eps = opt_num(o, "eps", a.eps);
+  a.weight_decay = opt_num(o, "weight_decay", a.weight_decay);
+  a.amsgrad = opt_flag(o, "amsgrad");
+  a.maximize = opt_flag(o, "maximize");
+  return a;
+}
+glia_rmsprop_options rmsprop_options(const json& o) {
   glia_rmsprop_options r;
   glia_rmsprop_options_init(&r);
   r.lr = opt_num(o, "lr", r.lr);
@@ -60,7 +58,23 @@ glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<g
   r.momentum = opt_num(o, "momentum", 0);
   r.centered = opt_flag(o, "centered");
   r.maximize = opt_flag(o, "maximize");
-  return glia_optim_rmsprop(params.data(), static_cast<int64_t>(params.size()), &r, out);
+  return r;
+}
+
+// Builds torch's optimizer `kind` with options `o` (torch keyword names) over params.
+glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<glia_tensor*>& params,
+                           glia_optimizer** out) {
+  const int64_t n = static_cast<int64_t>(params.size());
+  if (kind == "sgd") {
+    glia_sgd_options s = sgd_options(o);
+    return glia_optim_sgd(params.data(), n, &s, out);
+  }
+  if (kind == "adam" || kind == "adamw") {
+    glia_adam_options a = adam_options(kind, o);
+    return (kind == "adam" ? glia_optim_adam : glia_optim_adamw)(params.data(), n, &a, out);
+  }
+  glia_rmsprop_options r = rmsprop_options(o);
+  return glia_optim_rmsprop(params.data(), n, &r, out);
 }
 
 glia_tensor* to_dtype(Handles& h, const json& t, glia_dtype d) {
@@ -160,30 +174,16 @@ TEST(OptimGroups, GroupsKeepTheirOwnOptions) {
     std::vector<glia_tensor*> g0{ps[0]}, g1{ps[1]};
     OptHandle o;
     GLIA_OK_(make_optimizer(kind, c["group0"], g0, o.out()));
-    // Build the second group's options struct the same way.
-    OptHandle tmp;
+    // The second group's options struct, built the same way.
     const json& o1 = c["group1"];
     if (kind == "sgd") {
-      glia_sgd_options s;
-      glia_sgd_options_init(&s);
-      s.lr = opt_num(o1, "lr", s.lr);
-      s.momentum = opt_num(o1, "momentum", 0);
-      s.weight_decay = opt_num(o1, "weight_decay", 0);
+      glia_sgd_options s = sgd_options(o1);
       GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &s));
     } else if (kind == "adam") {
-      glia_adam_options a;
-      glia_adam_options_init(&a);
-      a.lr = opt_num(o1, "lr", a.lr);
-      a.betas[0] = o1["betas"][0].get<double>();
-      a.betas[1] = o1["betas"][1].get<double>();
-      a.amsgrad = opt_flag(o1, "amsgrad");
+      glia_adam_options a = adam_options(kind, o1);
       GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &a));
     } else {
-      glia_rmsprop_options r;
-      glia_rmsprop_options_init(&r);
-      r.lr = opt_num(o1, "lr", r.lr);
-      r.momentum = opt_num(o1, "momentum", 0);
-      r.centered = opt_flag(o1, "centered");
+      glia_rmsprop_options r = rmsprop_options(o1);
       GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &r));
     }
     int64_t ng = 0;
