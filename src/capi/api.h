@@ -3,6 +3,8 @@
 #pragma once
 
 #include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "capi/handles.h"
@@ -99,6 +101,32 @@ std::vector<Tensor> tensors_arg(const glia_tensor* const* ts, int64_t n, const c
 void check_outputs(glia_tensor** outs, int64_t capacity, int64_t* n_outs, const char* fn);
 void write_outputs(const std::vector<Tensor>& ts, glia_tensor** outs, int64_t capacity, int64_t* n_outs,
                    const char* fn);
+
+// ---- host callbacks -------------------------------------------------------------
+
+// A host callback's error as Error(Callback), "<who>: <what> callback failed: <message>"; frees `e`.
+[[noreturn]] void rethrow_callback(glia_error* e, const std::string& who, const char* what);
+// Releases the non-NULL handles of hs[0, n) and sets them to NULL.
+void release_handles(glia_tensor** hs, size_t n);
+// Takes over the new references a callback wrote into hs[0, n): the first `keep`
+// become the result (NULL: an undefined tensor), the others are only released.
+// Every handle is released and set to NULL, even when one is rejected (the
+// first rejection is then rethrown).
+TensorList adopt_handles(glia_tensor** hs, size_t n, size_t keep, const char* fn, const char* what);
+
+// New handles for a list of tensors (NULL for undefined) to pass to a
+// callback, released by the destructor.
+struct HandleList {
+  std::vector<glia_tensor*> hs;
+  explicit HandleList(const TensorList& ts);
+  ~HandleList() { release_handles(hs.data(), hs.size()); }
+  HandleList(const HandleList&) = delete;
+  HandleList& operator=(const HandleList&) = delete;
+  const glia_tensor* const* data() const { return hs.data(); }
+  int64_t size() const { return static_cast<int64_t>(hs.size()); }
+  // Gives up handle i (the caller now owns it).
+  glia_tensor* take(size_t i) { return std::exchange(hs[i], nullptr); }
+};
 
 // ---- modules ------------------------------------------------------------------
 

@@ -3,29 +3,12 @@
 
 #include "autograd/functions.h"
 #include "capi/api.h"
+#include "capi/options.h"
 
 using namespace glia;
 using namespace glia::capi;
 
-namespace {
-
-// Options structs: the library reads only the fields struct_size covers (defaults for the rest).
-template <class S>
-void check_struct_size(const S* o, const char* fn, const char* init) {
-  GLIA_CHECK(o->struct_size >= sizeof(size_t) && o->struct_size <= 65536, InvalidArgument, fn,
-             ": options->struct_size is ", o->struct_size, ", expected ", sizeof(S), " (use ", init, ")");
-}
-#define GLIA_COVERS(o, field) \
-  ((o)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(o))>, field) + sizeof((o)->field))
-#define GLIA_READ_PAIR(o, field, dst) \
-  if (GLIA_COVERS(o, field)) {        \
-    (dst)[0] = (o)->field[0];         \
-    (dst)[1] = (o)->field[1];         \
-  }
-#define GLIA_READ(o, field, dst) \
-  if (GLIA_COVERS(o, field)) (dst) = (o)->field
-
-}  // namespace
+namespace {}  // namespace
 
 extern "C" {
 
@@ -116,15 +99,7 @@ glia_error* glia_max_pool2d(const glia_tensor* x, const glia_max_pool2d_options*
     const char* fn = "glia_max_pool2d";
     Tensor xt = tensor_arg(x, fn, "x");
     check_out(out, fn, "out");
-    MaxPool2dOptions o;
-    if (options) {
-      check_struct_size(options, fn, "glia_max_pool2d_options_init");
-      GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
-      GLIA_READ_PAIR(options, stride, o.stride);
-      GLIA_READ_PAIR(options, padding, o.padding);
-      GLIA_READ_PAIR(options, dilation, o.dilation);
-      GLIA_READ(options, ceil_mode, o.ceil_mode);
-    }
+    MaxPool2dOptions o = max_pool2d_options_arg(options, fn);
     Tensor idx;
     Tensor y = max_pool2d(xt, o, out_indices ? &idx : nullptr);
     glia_tensor* hy = tensor_handle(y);
@@ -138,16 +113,7 @@ glia_error* glia_avg_pool2d(const glia_tensor* x, const glia_avg_pool2d_options*
     const char* fn = "glia_avg_pool2d";
     Tensor xt = tensor_arg(x, fn, "x");
     check_out(out, fn, "out");
-    AvgPool2dOptions o;
-    if (options) {
-      check_struct_size(options, fn, "glia_avg_pool2d_options_init");
-      GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
-      GLIA_READ_PAIR(options, stride, o.stride);
-      GLIA_READ_PAIR(options, padding, o.padding);
-      GLIA_READ(options, ceil_mode, o.ceil_mode);
-      GLIA_READ(options, count_include_pad, o.count_include_pad);
-      GLIA_READ(options, divisor_override, o.divisor_override);
-    }
+    AvgPool2dOptions o = avg_pool2d_options_arg(options, fn);
     *out = tensor_handle(avg_pool2d(xt, o));
   });
 }
@@ -162,3 +128,28 @@ glia_error* glia_adaptive_avg_pool2d(const glia_tensor* x, int64_t out_h, int64_
 }
 
 }  // extern "C"
+
+MaxPool2dOptions glia::capi::max_pool2d_options_arg(const glia_max_pool2d_options* options, const char* fn) {
+  MaxPool2dOptions o;
+  if (!options) return o;
+  check_struct_size(options, fn, "glia_max_pool2d_options_init");
+  GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
+  GLIA_READ_PAIR(options, stride, o.stride);
+  GLIA_READ_PAIR(options, padding, o.padding);
+  GLIA_READ_PAIR(options, dilation, o.dilation);
+  GLIA_READ_FLAG(options, ceil_mode, o.ceil_mode);
+  return o;
+}
+
+AvgPool2dOptions glia::capi::avg_pool2d_options_arg(const glia_avg_pool2d_options* options, const char* fn) {
+  AvgPool2dOptions o;
+  if (!options) return o;
+  check_struct_size(options, fn, "glia_avg_pool2d_options_init");
+  GLIA_READ_PAIR(options, kernel_size, o.kernel_size);
+  GLIA_READ_PAIR(options, stride, o.stride);
+  GLIA_READ_PAIR(options, padding, o.padding);
+  GLIA_READ_FLAG(options, ceil_mode, o.ceil_mode);
+  GLIA_READ_FLAG(options, count_include_pad, o.count_include_pad);
+  GLIA_READ(options, divisor_override, o.divisor_override);
+  return o;
+}

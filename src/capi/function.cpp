@@ -41,43 +41,6 @@ struct glia_autograd_ctx {
 
 namespace {
 
-// A host error as a glia::Error(Callback) naming the function and phase.
-[[noreturn]] void rethrow_callback(glia_error* e, const std::string& fn, const char* phase) {
-  std::string msg = glia_error_message(e);
-  glia_error_free(e);
-  throw Error(Code::Callback, fn + ": " + phase + " callback failed: " + msg);
-}
-
-// Handles for a list of tensors (NULL for undefined), released by the destructor.
-struct HandleList {
-  std::vector<glia_tensor*> hs;
-  explicit HandleList(const TensorList& ts) {
-    hs.reserve(ts.size());
-    for (const Tensor& t : ts) hs.push_back(t.defined() ? tensor_handle(t) : nullptr);
-  }
-  ~HandleList() {
-    for (glia_tensor* h : hs) glia_error_free(glia_tensor_release(h));
-  }
-};
-
-// Takes over the new references a callback wrote (NULL entries stay undefined).
-TensorList adopt(std::vector<glia_tensor*>& hs, const char* fn, const char* what) {
-  TensorList out(hs.size());
-  std::exception_ptr failure;
-  for (size_t i = 0; i < hs.size(); ++i) {
-    if (!hs[i]) continue;
-    try {
-      if (!failure) out[i] = tensor_arg(hs[i], fn, what);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    glia_error_free(glia_tensor_release(hs[i]));
-    hs[i] = nullptr;
-  }
-  if (failure) std::rethrow_exception(failure);
-  return out;
-}
-
 struct HostFunctionNode : Node {
   std::shared_ptr<HostFunction> fn;
   std::unique_ptr<glia_autograd_ctx> ctx;
@@ -97,10 +60,10 @@ struct HostFunctionNode : Node {
     glia_error* e = fn->backward(fn->user_data, ctx.get(), gh.hs.data(), static_cast<int64_t>(gh.hs.size()), gi.data(),
                                  static_cast<int64_t>(gi.size()));
     if (e) {
-      for (glia_tensor* h : gi) glia_error_free(glia_tensor_release(h));
+      release_handles(gi.data(), gi.size());
       rethrow_callback(e, fn->name, "backward");
     }
-    TensorList r = adopt(gi, fn->name.c_str(), "grad_inputs");
+    TensorList r = adopt_handles(gi.data(), gi.size(), gi.size(), fn->name.c_str(), "grad_inputs");
     for (size_t i = 0; i < r.size(); ++i) {
       if (!r[i].defined()) continue;
       if (!next_edges[i].valid()) {
@@ -185,10 +148,10 @@ glia_error* glia_autograd_function_apply(const glia_autograd_function_def* def, 
       glia_error* e = fn->forward(fn->user_data, ctx.get(), ih.hs.data(), n_inputs, oh.data(), n_outputs);
       ctx->phase = Phase::Other;
       if (e) {
-        for (glia_tensor* h : oh) glia_error_free(glia_tensor_release(h));
+        release_handles(oh.data(), oh.size());
         rethrow_callback(e, base, "forward");
       }
-      outs = adopt(oh, base.c_str(), "outputs");
+      outs = adopt_handles(oh.data(), oh.size(), oh.size(), base.c_str(), "outputs");
     }
     for (int64_t k = 0; k < n_outputs; ++k) {
       GLIA_CHECK(outs[k].defined(), InvalidArgument, base, ": forward left outputs[", k, "] NULL");
@@ -223,10 +186,7 @@ glia_error* glia_autograd_function_apply(const glia_autograd_function_def* def, 
         }
     }
     HandleList oh(outs);
-    for (int64_t k = 0; k < n_outputs; ++k) {
-      outputs[k] = oh.hs[static_cast<size_t>(k)];
-      oh.hs[static_cast<size_t>(k)] = nullptr;
-    }
+    for (int64_t k = 0; k < n_outputs; ++k) outputs[k] = oh.take(static_cast<size_t>(k));
   });
 }
 

@@ -3,26 +3,12 @@
 
 #include "autograd/functions.h"
 #include "capi/api.h"
+#include "capi/options.h"
 
 using namespace glia;
 using namespace glia::capi;
 
 namespace {
-
-Reduction reduction_arg(int32_t r, const char* fn) {
-  GLIA_CHECK(r == GLIA_REDUCTION_NONE || r == GLIA_REDUCTION_MEAN || r == GLIA_REDUCTION_SUM, InvalidArgument, fn,
-             ": argument 'reduction' is ", r, ", expected GLIA_REDUCTION_NONE, _MEAN or _SUM");
-  return static_cast<Reduction>(r);
-}
-
-// Options structs: fields beyond struct_size keep their defaults (an older caller's smaller struct).
-constexpr size_t kMaxStructSize = 1 << 16;
-template <class S>
-void check_struct_size(const S* o, const char* fn) {
-  GLIA_CHECK(o->struct_size > 0 && o->struct_size <= kMaxStructSize, InvalidArgument, fn, ": options->struct_size is ",
-             o->struct_size, " (use the options' _init function)");
-}
-#define GLIA_HAS_FIELD(o, S, f) ((o)->struct_size >= offsetof(S, f) + sizeof((o)->f))
 
 template <class F>
 glia_error* pair_loss(const glia_tensor* input, const glia_tensor* target, glia_tensor** out, const char* fn, F f) {
@@ -109,15 +95,7 @@ glia_error* glia_nll_loss(const glia_tensor* input, const glia_tensor* target, c
                           glia_tensor** out) {
   const char* fn = "glia_nll_loss";
   return pair_loss(input, target, out, fn, [&](const Tensor& x, const Tensor& t) {
-    glia_nll_loss_options d;
-    glia_nll_loss_options_init(&d);
-    if (options) {
-      check_struct_size(options, fn);
-      using S = glia_nll_loss_options;
-      if (GLIA_HAS_FIELD(options, S, weight)) d.weight = options->weight;
-      if (GLIA_HAS_FIELD(options, S, ignore_index)) d.ignore_index = options->ignore_index;
-      if (GLIA_HAS_FIELD(options, S, reduction)) d.reduction = options->reduction;
-    }
+    glia_nll_loss_options d = nll_loss_options_arg(options, fn);
     return nll_loss(x, t, tensor_opt(d.weight, fn, "options->weight"), d.ignore_index, reduction_arg(d.reduction, fn));
   });
 }
@@ -126,19 +104,39 @@ glia_error* glia_cross_entropy(const glia_tensor* input, const glia_tensor* targ
                                const glia_cross_entropy_options* options, glia_tensor** out) {
   const char* fn = "glia_cross_entropy";
   return pair_loss(input, target, out, fn, [&](const Tensor& x, const Tensor& t) {
-    glia_cross_entropy_options d;
-    glia_cross_entropy_options_init(&d);
-    if (options) {
-      check_struct_size(options, fn);
-      using S = glia_cross_entropy_options;
-      if (GLIA_HAS_FIELD(options, S, weight)) d.weight = options->weight;
-      if (GLIA_HAS_FIELD(options, S, ignore_index)) d.ignore_index = options->ignore_index;
-      if (GLIA_HAS_FIELD(options, S, reduction)) d.reduction = options->reduction;
-      if (GLIA_HAS_FIELD(options, S, label_smoothing)) d.label_smoothing = options->label_smoothing;
-    }
+    glia_cross_entropy_options d = cross_entropy_options_arg(options, fn);
     return cross_entropy(x, t, tensor_opt(d.weight, fn, "options->weight"), d.ignore_index,
                          reduction_arg(d.reduction, fn), d.label_smoothing);
   });
 }
 
 }  // extern "C"
+
+Reduction glia::capi::reduction_arg(int32_t r, const char* fn, const char* arg) {
+  GLIA_CHECK(r == GLIA_REDUCTION_NONE || r == GLIA_REDUCTION_MEAN || r == GLIA_REDUCTION_SUM, InvalidArgument, fn,
+             ": argument '", arg, "' is ", r, ", expected GLIA_REDUCTION_NONE, _MEAN or _SUM");
+  return static_cast<Reduction>(r);
+}
+
+glia_nll_loss_options glia::capi::nll_loss_options_arg(const glia_nll_loss_options* o, const char* fn) {
+  glia_nll_loss_options d;
+  glia_nll_loss_options_init(&d);
+  if (!o) return d;
+  check_struct_size(o, fn, "glia_nll_loss_options_init");
+  GLIA_READ(o, weight, d.weight);
+  GLIA_READ(o, ignore_index, d.ignore_index);
+  GLIA_READ(o, reduction, d.reduction);
+  return d;
+}
+
+glia_cross_entropy_options glia::capi::cross_entropy_options_arg(const glia_cross_entropy_options* o, const char* fn) {
+  glia_cross_entropy_options d;
+  glia_cross_entropy_options_init(&d);
+  if (!o) return d;
+  check_struct_size(o, fn, "glia_cross_entropy_options_init");
+  GLIA_READ(o, weight, d.weight);
+  GLIA_READ(o, ignore_index, d.ignore_index);
+  GLIA_READ(o, reduction, d.reduction);
+  GLIA_READ(o, label_smoothing, d.label_smoothing);
+  return d;
+}

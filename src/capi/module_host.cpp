@@ -42,12 +42,6 @@ std::shared_ptr<HostData> own(void* user_data, void (*free_user_data)(void*)) {
   }
 }
 
-[[noreturn]] void rethrow_callback(glia_error* e, const std::string& who, const char* what) {
-  std::string msg = glia_error_message(e);
-  glia_error_free(e);
-  throw Error(Code::Callback, who + ": " + what + " callback failed: " + msg);
-}
-
 // A borrowed module handle for the duration of a callback.
 struct SelfHandle {
   glia_module* h;
@@ -55,27 +49,6 @@ struct SelfHandle {
   ~SelfHandle() { glia_error_free(glia_module_release(h)); }
   SelfHandle(const SelfHandle&) = delete;
   SelfHandle& operator=(const SelfHandle&) = delete;
-};
-
-// Handles for a list of tensors (NULL for undefined), released by the destructor.
-struct HandleList {
-  std::vector<glia_tensor*> hs;
-  explicit HandleList(const TensorList& ts) {
-    hs.reserve(ts.size());
-    try {
-      for (const Tensor& t : ts) hs.push_back(t.defined() ? tensor_handle(t) : nullptr);
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  ~HandleList() { release(); }
-  void release() {
-    for (glia_tensor* h : hs) glia_error_free(glia_tensor_release(h));
-    hs.clear();
-  }
-  const glia_tensor* const* data() const { return hs.data(); }
-  int64_t size() const { return static_cast<int64_t>(hs.size()); }
 };
 
 // Runs a callback that writes up to GLIA_MODULE_MAX_OUTPUTS new references and
@@ -86,39 +59,20 @@ std::optional<TensorList> run_writer(const std::string& who, const char* what, b
   std::vector<glia_tensor*> out(cap, nullptr);
   int64_t n = -1;
   glia_error* e = call(out.data(), cap, &n);
-  auto release_all = [&] {
-    for (glia_tensor*& h : out) {
-      if (h) glia_error_free(glia_tensor_release(h));
-      h = nullptr;
-    }
-  };
   if (e) {
-    release_all();
+    release_handles(out.data(), out.size());
     rethrow_callback(e, who, what);
   }
   if (n == -1 && keep_allowed) {
-    release_all();
+    release_handles(out.data(), out.size());
     return std::nullopt;
   }
   if (n < 0 || n > cap) {
-    release_all();
+    release_handles(out.data(), out.size());
     fail(Code::Callback, who, ": ", what, " callback reported ", n, " tensors (expected ", keep_allowed ? "-1 or " : "",
          "0 to ", cap, ")");
   }
-  TensorList r(static_cast<size_t>(n));
-  std::exception_ptr failure;
-  for (int64_t i = 0; i < cap; ++i) {
-    glia_tensor* h = out[static_cast<size_t>(i)];
-    if (!h) continue;
-    try {
-      if (!failure && i < n) r[static_cast<size_t>(i)] = tensor_arg(h, who.c_str(), what);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    glia_error_free(glia_tensor_release(h));
-  }
-  if (failure) std::rethrow_exception(failure);
-  return r;
+  return adopt_handles(out.data(), out.size(), static_cast<size_t>(n), who.c_str(), what);
 }
 
 // ---- host modules ---------------------------------------------------------------

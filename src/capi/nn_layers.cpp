@@ -5,27 +5,13 @@
 #include <type_traits>
 
 #include "capi/api.h"
+#include "capi/options.h"
 #include "nn/modules/layers.h"
 
 using namespace glia;
 using namespace glia::capi;
 
 namespace {
-
-// Options structs: the library reads only the fields struct_size covers (defaults for the rest).
-template <class S>
-void check_size(const S* o, const char* fn, const char* init) {
-  GLIA_CHECK(o->struct_size >= sizeof(size_t) && o->struct_size <= 65536, InvalidArgument, fn,
-             ": options->struct_size is ", o->struct_size, ", expected ", sizeof(S), " (use ", init, ")");
-}
-#define COVERS(o, field) ((o)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(o))>, field) + sizeof((o)->field))
-#define READ_PAIR(o, field, dst) \
-  if (COVERS(o, field)) {        \
-    (dst)[0] = (o)->field[0];    \
-    (dst)[1] = (o)->field[1];    \
-  }
-#define READ(o, field, dst) \
-  if (COVERS(o, field)) (dst) = (o)->field
 
 template <class M, class... A>
 nn::ModuleRef make(A&&... a) {
@@ -85,18 +71,18 @@ glia_error* glia_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t ke
     a.kernel_size[0] = kernel_h;
     a.kernel_size[1] = kernel_w;
     if (options) {
-      check_size(options, fn, "glia_nn_conv2d_options_init");
-      READ_PAIR(options, stride, a.stride);
-      READ_PAIR(options, padding, a.padding);
-      READ_PAIR(options, dilation, a.dilation);
-      READ(options, groups, a.groups);
-      if (COVERS(options, bias)) a.bias = options->bias != 0;
-      if (COVERS(options, padding_kind)) {
+      check_struct_size(options, fn, "glia_nn_conv2d_options_init");
+      GLIA_READ_PAIR(options, stride, a.stride);
+      GLIA_READ_PAIR(options, padding, a.padding);
+      GLIA_READ_PAIR(options, dilation, a.dilation);
+      GLIA_READ(options, groups, a.groups);
+      GLIA_READ_FLAG(options, bias, a.bias);
+      if (GLIA_COVERS(options, padding_kind)) {
         int k = static_cast<int>(options->padding_kind);
         GLIA_CHECK(k >= 0 && k <= 2, InvalidArgument, fn, ": options->padding_kind ", k, " is not a glia_padding_mode");
         a.padding_kind = k;
       }
-      if (COVERS(options, padding_mode)) {
+      if (GLIA_COVERS(options, padding_mode)) {
         int m = static_cast<int>(options->padding_mode);
         GLIA_CHECK(m >= 0 && m <= 3, InvalidArgument, fn,
                    ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
@@ -128,13 +114,13 @@ glia_error* glia_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, 
     a.kernel_size[0] = kernel_h;
     a.kernel_size[1] = kernel_w;
     if (options) {
-      check_size(options, fn, "glia_nn_conv_transpose2d_options_init");
-      READ_PAIR(options, stride, a.stride);
-      READ_PAIR(options, padding, a.padding);
-      READ_PAIR(options, output_padding, a.output_padding);
-      READ(options, groups, a.groups);
-      if (COVERS(options, bias)) a.bias = options->bias != 0;
-      READ_PAIR(options, dilation, a.dilation);
+      check_struct_size(options, fn, "glia_nn_conv_transpose2d_options_init");
+      GLIA_READ_PAIR(options, stride, a.stride);
+      GLIA_READ_PAIR(options, padding, a.padding);
+      GLIA_READ_PAIR(options, output_padding, a.output_padding);
+      GLIA_READ(options, groups, a.groups);
+      GLIA_READ_FLAG(options, bias, a.bias);
+      GLIA_READ_PAIR(options, dilation, a.dilation);
     }
     return make<nn::ConvTranspose2d>(in_channels, out_channels, a, f);
   });
@@ -145,14 +131,7 @@ glia_error* glia_nn_max_pool2d(const glia_max_pool2d_options* options, const gli
   const char* fn = "glia_nn_max_pool2d";
   return module_entry(factory, out, fn, [&](const nn::Factory&) {
     check_out(options, fn, "options");
-    check_size(options, fn, "glia_max_pool2d_options_init");
-    MaxPool2dOptions o;
-    READ_PAIR(options, kernel_size, o.kernel_size);
-    READ_PAIR(options, stride, o.stride);
-    READ_PAIR(options, padding, o.padding);
-    READ_PAIR(options, dilation, o.dilation);
-    if (COVERS(options, ceil_mode)) o.ceil_mode = options->ceil_mode != 0;
-    return make<nn::MaxPool2d>(o);
+    return make<nn::MaxPool2d>(max_pool2d_options_arg(options, fn));
   });
 }
 
@@ -161,15 +140,7 @@ glia_error* glia_nn_avg_pool2d(const glia_avg_pool2d_options* options, const gli
   const char* fn = "glia_nn_avg_pool2d";
   return module_entry(factory, out, fn, [&](const nn::Factory&) {
     check_out(options, fn, "options");
-    check_size(options, fn, "glia_avg_pool2d_options_init");
-    AvgPool2dOptions o;
-    READ_PAIR(options, kernel_size, o.kernel_size);
-    READ_PAIR(options, stride, o.stride);
-    READ_PAIR(options, padding, o.padding);
-    if (COVERS(options, ceil_mode)) o.ceil_mode = options->ceil_mode != 0;
-    if (COVERS(options, count_include_pad)) o.count_include_pad = options->count_include_pad != 0;
-    READ(options, divisor_override, o.divisor_override);
-    return make<nn::AvgPool2d>(o);
+    return make<nn::AvgPool2d>(avg_pool2d_options_arg(options, fn));
   });
 }
 

@@ -2,6 +2,7 @@
 #include <cstddef>
 
 #include "capi/api.h"
+#include "capi/options.h"
 #include "nn/modules/loss.h"
 #include "nn/modules/norm.h"
 
@@ -10,32 +11,16 @@ using namespace glia::capi;
 
 namespace {
 
-constexpr size_t kMaxStructSize = 1 << 16;
-#define GLIA_HAS_FIELD(o, S, f) ((o)->struct_size >= offsetof(S, f) + sizeof((o)->f))
-
-template <class S>
-void check_struct_size(const S* o, const char* fn) {
-  GLIA_CHECK(o->struct_size > 0 && o->struct_size <= kMaxStructSize, InvalidArgument, fn, ": options->struct_size is ",
-             o->struct_size, " (use the options' _init function)");
-}
-
-Reduction reduction_arg(int32_t r, const char* fn, const char* arg = "reduction") {
-  GLIA_CHECK(r == GLIA_REDUCTION_NONE || r == GLIA_REDUCTION_MEAN || r == GLIA_REDUCTION_SUM, InvalidArgument, fn,
-             ": argument '", arg, "' is ", r, ", expected GLIA_REDUCTION_NONE, _MEAN or _SUM");
-  return static_cast<Reduction>(r);
-}
-
 nn::BatchNormOptions batch_norm_options(const glia_batch_norm_options* o, const char* fn) {
   glia_batch_norm_options d;
   glia_batch_norm_options_init(&d);
   if (o) {
-    check_struct_size(o, fn);
-    using S = glia_batch_norm_options;
-    if (GLIA_HAS_FIELD(o, S, eps)) d.eps = o->eps;
-    if (GLIA_HAS_FIELD(o, S, momentum)) d.momentum = o->momentum;
-    if (GLIA_HAS_FIELD(o, S, momentum_none)) d.momentum_none = o->momentum_none;
-    if (GLIA_HAS_FIELD(o, S, affine)) d.affine = o->affine;
-    if (GLIA_HAS_FIELD(o, S, track_running_stats)) d.track_running_stats = o->track_running_stats;
+    check_struct_size(o, fn, "glia_batch_norm_options_init");
+    GLIA_READ(o, eps, d.eps);
+    GLIA_READ(o, momentum, d.momentum);
+    GLIA_READ(o, momentum_none, d.momentum_none);
+    GLIA_READ(o, affine, d.affine);
+    GLIA_READ(o, track_running_stats, d.track_running_stats);
   }
   nn::BatchNormOptions r;
   r.eps = d.eps;
@@ -113,16 +98,7 @@ glia_error* glia_nn_cross_entropy_loss(const glia_cross_entropy_options* options
                                        glia_module** out) {
   const char* fn = "glia_nn_cross_entropy_loss";
   return module_entry(factory, out, fn, [&](const nn::Factory&) -> nn::ModuleRef {
-    glia_cross_entropy_options d;
-    glia_cross_entropy_options_init(&d);
-    if (options) {
-      check_struct_size(options, fn);
-      using S = glia_cross_entropy_options;
-      if (GLIA_HAS_FIELD(options, S, weight)) d.weight = options->weight;
-      if (GLIA_HAS_FIELD(options, S, ignore_index)) d.ignore_index = options->ignore_index;
-      if (GLIA_HAS_FIELD(options, S, reduction)) d.reduction = options->reduction;
-      if (GLIA_HAS_FIELD(options, S, label_smoothing)) d.label_smoothing = options->label_smoothing;
-    }
+    glia_cross_entropy_options d = cross_entropy_options_arg(options, fn);
     nn::LossOptions o;
     o.weight = tensor_opt(d.weight, fn, "options->weight");
     o.ignore_index = d.ignore_index;
@@ -136,15 +112,7 @@ glia_error* glia_nn_nll_loss(const glia_nll_loss_options* options, const glia_fa
                              glia_module** out) {
   const char* fn = "glia_nn_nll_loss";
   return module_entry(factory, out, fn, [&](const nn::Factory&) -> nn::ModuleRef {
-    glia_nll_loss_options d;
-    glia_nll_loss_options_init(&d);
-    if (options) {
-      check_struct_size(options, fn);
-      using S = glia_nll_loss_options;
-      if (GLIA_HAS_FIELD(options, S, weight)) d.weight = options->weight;
-      if (GLIA_HAS_FIELD(options, S, ignore_index)) d.ignore_index = options->ignore_index;
-      if (GLIA_HAS_FIELD(options, S, reduction)) d.reduction = options->reduction;
-    }
+    glia_nll_loss_options d = nll_loss_options_arg(options, fn);
     nn::LossOptions o;
     o.weight = tensor_opt(d.weight, fn, "options->weight");
     o.ignore_index = d.ignore_index;

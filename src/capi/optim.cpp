@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "capi/api.h"
+#include "capi/options.h"
 #include "optim/optimizer.h"
 
 using namespace glia;
@@ -10,18 +11,6 @@ using namespace glia::capi;
 using glia::optim::Optimizer;
 
 namespace {
-
-template <class S>
-void check_struct_size(const S* o, const char* fn, const char* init) {
-  GLIA_CHECK(o->struct_size >= sizeof(size_t) && o->struct_size <= 65536, InvalidArgument, fn,
-             ": options->struct_size is ", o->struct_size, ", expected ", sizeof(S), " (use ", init, ")");
-}
-#define GLIA_COVERS(o, field) \
-  ((o)->struct_size >= offsetof(std::remove_cvref_t<decltype(*(o))>, field) + sizeof((o)->field))
-#define GLIA_READ(o, field, dst) \
-  if (GLIA_COVERS(o, field)) (dst) = (o)->field
-#define GLIA_READ_FLAG(o, field, dst) \
-  if (GLIA_COVERS(o, field)) (dst) = (o)->field != 0
 
 optim::SGDOptions sgd_arg(const glia_sgd_options* o, const char* fn) {
   optim::SGDOptions r;

@@ -5,7 +5,7 @@
 
 #include <climits>
 
-#include "nn/norm_loss_util.h"
+#include "support/fixture.h"
 
 namespace glia_test {
 namespace {
@@ -65,9 +65,7 @@ glia_module* nested(Handles& h) {
   ok(glia_nn_parameter_dict(pk, pv, 3, pdict.out()), "parameter_dict");
   glia_module* all[] = {ln4, list, dict, inner, plist, pdict};
   ok(glia_nn_sequential(all, 6, seq.out()), "sequential");
-  glia_module* r = seq.m;
-  seq.m = nullptr;
-  return r;
+  return seq.release();
 }
 
 int64_t slice_arg(const json& v, int64_t open) { return v.is_null() ? open : v.get<int64_t>(); }
@@ -183,7 +181,7 @@ TEST(ContainerModules, EditingMatchesTorch) {
   ok(glia_nn_module_dict(nullptr, nullptr, 0, e3.out()), "e");
   ok(glia_nn_parameter_list(nullptr, 0, e4.out()), "e");
   ok(glia_nn_parameter_dict(nullptr, nullptr, 0, e5.out()), "e");
-  for (glia_module* m : {e1.m, e2.m, e3.m, e4.m, e5.m}) empties.push_back(module_repr(m));
+  for (glia_module* m : {e1.get(), e2.get(), e3.get(), e4.get(), e5.get()}) empties.push_back(module_repr(m));
   EXPECT_EQ(empties, fixture()["empty"].get<std::vector<std::string>>());
 }
 

@@ -13,23 +13,6 @@ using namespace glia_test;
 
 namespace {
 
-struct Stats {
-  double mean = 0, std = 0, min = INFINITY, max = -INFINITY;
-};
-
-Stats stats(const std::vector<double>& v) {
-  Stats s;
-  for (double x : v) {
-    s.mean += x;
-    s.min = std::min(s.min, x);
-    s.max = std::max(s.max, x);
-  }
-  s.mean /= static_cast<double>(v.size());
-  for (double x : v) s.std += (x - s.mean) * (x - s.mean);
-  s.std = std::sqrt(s.std / static_cast<double>(v.size() - 1));
-  return s;
-}
-
 // A parameter-like tensor: float32, requires grad.
 glia_tensor* param(Handles& h, const std::vector<int64_t>& shape, glia_dtype d = GLIA_FLOAT32) {
   int64_t n = 1;
@@ -45,16 +28,6 @@ void expect_moments(const Stats& s, double mean, double std, size_t n, const std
   EXPECT_NEAR(s.mean, mean, 6 * se) << what;
   EXPECT_NEAR(s.std, std, 0.03 * std) << what;
 }
-
-#define EXPECT_GLIA_MSG(call, code, text)                                        \
-  do {                                                                           \
-    glia_error* e_ = (call);                                                     \
-    ASSERT_NE(e_, nullptr) << #call << " unexpectedly succeeded";                \
-    EXPECT_EQ(glia_error_code(e_), code) << glia_error_message(e_);              \
-    EXPECT_NE(std::string(glia_error_message(e_)).find(text), std::string::npos) \
-        << glia_error_message(e_) << "\n  expected to contain: " << (text);      \
-    glia_error_free(e_);                                                         \
-  } while (0)
 
 }  // namespace
 

@@ -13,20 +13,6 @@ using namespace glia_test;
 
 namespace {
 
-struct Stats {
-  double min, max, mean, std;
-};
-Stats stats(const std::vector<double>& v) {
-  Stats s{};
-  s.min = *std::min_element(v.begin(), v.end());
-  s.max = *std::max_element(v.begin(), v.end());
-  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  double ss = 0;
-  for (double x : v) ss += (x - s.mean) * (x - s.mean);
-  s.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
-  return s;
-}
-
 // Uniform(-bound, bound) samples: inside the bound, reaching close to it,
 // mean ~ 0 and std ~ bound / sqrt(3). Tolerances are >= 5 standard errors.
 void expect_uniform(const std::vector<double>& v, double bound, const std::string& what) {
@@ -42,8 +28,6 @@ void expect_uniform(const std::vector<double>& v, double bound, const std::strin
   EXPECT_NEAR(s.std, bound / std::sqrt(3.0), bound / std::sqrt(3.0) * 5 * std::sqrt(0.2 / n));
 }
 
-glia_tensor* param(Handles& h, const ModuleHandle& m, const char* name) { return parameter(h, m.get(), name); }
-
 }  // namespace
 
 TEST(LayersInit, LinearKaimingUniform) {
@@ -51,13 +35,13 @@ TEST(LayersInit, LinearKaimingUniform) {
   Handles h;
   ModuleHandle big;
   GLIA_OK_(glia_nn_linear(256, 512, 1, nullptr, big.out()));
-  expect_uniform(values(param(h, big, "weight")), 1.0 / 16, "weight");
+  expect_uniform(values(parameter(h, big, "weight")), 1.0 / 16, "weight");
   // Biases over 20 constructions: uniform in +-1/sqrt(in_features).
   std::vector<double> biases;
   for (int i = 0; i < 20; ++i) {
     ModuleHandle m;
     GLIA_OK_(glia_nn_linear(100, 64, 1, nullptr, m.out()));
-    auto b = values(param(h, m, "bias"));
+    auto b = values(parameter(h, m, "bias"));
     biases.insert(biases.end(), b.begin(), b.end());
   }
   expect_uniform(biases, 0.1, "bias");
@@ -68,13 +52,13 @@ TEST(LayersInit, BilinearUniformInOneOverSqrtIn1) {
   Handles h;
   ModuleHandle m;
   GLIA_OK_(glia_nn_bilinear(64, 8, 16, 1, nullptr, m.out()));
-  EXPECT_EQ(shape(param(h, m, "weight")), (std::vector<int64_t>{16, 64, 8}));
-  expect_uniform(values(param(h, m, "weight")), 1.0 / 8, "weight");
+  EXPECT_EQ(shape(parameter(h, m, "weight")), (std::vector<int64_t>{16, 64, 8}));
+  expect_uniform(values(parameter(h, m, "weight")), 1.0 / 8, "weight");
   std::vector<double> biases;
   for (int i = 0; i < 40; ++i) {
     ModuleHandle k;
     GLIA_OK_(glia_nn_bilinear(25, 3, 32, 1, nullptr, k.out()));
-    auto b = values(param(h, k, "bias"));
+    auto b = values(parameter(h, k, "bias"));
     biases.insert(biases.end(), b.begin(), b.end());
   }
   expect_uniform(biases, 0.2, "bias");
@@ -85,13 +69,13 @@ TEST(LayersInit, ConvAndTransposedConvUseFanInOfTheWeight) {
   Handles h;
   ModuleHandle c;
   GLIA_OK_(glia_nn_conv2d(16, 32, 3, 3, nullptr, nullptr, c.out()));
-  EXPECT_EQ(shape(param(h, c, "weight")), (std::vector<int64_t>{32, 16, 3, 3}));
-  expect_uniform(values(param(h, c, "weight")), 1.0 / 12, "conv weight");  // fan_in 16 * 9
+  EXPECT_EQ(shape(parameter(h, c, "weight")), (std::vector<int64_t>{32, 16, 3, 3}));
+  expect_uniform(values(parameter(h, c, "weight")), 1.0 / 12, "conv weight");  // fan_in 16 * 9
   // ConvTranspose2d's weight is [in, out / groups, kH, kW]: fan_in = 32 * 9 here.
   ModuleHandle t;
   GLIA_OK_(glia_nn_conv_transpose2d(8, 32, 3, 3, nullptr, nullptr, t.out()));
-  EXPECT_EQ(shape(param(h, t, "weight")), (std::vector<int64_t>{8, 32, 3, 3}));
-  expect_uniform(values(param(h, t, "weight")), 1.0 / std::sqrt(288.0), "conv_transpose weight");
+  EXPECT_EQ(shape(parameter(h, t, "weight")), (std::vector<int64_t>{8, 32, 3, 3}));
+  expect_uniform(values(parameter(h, t, "weight")), 1.0 / std::sqrt(288.0), "conv_transpose weight");
   std::vector<double> biases;
   glia_nn_conv2d_options o;
   glia_nn_conv2d_options_init(&o);
@@ -99,7 +83,7 @@ TEST(LayersInit, ConvAndTransposedConvUseFanInOfTheWeight) {
   for (int i = 0; i < 20; ++i) {
     ModuleHandle k;
     GLIA_OK_(glia_nn_conv2d(8, 64, 5, 5, &o, nullptr, k.out()));  // fan_in 4 * 25
-    auto b = values(param(h, k, "bias"));
+    auto b = values(parameter(h, k, "bias"));
     biases.insert(biases.end(), b.begin(), b.end());
   }
   expect_uniform(biases, 0.1, "conv bias");
@@ -111,7 +95,7 @@ TEST(LayersInit, EmbeddingNormalWithPaddingRowZeroed) {
   ModuleHandle m;
   int64_t pad = -2;
   GLIA_OK_(glia_nn_embedding(1000, 64, &pad, nullptr, 2.0, nullptr, m.out()));
-  std::vector<double> w = values(param(h, m, "weight"));
+  std::vector<double> w = values(parameter(h, m, "weight"));
   std::vector<double> rest;
   for (int64_t r = 0; r < 1000; ++r)
     for (int64_t c = 0; c < 64; ++c) {
@@ -163,22 +147,22 @@ TEST(LayersInit, SkipInitRunsNoInitialiser) {
       wshape = {6, 2};
     }
     GLIA_OK_(build_layer(kind, args, &skip, skipped.out()));
-    glia_tensor* w = param(h, skipped, "weight");
+    glia_tensor* w = parameter(h, skipped, "weight");
     EXPECT_EQ(shape(w), wshape);
     int32_t rg = 0;
     GLIA_OK_(glia_tensor_requires_grad(w, &rg));
     EXPECT_EQ(rg, 1);
     ModuleHandle after;
     GLIA_OK_(glia_nn_linear(5, 4, 1, nullptr, after.out()));
-    EXPECT_EQ(values(param(h, after, "weight")), values(param(h, reference, "weight")));
-    EXPECT_EQ(values(param(h, after, "bias")), values(param(h, reference, "bias")));
+    EXPECT_EQ(values(parameter(h, after, "weight")), values(parameter(h, reference, "weight")));
+    EXPECT_EQ(values(parameter(h, after, "bias")), values(parameter(h, reference, "bias")));
   }
   // Without skip_init the construction does draw.
   glia_manual_seed(99);
   ModuleHandle drawn, after;
   GLIA_OK_(glia_nn_linear(7, 3, 1, nullptr, drawn.out()));
   GLIA_OK_(glia_nn_linear(5, 4, 1, nullptr, after.out()));
-  EXPECT_NE(values(param(h, after, "weight")), values(param(h, reference, "weight")));
+  EXPECT_NE(values(parameter(h, after, "weight")), values(parameter(h, reference, "weight")));
 }
 
 TEST(LayersInit, Float64FactoryGivesFloat64Parameters) {
@@ -193,13 +177,13 @@ TEST(LayersInit, Float64FactoryGivesFloat64Parameters) {
   GLIA_OK_(glia_nn_conv_transpose2d(2, 2, 3, 3, nullptr, &f, convt.out()));
   GLIA_OK_(glia_nn_embedding(5, 2, nullptr, nullptr, 2.0, &f, emb.out()));
   for (const ModuleHandle* m : {&lin, &bil, &conv, &convt}) {
-    EXPECT_EQ(dtype(param(h, *m, "weight")), GLIA_FLOAT64);
-    EXPECT_EQ(dtype(param(h, *m, "bias")), GLIA_FLOAT64);
+    EXPECT_EQ(dtype(parameter(h, *m, "weight")), GLIA_FLOAT64);
+    EXPECT_EQ(dtype(parameter(h, *m, "bias")), GLIA_FLOAT64);
   }
-  EXPECT_EQ(dtype(param(h, emb, "weight")), GLIA_FLOAT64);
+  EXPECT_EQ(dtype(parameter(h, emb, "weight")), GLIA_FLOAT64);
   ModuleHandle def;
   GLIA_OK_(glia_nn_linear(3, 2, 1, nullptr, def.out()));
-  EXPECT_EQ(dtype(param(h, def, "weight")), GLIA_FLOAT32);
+  EXPECT_EQ(dtype(parameter(h, def, "weight")), GLIA_FLOAT32);
   // Integer factory dtypes are refused, for parameterless modules too.
   f.dtype = GLIA_INT64;
   glia_module* m = nullptr;
@@ -219,7 +203,7 @@ TEST(LayersDropout, TrainingZeroesAndScalesEvalIsIdentity) {
   const int64_t n = 20000;
   glia_tensor* x = make(h, std::vector<double>(n, 2.0), {n}, GLIA_FLOAT32);
   GLIA_OK_(glia_tensor_set_requires_grad(x, 1));
-  glia_tensor* y = forward1(h, m.get(), x);
+  glia_tensor* y = call(h, m, {x});
   std::vector<double> v = values(y);
   int64_t zeros = 0;
   for (double e : v) {
@@ -239,15 +223,15 @@ TEST(LayersDropout, TrainingZeroesAndScalesEvalIsIdentity) {
   for (int64_t i = 0; i < n; i += 997) EXPECT_NEAR(gv[static_cast<size_t>(i)], v[static_cast<size_t>(i)] / 2, 1e-6);
 
   GLIA_OK_(glia_module_train(m.get(), 0));
-  EXPECT_EQ(values(forward1(h, m.get(), x)), std::vector<double>(n, 2.0));
+  EXPECT_EQ(values(call(h, m, {x})), std::vector<double>(n, 2.0));
   GLIA_OK_(glia_module_train(m.get(), 1));
-  std::vector<double> again = values(forward1(h, m.get(), x));
+  std::vector<double> again = values(call(h, m, {x}));
   EXPECT_NE(again, v);  // a fresh mask
   EXPECT_GT(std::count(again.begin(), again.end(), 0.0), n / 5);
 
   ModuleHandle all;
   GLIA_OK_(glia_nn_dropout(1.0, nullptr, all.out()));
-  EXPECT_EQ(values(forward1(h, all.get(), x)), std::vector<double>(n, 0.0));
+  EXPECT_EQ(values(call(h, all, {x})), std::vector<double>(n, 0.0));
 }
 
 TEST(LayersRepr, DefaultsAndPythonFloats) {
@@ -337,7 +321,7 @@ TEST(LayersBilinear, DoubleBackwardFlowsThroughTheComposition) {
   ModuleHandle m;
   GLIA_OK_(glia_nn_bilinear(2, 2, 1, 0, &f, m.out()));
   glia_grad_mode_set(0);
-  glia_tensor* w = param(h, m, "weight");
+  glia_tensor* w = parameter(h, m, "weight");
   GLIA_OK_(glia_copy_(w, make(h, {1, 2, 3, 4}, {1, 2, 2})));
   glia_grad_mode_set(1);
   glia_tensor* x1 = make(h, {0.5, -1}, {1, 2});

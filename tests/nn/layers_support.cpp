@@ -127,43 +127,4 @@ glia_error* build_layer(const std::string& module, const json& a, const glia_fac
   return glia_error_new(GLIA_ERR_INVALID_ARGUMENT, "unknown module");
 }
 
-std::string module_repr(glia_module* m) {
-  size_t n = 0;
-  ok(glia_module_to_string(m, nullptr, 0, &n), "to_string");
-  std::string s(n + 1, '\0');
-  ok(glia_module_to_string(m, s.data(), s.size(), &n), "to_string");
-  s.resize(n);
-  return s;
-}
-
-std::vector<std::string> state_dict_keys(glia_module* m) {
-  glia_tensor_dict* d = nullptr;
-  ok(glia_module_state_dict(m, &d), "state_dict");
-  int64_t n = 0;
-  ok(glia_tensor_dict_size(d, &n), "dict_size");
-  std::vector<std::string> keys;
-  for (int64_t i = 0; i < n; ++i) {
-    char buf[256];
-    size_t len = 0;
-    ok(glia_tensor_dict_key_at(d, i, buf, sizeof(buf), &len), "key_at");
-    keys.emplace_back(buf, len);
-  }
-  (void)glia_tensor_dict_release(d);
-  return keys;
-}
-
-glia_tensor* parameter(Handles& h, glia_module* m, const std::string& name) {
-  glia_tensor* t = nullptr;
-  ok(glia_module_get_parameter(m, name.c_str(), &t), name.c_str());
-  return h.add(t);
-}
-
-glia_tensor* forward1(Handles& h, glia_module* m, glia_tensor* x) {
-  glia_tensor* y = nullptr;
-  int64_t n = 0;
-  const glia_tensor* in[] = {x};
-  ok(glia_module_forward(m, in, 1, &y, 1, &n), "forward");
-  return h.add(y);
-}
-
 }  // namespace glia_test

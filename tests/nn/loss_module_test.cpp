@@ -1,7 +1,7 @@
 // CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss and
 // BCEWithLogitsLoss modules against torch 1.13 (tests/golden/gen_norm_loss.py):
 // loss, input gradient, weight buffers, repr, state-dict keys, errors.
-#include "nn/norm_loss_util.h"
+#include "support/fixture.h"
 
 namespace glia_test {
 namespace {
@@ -53,7 +53,7 @@ TEST(LossModules, MatchTorch) {
     SCOPED_TRACE(c["name"].get<std::string>());
     Handles h;
     ModuleHandle m(build_loss(h, c));
-    ASSERT_NE(m.m, nullptr);
+    ASSERT_NE(m.get(), nullptr);
     EXPECT_EQ(module_repr(m), c["repr"].get<std::string>());
     EXPECT_EQ(state_dict_keys(m), c["keys"].get<std::vector<std::string>>());
     for (auto& [name, b] : c["buffers"].items()) expect_tensor(buffer(h, m, name), b, 0, name);

@@ -18,26 +18,6 @@ const json& G() {
   return g;
 }
 
-std::string module_str(glia_module* m) {
-  char buf[2048];
-  size_t n = 0;
-  ok(glia_module_to_string(m, buf, sizeof buf, &n), "to_string");
-  return std::string(buf, n);
-}
-
-std::string grad_fn_name(glia_tensor* t) {
-  char buf[128];
-  size_t n = 0;
-  ok(glia_tensor_grad_fn_name(t, buf, sizeof buf, &n), "grad_fn_name");
-  return std::string(buf, n);
-}
-
-glia_tensor* grad_of(Handles& h, glia_tensor* t) {
-  glia_tensor* g = nullptr;
-  ok(glia_tensor_grad(t, &g), "grad");
-  return h.add(g);
-}
-
 // ---- host modules used by the tests ------------------------------------------------
 
 struct HostInfo {
@@ -519,22 +499,9 @@ struct Net {
   }
 };
 
-std::vector<std::string> dict_keys(glia_tensor_dict* d) {
-  int64_t n = 0;
-  ok(glia_tensor_dict_size(d, &n), "size");
-  std::vector<std::string> keys;
-  for (int64_t i = 0; i < n; ++i) {
-    char buf[256];
-    size_t len = 0;
-    ok(glia_tensor_dict_key_at(d, i, buf, sizeof buf, &len), "key_at");
-    keys.emplace_back(buf, len);
-  }
-  return keys;
-}
-
 TEST(ModuleCore, ReprAndStateDictKeysMatchTorch) {
   Net n;
-  EXPECT_EQ(module_str(n.net), G()["repr"].get<std::string>());
+  EXPECT_EQ(module_repr(n.net), G()["repr"].get<std::string>());
   glia_tensor_dict* sd = nullptr;
   GLIA_OK_(glia_module_state_dict(n.net, &sd));
   EXPECT_EQ(dict_keys(sd), G()["state_keys"].get<std::vector<std::string>>());
@@ -597,30 +564,29 @@ TEST(ModuleCore, SharedParameterAppearsOnce) {
 
 TEST(ModuleCore, RegistrationAndLookupErrors) {
   Net n;
-  auto expect_msg = [](glia_error* e, enum glia_error_code code, const std::string& text) {
-    ErrorInfo i = take(e);
-    EXPECT_EQ(i.code, code) << i.message;
-    EXPECT_NE(i.message.find(text), std::string::npos) << i.message << " lacks " << text;
-  };
   glia_tensor* t = make(n.h, {1}, {1});
-  expect_msg(glia_module_register_parameter(n.net, "a.b", t), GLIA_ERR_INVALID_ARGUMENT,
-             "parameter name can't contain \".\"");
-  expect_msg(glia_module_register_parameter(n.net, "", t), GLIA_ERR_INVALID_ARGUMENT,
-             "parameter name can't be empty string \"\"");
-  expect_msg(glia_module_register_parameter(n.net, "fc", t), GLIA_ERR_INVALID_ARGUMENT,
-             "attribute 'fc' already exists");
-  expect_msg(glia_module_register_buffer(n.net, "x.y", t, 1), GLIA_ERR_INVALID_ARGUMENT,
-             "buffer name can't contain \".\"");
-  expect_msg(glia_module_add_module(n.net, "steps", n.act), GLIA_ERR_INVALID_ARGUMENT,
-             "attribute 'steps' already exists");
+  EXPECT_GLIA_MSG(glia_module_register_parameter(n.net, "a.b", t), GLIA_ERR_INVALID_ARGUMENT,
+                  "parameter name can't contain \".\"");
+  EXPECT_GLIA_MSG(glia_module_register_parameter(n.net, "", t), GLIA_ERR_INVALID_ARGUMENT,
+                  "parameter name can't be empty string \"\"");
+  EXPECT_GLIA_MSG(glia_module_register_parameter(n.net, "fc", t), GLIA_ERR_INVALID_ARGUMENT,
+                  "attribute 'fc' already exists");
+  EXPECT_GLIA_MSG(glia_module_register_buffer(n.net, "x.y", t, 1), GLIA_ERR_INVALID_ARGUMENT,
+                  "buffer name can't contain \".\"");
+  EXPECT_GLIA_MSG(glia_module_add_module(n.net, "steps", n.act), GLIA_ERR_INVALID_ARGUMENT,
+                  "attribute 'steps' already exists");
   glia_module* m = nullptr;
   glia_tensor* p = nullptr;
   const json& g = G()["get_errors"];
-  expect_msg(glia_module_get_submodule(n.net, "block.nope", &m), GLIA_ERR_NOT_FOUND, g["block.nope"]);
-  expect_msg(glia_module_get_submodule(n.net, "fc.weight", &m), GLIA_ERR_NOT_FOUND, g["fc.weight"]);
-  expect_msg(glia_module_get_parameter(n.net, "fc.nope", &p), GLIA_ERR_NOT_FOUND, g["param:fc.nope"]);
-  expect_msg(glia_module_get_parameter(n.net, "block", &p), GLIA_ERR_NOT_FOUND, g["param:fc"]);
-  expect_msg(glia_module_get_buffer(n.net, "fc.weight", &p), GLIA_ERR_NOT_FOUND, g["buffer:fc.weight"]);
+  EXPECT_GLIA_MSG(glia_module_get_submodule(n.net, "block.nope", &m), GLIA_ERR_NOT_FOUND,
+                  g["block.nope"].get<std::string>());
+  EXPECT_GLIA_MSG(glia_module_get_submodule(n.net, "fc.weight", &m), GLIA_ERR_NOT_FOUND,
+                  g["fc.weight"].get<std::string>());
+  EXPECT_GLIA_MSG(glia_module_get_parameter(n.net, "fc.nope", &p), GLIA_ERR_NOT_FOUND,
+                  g["param:fc.nope"].get<std::string>());
+  EXPECT_GLIA_MSG(glia_module_get_parameter(n.net, "block", &p), GLIA_ERR_NOT_FOUND, g["param:fc"].get<std::string>());
+  EXPECT_GLIA_MSG(glia_module_get_buffer(n.net, "fc.weight", &p), GLIA_ERR_NOT_FOUND,
+                  g["buffer:fc.weight"].get<std::string>());
   EXPECT_EQ(m, nullptr);
   EXPECT_EQ(p, nullptr);
 }

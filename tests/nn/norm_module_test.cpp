@@ -3,7 +3,7 @@
 // repr, state-dict keys, default initialisation, constructor and forward errors.
 #include <cmath>
 
-#include "nn/norm_loss_util.h"
+#include "support/fixture.h"
 
 namespace glia_test {
 namespace {
@@ -50,7 +50,7 @@ TEST(NormModules, MatchTorch) {
     SCOPED_TRACE(c["name"].get<std::string>());
     Handles h;
     ModuleHandle m(build_norm(c));
-    ASSERT_NE(m.m, nullptr);
+    ASSERT_NE(m.get(), nullptr);
     EXPECT_EQ(module_repr(m), c["repr"].get<std::string>());
     EXPECT_EQ(state_dict_keys(m), c["keys"].get<std::vector<std::string>>());
     // Default init: the exact tensors torch makes (weights ones, biases zeros, running stats 0/1/0).

@@ -16,70 +16,39 @@ const json& golden() {
   return j;
 }
 
-std::string error_text(glia_error* e) {
-  ErrorInfo info = take(e);
-  return info.message;
-}
-
-// Expects failure with `code` and a message containing `text`.
-#define EXPECT_GLIA_MSG(call, code, text)                                        \
-  do {                                                                           \
-    glia_error* e_ = (call);                                                     \
-    ASSERT_NE(e_, nullptr) << #call << " unexpectedly succeeded";                \
-    EXPECT_EQ(glia_error_code(e_), code) << glia_error_message(e_);              \
-    EXPECT_NE(std::string(glia_error_message(e_)).find(text), std::string::npos) \
-        << glia_error_message(e_) << "\n  expected to contain: " << (text);      \
-    glia_error_free(e_);                                                         \
-  } while (0)
-
-struct OptHandle {
-  glia_optimizer* o = nullptr;
-  ~OptHandle() { glia_optimizer_release(o); }
-};
-struct SchedHandle {
-  glia_lr_scheduler* s = nullptr;
-  ~SchedHandle() { glia_lr_scheduler_release(s); }
-};
-struct DictHandle {
-  glia_tensor_dict* d = nullptr;
-  ~DictHandle() { glia_tensor_dict_release(d); }
-};
-
 double opt_num(const json& o, const char* k, double def) { return o.contains(k) ? o[k].get<double>() : def; }
 bool opt_flag(const json& o, const char* k) { return o.contains(k) && o[k].get<bool>(); }
 
-// Builds torch's optimizer `kind` with options `o` (torch keyword names) over params.
-glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<glia_tensor*>& params,
-                           glia_optimizer** out) {
-  if (kind == "sgd") {
-    glia_sgd_options s;
-    glia_sgd_options_init(&s);
-    s.lr = opt_num(o, "lr", s.lr);
-    s.momentum = opt_num(o, "momentum", 0);
-    s.dampening = opt_num(o, "dampening", 0);
-    s.weight_decay = opt_num(o, "weight_decay", 0);
-    s.nesterov = opt_flag(o, "nesterov");
-    s.maximize = opt_flag(o, "maximize");
-    return glia_optim_sgd(params.data(), static_cast<int64_t>(params.size()), &s, out);
+// torch's optimizer options `o` (keyword names; absent: torch's defaults) as glia options structs.
+glia_sgd_options sgd_options(const json& o) {
+  glia_sgd_options s;
+  glia_sgd_options_init(&s);
+  s.lr = opt_num(o, "lr", s.lr);
+  s.momentum = opt_num(o, "momentum", 0);
+  s.dampening = opt_num(o, "dampening", 0);
+  s.weight_decay = opt_num(o, "weight_decay", 0);
+  s.nesterov = opt_flag(o, "nesterov");
+  s.maximize = opt_flag(o, "maximize");
+  return s;
+}
+glia_adam_options adam_options(const std::string& kind, const json& o) {
+  glia_adam_options a;
+  if (kind == "adam")
+    glia_adam_options_init(&a);
+  else
+    glia_adamw_options_init(&a);
+  a.lr = opt_num(o, "lr", a.lr);
+  if (o.contains("betas")) {
+    a.betas[0] = o["betas"][0].get<double>();
+    a.betas[1] = o["betas"][1].get<double>();
   }
-  if (kind == "adam" || kind == "adamw") {
-    glia_adam_options a;
-    if (kind == "adam")
-      glia_adam_options_init(&a);
-    else
-      glia_adamw_options_init(&a);
-    a.lr = opt_num(o, "lr", a.lr);
-    if (o.contains("betas")) {
-      a.betas[0] = o["betas"][0].get<double>();
-      a.betas[1] = o["betas"][1].get<double>();
-    }
-    a.eps = opt_num(o, "eps", a.eps);
-    a.weight_decay = opt_num(o, "weight_decay", a.weight_decay);
-    a.amsgrad = opt_flag(o, "amsgrad");
-    a.maximize = opt_flag(o, "maximize");
-    auto* f = kind == "adam" ? glia_optim_adam : glia_optim_adamw;
-    return f(params.data(), static_cast<int64_t>(params.size()), &a, out);
-  }
+  a.eps = opt_num(o, "eps", a.eps);
+  a.weight_decay = opt_num(o, "weight_decay", a.weight_decay);
+  a.amsgrad = opt_flag(o, "amsgrad");
+  a.maximize = opt_flag(o, "maximize");
+  return a;
+}
+glia_rmsprop_options rmsprop_options(const json& o) {
   glia_rmsprop_options r;
   glia_rmsprop_options_init(&r);
   r.lr = opt_num(o, "lr", r.lr);
@@ -89,7 +58,23 @@ glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<g
   r.momentum = opt_num(o, "momentum", 0);
   r.centered = opt_flag(o, "centered");
   r.maximize = opt_flag(o, "maximize");
-  return glia_optim_rmsprop(params.data(), static_cast<int64_t>(params.size()), &r, out);
+  return r;
+}
+
+// Builds torch's optimizer `kind` with options `o` (torch keyword names) over params.
+glia_error* make_optimizer(const std::string& kind, const json& o, std::vector<glia_tensor*>& params,
+                           glia_optimizer** out) {
+  const int64_t n = static_cast<int64_t>(params.size());
+  if (kind == "sgd") {
+    glia_sgd_options s = sgd_options(o);
+    return glia_optim_sgd(params.data(), n, &s, out);
+  }
+  if (kind == "adam" || kind == "adamw") {
+    glia_adam_options a = adam_options(kind, o);
+    return (kind == "adam" ? glia_optim_adam : glia_optim_adamw)(params.data(), n, &a, out);
+  }
+  glia_rmsprop_options r = rmsprop_options(o);
+  return glia_optim_rmsprop(params.data(), n, &r, out);
 }
 
 glia_tensor* to_dtype(Handles& h, const json& t, glia_dtype d) {
@@ -119,30 +104,17 @@ void feed_grads(Handles& h, std::vector<glia_tensor*>& ps, int s, glia_dtype d) 
 
 double tol_for(glia_dtype d) { return d == GLIA_FLOAT64 ? 1e-9 : 1e-5; }
 
-std::vector<std::string> dict_keys(glia_tensor_dict* d) {
-  int64_t n = 0;
-  ok(glia_tensor_dict_size(d, &n), "dict size");
-  std::vector<std::string> keys;
-  for (int64_t i = 0; i < n; ++i) {
-    char buf[256];
-    size_t len = 0;
-    ok(glia_tensor_dict_key_at(d, i, buf, sizeof(buf), &len), "key_at");
-    keys.emplace_back(buf, len);
-  }
-  return keys;
-}
-
 // The optimizer's state_dict against torch's flattened one: same keys in the same order, same values.
 void expect_state_dict(glia_optimizer* o, const json& want, double tol) {
   DictHandle d;
-  GLIA_OK_(glia_optimizer_state_dict(o, &d.d));
-  std::vector<std::string> keys = dict_keys(d.d), want_keys;
+  GLIA_OK_(glia_optimizer_state_dict(o, d.out()));
+  std::vector<std::string> keys = dict_keys(d.get()), want_keys;
   for (const json& kv : want) want_keys.push_back(kv[0].get<std::string>());
   EXPECT_EQ(keys, want_keys);
   for (const json& kv : want) {
     std::string k = kv[0].get<std::string>();
     glia_tensor* t = nullptr;
-    glia_error* e = glia_tensor_dict_get(d.d, k.c_str(), &t);
+    glia_error* e = glia_tensor_dict_get(d.get(), k.c_str(), &t);
     if (e) {
       ADD_FAILURE() << "missing " << k << ": " << glia_error_message(e);
       glia_error_free(e);
@@ -175,18 +147,18 @@ TEST(OptimTrajectory, EveryCaseMatchesTorch) {
     std::vector<glia_tensor*> ps = make_params(h, d);
     std::vector<double> p2_before = values(ps[2]);
     OptHandle o;
-    GLIA_OK_(make_optimizer(c["optimizer"], c["options"], ps, &o.o));
+    GLIA_OK_(make_optimizer(c["optimizer"], c["options"], ps, o.out()));
     for (int s = 1; s <= 20; ++s) {
-      GLIA_OK_(glia_optimizer_zero_grad(o.o, 1));
+      GLIA_OK_(glia_optimizer_zero_grad(o.get(), 1));
       feed_grads(h, ps, s - 1, d);
-      GLIA_OK_(glia_optimizer_step(o.o));
+      GLIA_OK_(glia_optimizer_step(o.get()));
       std::string key = std::to_string(s);
       if (c["checkpoints"].contains(key))
         for (size_t i = 0; i < 3; ++i)
           expect_tensor(ps[i], c["checkpoints"][key][i], tol_for(d), "step " + key + " p" + std::to_string(i));
     }
     EXPECT_EQ(values(ps[2]), p2_before) << "a parameter without grad must not change";
-    expect_state_dict(o.o, c["state"], tol_for(d));
+    expect_state_dict(o.get(), c["state"], tol_for(d));
     ++n;
   }
   EXPECT_GE(n, 50);
@@ -201,46 +173,32 @@ TEST(OptimGroups, GroupsKeepTheirOwnOptions) {
     std::vector<glia_tensor*> ps = make_params(h, GLIA_FLOAT64);
     std::vector<glia_tensor*> g0{ps[0]}, g1{ps[1]};
     OptHandle o;
-    GLIA_OK_(make_optimizer(kind, c["group0"], g0, &o.o));
-    // Build the second group's options struct the same way.
-    OptHandle tmp;
+    GLIA_OK_(make_optimizer(kind, c["group0"], g0, o.out()));
+    // The second group's options struct, built the same way.
     const json& o1 = c["group1"];
     if (kind == "sgd") {
-      glia_sgd_options s;
-      glia_sgd_options_init(&s);
-      s.lr = opt_num(o1, "lr", s.lr);
-      s.momentum = opt_num(o1, "momentum", 0);
-      s.weight_decay = opt_num(o1, "weight_decay", 0);
-      GLIA_OK_(glia_optimizer_add_param_group(o.o, g1.data(), 1, &s));
+      glia_sgd_options s = sgd_options(o1);
+      GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &s));
     } else if (kind == "adam") {
-      glia_adam_options a;
-      glia_adam_options_init(&a);
-      a.lr = opt_num(o1, "lr", a.lr);
-      a.betas[0] = o1["betas"][0].get<double>();
-      a.betas[1] = o1["betas"][1].get<double>();
-      a.amsgrad = opt_flag(o1, "amsgrad");
-      GLIA_OK_(glia_optimizer_add_param_group(o.o, g1.data(), 1, &a));
+      glia_adam_options a = adam_options(kind, o1);
+      GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &a));
     } else {
-      glia_rmsprop_options r;
-      glia_rmsprop_options_init(&r);
-      r.lr = opt_num(o1, "lr", r.lr);
-      r.momentum = opt_num(o1, "momentum", 0);
-      r.centered = opt_flag(o1, "centered");
-      GLIA_OK_(glia_optimizer_add_param_group(o.o, g1.data(), 1, &r));
+      glia_rmsprop_options r = rmsprop_options(o1);
+      GLIA_OK_(glia_optimizer_add_param_group(o.get(), g1.data(), 1, &r));
     }
     int64_t ng = 0;
-    GLIA_OK_(glia_optimizer_num_param_groups(o.o, &ng));
+    GLIA_OK_(glia_optimizer_num_param_groups(o.get(), &ng));
     EXPECT_EQ(ng, 2);
     double lr1 = 0;
-    GLIA_OK_(glia_optimizer_get_lr(o.o, 1, &lr1));
+    GLIA_OK_(glia_optimizer_get_lr(o.get(), 1, &lr1));
     EXPECT_EQ(lr1, o1["lr"].get<double>());
     for (int s = 0; s < c["steps"].get<int>(); ++s) {
-      GLIA_OK_(glia_optimizer_zero_grad(o.o, 1));
+      GLIA_OK_(glia_optimizer_zero_grad(o.get(), 1));
       feed_grads(h, ps, s, GLIA_FLOAT64);
-      GLIA_OK_(glia_optimizer_step(o.o));
+      GLIA_OK_(glia_optimizer_step(o.get()));
     }
     for (size_t i = 0; i < 2; ++i) expect_tensor(ps[i], c["params"][i], 1e-9, "p" + std::to_string(i));
-    expect_state_dict(o.o, c["state"], 1e-9);
+    expect_state_dict(o.get(), c["state"], 1e-9);
   }
 }
 
@@ -253,27 +211,27 @@ TEST(OptimGroups, NullOptionsTakeTheOptimizersDefaults) {
   s.lr = 0.3;
   s.momentum = 0.7;
   OptHandle o;
-  GLIA_OK_(glia_optim_sgd(ps.data(), 1, &s, &o.o));
-  GLIA_OK_(glia_optimizer_add_param_group(o.o, ps.data() + 1, 2, nullptr));
+  GLIA_OK_(glia_optim_sgd(ps.data(), 1, &s, o.out()));
+  GLIA_OK_(glia_optimizer_add_param_group(o.get(), ps.data() + 1, 2, nullptr));
   DictHandle d;
-  GLIA_OK_(glia_optimizer_state_dict(o.o, &d.d));
+  GLIA_OK_(glia_optimizer_state_dict(o.get(), d.out()));
   glia_tensor* t = nullptr;
-  GLIA_OK_(glia_tensor_dict_get(d.d, "param_groups.1.momentum", &t));
+  GLIA_OK_(glia_tensor_dict_get(d.get(), "param_groups.1.momentum", &t));
   EXPECT_EQ(values(t), std::vector<double>{0.7});
   glia_tensor_release(t);
-  GLIA_OK_(glia_tensor_dict_get(d.d, "param_groups.1.params", &t));
+  GLIA_OK_(glia_tensor_dict_get(d.get(), "param_groups.1.params", &t));
   EXPECT_EQ(dtype(t), GLIA_INT64);
   EXPECT_EQ(values(t), (std::vector<double>{1, 2}));
   glia_tensor_release(t);
   // set_lr / get_lr per group.
-  GLIA_OK_(glia_optimizer_set_lr(o.o, 1, 0.125));
+  GLIA_OK_(glia_optimizer_set_lr(o.get(), 1, 0.125));
   double lr = 0;
-  GLIA_OK_(glia_optimizer_get_lr(o.o, 1, &lr));
+  GLIA_OK_(glia_optimizer_get_lr(o.get(), 1, &lr));
   EXPECT_EQ(lr, 0.125);
-  GLIA_OK_(glia_optimizer_get_lr(o.o, 0, &lr));
+  GLIA_OK_(glia_optimizer_get_lr(o.get(), 0, &lr));
   EXPECT_EQ(lr, 0.3);
-  EXPECT_GLIA_MSG(glia_optimizer_get_lr(o.o, 2, &lr), GLIA_ERR_INVALID_ARGUMENT, "out of range");
-  EXPECT_GLIA_MSG(glia_optimizer_set_lr(o.o, 0, -1.0), GLIA_ERR_INVALID_ARGUMENT, "Invalid learning rate: -1.0");
+  EXPECT_GLIA_MSG(glia_optimizer_get_lr(o.get(), 2, &lr), GLIA_ERR_INVALID_ARGUMENT, "out of range");
+  EXPECT_GLIA_MSG(glia_optimizer_set_lr(o.get(), 0, -1.0), GLIA_ERR_INVALID_ARGUMENT, "Invalid learning rate: -1.0");
 }
 
 // state_dict after 10 steps, loaded into a fresh optimizer (other options), then 10 more steps
@@ -287,21 +245,21 @@ TEST(OptimStateDict, ResumeMatchesUninterruptedRun) {
     Handles h;
     std::vector<glia_tensor*> ps = make_params(h, GLIA_FLOAT64);
     OptHandle a;
-    GLIA_OK_(make_optimizer(c["optimizer"], c["options"], ps, &a.o));
+    GLIA_OK_(make_optimizer(c["optimizer"], c["options"], ps, a.out()));
     for (int s = 0; s < 10; ++s) {
       feed_grads(h, ps, s, GLIA_FLOAT64);
-      GLIA_OK_(glia_optimizer_step(a.o));
+      GLIA_OK_(glia_optimizer_step(a.get()));
     }
     DictHandle d;
-    GLIA_OK_(glia_optimizer_state_dict(a.o, &d.d));
+    GLIA_OK_(glia_optimizer_state_dict(a.get(), d.out()));
     OptHandle b;
-    GLIA_OK_(make_optimizer(c["optimizer"], json::object(), ps, &b.o));
-    GLIA_OK_(glia_optimizer_load_state_dict(b.o, d.d));
+    GLIA_OK_(make_optimizer(c["optimizer"], json::object(), ps, b.out()));
+    GLIA_OK_(glia_optimizer_load_state_dict(b.get(), d.get()));
     // The loaded state is a copy: stepping `a` must not disturb `b`.
     feed_grads(h, ps, 19, GLIA_FLOAT64);
     std::vector<std::vector<double>> saved;
     for (glia_tensor* p : ps) saved.push_back(values(p));
-    GLIA_OK_(glia_optimizer_step(a.o));
+    GLIA_OK_(glia_optimizer_step(a.get()));
     for (size_t i = 0; i < 3; ++i) {
       std::vector<double>& v = saved[i];
       glia_tensor* r = make(h, v, shape(ps[i]));
@@ -311,7 +269,7 @@ TEST(OptimStateDict, ResumeMatchesUninterruptedRun) {
     }
     for (int s = 10; s < 20; ++s) {
       feed_grads(h, ps, s, GLIA_FLOAT64);
-      GLIA_OK_(glia_optimizer_step(b.o));
+      GLIA_OK_(glia_optimizer_step(b.get()));
     }
     for (size_t i = 0; i < 3; ++i) expect_tensor(ps[i], c["checkpoints"]["20"][i], 1e-9, "p" + std::to_string(i));
     ++n;
@@ -327,67 +285,67 @@ TEST(OptimStateDict, LoadErrorsAreTorchsAndLeaveTheOptimizerUnchanged) {
   glia_adam_options_init(&a);
   a.amsgrad = 1;
   OptHandle o;
-  GLIA_OK_(glia_optim_adam(ps.data(), 2, &a, &o.o));
+  GLIA_OK_(glia_optim_adam(ps.data(), 2, &a, o.out()));
   feed_grads(h, ps, 0, GLIA_FLOAT64);
-  GLIA_OK_(glia_optimizer_step(o.o));
+  GLIA_OK_(glia_optimizer_step(o.get()));
   DictHandle good;
-  GLIA_OK_(glia_optimizer_state_dict(o.o, &good.d));
+  GLIA_OK_(glia_optimizer_state_dict(o.get(), good.out()));
 
   // Different number of groups.
   {
     OptHandle two;
-    GLIA_OK_(glia_optim_adam(ps.data(), 1, nullptr, &two.o));
-    GLIA_OK_(glia_optimizer_add_param_group(two.o, ps.data() + 1, 1, nullptr));
+    GLIA_OK_(glia_optim_adam(ps.data(), 1, nullptr, two.out()));
+    GLIA_OK_(glia_optimizer_add_param_group(two.get(), ps.data() + 1, 1, nullptr));
     DictHandle d;
-    GLIA_OK_(glia_optimizer_state_dict(two.o, &d.d));
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_INVALID_ARGUMENT,
+    GLIA_OK_(glia_optimizer_state_dict(two.get(), d.out()));
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_INVALID_ARGUMENT,
                     errs["groups_count"].get<std::string>());
   }
   // A group of another size.
   {
     OptHandle three;
-    GLIA_OK_(glia_optim_adam(ps.data(), 3, nullptr, &three.o));
+    GLIA_OK_(glia_optim_adam(ps.data(), 3, nullptr, three.out()));
     DictHandle d;
-    GLIA_OK_(glia_optimizer_state_dict(three.o, &d.d));
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_INVALID_ARGUMENT,
+    GLIA_OK_(glia_optimizer_state_dict(three.get(), d.out()));
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_INVALID_ARGUMENT,
                     errs["group_size"].get<std::string>());
   }
   // A state tensor of the wrong shape, after valid entries: nothing is applied.
   {
     DictHandle d;
-    GLIA_OK_(glia_tensor_dict_create(&d.d));
+    GLIA_OK_(glia_tensor_dict_create(d.out()));
     int64_t n = 0;
-    GLIA_OK_(glia_tensor_dict_size(good.d, &n));
+    GLIA_OK_(glia_tensor_dict_size(good.get(), &n));
     for (int64_t i = 0; i < n; ++i) {
       char k[128];
       size_t len;
-      GLIA_OK_(glia_tensor_dict_key_at(good.d, i, k, sizeof(k), &len));
+      GLIA_OK_(glia_tensor_dict_key_at(good.get(), i, k, sizeof(k), &len));
       glia_tensor* v = nullptr;
-      GLIA_OK_(glia_tensor_dict_value_at(good.d, i, &v));
+      GLIA_OK_(glia_tensor_dict_value_at(good.get(), i, &v));
       h.add(v);
       std::string key(k);
       if (key == "param_groups.0.lr") v = make(h, {0.5}, {});
       if (key == "state.1.exp_avg") v = make(h, {1, 2, 3}, {3});
-      GLIA_OK_(glia_tensor_dict_set(d.d, key.c_str(), v));
+      GLIA_OK_(glia_tensor_dict_set(d.get(), key.c_str(), v));
     }
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_SHAPE, "state.1.exp_avg");
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_SHAPE, "state.1.exp_avg");
     double lr = 0;
-    GLIA_OK_(glia_optimizer_get_lr(o.o, 0, &lr));
+    GLIA_OK_(glia_optimizer_get_lr(o.get(), 0, &lr));
     EXPECT_EQ(lr, 1e-3) << "a failed load must change nothing";
     // Unknown keys and missing options.
-    GLIA_OK_(glia_tensor_dict_set(d.d, "state.1.exp_avg", make(h, {0, 0, 0, 0, 0}, {5})));
-    GLIA_OK_(glia_optimizer_load_state_dict(o.o, d.d));
-    GLIA_OK_(glia_optimizer_get_lr(o.o, 0, &lr));
+    GLIA_OK_(glia_tensor_dict_set(d.get(), "state.1.exp_avg", make(h, {0, 0, 0, 0, 0}, {5})));
+    GLIA_OK_(glia_optimizer_load_state_dict(o.get(), d.get()));
+    GLIA_OK_(glia_optimizer_get_lr(o.get(), 0, &lr));
     EXPECT_EQ(lr, 0.5);
-    GLIA_OK_(glia_tensor_dict_set(d.d, "param_groups.0.foreach", make(h, {0}, {})));
-    GLIA_OK_(glia_optimizer_load_state_dict(o.o, d.d));  // torch's flags are ignored
-    GLIA_OK_(glia_tensor_dict_set(d.d, "param_groups.0.bogus", make(h, {0}, {})));
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_INVALID_ARGUMENT, "bogus");
-    GLIA_OK_(glia_tensor_dict_remove(d.d, "param_groups.0.bogus"));
-    GLIA_OK_(glia_tensor_dict_remove(d.d, "param_groups.0.eps"));
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_INVALID_ARGUMENT, "param_groups.0.eps");
-    GLIA_OK_(glia_tensor_dict_set(d.d, "nonsense", make(h, {0}, {})));
-    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.o, d.d), GLIA_ERR_INVALID_ARGUMENT, "nonsense");
+    GLIA_OK_(glia_tensor_dict_set(d.get(), "param_groups.0.foreach", make(h, {0}, {})));
+    GLIA_OK_(glia_optimizer_load_state_dict(o.get(), d.get()));  // torch's flags are ignored
+    GLIA_OK_(glia_tensor_dict_set(d.get(), "param_groups.0.bogus", make(h, {0}, {})));
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_INVALID_ARGUMENT, "bogus");
+    GLIA_OK_(glia_tensor_dict_remove(d.get(), "param_groups.0.bogus"));
+    GLIA_OK_(glia_tensor_dict_remove(d.get(), "param_groups.0.eps"));
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_INVALID_ARGUMENT, "param_groups.0.eps");
+    GLIA_OK_(glia_tensor_dict_set(d.get(), "nonsense", make(h, {0}, {})));
+    EXPECT_GLIA_MSG(glia_optimizer_load_state_dict(o.get(), d.get()), GLIA_ERR_INVALID_ARGUMENT, "nonsense");
   }
 }
 
@@ -411,11 +369,11 @@ TEST(OptimErrors, ParameterErrorsAreTorchs) {
   EXPECT_GLIA_MSG(glia_optim_sgd(ps.data(), 0, nullptr, &o), GLIA_ERR_INVALID_ARGUMENT,
                   errs["empty"].get<std::string>());
   OptHandle sgd;
-  GLIA_OK_(glia_optim_sgd(ps.data(), 2, nullptr, &sgd.o));
-  EXPECT_GLIA_MSG(glia_optimizer_add_param_group(sgd.o, ps.data() + 1, 2, nullptr), GLIA_ERR_INVALID_ARGUMENT,
+  GLIA_OK_(glia_optim_sgd(ps.data(), 2, nullptr, sgd.out()));
+  EXPECT_GLIA_MSG(glia_optimizer_add_param_group(sgd.get(), ps.data() + 1, 2, nullptr), GLIA_ERR_INVALID_ARGUMENT,
                   errs["duplicate_group"].get<std::string>());
   int64_t ng = 0;
-  GLIA_OK_(glia_optimizer_num_param_groups(sgd.o, &ng));
+  GLIA_OK_(glia_optimizer_num_param_groups(sgd.get(), &ng));
   EXPECT_EQ(ng, 1);
   // A non-leaf tensor.
   glia_tensor* y = nullptr;
@@ -435,9 +393,9 @@ TEST(OptimErrors, ParameterErrorsAreTorchs) {
   old.momentum = -5;  // not covered: ignored
   old.struct_size = offsetof(glia_sgd_options, momentum);
   OptHandle o2;
-  GLIA_OK_(glia_optim_sgd(ps.data(), 1, &old, &o2.o));
+  GLIA_OK_(glia_optim_sgd(ps.data(), 1, &old, o2.out()));
   double lr = 0;
-  GLIA_OK_(glia_optimizer_get_lr(o2.o, 0, &lr));
+  GLIA_OK_(glia_optimizer_get_lr(o2.get(), 0, &lr));
   EXPECT_EQ(lr, 0.25);
 }
 
@@ -445,20 +403,20 @@ TEST(OptimZeroGrad, SetToNoneOrZeroes) {
   Handles h;
   std::vector<glia_tensor*> ps = make_params(h, GLIA_FLOAT64);
   OptHandle o;
-  GLIA_OK_(glia_optim_sgd(ps.data(), 3, nullptr, &o.o));
+  GLIA_OK_(glia_optim_sgd(ps.data(), 3, nullptr, o.out()));
   feed_grads(h, ps, 0, GLIA_FLOAT64);
-  GLIA_OK_(glia_optimizer_zero_grad(o.o, 0));
+  GLIA_OK_(glia_optimizer_zero_grad(o.get(), 0));
   glia_tensor* g = nullptr;
   GLIA_OK_(glia_tensor_grad(ps[0], &g));
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(values(g), std::vector<double>(12, 0.0));
   glia_tensor_release(g);
-  GLIA_OK_(glia_optimizer_zero_grad(o.o, 1));
+  GLIA_OK_(glia_optimizer_zero_grad(o.get(), 1));
   GLIA_OK_(glia_tensor_grad(ps[0], &g));
   EXPECT_EQ(g, nullptr);
   // step with no grads at all changes nothing.
   std::vector<double> before = values(ps[0]);
-  GLIA_OK_(glia_optimizer_step(o.o));
+  GLIA_OK_(glia_optimizer_step(o.get()));
   EXPECT_EQ(values(ps[0]), before);
 }
 
@@ -479,19 +437,19 @@ TEST(OptimKernels, LargeAndStridedParametersMatchSmallOnes) {
     glia_adam_options a;
     glia_adamw_options_init(&a);
     OptHandle o;
-    GLIA_OK_(glia_optim_adamw(&big, 1, &a, &o.o));
+    GLIA_OK_(glia_optim_adamw(&big, 1, &a, o.out()));
     GLIA_OK_(glia_tensor_set_grad(big, make(h, gv, {n}, d)));
-    GLIA_OK_(glia_optimizer_step(o.o));
-    GLIA_OK_(glia_optimizer_step(o.o));
+    GLIA_OK_(glia_optimizer_step(o.get()));
+    GLIA_OK_(glia_optimizer_step(o.get()));
     std::vector<double> got = values(big);
     for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{77777}, n - 1}) {
       glia_tensor* s = make(h, {pv[i]}, {1}, d);
       GLIA_OK_(glia_tensor_set_requires_grad(s, 1));
       OptHandle os;
-      GLIA_OK_(glia_optim_adamw(&s, 1, &a, &os.o));
+      GLIA_OK_(glia_optim_adamw(&s, 1, &a, os.out()));
       GLIA_OK_(glia_tensor_set_grad(s, make(h, {gv[i]}, {1}, d)));
-      GLIA_OK_(glia_optimizer_step(os.o));
-      GLIA_OK_(glia_optimizer_step(os.o));
+      GLIA_OK_(glia_optimizer_step(os.get()));
+      GLIA_OK_(glia_optimizer_step(os.get()));
       EXPECT_EQ(values(s)[0], got[i]) << i;
     }
   }
@@ -512,9 +470,9 @@ TEST(OptimKernels, LargeAndStridedParametersMatchSmallOnes) {
   s.lr = 0.5;
   s.momentum = 0.9;
   OptHandle o;
-  GLIA_OK_(glia_optim_sgd(&pt, 1, &s, &o.o));
-  GLIA_OK_(glia_optimizer_step(o.o));
-  GLIA_OK_(glia_optimizer_step(o.o));
+  GLIA_OK_(glia_optim_sgd(&pt, 1, &s, o.out()));
+  GLIA_OK_(glia_optimizer_step(o.get()));
+  GLIA_OK_(glia_optimizer_step(o.get()));
   // Two steps: p - lr * g - lr * (0.9 g + g) = p - 1.45 g (in base's row-major order).
   std::vector<double> got = values(base), want;
   for (size_t i = 0; i < 6; ++i) want.push_back(pv[i] - 1.45 * gv[i]);
@@ -533,43 +491,43 @@ TEST(OptimSchedulers, LrSequencesMatchTorch) {
     glia_sgd_options_init(&s);
     s.lr = 0.1;
     OptHandle o;
-    GLIA_OK_(glia_optim_sgd(&p0, 1, &s, &o.o));
+    GLIA_OK_(glia_optim_sgd(&p0, 1, &s, o.out()));
     s.lr = 0.05;
-    GLIA_OK_(glia_optimizer_add_param_group(o.o, &p1, 1, &s));
+    GLIA_OK_(glia_optimizer_add_param_group(o.get(), &p1, 1, &s));
     SchedHandle sc;
     if (kind == "step_lr") {
-      GLIA_OK_(glia_lr_scheduler_step_lr(o.o, args["step_size"], args.value("gamma", 0.1), &sc.s));
+      GLIA_OK_(glia_lr_scheduler_step_lr(o.get(), args["step_size"], args.value("gamma", 0.1), sc.out()));
     } else if (kind == "multi_step_lr") {
       std::vector<int64_t> ms = args["milestones"].get<std::vector<int64_t>>();
-      GLIA_OK_(glia_lr_scheduler_multi_step_lr(o.o, ms.data(), static_cast<int64_t>(ms.size()),
-                                               args.value("gamma", 0.1), &sc.s));
+      GLIA_OK_(glia_lr_scheduler_multi_step_lr(o.get(), ms.data(), static_cast<int64_t>(ms.size()),
+                                               args.value("gamma", 0.1), sc.out()));
     } else if (kind == "cosine_annealing_lr") {
-      GLIA_OK_(glia_lr_scheduler_cosine_annealing_lr(o.o, args["T_max"], args.value("eta_min", 0.0), &sc.s));
+      GLIA_OK_(glia_lr_scheduler_cosine_annealing_lr(o.get(), args["T_max"], args.value("eta_min", 0.0), sc.out()));
     } else {
-      GLIA_OK_(glia_lr_scheduler_linear_lr(o.o, args.value("start_factor", 1.0 / 3), args.value("end_factor", 1.0),
-                                           args.value("total_iters", 5), &sc.s));
+      GLIA_OK_(glia_lr_scheduler_linear_lr(o.get(), args.value("start_factor", 1.0 / 3), args.value("end_factor", 1.0),
+                                           args.value("total_iters", 5), sc.out()));
     }
     const json& lrs = c["lrs"];
     for (size_t step = 0; step < lrs.size(); ++step) {
       if (step > 0) {
-        GLIA_OK_(glia_optimizer_step(o.o));
-        GLIA_OK_(glia_lr_scheduler_step(sc.s));
+        GLIA_OK_(glia_optimizer_step(o.get()));
+        GLIA_OK_(glia_lr_scheduler_step(sc.get()));
       }
       for (int64_t g = 0; g < 2; ++g) {
         double want = lrs[step][g].get<double>(), got = 0, opt_lr = 0;
-        GLIA_OK_(glia_lr_scheduler_get_last_lr(sc.s, g, &got));
-        GLIA_OK_(glia_optimizer_get_lr(o.o, g, &opt_lr));
+        GLIA_OK_(glia_lr_scheduler_get_last_lr(sc.get(), g, &got));
+        GLIA_OK_(glia_optimizer_get_lr(o.get(), g, &opt_lr));
         EXPECT_NEAR(got, want, 1e-15 + 1e-13 * std::fabs(want)) << "step " << step << " group " << g;
         EXPECT_EQ(got, opt_lr);
       }
     }
     double x = 0;
-    EXPECT_GLIA_ERR(glia_lr_scheduler_get_last_lr(sc.s, 2, &x), GLIA_ERR_INVALID_ARGUMENT);
+    EXPECT_GLIA_ERR(glia_lr_scheduler_get_last_lr(sc.get(), 2, &x), GLIA_ERR_INVALID_ARGUMENT);
     // The scheduler recorded initial_lr in the groups (torch's setdefault).
     DictHandle d;
-    GLIA_OK_(glia_optimizer_state_dict(o.o, &d.d));
+    GLIA_OK_(glia_optimizer_state_dict(o.get(), d.out()));
     glia_tensor* t = nullptr;
-    GLIA_OK_(glia_tensor_dict_get(d.d, "param_groups.1.initial_lr", &t));
+    GLIA_OK_(glia_tensor_dict_get(d.get(), "param_groups.1.initial_lr", &t));
     EXPECT_EQ(values(t), std::vector<double>{0.05});
     glia_tensor_release(t);
   }

@@ -3,7 +3,9 @@
 // owners, tolerance checks.
 #include "support/fixture.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace glia_test {
 
@@ -142,5 +144,94 @@ void expect_tensor(glia_tensor* got, const json& want, double tol, const std::st
 }
 
 json load_json(const std::string& relative) { return json::parse(read_file(data_path(relative))); }
+
+Stats stats(const std::vector<double>& v) {
+  Stats s;
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  return s;
+}
+
+std::string error_text(glia_error* e, enum glia_error_code* code) {
+  if (!e) return "";
+  std::string s = glia_error_message(e);
+  if (code) *code = glia_error_code(e);
+  glia_error_free(e);
+  return s;
+}
+
+std::string module_repr(const glia_module* m) {
+  size_t n = 0;
+  ok(glia_module_to_string(m, nullptr, 0, &n), "to_string");
+  std::string s(n + 1, '\0');
+  ok(glia_module_to_string(m, s.data(), s.size(), &n), "to_string");
+  s.resize(n);
+  return s;
+}
+
+std::string grad_fn_name(const glia_tensor* t) {
+  size_t n = 0;
+  ok(glia_tensor_grad_fn_name(t, nullptr, 0, &n), "grad_fn_name");
+  std::string s(n + 1, '\0');
+  ok(glia_tensor_grad_fn_name(t, s.data(), s.size(), &n), "grad_fn_name");
+  s.resize(n);
+  return s;
+}
+
+std::vector<std::string> dict_keys(glia_tensor_dict* d) {
+  int64_t n = 0;
+  ok(glia_tensor_dict_size(d, &n), "dict_size");
+  std::vector<std::string> keys;
+  for (int64_t i = 0; i < n; ++i) {
+    char buf[256];
+    size_t len = 0;
+    ok(glia_tensor_dict_key_at(d, i, buf, sizeof buf, &len), "key_at");
+    keys.emplace_back(buf, len);
+  }
+  return keys;
+}
+
+std::vector<std::string> state_dict_keys(glia_module* m) {
+  DictHandle d;
+  ok(glia_module_state_dict(m, d.out()), "state_dict");
+  return dict_keys(d);
+}
+
+glia_tensor* parameter(Handles& h, glia_module* m, const std::string& path) {
+  glia_tensor* t = nullptr;
+  ok(glia_module_get_parameter(m, path.c_str(), &t), path.c_str());
+  return h.add(t);
+}
+
+glia_tensor* buffer(Handles& h, glia_module* m, const std::string& path) {
+  glia_tensor* t = nullptr;
+  ok(glia_module_get_buffer(m, path.c_str(), &t), path.c_str());
+  return h.add(t);
+}
+
+glia_tensor* grad_of(Handles& h, glia_tensor* t) {
+  glia_tensor* g = nullptr;
+  ok(glia_tensor_grad(t, &g), "grad");
+  return h.add(g);
+}
+
+void assign(Handles& h, glia_tensor* dst, const json& src) {
+  glia_tensor* value = tensor_from_json(h, src);
+  glia_grad_mode_set(0);
+  ok(glia_copy_(dst, value), "copy_");
+  glia_grad_mode_set(1);
+}
+
+glia_tensor* call(Handles& h, glia_module* m, std::vector<const glia_tensor*> inputs) {
+  glia_tensor* out = nullptr;
+  int64_t n = 0;
+  ok(glia_module_forward(m, inputs.data(), static_cast<int64_t>(inputs.size()), &out, 1, &n), "forward");
+  return h.add(out);
+}
 
 }  // namespace glia_test

@@ -35,3 +35,13 @@ ErrorInfo take(glia_error* e);
     EXPECT_EQ(glia_error_code(glia_e_), code) << glia_error_message(glia_e_); \
     glia_error_free(glia_e_);                                                 \
   } while (0)
+// Expects a glia call to fail with `code` and a message containing `text`; frees the error.
+#define EXPECT_GLIA_MSG(call, code, text)                                             \
+  do {                                                                                \
+    glia_error* glia_e_ = (call);                                                     \
+    ASSERT_NE(glia_e_, nullptr) << #call << " unexpectedly succeeded";                \
+    EXPECT_EQ(glia_error_code(glia_e_), code) << glia_error_message(glia_e_);         \
+    EXPECT_NE(std::string(glia_error_message(glia_e_)).find(text), std::string::npos) \
+        << glia_error_message(glia_e_) << "\n  expected to contain: " << (text);      \
+    glia_error_free(glia_e_);                                                         \
+  } while (0)
