@@ -243,28 +243,36 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
       }
 }
 
-// The adjoint of im2col_rows_avx512: xc [H, W] += the (channel, ki, kj) row block src [oh1 - oh0, Wo]
-// (stride 1 in width, Wo <= 64), masks computed once.
-__attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, const ConvGeom& g, int64_t ki, int64_t kj,
-                                                           int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
-                                                           float* xc) {
-  const int64_t nch = (g.Wo + 15) / 16;
-  __mmask16 lm[4];
-  for (int64_t ch = 0; ch < nch; ++ch) {
-    const int64_t ow = 16 * ch;
-    const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
-    lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
-  }
-  const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
+// The adjoint of im2col_rows_avx512 for one (channel, ki) row block, all kj at once: each input row
+// [W] (W <= 64, stride 1 in width) is loaded once, gets the kw shifted source rows added in
+// registers and is stored once (adding each kj's row in memory stalled on store forwarding: the
+// masked stores of neighbouring kj overlap). src: the block's kw row groups, each [oh1 - oh0, Wo]
+// at a distance L; xc [H, W].
+__attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t ki,
+                                                           int64_t oh0, int64_t oh1, float* xc) {
+  const int64_t nch = (g.W + 15) / 16;
+  __mmask16 sm[4];
+  for (int64_t ch = 0; ch < nch; ++ch)
+    sm[ch] = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.W - 16 * ch)) - 1);
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
     if (ih < 0 || ih >= g.H) continue;
-    const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
-    const float* s = src + (oh - oh0) * g.Wo;
+    float* d = xc + ih * g.W;
+    const float* s0 = src + (oh - oh0) * g.Wo;
     for (int64_t ch = 0; ch < nch; ++ch) {
-      float* d = reinterpret_cast<float*>(row + static_cast<uintptr_t>(64 * ch));
-      const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(lm[ch], d), _mm512_maskz_loadu_ps(lm[ch], s + 16 * ch));
-      _mm512_mask_storeu_ps(d, lm[ch], sum);
+      const int64_t iw0 = 16 * ch;
+      __m512 acc = _mm512_maskz_loadu_ps(sm[ch], d + iw0);
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        // lane l takes source column ow = iw0 + l + pw - kj * dw when 0 <= ow < Wo and iw0 + l < W.
+        const int64_t off = iw0 + g.pw - kj * g.dw;
+        const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.Wo - off, 0, 16);
+        const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm[ch];
+        if (m == 0) continue;
+        const float* s = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(s0 + kj * L) +
+                                                        static_cast<uintptr_t>(off) * sizeof(float));
+        acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(static_cast<__mmask16>(m), s));
+      }
+      _mm512_mask_storeu_ps(d + iw0, sm[ch], acc);
     }
   }
 }
@@ -277,14 +285,14 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0,
     for (int64_t ki = 0; ki < g.kh; ++ki)
       for (int64_t kj = 0; kj < g.kw; ++kj) {
         const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
-        int64_t ow0, ow1;
-        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
         if constexpr (std::is_same_v<T, float>) {
-          if (g.sw == 1 && g.Wo <= 64 && has_avx512f()) {
-            col2im_rows_avx512(src, g, ki, kj, oh0, oh1, ow0, ow1, x + c * g.H * g.W);
+          if (g.sw == 1 && g.W <= 64 && has_avx512f()) {
+            if (kj == 0) col2im_rows_avx512(src, L, g, ki, oh0, oh1, x + c * g.H * g.W);
             continue;
           }
         }
+        int64_t ow0, ow1;
+        valid_range(g.W, g.Wo, g.sw, g.pw, kj * g.dw, ow0, ow1);
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.H) continue;
@@ -335,6 +343,66 @@ void direct_plane(const T* __restrict x, const T* __restrict w, int64_t Cg, cons
           }
         }
       }
+}
+
+// Note [Direct AVX-512 convolution]: a convolution with few input channels per group (LeNet's first
+// layer: one channel, 5x5, six filters) spends most of its im2col + GEMM time building the column
+// matrix (K = Cg * kh * kw is small, so the GEMM itself is short). direct_fwd_avx512 instead keeps up
+// to six output channels x 16 output columns in registers and, per kernel tap, loads the shifted input
+// row once (masked: padding and the row end read nothing) and does one FMA per output channel. Float32,
+// AVX-512, stride 1 in width; any height stride, padding, dilation, groups.
+inline bool use_direct_avx512(const ConvGeom& g, int64_t Cg, int64_t Og) {
+  return g.sw == 1 && Cg <= 3 && Og >= 4 && has_avx512f();
+}
+
+// y [NB, Ho, Wo] (plane stride HoWo) = conv of the group's input channels x [Cg, H, W] with w [NB, K]
+// (+ bias [NB] when non-null).
+template <int NB>
+__attribute__((target("avx512f,fma"))) void direct_fwd_avx512(const float* x, const float* w, const float* bias,
+                                                              int64_t Cg, const ConvGeom& g, float* y) {
+  const int64_t K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+  for (int64_t oh = 0; oh < g.Ho; ++oh)
+    for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
+      const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
+      __m512 acc[NB];
+      for (int b = 0; b < NB; ++b) acc[b] = bias ? _mm512_set1_ps(bias[b]) : _mm512_setzero_ps();
+      for (int64_t c = 0; c < Cg; ++c)
+        for (int64_t ki = 0; ki < g.kh; ++ki) {
+          const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          const float* row = x + (c * g.H + ih) * g.W;
+          const float* wk = w + (c * g.kh + ki) * g.kw;
+          for (int64_t kj = 0; kj < g.kw; ++kj) {
+            const int64_t off = ow0 - g.pw + kj * g.dw;  // input column of lane 0
+            const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.W - off, 0, 16);
+            const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm;
+            if (m == 0) continue;
+            const float* src = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) +
+                                                              static_cast<uintptr_t>(off) * sizeof(float));
+            const __m512 xv = _mm512_maskz_loadu_ps(static_cast<__mmask16>(m), src);
+            for (int b = 0; b < NB; ++b) acc[b] = _mm512_fmadd_ps(_mm512_set1_ps(wk[b * K + kj]), xv, acc[b]);
+          }
+        }
+      for (int b = 0; b < NB; ++b) _mm512_mask_storeu_ps(y + b * HoWo + oh * g.Wo + ow0, sm, acc[b]);
+    }
+}
+
+void direct_fwd_block(const float* x, const float* w, const float* bias, int64_t nb, int64_t Cg, const ConvGeom& g,
+                      float* y) {
+  switch (nb) {
+    case 1:
+      return direct_fwd_avx512<1>(x, w, bias, Cg, g, y);
+    case 2:
+      return direct_fwd_avx512<2>(x, w, bias, Cg, g, y);
+    case 3:
+      return direct_fwd_avx512<3>(x, w, bias, Cg, g, y);
+    case 4:
+      return direct_fwd_avx512<4>(x, w, bias, Cg, g, y);
+    case 5:
+      return direct_fwd_avx512<5>(x, w, bias, Cg, g, y);
+    default:
+      return direct_fwd_avx512<6>(x, w, bias, Cg, g, y);
+  }
 }
 
 // The im2col block of the calling thread: kept between calls (up to kColBytes * 2) so that a train
@@ -472,6 +540,7 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
     int64_t shape[4] = {g.N, g.O, g.Ho, g.Wo};
     Tensor y = empty(shape, ct);
     if (y.numel() == 0) return y;
+    bool fused_bias = false;
     dispatch_conv(ct, [&](auto tag) {
       using T = decltype(tag);
       const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
@@ -479,6 +548,24 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
       const T* wp = w.data_ptr<T>();
       T* yp = y.data_ptr<T>();
       const bool pw = is_pointwise(g);
+      if constexpr (std::is_same_v<T, float>) {
+        if (!pw && use_direct_avx512(g, Cg, Og)) {
+          Tensor b = bias.defined() ? as_compute(bias, ct) : Tensor();
+          const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
+          const int64_t nblk = (Og + 5) / 6, tasks = g.N * g.groups * nblk;
+          parallel_for(0, tasks, std::max<int64_t>(1, kGrain / std::max<int64_t>(6 * HoWo * K, 1)),
+                       [&](int64_t s, int64_t e) {
+                         for (int64_t i = s; i < e; ++i) {
+                           const int64_t n = i / (g.groups * nblk), gr = i / nblk % g.groups;
+                           const int64_t o0 = gr * Og + i % nblk * 6, nb = std::min<int64_t>(6, (gr + 1) * Og - o0);
+                           direct_fwd_block(xp + (n * g.C + gr * Cg) * g.H * g.W, wp + o0 * K, bp ? bp + o0 : nullptr,
+                                            nb, Cg, g, yp + (n * g.O + o0) * HoWo);
+                         }
+                       });
+          fused_bias = true;
+          return;
+        }
+      }
       if (!pw && use_direct(g)) {
         parallel_for(0, g.N * g.O, std::max<int64_t>(1, kGrain / std::max<int64_t>(HoWo * K, 1)),
                      [&](int64_t b, int64_t e) {
@@ -508,7 +595,7 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
           }
       });
     });
-    if (bias.defined()) add_channel_bias(y, bias);
+    if (bias.defined() && !fused_bias) add_channel_bias(y, bias);
     return y;
   });
 }
