@@ -405,6 +405,88 @@ void direct_fwd_block(const float* x, const float* w, const float* bias, int64_t
   }
 }
 
+// The weight gradient of the direct path: acc [O, K, 16] (per-lane partial sums, reduced by the
+// caller) += gy [Og, Ho, Wo] x shifted input rows of image x [C, H, W], for the output channels
+// [o0, o0 + NO) of group gr and the taps kj0 .. kj0 + NJ - 1 of kernel row ki of input channel c.
+// NO x NJ accumulators stay in registers over the image; one masked input load feeds NO FMAs.
+template <int NO, int NJ>
+__attribute__((target("avx512f,fma"))) void direct_wgrad_avx512(const float* x, const float* gy, int64_t Cg,
+                                                                const ConvGeom& g, int64_t o0, int64_t c, int64_t ki,
+                                                                int64_t kj0, float* acc) {
+  const int64_t K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+  __m512 a[NO][NJ];
+  for (int o = 0; o < NO; ++o)
+    for (int j = 0; j < NJ; ++j)
+      a[o][j] = _mm512_loadu_ps(acc + ((o0 + o) * K + (c * g.kh + ki) * g.kw + kj0 + j) * 16);
+  for (int64_t oh = 0; oh < g.Ho; ++oh) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    if (ih < 0 || ih >= g.H) continue;
+    const float* row = x + (c * g.H + ih) * g.W;
+    for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
+      const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
+      __m512 gv[NO];
+      for (int o = 0; o < NO; ++o) gv[o] = _mm512_maskz_loadu_ps(sm, gy + (o0 + o) * HoWo + oh * g.Wo + ow0);
+      for (int j = 0; j < NJ; ++j) {
+        const int64_t off = ow0 - g.pw + (kj0 + j) * g.dw;
+        const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.W - off, 0, 16);
+        const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm;
+        if (m == 0) continue;
+        const float* src = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) +
+                                                          static_cast<uintptr_t>(off) * sizeof(float));
+        const __m512 xv = _mm512_maskz_loadu_ps(static_cast<__mmask16>(m), src);
+        for (int o = 0; o < NO; ++o) a[o][j] = _mm512_fmadd_ps(gv[o], xv, a[o][j]);
+      }
+    }
+  }
+  for (int o = 0; o < NO; ++o)
+    for (int j = 0; j < NJ; ++j)
+      _mm512_storeu_ps(acc + ((o0 + o) * K + (c * g.kh + ki) * g.kw + kj0 + j) * 16, a[o][j]);
+}
+
+template <int NO>
+void direct_wgrad_taps(const float* x, const float* gy, int64_t Cg, const ConvGeom& g, int64_t o0, int64_t c,
+                       int64_t ki, float* acc) {
+  for (int64_t kj0 = 0; kj0 < g.kw; kj0 += 5) {
+    switch (std::min<int64_t>(5, g.kw - kj0)) {
+      case 1:
+        direct_wgrad_avx512<NO, 1>(x, gy, Cg, g, o0, c, ki, kj0, acc);
+        break;
+      case 2:
+        direct_wgrad_avx512<NO, 2>(x, gy, Cg, g, o0, c, ki, kj0, acc);
+        break;
+      case 3:
+        direct_wgrad_avx512<NO, 3>(x, gy, Cg, g, o0, c, ki, kj0, acc);
+        break;
+      case 4:
+        direct_wgrad_avx512<NO, 4>(x, gy, Cg, g, o0, c, ki, kj0, acc);
+        break;
+      default:
+        direct_wgrad_avx512<NO, 5>(x, gy, Cg, g, o0, c, ki, kj0, acc);
+        break;
+    }
+  }
+}
+
+// acc [O, K, 16] += the weight gradient of one image (x [C, H, W], gy [O, Ho, Wo]), direct path.
+void direct_wgrad_image(const float* x, const float* gy, const ConvGeom& g, float* acc) {
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups;
+  for (int64_t gr = 0; gr < g.groups; ++gr) {
+    const float* xg = x + gr * Cg * g.H * g.W;
+    for (int64_t o0 = gr * Og; o0 < (gr + 1) * Og; o0 += 3) {
+      const int64_t no = std::min<int64_t>(3, (gr + 1) * Og - o0);
+      for (int64_t c = 0; c < Cg; ++c)
+        for (int64_t ki = 0; ki < g.kh; ++ki) {
+          if (no == 3)
+            direct_wgrad_taps<3>(xg, gy, Cg, g, o0, c, ki, acc);
+          else if (no == 2)
+            direct_wgrad_taps<2>(xg, gy, Cg, g, o0, c, ki, acc);
+          else
+            direct_wgrad_taps<1>(xg, gy, Cg, g, o0, c, ki, acc);
+        }
+    }
+  }
+}
+
 // The im2col block of the calling thread: kept between calls (up to kColBytes * 2) so that a train
 // step's convolutions do not allocate (and fault in) a fresh block each time. A nested use on the
 // same thread (none today) would take a fresh allocation instead of the cached one.
@@ -650,6 +732,31 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
       const T* xp = x.data_ptr<T>();
       T* wp = gw.data_ptr<T>();
       const bool pw = is_pointwise(g);
+      if constexpr (std::is_same_v<T, float>) {
+        if (!pw && use_direct_avx512(g, Cg, Og)) {
+          // Fixed image ranges per chunk, per-lane partial sums per chunk, added in chunk order
+          // (deterministic at a given thread count, as below).
+          const int64_t OK = g.O * K;
+          const int64_t nc = images_in_parallel(g.N) ? std::min<int64_t>(get_num_threads(), g.N) : 1;
+          std::vector<float> partial(static_cast<size_t>(nc * OK * 16), 0.0f);
+          parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+            for (int64_t c = b; c < e; ++c)
+              for (int64_t n = c * g.N / nc; n < (c + 1) * g.N / nc; ++n)
+                direct_wgrad_image(xp + n * g.C * g.H * g.W, gp + n * g.O * HoWo, g, partial.data() + c * OK * 16);
+          });
+          for (int64_t k = 0; k < OK; ++k) {
+            float t = 0.0f;
+            for (int64_t c = 0; c < nc; ++c) {
+              const float* q = partial.data() + (c * OK + k) * 16;
+              float u = 0.0f;
+              for (int l = 0; l < 16; ++l) u += q[l];
+              t += u;
+            }
+            wp[k] = t;
+          }
+          return;
+        }
+      }
       const int64_t R = rows_per_block(K, g, sizeof(T));
       // Images [n0, n1) accumulate into acc.
       auto run = [&](int64_t n0, int64_t n1, T* acc) {
