@@ -168,7 +168,10 @@ __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int6
 // All output rows [oh0, oh1) of one (channel, ki, kj) row block of im2col at stride 1 in width, for
 // Wo <= 64: the load and store masks of the (at most four) 16-column chunks are computed once, each
 // output row is then a few masked moves (rows are short: per-row overhead dominated otherwise).
-// xc: the channel's [H, W] plane; dst: [oh1 - oh0, Wo].
+// xc: the channel's [H, W] plane; dst: [oh1 - oh0, Wo]. The stores are whole 16-lane vectors (masked
+// stores are slow on some cores): a row's last vector spills up to 15 elements into the next row or
+// row block, which im2col writes afterwards (it fills its buffer in ascending order); the buffer has
+// 16 elements of slack for the last row (ColBuffer::kSlack).
 __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, const ConvGeom& g, int64_t ki, int64_t kj,
                                                            int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
                                                            float* dst) {
@@ -185,7 +188,7 @@ __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, cons
     const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
     float* d = dst + (oh - oh0) * g.Wo;
     if (ih < 0 || ih >= g.H) {
-      for (int64_t ch = 0; ch < nch; ++ch) _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_setzero_ps());
+      for (int64_t ch = 0; ch < nch; ++ch) _mm512_storeu_ps(d + 16 * ch, _mm512_setzero_ps());
       continue;
     }
     // The row's first element as an address (it may lie before the row when padded; masked-off
@@ -193,7 +196,7 @@ __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, cons
     const uintptr_t row = reinterpret_cast<uintptr_t>(xc + ih * g.W) + col0;
     for (int64_t ch = 0; ch < nch; ++ch) {
       const float* src = reinterpret_cast<const float*>(row + static_cast<uintptr_t>(64 * ch));
-      _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], _mm512_maskz_loadu_ps(lm[ch], src));
+      _mm512_storeu_ps(d + 16 * ch, _mm512_maskz_loadu_ps(lm[ch], src));
     }
   }
 }
@@ -490,22 +493,24 @@ void direct_wgrad_image(const float* x, const float* gy, const ConvGeom& g, floa
 // The im2col block of the calling thread: kept between calls (up to kColBytes * 2) so that a train
 // step's convolutions do not allocate (and fault in) a fresh block each time. A nested use on the
 // same thread (none today) would take a fresh allocation instead of the cached one.
+// kSlack elements past the end: im2col_rows_avx512 stores whole 16-lane vectors (see there).
 template <class T>
 class ColBuffer {
  public:
+  static constexpr int64_t kSlack = 16;
   explicit ColBuffer(int64_t n) {
     if (n <= 0) return;
     Cache& c = cache();
     if (!c.busy && static_cast<size_t>(n) * sizeof(T) <= 2 * kColBytes) {
       if (c.n < n) {
-        c.p.reset(new T[n]);
+        c.p.reset(new T[n + kSlack]);
         c.n = n;
       }
       c.busy = true;
       p_ = c.p.get();
       cached_ = true;
     } else {
-      own_.reset(new T[n]);
+      own_.reset(new T[n + kSlack]);
       p_ = own_.get();
     }
   }
