@@ -421,22 +421,26 @@ __attribute__((target("avx512f,fma"))) void direct_wgrad_avx512(const float* x, 
   for (int o = 0; o < NO; ++o)
     for (int j = 0; j < NJ; ++j)
       a[o][j] = _mm512_loadu_ps(acc + ((o0 + o) * K + (c * g.kh + ki) * g.kw + kj0 + j) * 16);
-  for (int64_t oh = 0; oh < g.Ho; ++oh) {
-    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-    if (ih < 0 || ih >= g.H) continue;
-    const float* row = x + (c * g.H + ih) * g.W;
-    for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
-      const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
+  // Column chunks outside, rows inside: the taps' load masks depend on the chunk only.
+  for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
+    const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
+    __mmask16 m[NJ];
+    int64_t off[NJ];
+    for (int j = 0; j < NJ; ++j) {
+      off[j] = ow0 - g.pw + (kj0 + j) * g.dw;  // input column of lane 0
+      const int64_t lo = std::clamp<int64_t>(-off[j], 0, 16), hi = std::clamp<int64_t>(g.W - off[j], 0, 16);
+      m[j] = static_cast<__mmask16>((hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm);
+    }
+    for (int64_t oh = 0; oh < g.Ho; ++oh) {
+      const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+      if (ih < 0 || ih >= g.H) continue;
+      const uintptr_t row = reinterpret_cast<uintptr_t>(x + (c * g.H + ih) * g.W);
       __m512 gv[NO];
       for (int o = 0; o < NO; ++o) gv[o] = _mm512_maskz_loadu_ps(sm, gy + (o0 + o) * HoWo + oh * g.Wo + ow0);
       for (int j = 0; j < NJ; ++j) {
-        const int64_t off = ow0 - g.pw + (kj0 + j) * g.dw;
-        const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.W - off, 0, 16);
-        const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm;
-        if (m == 0) continue;
-        const float* src = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) +
-                                                          static_cast<uintptr_t>(off) * sizeof(float));
-        const __m512 xv = _mm512_maskz_loadu_ps(static_cast<__mmask16>(m), src);
+        // Masked-off lanes are not read (the address may lie outside the row when padded).
+        const __m512 xv = _mm512_maskz_loadu_ps(
+            m[j], reinterpret_cast<const float*>(row + static_cast<uintptr_t>(off[j]) * sizeof(float)));
         for (int o = 0; o < NO; ++o) a[o][j] = _mm512_fmadd_ps(gv[o], xv, a[o][j]);
       }
     }
