@@ -545,7 +545,8 @@ class ColBuffer {
 // image. Measured (1 thread, 2-core EPYC): depthwise 3x3 on 8x64x56x56 5.9-6.4 ms direct vs 7.6 ms
 // GEMM; but a single-channel 5x5 input (LeNet's first layer) 0.54 ms GEMM vs 1.5 ms direct, and
 // RGB 3x3 1.2 ms vs 9.6 ms: OpenBLAS's AVX2/AVX-512 kernels beat these portable (SSE) loops
-// whenever the GEMM has a real M, so everything else takes im2col + GEMM.
+// whenever the GEMM has a real M, so everything else takes im2col + GEMM, except float32 with few
+// input channels per group, which takes the AVX-512 direct path (Note [Direct AVX-512 convolution]).
 inline bool use_direct(const ConvGeom& g) { return g.groups > 1 && g.C / g.groups == 1; }
 
 inline bool is_pointwise(const ConvGeom& g) {
