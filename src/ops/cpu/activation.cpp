@@ -1,5 +1,7 @@
 // Activations (relu, leaky_relu, elu, gelu, silu, softplus, hardtanh) and the
 // fused first-order backward kernels of the activations.
+#include <immintrin.h>
+
 #include <cmath>
 #include <type_traits>
 
@@ -40,6 +42,50 @@ Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
   return binary_op("backward", grad, x, t, t, floating_only(f));
 }
 
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+bool has_avx512f() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+
+// Note [relu fast paths]: relu and its backward (threshold_backward) on contiguous float32 CPU
+// tensors of one shape run AVX-512 loops (the generic maps compile to SSE2); same rule as the
+// generic lambdas: x <= t gives 0 (-0 and NaN compare as in C: NaN stays NaN, the gradient passes).
+bool relu_fast(const Tensor& a) {
+  return a.dtype() == DType::Float32 && a.is_contiguous() && a.device().is_cpu() && has_avx512f();
+}
+
+// out[i] = x[i] <= t ? 0 : g[i] over [b, e) (for relu g == x and t == 0).
+__attribute__((target("avx512f"))) void threshold_avx512(const float* __restrict x, const float* __restrict g, float t,
+                                                         int64_t b, int64_t e, float* __restrict out) {
+  const __m512 tv = _mm512_set1_ps(t);
+  int64_t i = b;
+  for (; i + 16 <= e; i += 16) {
+    const __mmask16 le = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), tv, _CMP_LE_OQ);
+    _mm512_storeu_ps(out + i, _mm512_maskz_loadu_ps(static_cast<__mmask16>(~le), g + i));
+  }
+  if (i < e) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (e - i)) - 1);
+    const __mmask16 le = _mm512_mask_cmp_ps_mask(m, _mm512_maskz_loadu_ps(m, x + i), tv, _CMP_LE_OQ);
+    _mm512_mask_storeu_ps(out + i, m, _mm512_maskz_loadu_ps(static_cast<__mmask16>(m & ~le), g + i));
+  }
+}
+
+Tensor threshold_fast(const Tensor& x, const Tensor& g, float t) {
+  Tensor out = empty(x.shape(), DType::Float32, x.device());
+  const float* xp = x.data_ptr<float>();
+  const float* gp = g.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  parallel_for(0, x.numel(), 4 * kGrain, [&](int64_t b, int64_t e) { threshold_avx512(xp, gp, t, b, e, op); });
+  return out;
+}
+
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
 constexpr double kGeluBeta = 0.79788456080286535588;    // sqrt(2 / pi)
@@ -49,6 +95,7 @@ constexpr double kGeluKappa = 0.044715;
 
 Tensor relu(const Tensor& a) {
   GLIA_CHECK(a.dtype() != DType::Bool, DType, "Boolean inputs not supported for relu");
+  if (relu_fast(a)) return threshold_fast(a, a, 0.0f);
   return unary_op(a, a.dtype(), a.dtype(), [](auto x) {
     using A = decltype(x);
     return x <= A(0) ? A(0) : x;  // NaN stays NaN
@@ -127,6 +174,9 @@ Tensor hardtanh(const Tensor& a, double min_val, double max_val) {
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold) {
+  if (relu_fast(x) && grad.dtype() == DType::Float32 && grad.is_contiguous() && grad.device().is_cpu() &&
+      grad.shape() == x.shape() && static_cast<double>(static_cast<float>(threshold)) == threshold)
+    return threshold_fast(x, grad, static_cast<float>(threshold));
   return backward_map(grad, x, [threshold](auto g, auto v) {
     using A = decltype(g);
     return v <= static_cast<A>(threshold) ? A(0) : g;
