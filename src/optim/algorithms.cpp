@@ -2,6 +2,7 @@
 // pass over each parameter (Note [Optimizer semantics follow torch]).
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "autograd/node.h"
 #include "core/error.h"
@@ -55,6 +56,23 @@ void run_update(const Tensor& p, const Tensor& g, const std::array<Tensor*, N>& 
       if (states[i]->defined()) copy_into(*states[i], sd[i]);
   }
   bump_version(p);
+}
+
+// Note [Flag-free update loops]: the per-element loops must not test option
+// flags (maximize, weight decay, momentum, ...) per element: the branches stop
+// the compiler from vectorising and made SGD-momentum a third of a small MLP's
+// train step. with_flags turns runtime flags into std::bool_constant
+// arguments, one instantiation per combination, so each loop is branch-free.
+template <class F>
+void with_flags(F&& f) {
+  f();
+}
+template <class F, class... B>
+void with_flags(F&& f, bool b, B... rest) {
+  if (b)
+    with_flags([&](auto... c) { f(std::true_type{}, c...); }, rest...);
+  else
+    with_flags([&](auto... c) { f(std::false_type{}, c...); }, rest...);
 }
 
 Tensor grad_of(const Tensor& p) {
@@ -117,19 +135,31 @@ class SGD final : public Optimizer {
       }
       Tensor none;
       std::array<Tensor*, 1> states{momentum != 0 ? &buf : &none};
-      run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
-        const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
-        T* bp = s[0];
-        for (int64_t i = b; i < e; ++i) {
-          T d = maximize ? -gp[i] : gp[i];
-          if (wd != 0) d = d + twd * pp[i];
-          if (momentum != 0) {
-            bp[i] = first ? d : bp[i] * tm + tdamp * d;
-            d = nesterov ? d + tm * bp[i] : bp[i];
-          }
-          pp[i] = pp[i] + tlr * d;
-        }
-      });
+      with_flags(
+          [&](auto kMax, auto kWd, auto kMom, auto kNest, auto kFirst) {
+            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
+              const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
+              T* __restrict bp = s[0];
+              T* __restrict pr = pp;
+              const T* __restrict gr = gp;
+              for (int64_t i = b; i < e; ++i) {
+                T d = gr[i];
+                if constexpr (decltype(kMax)::value) d = -d;
+                if constexpr (decltype(kWd)::value) d = d + twd * pr[i];
+                if constexpr (decltype(kMom)::value) {
+                  T nb;
+                  if constexpr (decltype(kFirst)::value)
+                    nb = d;
+                  else
+                    nb = bp[i] * tm + tdamp * d;
+                  bp[i] = nb;
+                  d = decltype(kNest)::value ? d + tm * nb : nb;
+                }
+                pr[i] = pr[i] + tlr * d;
+              }
+            });
+          },
+          maximize, wd != 0, momentum != 0, nesterov, first);
     }
   }
 };
@@ -175,28 +205,35 @@ class Adam final : public Optimizer {
       Tensor none;
       std::array<Tensor*, 3> states{st.find("exp_avg"), st.find("exp_avg_sq"),
                                     amsgrad ? st.find("max_exp_avg_sq") : &none};
-      run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
-        const T twd = T(wd), tb1 = T(beta1), t1b1 = T(1 - beta1), tb2 = T(beta2), t1b2 = T(1 - beta2),
-                tbc2 = T(bc2_sqrt), teps = T(eps), tstep = T(-step_size), tdecay = T(1 - lr * wd);
-        T *m = s[0], *v = s[1], *vmax = s[2];
-        for (int64_t i = b; i < e; ++i) {
-          T gi = maximize ? -gp[i] : gp[i];
-          if (decoupled)
-            pp[i] = pp[i] * tdecay;
-          else if (wd != 0)
-            gi = gi + twd * pp[i];
-          m[i] = m[i] * tb1 + t1b1 * gi;
-          v[i] = v[i] * tb2 + t1b2 * gi * gi;
-          T denom;
-          if (amsgrad) {
-            vmax[i] = nan_max(vmax[i], v[i]);
-            denom = std::sqrt(vmax[i]) / tbc2 + teps;
-          } else {
-            denom = std::sqrt(v[i]) / tbc2 + teps;
-          }
-          pp[i] = pp[i] + tstep * (m[i] / denom);
-        }
-      });
+      with_flags(
+          [&](auto kMax, auto kDecoupled, auto kWd, auto kAms) {
+            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
+              const T twd = T(wd), tb1 = T(beta1), t1b1 = T(1 - beta1), tb2 = T(beta2), t1b2 = T(1 - beta2),
+                      tbc2 = T(bc2_sqrt), teps = T(eps), tstep = T(-step_size), tdecay = T(1 - lr * wd);
+              T* __restrict m = s[0], * __restrict v = s[1], * __restrict vmax = s[2];
+              T* __restrict pr = pp;
+              const T* __restrict gr = gp;
+              for (int64_t i = b; i < e; ++i) {
+                T gi = gr[i];
+                if constexpr (decltype(kMax)::value) gi = -gi;
+                if constexpr (decltype(kDecoupled)::value)
+                  pr[i] = pr[i] * tdecay;
+                else if constexpr (decltype(kWd)::value)
+                  gi = gi + twd * pr[i];
+                m[i] = m[i] * tb1 + t1b1 * gi;
+                v[i] = v[i] * tb2 + t1b2 * gi * gi;
+                T denom;
+                if constexpr (decltype(kAms)::value) {
+                  vmax[i] = nan_max(vmax[i], v[i]);
+                  denom = std::sqrt(vmax[i]) / tbc2 + teps;
+                } else {
+                  denom = std::sqrt(v[i]) / tbc2 + teps;
+                }
+                pr[i] = pr[i] + tstep * (m[i] / denom);
+              }
+            });
+          },
+          maximize, decoupled, wd != 0, amsgrad);
     }
   }
 
@@ -241,29 +278,36 @@ class RMSprop final : public Optimizer {
       Tensor none;
       std::array<Tensor*, 3> states{st.find("square_avg"), momentum > 0 ? st.find("momentum_buffer") : &none,
                                     centered ? st.find("grad_avg") : &none};
-      run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
-        const T twd = T(wd), ta = T(alpha), t1a = T(1 - alpha), teps = T(eps), tm = T(momentum), tlr = T(-lr);
-        T *sq = s[0], *buf = s[1], *ga = s[2];
-        for (int64_t i = b; i < e; ++i) {
-          T gi = maximize ? -gp[i] : gp[i];
-          if (wd != 0) gi = gi + twd * pp[i];
-          sq[i] = sq[i] * ta + t1a * gi * gi;
-          T avg;
-          if (centered) {
-            ga[i] = ga[i] * ta + t1a * gi;
-            avg = std::sqrt(sq[i] + T(-1) * ga[i] * ga[i]);
-          } else {
-            avg = std::sqrt(sq[i]);
-          }
-          avg = avg + teps;
-          if (momentum > 0) {
-            buf[i] = buf[i] * tm + gi / avg;
-            pp[i] = pp[i] + tlr * buf[i];
-          } else {
-            pp[i] = pp[i] + tlr * (gi / avg);
-          }
-        }
-      });
+      with_flags(
+          [&](auto kMax, auto kWd, auto kCentered, auto kMom) {
+            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
+              const T twd = T(wd), ta = T(alpha), t1a = T(1 - alpha), teps = T(eps), tm = T(momentum), tlr = T(-lr);
+              T* __restrict sq = s[0], * __restrict buf = s[1], * __restrict ga = s[2];
+              T* __restrict pr = pp;
+              const T* __restrict gr = gp;
+              for (int64_t i = b; i < e; ++i) {
+                T gi = gr[i];
+                if constexpr (decltype(kMax)::value) gi = -gi;
+                if constexpr (decltype(kWd)::value) gi = gi + twd * pr[i];
+                sq[i] = sq[i] * ta + t1a * gi * gi;
+                T avg;
+                if constexpr (decltype(kCentered)::value) {
+                  ga[i] = ga[i] * ta + t1a * gi;
+                  avg = std::sqrt(sq[i] + T(-1) * ga[i] * ga[i]);
+                } else {
+                  avg = std::sqrt(sq[i]);
+                }
+                avg = avg + teps;
+                if constexpr (decltype(kMom)::value) {
+                  buf[i] = buf[i] * tm + gi / avg;
+                  pr[i] = pr[i] + tlr * buf[i];
+                } else {
+                  pr[i] = pr[i] + tlr * (gi / avg);
+                }
+              }
+            });
+          },
+          maximize, wd != 0, centered, momentum > 0);
     }
   }
 };
