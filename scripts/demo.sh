@@ -7,5 +7,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # An existing build directory is reused as it is (whatever generator made it);
 # the build step re-runs CMake itself when a CMakeLists.txt changed.
 [ -f build/release/CMakeCache.txt ] || cmake --preset release
-cmake --build build/release -j "$(nproc)" --target example_tensors
+cmake --build build/release -j "$(nproc)" --target example_tensors example_mlp
 ./build/release/examples/tensors
+./build/release/examples/mlp
