@@ -22,12 +22,14 @@ ConvGeom conv_transpose2d_geom(const Tensor& x, const Tensor& w, const Tensor& b
                                const int64_t pad[2], const int64_t output_padding[2], const int64_t dilation[2],
                                int64_t groups);
 
-// y = conv2d(x, w) + bias (bias may be undefined); x [N, C, H, W].
-Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeom& g);
+// y = conv2d(x, w) + bias (bias may be undefined); x [N, C, H, W]. When `cols` is non-null and the
+// im2col matrices of all images are cheap to keep (Note [Kept im2col]), *cols receives them for
+// conv2d_backward_weight; otherwise *cols is left undefined.
+Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeom& g, Tensor* cols = nullptr);
 // dL/dx of conv2d from dL/dy [N, O, Ho, Wo] (also conv_transpose2d's forward).
 Tensor conv2d_backward_input(const Tensor& gy, const Tensor& w, const ConvGeom& g);
-// dL/dw of conv2d from dL/dy and x.
-Tensor conv2d_backward_weight(const Tensor& gy, const Tensor& x, const ConvGeom& g);
+// dL/dw of conv2d from dL/dy and x; `cols` (may be undefined): what conv2d_forward kept for this x.
+Tensor conv2d_backward_weight(const Tensor& gy, const Tensor& x, const ConvGeom& g, const Tensor& cols = Tensor());
 // Sum of gy over N, H, W (dL/dbias) in gy's dtype.
 Tensor conv_backward_bias(const Tensor& gy);
 // Size of the im2col blocks (Note [im2col blocks]); bytes <= 0 restores the default. Returns the

@@ -12,6 +12,7 @@ namespace {
 // Convolution gradients run fused kernels: first derivatives only.
 struct ConvolutionBackward : Node {
   SavedTensor x, w;
+  Tensor cols;  // x's im2col matrices when forward kept them (Note [Kept im2col]); internal, never exposed
   ops::ConvGeom g;
   bool transposed = false;
   const char* name() const override { return "ConvolutionBackward0"; }
@@ -22,7 +23,7 @@ struct ConvolutionBackward : Node {
     Tensor xv = x.unpack(name()), wv = w.unpack(name());
     if (!transposed) {
       if (next_edges[0].valid()) r[0] = ops::conv2d_backward_input(gy, wv, g);
-      if (next_edges[1].valid()) r[1] = ops::conv2d_backward_weight(gy, xv, g);
+      if (next_edges[1].valid()) r[1] = ops::conv2d_backward_weight(gy, xv, g, cols);
     } else {
       if (next_edges[0].valid()) r[0] = ops::conv2d_forward(gy, wv, Tensor(), g);
       if (next_edges[1].valid()) r[1] = ops::conv2d_backward_weight(xv, gy, g);
@@ -33,6 +34,7 @@ struct ConvolutionBackward : Node {
   void release_variables() override {
     x.release();
     w.release();
+    cols = Tensor();
   }
 };
 
@@ -77,16 +79,19 @@ Tensor batched(const Tensor& x, F&& f) {
 }
 
 Tensor conv_common(const Tensor& x4, const Tensor& w, const Tensor& bias, const ops::ConvGeom& g, bool transposed) {
-  Tensor y;
+  bool with_bias = bias.defined();
+  const bool needs_grad = with_bias ? any_requires_grad({&x4, &w, &bias}) : any_requires_grad({&x4, &w});
+  Tensor y, cols;
   if (!transposed) {
-    y = ops::conv2d_forward(x4, w, bias, g);
+    // Keep x's im2col for the weight gradient when there will be one (Note [Kept im2col]).
+    y = ops::conv2d_forward(x4, w, bias, g, needs_grad && any_requires_grad({&w}) ? &cols : nullptr);
   } else {
     y = ops::conv2d_backward_input(x4, w, g);
     if (bias.defined()) ops::add_channel_bias(y, bias);
   }
-  bool with_bias = bias.defined();
-  if (with_bias ? any_requires_grad({&x4, &w, &bias}) : any_requires_grad({&x4, &w})) {
+  if (needs_grad) {
     auto n = make_ref<ConvolutionBackward>();
+    n->cols = std::move(cols);
     n->x = SavedTensor(x4);
     n->w = SavedTensor(w);
     n->g = g;
