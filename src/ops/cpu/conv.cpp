@@ -849,7 +849,59 @@ Tensor conv2d_backward_weight(const Tensor& gy_in, const Tensor& x_in, const Con
   });
 }
 
+namespace {
+
+// Sum of the N planes q + n * stride [HW] in float64: 16 floats a step into two 8-double accumulators.
+__attribute__((target("avx512f"))) double plane_sum_avx512(const float* q, int64_t N, int64_t stride, int64_t HW) {
+  __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+  for (int64_t n = 0; n < N; ++n, q += stride) {
+    int64_t k = 0;
+    for (; k + 16 <= HW; k += 16) {
+      a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(q + k)));
+      a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(q + k + 8)));
+    }
+    if (k < HW) {
+      const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (HW - k)) - 1), q + k);
+      a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+      a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    }
+  }
+  return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+
+}  // namespace
+
 Tensor conv_backward_bias(const Tensor& gy) {
+  // Float32 contiguous: per-channel sums in float64 over 8 independent lanes (they vectorise; the
+  // generic reduction took 2% of a LeNet train step). Same accumulation type as sum's.
+  if (gy.dtype() == DType::Float32 && gy.dim() == 4 && gy.is_contiguous() && gy.numel() > 0) {
+    const int64_t N = gy.size(0), O = gy.size(1), HW = gy.size(2) * gy.size(3);
+    int64_t shape[1] = {O};
+    Tensor gb = empty(shape, DType::Float32);
+    const float* p = gy.data_ptr<float>();
+    float* out = gb.data_ptr<float>();
+    parallel_for(0, O, std::max<int64_t>(1, kGrain / std::max<int64_t>(N * HW, 1)), [&](int64_t s, int64_t e) {
+      for (int64_t o = s; o < e; ++o) {
+        if (has_avx512f()) {
+          out[o] = static_cast<float>(plane_sum_avx512(p + o * HW, N, O * HW, HW));
+          continue;
+        }
+        double lane[8] = {};
+        double tail = 0.0;
+        for (int64_t n = 0; n < N; ++n) {
+          const float* q = p + (n * O + o) * HW;
+          int64_t k = 0;
+          for (; k + 8 <= HW; k += 8)
+            for (int l = 0; l < 8; ++l) lane[l] += static_cast<double>(q[k + l]);
+          for (; k < HW; ++k) tail += static_cast<double>(q[k]);
+        }
+        double t = tail;
+        for (double v : lane) t += v;
+        out[o] = static_cast<float>(t);
+      }
+    });
+    return gb;
+  }
   int64_t dims[3] = {0, 2, 3};
   return sum(gy, dims, false);
 }
