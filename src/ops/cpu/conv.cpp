@@ -280,6 +280,55 @@ __attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, int
   }
 }
 
+// col2im_rows_avx512 for all kernel rows of one channel at once (kw <= 16): each input row is loaded
+// and stored once per block with every (ki, kj) contribution added in registers. Per kernel row, the
+// row's masked store stalled the next kernel row's load of it (no store forwarding from masked
+// stores): most of the time of a LeNet step's col2im. src: the channel's kh * kw row groups [oh1 -
+// oh0, Wo] at a distance L; xc [H, W].
+__attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t oh0,
+                                                            int64_t oh1, float* xc) {
+  const int64_t nch = (g.W + 15) / 16;
+  __mmask16 sm[4], mk[4][16];
+  intptr_t ob[4][16];  // byte offsets of the taps' sources from the kernel row's source row
+  int nt[4];
+  for (int64_t ch = 0; ch < nch; ++ch) {
+    sm[ch] = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.W - 16 * ch)) - 1);
+    nt[ch] = 0;
+    for (int64_t kj = 0; kj < g.kw; ++kj) {
+      // lane l takes source column ow = 16 ch + l + pw - kj * dw when 0 <= ow < Wo and 16 ch + l < W.
+      const int64_t off = 16 * ch + g.pw - kj * g.dw;
+      const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.Wo - off, 0, 16);
+      const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm[ch];
+      if (m == 0) continue;
+      mk[ch][nt[ch]] = static_cast<__mmask16>(m);
+      ob[ch][nt[ch]++] = static_cast<intptr_t>((kj * L + off) * static_cast<int64_t>(sizeof(float)));
+    }
+  }
+  for (int64_t ih = 0; ih < g.H; ++ih) {
+    // Kernel rows ki whose output row oh = (ih + ph - ki * dh) / sh is whole and in [oh0, oh1).
+    uintptr_t rows[64];
+    int nr = 0;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      const int64_t t = ih + g.ph - ki * g.dh;
+      if (t < 0 || t % g.sh != 0) continue;
+      const int64_t oh = t / g.sh;
+      if (oh < oh0 || oh >= oh1) continue;
+      rows[nr++] = reinterpret_cast<uintptr_t>(src + ki * g.kw * L + (oh - oh0) * g.Wo);
+    }
+    if (nr == 0) continue;
+    float* d = xc + ih * g.W;
+    for (int64_t ch = 0; ch < nch; ++ch) {
+      __m512 acc = _mm512_maskz_loadu_ps(sm[ch], d + 16 * ch);
+      for (int r = 0; r < nr; ++r)
+        for (int t = 0; t < nt[ch]; ++t)
+          // Masked-off lanes are not read (the address may lie outside the source row).
+          acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mk[ch][t], reinterpret_cast<const float*>(
+                                                                        rows[r] + static_cast<uintptr_t>(ob[ch][t]))));
+      _mm512_mask_storeu_ps(d + 16 * ch, sm[ch], acc);
+    }
+  }
+}
+
 // x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
 template <class T>
 void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
@@ -290,7 +339,11 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0,
         const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         if constexpr (std::is_same_v<T, float>) {
           if (g.sw == 1 && g.W <= 64 && has_avx512f()) {
-            if (kj == 0) col2im_rows_avx512(src, L, g, ki, oh0, oh1, x + c * g.H * g.W);
+            if (g.kw <= 16 && g.kh <= 64) {
+              if (ki == 0 && kj == 0) col2im_plane_avx512(src, L, g, oh0, oh1, x + c * g.H * g.W);
+            } else if (kj == 0) {
+              col2im_rows_avx512(src, L, g, ki, oh0, oh1, x + c * g.H * g.W);
+            }
             continue;
           }
         }
