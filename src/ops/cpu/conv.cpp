@@ -417,6 +417,46 @@ template <int NB>
 __attribute__((target("avx512f,fma"))) void direct_fwd_avx512(const float* x, const float* w, const float* bias,
                                                               int64_t Cg, const ConvGeom& g, float* y) {
   const int64_t K = Cg * g.kh * g.kw, HoWo = g.Ho * g.Wo;
+  if (g.kw <= 16) {
+    // Column chunks outside, rows inside: the taps' load masks depend on the chunk only, computed
+    // once per chunk with the taps that read nothing dropped (per tap and row they cost as much as
+    // the FMAs).
+    for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
+      const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
+      __mmask16 mk[16];
+      intptr_t ob[16];  // byte offset of the tap's lane 0 from the input row
+      int64_t kjs[16];
+      int nt = 0;
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const int64_t off = ow0 - g.pw + kj * g.dw;  // input column of lane 0
+        const int64_t lo = std::clamp<int64_t>(-off, 0, 16), hi = std::clamp<int64_t>(g.W - off, 0, 16);
+        const uint32_t m = (hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u) & sm;
+        if (m == 0) continue;
+        mk[nt] = static_cast<__mmask16>(m);
+        ob[nt] = static_cast<intptr_t>(off * static_cast<int64_t>(sizeof(float)));
+        kjs[nt++] = kj;
+      }
+      for (int64_t oh = 0; oh < g.Ho; ++oh) {
+        __m512 acc[NB];
+        for (int b = 0; b < NB; ++b) acc[b] = bias ? _mm512_set1_ps(bias[b]) : _mm512_setzero_ps();
+        for (int64_t c = 0; c < Cg; ++c)
+          for (int64_t ki = 0; ki < g.kh; ++ki) {
+            const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.H) continue;
+            const uintptr_t row = reinterpret_cast<uintptr_t>(x + (c * g.H + ih) * g.W);
+            const float* wk = w + (c * g.kh + ki) * g.kw;
+            for (int t = 0; t < nt; ++t) {
+              // Masked-off lanes are not read (the address may lie outside the row when padded).
+              const __m512 xv =
+                  _mm512_maskz_loadu_ps(mk[t], reinterpret_cast<const float*>(row + static_cast<uintptr_t>(ob[t])));
+              for (int b = 0; b < NB; ++b) acc[b] = _mm512_fmadd_ps(_mm512_set1_ps(wk[b * K + kjs[t]]), xv, acc[b]);
+            }
+          }
+        for (int b = 0; b < NB; ++b) _mm512_mask_storeu_ps(y + b * HoWo + oh * g.Wo + ow0, sm, acc[b]);
+      }
+    }
+    return;
+  }
   for (int64_t oh = 0; oh < g.Ho; ++oh)
     for (int64_t ow0 = 0; ow0 < g.Wo; ow0 += 16) {
       const __mmask16 sm = static_cast<__mmask16>((1u << std::min<int64_t>(16, g.Wo - ow0)) - 1);
