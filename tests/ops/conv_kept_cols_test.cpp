@@ -3,6 +3,8 @@
 // float64 path (which never keeps them) at one and two threads (images in parallel write their own
 // parts of the kept buffer), with groups, padding and strides, beyond the size limit (not kept),
 // and with the graph retained: a second backward reads the same kept matrices and doubles the grads.
+// Also the input gradient's col2im into an uninitialised gx (it writes every element, also the input
+// rows no output row reads: strides larger than the kernel).
 #include <random>
 
 #include "support/fixture.h"
@@ -54,6 +56,8 @@ TEST(ConvKeptCols, Float32MatchesFloat64) {
       {3, 5, 7, 12, 10, 3, 2, 2, 1, 1, 0, 1},   // height stride
       {2, 4, 5, 9, 16, 3, 3, 1, 2, 1, 1, 1},    // width stride (generic im2col)
       {2, 64, 8, 66, 66, 3, 3, 1, 1, 0, 0, 1},  // 18 MB of columns: not kept
+      {2, 3, 4, 9, 12, 1, 1, 2, 1, 0, 0, 1},    // 1x1, height stride 2: odd input rows get no gradient
+      {2, 3, 5, 10, 12, 2, 3, 3, 1, 0, 1, 1},   // 2 rows, height stride 3: every third row none
   };
   const int32_t threads = glia_get_num_threads();
   for (int32_t nt : {1, 2}) {

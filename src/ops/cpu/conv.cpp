@@ -286,7 +286,7 @@ __attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, int
 // stores): most of the time of a LeNet step's col2im. src: the channel's kh * kw row groups [oh1 -
 // oh0, Wo] at a distance L; xc [H, W].
 __attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t oh0,
-                                                            int64_t oh1, float* xc) {
+                                                            int64_t oh1, float* xc, bool overwrite) {
   const int64_t nch = (g.W + 15) / 16;
   __mmask16 sm[4], mk[4][16];
   intptr_t ob[4][16];  // byte offsets of the taps' sources from the kernel row's source row
@@ -315,10 +315,10 @@ __attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, in
       if (oh < oh0 || oh >= oh1) continue;
       rows[nr++] = reinterpret_cast<uintptr_t>(src + ki * g.kw * L + (oh - oh0) * g.Wo);
     }
-    if (nr == 0) continue;
+    if (nr == 0 && !overwrite) continue;
     float* d = xc + ih * g.W;
     for (int64_t ch = 0; ch < nch; ++ch) {
-      __m512 acc = _mm512_maskz_loadu_ps(sm[ch], d + 16 * ch);
+      __m512 acc = overwrite ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(sm[ch], d + 16 * ch);
       for (int r = 0; r < nr; ++r)
         for (int t = 0; t < nt[ch]; ++t)
           // Masked-off lanes are not read (the address may lie outside the source row).
@@ -329,9 +329,18 @@ __attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, in
   }
 }
 
-// x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
+// Whether col2im takes col2im_plane_avx512 for T.
 template <class T>
-void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x) {
+bool col2im_by_planes(const ConvGeom& g) {
+  return std::is_same_v<T, float> && g.sw == 1 && g.W <= 64 && g.kw <= 16 && g.kh <= 64 && has_avx512f();
+}
+
+// x [C, H, W] += col2im(cols) for cols holding output rows [oh0, oh1) (layout of im2col).
+// overwrite (only where col2im_by_planes and [oh0, oh1) are all output rows): x = col2im(cols), every
+// element written (x may be uninitialised).
+template <class T>
+void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0, int64_t oh1, T* __restrict x,
+            bool overwrite = false) {
   const int64_t L = (oh1 - oh0) * g.Wo;
   for (int64_t c = 0; c < C; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
@@ -339,8 +348,8 @@ void col2im(const T* __restrict cols, int64_t C, const ConvGeom& g, int64_t oh0,
         const T* src = cols + ((c * g.kh + ki) * g.kw + kj) * L;
         if constexpr (std::is_same_v<T, float>) {
           if (g.sw == 1 && g.W <= 64 && has_avx512f()) {
-            if (g.kw <= 16 && g.kh <= 64) {
-              if (ki == 0 && kj == 0) col2im_plane_avx512(src, L, g, oh0, oh1, x + c * g.H * g.W);
+            if (col2im_by_planes<T>(g)) {
+              if (ki == 0 && kj == 0) col2im_plane_avx512(src, L, g, oh0, oh1, x + c * g.H * g.W, overwrite);
             } else if (kj == 0) {
               col2im_rows_avx512(src, L, g, ki, oh0, oh1, x + c * g.H * g.W);
             }
@@ -820,7 +829,11 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
   return with_compute_type(gy_in.dtype(), [&](DType ct) {
     Tensor gy = as_compute(gy_in, ct), w = as_compute(w_in, ct);
     int64_t shape[4] = {g.N, g.C, g.H, g.W};
-    Tensor gx = zeros(shape, ct);
+    // One block per image through col2im_plane_avx512 writes every element: no zero fill needed.
+    const int64_t Kc = g.C / g.groups * g.kh * g.kw;
+    const bool overwrite = ct == DType::Float32 && !is_pointwise(g) && col2im_by_planes<float>(g) &&
+                           rows_per_block(Kc, g, sizeof(float)) >= g.Ho;
+    Tensor gx = overwrite ? empty(shape, ct) : zeros(shape, ct);
     if (gx.numel() == 0) return gx;
     dispatch_conv(ct, [&](auto tag) {
       using T = decltype(tag);
@@ -830,6 +843,10 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
       T* xp = gx.data_ptr<T>();
       const bool pw = is_pointwise(g);
       const int64_t R = rows_per_block(K, g, sizeof(T));
+      // col2im overwrites (one block per image); should the block size have changed meanwhile
+      // (set_conv_block_bytes), the uninitialised gx is zeroed and accumulated into instead.
+      const bool whole = overwrite && std::is_same_v<T, float> && R >= g.Ho;
+      if (overwrite && !whole) std::fill(xp, xp + gx.numel(), T(0));
       for_images(g.N, [&](auto&& claim) {
         ColBuffer<T> cols(pw ? 0 : K * R * g.Wo);
         for (int64_t n = claim(); n >= 0; n = claim())
@@ -844,7 +861,7 @@ Tensor conv2d_backward_input(const Tensor& gy_in, const Tensor& w_in, const Conv
               int64_t oh1 = std::min(oh0 + R, g.Ho), L = (oh1 - oh0) * g.Wo;
               // cols = w_g^T [K, Og] @ gy_g [Og, rows of the block]
               gemm<T>(true, false, K, L, Og, T(1), wp + gr * Og * K, K, gyg + oh0 * g.Wo, HoWo, T(0), cols.get(), L);
-              col2im(cols.get(), Cg, g, oh0, oh1, xg);
+              col2im(cols.get(), Cg, g, oh0, oh1, xg, whole);
             }
           }
       });
