@@ -1390,11 +1390,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_add_module(glia_module *module, 
  * text ("Linear has no attribute `foo`", "`weight` is not an nn.Module").
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_module_get_submodule(glia_module *module, const char *path,
-                                                              glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_submodule(glia_module *module, const char *path, glia_module **out);
 /** See glia_module_get_submodule. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_module_get_parameter(glia_module *module, const char *path,
-                                                              glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_parameter(glia_module *module, const char *path, glia_tensor **out);
 /** See glia_module_get_submodule. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_get_buffer(glia_module *module, const char *path, glia_tensor **out);
 
@@ -1408,9 +1406,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_named_parameters(glia_module *mo
                                                                  int32_t recurse, int32_t remove_duplicate,
                                                                  glia_tensor_dict **out);
 /** See glia_module_named_parameters. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_module_named_buffers(glia_module *module, const char *prefix,
-                                                              int32_t recurse, int32_t remove_duplicate,
-                                                              glia_tensor_dict **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_module_named_buffers(glia_module *module, const char *prefix, int32_t recurse,
+                                                              int32_t remove_duplicate, glia_tensor_dict **out);
 /**
  * named_children (each child once, registration order) and
  * named_modules(prefix, remove_duplicate) (pre-order, the module itself
@@ -1534,10 +1531,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_add_forward_hook(glia_module *mo
                                                                  void *user_data, void (*free_user_data)(void *),
                                                                  uint32_t flags, uint64_t *out_hook_id);
 /** torch's register_full_backward_pre_hook. See glia_module_add_forward_pre_hook. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_module_add_backward_pre_hook(glia_module *module,
-                                                                      glia_backward_pre_hook_fn fn, void *user_data,
-                                                                      void (*free_user_data)(void *), uint32_t flags,
-                                                                      uint64_t *out_hook_id);
+GLIA_API GLIA_NODISCARD glia_error *glia_module_add_backward_pre_hook(glia_module *module, glia_backward_pre_hook_fn fn,
+                                                                      void *user_data, void (*free_user_data)(void *),
+                                                                      uint32_t flags, uint64_t *out_hook_id);
 /** torch's register_full_backward_hook. See glia_module_add_forward_pre_hook. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_add_backward_hook(glia_module *module, glia_backward_hook_fn fn,
                                                                   void *user_data, void (*free_user_data)(void *),
@@ -1681,9 +1677,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_linear(int64_t in_features, int64_t 
  * scheme for Bilinear).
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_bilinear(int64_t in1_features, int64_t in2_features,
-                                                     int64_t out_features, int32_t bias,
-                                                     const glia_factory_options *factory, glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features,
+                                                     int32_t bias, const glia_factory_options *factory,
+                                                     glia_module **out);
 
 /**
  * Options of glia_nn_conv2d: torch.nn.Conv2d's keywords. Initialise with
@@ -1756,8 +1752,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_avg_pool2d(const glia_avg_pool2d_opt
                                                        const glia_factory_options *factory, glia_module **out);
 /** torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w,
-                                                                const glia_factory_options *factory,
-                                                                glia_module **out);
+                                                                const glia_factory_options *factory, glia_module **out);
 
 /** torch.nn.ReLU(). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_relu(const glia_factory_options *factory, glia_module **out);
@@ -1892,8 +1887,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_group_norm(int64_t num_groups, int64
  */
 /** torch.nn.CrossEntropyLoss(weight, ignore_index, reduction, label_smoothing); options may be NULL. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_cross_entropy_loss(const glia_cross_entropy_options *options,
-                                                               const glia_factory_options *factory,
-                                                               glia_module **out);
+                                                               const glia_factory_options *factory, glia_module **out);
 /** torch.nn.NLLLoss(weight, ignore_index, reduction); options may be NULL. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_nll_loss(const glia_nll_loss_options *options,
                                                      const glia_factory_options *factory, glia_module **out);
@@ -1939,7 +1933,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_bce_with_logits_loss(glia_tensor *we
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential(glia_module *const *modules, int64_t n, glia_module **out);
 /** Sequential.append: the child is named str(len). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_append(glia_module *seq, glia_module *module);
-/** Sequential.insert(index, module): -len <= index <= len ("Index out of range: 7"); later children move up one key. @since 0.1 */
+/** Sequential.insert(index, module): -len <= index <= len ("Index out of range: 7"); later children move up one key.
+ * @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_insert(glia_module *seq, int64_t index, glia_module *module);
 /** seq[index] (new reference). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_get(glia_module *seq, int64_t index, glia_module **out);
@@ -1975,8 +1970,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_slice(glia_module *list,
  * update from an ordered mapping). Keys follow add_module's rules.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys, glia_module *const *modules,
-                                                        int64_t n, glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys, glia_module *const *modules, int64_t n,
+                                                        glia_module **out);
 /** dict[key] = module (a new key goes last; an existing key keeps its position). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_set(glia_module *dict, const char *key, glia_module *module);
 /** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND ("'key'", Python's KeyError). @since 0.1 */
@@ -2139,7 +2134,8 @@ typedef struct glia_sgd_options {
 /** Sets torch's defaults and struct_size. @since 0.1 */
 GLIA_API void glia_sgd_options_init(glia_sgd_options *options);
 
-/** Options of glia_optim_adam and glia_optim_adamw. Initialise with glia_adam_options_init() / glia_adamw_options_init(). */
+/** Options of glia_optim_adam and glia_optim_adamw. Initialise with glia_adam_options_init() /
+ * glia_adamw_options_init(). */
 typedef struct glia_adam_options {
   size_t struct_size;
   double lr;           /**< default 0.001 */
@@ -2215,8 +2211,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_add_param_group(glia_optimize
 /** Number of parameter groups. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_num_param_groups(const glia_optimizer *optimizer, int64_t *out);
 /** The lr of group `group`. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_get_lr(const glia_optimizer *optimizer, int64_t group,
-                                                          double *out);
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_get_lr(const glia_optimizer *optimizer, int64_t group, double *out);
 /** Sets the lr of group `group` (param_group['lr'] = lr). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_set_lr(glia_optimizer *optimizer, int64_t group, double lr);
 /**
@@ -2230,8 +2225,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_set_lr(glia_optimizer *optimi
  * values are the optimizer's own tensors (not copies), as in torch.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_state_dict(const glia_optimizer *optimizer,
-                                                              glia_tensor_dict **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_state_dict(const glia_optimizer *optimizer, glia_tensor_dict **out);
 /**
  * load_state_dict(dict): torch's rules (copies of the state cast to each
  * parameter's dtype; the groups' options replaced by the loaded ones; saved
@@ -2283,7 +2277,6 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_get_last_lr(const glia_lr_
 GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *scheduler);
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
-
 
 #ifdef __cplusplus
 } /* extern "C" */
