@@ -128,6 +128,21 @@ struct HandleList {
   glia_tensor* take(size_t i) { return std::exchange(hs[i], nullptr); }
 };
 
+// A required C string argument (throws naming `arg` when NULL).
+inline std::string str_arg(const char* s, const char* fn, const char* arg) {
+  GLIA_CHECK(s != nullptr, InvalidArgument, fn, ": argument '", arg, "' is NULL");
+  return s;
+}
+
+// ---- tensor dicts ---------------------------------------------------------------
+
+inline glia_tensor_dict* dict_handle(nn::TensorDict* d) {
+  return static_cast<glia_tensor_dict*>(handle_for(d, HandleType::TensorDict));
+}
+inline nn::TensorDict* dict_raw(const glia_tensor_dict* h, const char* fn, const char* arg) {
+  return lookup<nn::TensorDict>(h, HandleType::TensorDict, fn, arg);
+}
+
 // ---- modules ------------------------------------------------------------------
 
 inline nn::Module* module_raw(const glia_module* h, const char* fn, const char* arg) {

@@ -11,18 +11,6 @@ using namespace glia::capi;
 
 namespace {
 
-std::string str_arg(const char* s, const char* fn, const char* arg) {
-  GLIA_CHECK(s != nullptr, InvalidArgument, fn, ": argument '", arg, "' is NULL");
-  return s;
-}
-
-glia_tensor_dict* dict_handle(const Ref<nn::TensorDict>& d) {
-  return static_cast<glia_tensor_dict*>(handle_for(d.get(), HandleType::TensorDict));
-}
-nn::TensorDict* dict_raw(const glia_tensor_dict* h, const char* fn, const char* arg) {
-  return lookup<nn::TensorDict>(h, HandleType::TensorDict, fn, arg);
-}
-
 glia_error* named_tensors(glia_module* module, const char* prefix, int32_t recurse, int32_t remove_duplicate,
                           glia_tensor_dict** out, bool buffers, const char* fn) {
   return guard([&] {
@@ -33,7 +21,7 @@ glia_error* named_tensors(glia_module* module, const char* prefix, int32_t recur
     auto list = buffers ? m->named_buffers(pre, recurse != 0, remove_duplicate != 0)
                         : m->named_parameters(pre, recurse != 0, remove_duplicate != 0);
     for (auto& e : list) d->set(e.name, e.value);
-    *out = dict_handle(d);
+    *out = dict_handle(d.get());
   });
 }
 
@@ -334,7 +322,7 @@ glia_error* glia_module_state_dict(glia_module* module, glia_tensor_dict** out) 
   return guard([&] {
     nn::ModuleRef m = module_arg(module, fn, "module");
     check_out(out, fn, "out");
-    *out = dict_handle(m->state_dict());
+    *out = dict_handle(m->state_dict().get());
   });
 }
 
@@ -343,7 +331,7 @@ glia_error* glia_module_state_dict(glia_module* module, glia_tensor_dict** out) 
 glia_error* glia_tensor_dict_create(glia_tensor_dict** out) {
   return guard([&] {
     check_out(out, "glia_tensor_dict_create", "out");
-    *out = dict_handle(make_ref<nn::TensorDict>());
+    *out = dict_handle(make_ref<nn::TensorDict>().get());
   });
 }
 

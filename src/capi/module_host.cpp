@@ -275,7 +275,7 @@ glia_error* glia_module_add_state_dict_hook(glia_module* module, glia_state_dict
       [&](nn::Module& m, std::shared_ptr<HostData> d) {
         return m.add_state_dict_hook([fn, d](nn::Module& self, nn::TensorDict& dict, const std::string& prefix) {
           SelfHandle h(self);
-          auto* dh = static_cast<glia_tensor_dict*>(handle_for(&dict, HandleType::TensorDict));
+          glia_tensor_dict* dh = dict_handle(&dict);
           glia_error* e = fn(d->user_data, h.h, dh, prefix.c_str());
           glia_error_free(glia_tensor_dict_release(dh));
           if (e) rethrow_callback(e, self.type_name(), "state_dict hook");

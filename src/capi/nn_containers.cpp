@@ -28,11 +28,6 @@ std::vector<nn::ModuleRef> modules_arg(glia_module* const* ms, int64_t n, const 
   return out;
 }
 
-std::string str_arg(const char* s, const char* fn, const char* arg) {
-  GLIA_CHECK(s != nullptr, InvalidArgument, fn, ": argument '", arg, "' is NULL");
-  return s;
-}
-
 }  // namespace
 
 extern "C" {

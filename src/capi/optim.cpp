@@ -241,7 +241,7 @@ glia_error* glia_optimizer_state_dict(const glia_optimizer* o, glia_tensor_dict*
     Optimizer* opt = opt_raw(o, fn);
     check_out(out, fn, "out");
     Ref<nn::TensorDict> d = opt->state_dict();
-    *out = static_cast<glia_tensor_dict*>(handle_for(d.get(), HandleType::TensorDict));
+    *out = dict_handle(d.get());
   });
 }
 
@@ -249,7 +249,7 @@ glia_error* glia_optimizer_load_state_dict(glia_optimizer* o, const glia_tensor_
   const char* fn = "glia_optimizer_load_state_dict";
   return guard([&] {
     Optimizer* opt = opt_raw(o, fn);
-    nn::TensorDict* d = lookup<nn::TensorDict>(dict, HandleType::TensorDict, fn, "dict");
+    nn::TensorDict* d = dict_raw(dict, fn, "dict");
     opt->load_state_dict(*d);
   });
 }
