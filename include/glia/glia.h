@@ -1573,6 +1573,22 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_state_dict(glia_module *module, 
 GLIA_API GLIA_NODISCARD glia_error *glia_module_load_state_dict(glia_module *module, const glia_tensor_dict *dict,
                                                                 int32_t strict, int32_t assign,
                                                                 glia_load_report **out_report);
+/**
+ * Saves state_dict() to `path` as safetensors (atomically: see
+ * glia_tensor_dict_save). For a PyTorch file, save glia_module_state_dict with
+ * glia_tensor_dict_save(dict, path, GLIA_FORMAT_TORCH).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_save(glia_module *module, const char *path);
+/**
+ * Loads a checkpoint of any format (by content) into the module:
+ * glia_tensor_dict_load, then glia_module_load_state_dict(strict, assign 0).
+ * All-or-nothing: on any error (a malformed file included) the module is
+ * unchanged. out_report (may be NULL) as for glia_module_load_state_dict.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_load(glia_module *module, const char *path, int32_t strict,
+                                                     glia_load_report **out_report);
 
 /** Which list of a load report. */
 typedef enum glia_report_keys GLIA_ENUM_BASE {
@@ -1621,6 +1637,79 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_contains(const glia_tensor_
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_set(glia_tensor_dict *dict, const char *key, glia_tensor *tensor);
 /** Removes `key`. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_remove(glia_tensor_dict *dict, const char *key);
+
+/**
+ * String metadata carried with the tensors (safetensors' "__metadata__"), in
+ * insertion order. set replaces an existing key in place; value NULL removes
+ * the key (absent keys are ignored). The torch format does not store metadata.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_set_metadata(glia_tensor_dict *dict, const char *key,
+                                                                  const char *value);
+/** Number of metadata entries. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_count(const glia_tensor_dict *dict, int64_t *out);
+/** Key of metadata entry i, snprintf style. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_key_at(const glia_tensor_dict *dict, int64_t index,
+                                                                     char *buffer, size_t capacity,
+                                                                     size_t *out_length);
+/** Value of metadata `key`, snprintf style. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_get_metadata(const glia_tensor_dict *dict, const char *key,
+                                                                  char *buffer, size_t capacity, size_t *out_length);
+
+/* ---- checkpoint files ----------------------------------------------------- */
+
+/** Checkpoint file formats. */
+typedef enum glia_format GLIA_ENUM_BASE {
+  /** Loading: by content (magic bytes, never the file name). Saving: safetensors. */
+  GLIA_FORMAT_AUTO = 0,
+  /** safetensors: glia's own default; loading maps the file and copies no tensor bytes. */
+  GLIA_FORMAT_SAFETENSORS = 1,
+  /** torch.save's zip format (PyTorch 1.6+); loading also reads the legacy pre-1.6 format. */
+  GLIA_FORMAT_TORCH = 2,
+} glia_format;
+
+/**
+ * Writes every entry of `dict` (any device, any strides) and, for safetensors,
+ * its metadata. Atomic: the bytes go to a temp file in the same directory that
+ * replaces `path` only when complete and synced; on any error the previous file
+ * is intact. The torch format writes what torch.load(path, weights_only=True)
+ * reads back as an OrderedDict; tensors sharing storage share it in the file.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (format), GLIA_ERR_IO (with the OS's reason).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save(const glia_tensor_dict *dict, const char *path,
+                                                          glia_format format);
+/**
+ * Reads a checkpoint into a new dict. safetensors tensors view a private
+ * mapping of the file (no copy; writing a tensor copies only the pages it
+ * touches and never changes the file); a tensor whose bytes are misaligned for
+ * its dtype is copied. PyTorch files go through a restricted unpickler that
+ * accepts only the globals a state dict needs: anything else is
+ * GLIA_ERR_FORMAT naming the global, and no code ever runs. Views that shared
+ * a storage in the file share one here, with their offsets and strides. Nested
+ * dicts become dotted keys ({"model": {"fc.weight": t}} -> "model.fc.weight").
+ * Errors: GLIA_ERR_IO (cannot open or map), GLIA_ERR_FORMAT (malformed or
+ * hostile content: what is wrong and where), GLIA_ERR_INVALID_ARGUMENT (format).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_load(const char *path, glia_format format,
+                                                          glia_tensor_dict **out);
+/**
+ * glia_tensor_dict_load from memory: the bytes are copied once into an aligned
+ * buffer that the tensors then view, so `data` may be freed on return.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_load_buffer(const void *data, size_t size, glia_format format,
+                                                                 glia_tensor_dict **out);
+/**
+ * glia_tensor_dict_save into memory: *out_data (free with glia_buffer_free)
+ * receives *out_size bytes, exactly what glia_tensor_dict_save would write.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save_buffer(const glia_tensor_dict *dict, glia_format format,
+                                                                 void **out_data, size_t *out_size);
+/** Frees a buffer glia allocated for the caller (NULL is accepted). @since 0.1 */
+GLIA_API void glia_buffer_free(void *data);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -53,6 +54,10 @@ class TensorDict : public RefCounted {
     values_.clear();
     index_.clear();
   }
+
+  // String metadata carried with the tensors (safetensors' "__metadata__"), in
+  // insertion order with unique keys. Formats without such a map ignore it.
+  std::vector<std::pair<std::string, std::string>> metadata;
 
  private:
   std::vector<std::string> keys_;

@@ -1,0 +1,41 @@
+// Checkpoint files: format detection by content and the load/save entry points
+// behind glia_tensor_dict_load/save and glia_module_load/save.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "io/byte_source.h"
+#include "nn/tensor_dict.h"
+
+namespace glia::io {
+
+// Mirrors enum glia_format of glia.h value for value.
+enum class Format : int32_t {
+  Auto = 0,         // loading: by content; saving: safetensors
+  Safetensors = 1,  // https://github.com/huggingface/safetensors (glia's own default)
+  Torch = 2,        // torch.save: the zip format (1.6+) and, for loading, the legacy format
+};
+
+// The format of a file that starts with these bytes (Format::Auto when none):
+// safetensors (an 8-byte header length, then '{'), a zip ("PK\3\4": torch.save since
+// 1.6) or a pickle that starts with torch's legacy magic number.
+Format detect_format(const uint8_t* data, size_t size);
+const char* format_name(Format f);
+
+// Reads a whole checkpoint. Errors: IO (the file), Format (what is wrong and where).
+// Tensors view `src` where they can (Note [Zero-copy loading]).
+Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format);
+Ref<nn::TensorDict> load_file(const std::string& path, Format format);
+// Writes `dict` (any device, any strides; CUDA tensors are copied to the host) with
+// its metadata. save_file is atomic (AtomicFile). Format::Auto means safetensors.
+void save(const nn::TensorDict& dict, Sink& out, Format format);
+void save_file(const nn::TensorDict& dict, const std::string& path, Format format);
+
+// Limits every reader enforces on hostile input (Format errors beyond them).
+inline constexpr int kMaxDims = 64;                     // dimensions of a tensor
+inline constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // safetensors JSON header, torch data.pkl
+inline constexpr int kMaxNesting = 1000;                 // nested containers in a pickle / JSON header
+
+}  // namespace glia::io
