@@ -1650,8 +1650,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_set_metadata(glia_tensor_di
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_count(const glia_tensor_dict *dict, int64_t *out);
 /** Key of metadata entry i, snprintf style. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_key_at(const glia_tensor_dict *dict, int64_t index,
-                                                                     char *buffer, size_t capacity,
-                                                                     size_t *out_length);
+                                                                     char *buffer, size_t capacity, size_t *out_length);
 /** Value of metadata `key`, snprintf style. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_get_metadata(const glia_tensor_dict *dict, const char *key,
                                                                   char *buffer, size_t capacity, size_t *out_length);
@@ -1692,8 +1691,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save(const glia_tensor_dict
  * hostile content: what is wrong and where), GLIA_ERR_INVALID_ARGUMENT (format).
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_load(const char *path, glia_format format,
-                                                          glia_tensor_dict **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_load(const char *path, glia_format format, glia_tensor_dict **out);
 /**
  * glia_tensor_dict_load from memory: the bytes are copied once into an aligned
  * buffer that the tensors then view, so `data` may be freed on return.

@@ -53,8 +53,8 @@ glia_error* glia_tensor_dict_metadata_count(const glia_tensor_dict* dict, int64_
   });
 }
 
-glia_error* glia_tensor_dict_metadata_key_at(const glia_tensor_dict* dict, int64_t index, char* buffer,
-                                             size_t capacity, size_t* out_length) {
+glia_error* glia_tensor_dict_metadata_key_at(const glia_tensor_dict* dict, int64_t index, char* buffer, size_t capacity,
+                                             size_t* out_length) {
   const char* fn = "glia_tensor_dict_metadata_key_at";
   return guard([&] {
     nn::TensorDict* d = dict_raw(dict, fn, "dict");
@@ -65,8 +65,8 @@ glia_error* glia_tensor_dict_metadata_key_at(const glia_tensor_dict* dict, int64
   });
 }
 
-glia_error* glia_tensor_dict_get_metadata(const glia_tensor_dict* dict, const char* key, char* buffer,
-                                          size_t capacity, size_t* out_length) {
+glia_error* glia_tensor_dict_get_metadata(const glia_tensor_dict* dict, const char* key, char* buffer, size_t capacity,
+                                          size_t* out_length) {
   const char* fn = "glia_tensor_dict_get_metadata";
   return guard([&] {
     nn::TensorDict* d = dict_raw(dict, fn, "dict");

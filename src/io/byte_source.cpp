@@ -127,8 +127,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   std::string dir = dir_of(path_);
   size_t slash = path_.rfind('/');
   GLIA_CHECK(slash != path_.size() - 1, InvalidArgument, "path \"", path_, "\" names a directory");
-  temp_path_ = (slash == std::string::npos ? std::string() : path_.substr(0, slash + 1)) + "." + base_of(path_) +
-               ".tmp-XXXXXX";
+  temp_path_ =
+      (slash == std::string::npos ? std::string() : path_.substr(0, slash + 1)) + "." + base_of(path_) + ".tmp-XXXXXX";
   fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
   GLIA_CHECK(fd_ >= 0, IO, "cannot create a file in \"", dir, "\" to write \"", path_, "\": ", os_error(errno));
   // mkstemp creates 0600; give the file the permissions a plain open() would.

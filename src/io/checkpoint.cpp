@@ -37,9 +37,8 @@ const char* format_name(Format f) {
 Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format) {
   Format found = detect_format(src->data(), src->size());
   if (format == Format::Auto) {
-    GLIA_CHECK(found != Format::Auto, Format, src->name(),
-               " is neither a safetensors file nor a PyTorch checkpoint (", src->size(),
-               " bytes, no known magic bytes at the start)");
+    GLIA_CHECK(found != Format::Auto, Format, src->name(), " is neither a safetensors file nor a PyTorch checkpoint (",
+               src->size(), " bytes, no known magic bytes at the start)");
     format = found;
   }
   switch (format) {

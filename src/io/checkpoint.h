@@ -34,7 +34,7 @@ void save(const nn::TensorDict& dict, Sink& out, Format format);
 void save_file(const nn::TensorDict& dict, const std::string& path, Format format);
 
 // Limits every reader enforces on hostile input (Format errors beyond them).
-inline constexpr int kMaxDims = 64;                     // dimensions of a tensor
+inline constexpr int kMaxDims = 64;                      // dimensions of a tensor
 inline constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // safetensors JSON header, torch data.pkl
 inline constexpr int kMaxNesting = 1000;                 // nested containers in a pickle / JSON header
 
