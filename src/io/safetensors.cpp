@@ -41,13 +41,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/tensor.h"
@@ -69,8 +68,8 @@ constexpr DTypeName kDTypes[] = {
     {"I64", DType::Int64},   {"I32", DType::Int32},   {"U8", DType::UInt8},    {"BOOL", DType::Bool},
 };
 // Dtypes the format defines that glia has no type for: named as such in errors.
-constexpr const char* kForeignDTypes[] = {"I8",      "I16",     "U16",     "U32",     "U64",     "F8_E4M3", "F8_E5M2",
-                                          "F8_E8M0", "F4",      "F6_E2M3", "F6_E3M2", "C64"};
+constexpr const char* kForeignDTypes[] = {"I8",      "I16",     "U16", "U32",     "U64",     "F8_E4M3",
+                                          "F8_E5M2", "F8_E8M0", "F4",  "F6_E2M3", "F6_E3M2", "C64"};
 
 const char* safetensors_name(DType t) {
   for (const DTypeName& d : kDTypes)
@@ -184,8 +183,8 @@ class HeaderParser {
       for (const char* f : kForeignDTypes)
         GLIA_CHECK(s != f, Format, "safetensors: tensor ", in_quotes(e.name), ": dtype ", s,
                    " is not supported by glia (supported: ", kSupported, ")");
-      fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": unknown dtype ", in_quotes(s), " (supported: ",
-           kSupported, ")");
+      fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": unknown dtype ", in_quotes(s),
+           " (supported: ", kSupported, ")");
     }
     if (where_ == Where::Metadata) {
       metadata.back().second = std::move(s);
@@ -241,7 +240,8 @@ class HeaderParser {
     if (where_ == Where::Offsets) {
       Entry& e = entries.back();
       GLIA_CHECK(e.offsets_seen == 2, Format, "safetensors: tensor ", in_quotes(e.name),
-                 ": data_offsets must be [begin, end], got ", e.offsets_seen, " number", e.offsets_seen == 1 ? "" : "s");
+                 ": data_offsets must be [begin, end], got ", e.offsets_seen, " number",
+                 e.offsets_seen == 1 ? "" : "s");
     }
     where_ = Where::Tensor;  // Shape or Offsets: the only arrays entered outside Skip
     return true;
@@ -253,7 +253,10 @@ class HeaderParser {
         return end_skip();
       case Where::Tensor: {
         const Entry& e = entries.back();
-        const char* missing = !e.has_dtype ? "dtype" : !e.has_shape ? "shape" : !e.has_offsets ? "data_offsets" : nullptr;
+        const char* missing = !e.has_dtype     ? "dtype"
+                              : !e.has_shape   ? "shape"
+                              : !e.has_offsets ? "data_offsets"
+                                               : nullptr;
         GLIA_CHECK(!missing, Format, "safetensors: tensor ", in_quotes(e.name), ": entry has no \"", missing,
                    "\" (expected {\"dtype\", \"shape\", \"data_offsets\"})");
         where_ = Where::Top;
@@ -282,14 +285,17 @@ class HeaderParser {
         return true;
       case Where::Tensor: {
         Entry& e = entries.back();
-        field_ = k == "dtype" ? Field::DType : k == "shape" ? Field::Shape : k == "data_offsets" ? Field::Offsets
-                                                                                                 : Field::Unknown;
-        bool* seen = field_ == Field::DType ? &e.has_dtype
-                     : field_ == Field::Shape ? &e.has_shape
+        field_ = k == "dtype"          ? Field::DType
+                 : k == "shape"        ? Field::Shape
+                 : k == "data_offsets" ? Field::Offsets
+                                       : Field::Unknown;
+        bool* seen = field_ == Field::DType     ? &e.has_dtype
+                     : field_ == Field::Shape   ? &e.has_shape
                      : field_ == Field::Offsets ? &e.has_offsets
                                                 : nullptr;
         if (seen) {
-          GLIA_CHECK(!*seen, Format, "safetensors: tensor ", in_quotes(e.name), ": field ", in_quotes(k), " appears twice");
+          GLIA_CHECK(!*seen, Format, "safetensors: tensor ", in_quotes(e.name), ": field ", in_quotes(k),
+                     " appears twice");
           *seen = true;
         }
         return true;
@@ -310,8 +316,8 @@ class HeaderParser {
     // ex.what() is "[json.exception.parse_error.101] parse error at line 1, column 7: ...".
     std::string what = ex.what();
     size_t colon = what.find("parse error");
-    fail(Code::Format, "safetensors: the header is not valid JSON (", what.substr(colon == std::string::npos ? 0 : colon),
-         "; header byte ", position, ")");
+    fail(Code::Format, "safetensors: the header is not valid JSON (",
+         what.substr(colon == std::string::npos ? 0 : colon), "; header byte ", position, ")");
   }
 
   bool done() const { return where_ == Where::Done; }
@@ -338,8 +344,9 @@ class HeaderParser {
     if (where_ == Where::Tensor && field_ == Field::Unknown) return true;  // a skipped scalar field
     if (where_ == Where::Shape || where_ == Where::Offsets) {
       const Entry& e = entries.back();
-      fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": ", where_ == Where::Shape ? "shape" : "data_offsets",
-           " must hold non-negative integers, got ", text.empty() ? kind : text);
+      fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": ",
+           where_ == Where::Shape ? "shape" : "data_offsets", " must hold non-negative integers, got ",
+           text.empty() ? kind : text);
     }
     std::string what = std::string("a ") + kind + (text.empty() ? "" : " " + text);
     return unexpected(what.c_str());
@@ -355,7 +362,9 @@ class HeaderParser {
         fail(Code::Format, "safetensors: tensor ", in_quotes(entries.back().name),
              ": entry must be an object {\"dtype\", \"shape\", \"data_offsets\"}, got ", what);
       case Where::Tensor: {
-        const char* field = field_ == Field::DType ? "dtype must be a string" : field_ == Field::Shape ? "shape must be an array" : "data_offsets must be an array";
+        const char* field = field_ == Field::DType   ? "dtype must be a string"
+                            : field_ == Field::Shape ? "shape must be an array"
+                                                     : "data_offsets must be an array";
         fail(Code::Format, "safetensors: tensor ", in_quotes(entries.back().name), ": ", field, ", got ", what);
       }
       case Where::Metadata:
@@ -385,14 +394,13 @@ std::string offsets_text(const Entry& e) { return detail::concat('[', e.begin, "
 Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src) {
   const uint8_t* data = src->data();
   const uint64_t size = src->size();
-  GLIA_CHECK(size >= 8, Format, "safetensors: the file has ", size,
-             " bytes, fewer than the 8 of the header length");
+  GLIA_CHECK(size >= 8, Format, "safetensors: the file has ", size, " bytes, fewer than the 8 of the header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
   GLIA_CHECK(n <= kMaxHeaderBytes, Format, "safetensors: header length ", n, " is larger than the limit of ",
              kMaxHeaderBytes, " bytes");
-  GLIA_CHECK(n <= size - 8, Format, "safetensors: header length ", n, " runs past the end of the file (",
-             size - 8, " bytes after the length)");
+  GLIA_CHECK(n <= size - 8, Format, "safetensors: header length ", n, " runs past the end of the file (", size - 8,
+             " bytes after the length)");
   std::string_view header(reinterpret_cast<const char*>(data + 8), n);
   size_t bad = invalid_utf8_at(header);
   GLIA_CHECK(bad == std::string_view::npos, Format, "safetensors: the header is not valid UTF-8 (byte ", bad,
@@ -463,8 +471,8 @@ Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src) {
     // A view when the start is aligned to the element size, else a copy
     // (ByteSource::storage): files written by glia or the reference are aligned.
     Ref<Storage> storage = src->storage(buffer_start + e.begin, e.nbytes, itemsize(e.dtype));
-    dict->set(e.name, Tensor(make_ref<TensorImpl>(std::move(storage), 0, e.shape, contiguous_strides(e.shape),
-                                                  e.dtype)));
+    dict->set(e.name,
+              Tensor(make_ref<TensorImpl>(std::move(storage), 0, e.shape, contiguous_strides(e.shape), e.dtype)));
   }
   dict->metadata = std::move(parser.metadata);
   return dict;
