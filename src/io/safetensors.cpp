@@ -114,11 +114,21 @@ size_t invalid_utf8_at(std::string_view s) {
   return std::string_view::npos;
 }
 
+// `s` in double quotes for messages, control characters escaped as JSON escapes
+// them (a name may hold "\u0000", which would cut a C string short).
 std::string in_quotes(std::string_view s) {
-  std::string q;
-  q.reserve(s.size() + 2);
-  q += '"';
-  q += s;
+  static const char kHex[] = "0123456789abcdef";
+  std::string q = "\"";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20) {
+      q += "\\u00";
+      q += kHex[c >> 4];
+      q += kHex[c & 15];
+    } else {
+      q += ch;
+    }
+  }
   q += '"';
   return q;
 }
@@ -342,13 +352,13 @@ class HeaderParser {
   bool scalar(const char* kind, const std::string& text = {}) {
     if (where_ == Where::Skip) return true;
     if (where_ == Where::Tensor && field_ == Field::Unknown) return true;  // a skipped scalar field
+    std::string what = std::string("a ") + kind + (text.empty() ? "" : " " + text);
     if (where_ == Where::Shape || where_ == Where::Offsets) {
       const Entry& e = entries.back();
       fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": ",
            where_ == Where::Shape ? "shape" : "data_offsets", " must hold non-negative integers, got ",
-           text.empty() ? kind : text);
+           std::strcmp(kind, "number") == 0 ? text : what);
     }
-    std::string what = std::string("a ") + kind + (text.empty() ? "" : " " + text);
     return unexpected(what.c_str());
   }
   // `what` ("an array", "a number 3") appeared where the format allows no such value.
@@ -405,6 +415,11 @@ Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src) {
   size_t bad = invalid_utf8_at(header);
   GLIA_CHECK(bad == std::string_view::npos, Format, "safetensors: the header is not valid UTF-8 (byte ", bad,
              " of the header)");
+  // JSON has no raw NUL (strings escape it), and nlohmann's lexer would take one
+  // for the end of input and accept "{}\0garbage".
+  size_t nul = header.find('\0');
+  GLIA_CHECK(nul == std::string_view::npos, Format, "safetensors: the header is not valid JSON (a NUL byte at byte ",
+             nul, " of the header)");
 
   HeaderParser parser;
   try {
