@@ -1673,13 +1673,18 @@ typedef enum glia_format GLIA_ENUM_BASE {
  * replaces `path` only when complete and synced; on any error the previous file
  * is intact. The torch format writes what torch.load(path, weights_only=True)
  * reads back as an OrderedDict; tensors sharing storage share it in the file.
+ * safetensors cannot express sharing: each tensor gets its own bytes, every
+ * one aligned to its element size so that it loads without a copy.
  * Errors: GLIA_ERR_INVALID_ARGUMENT (format), GLIA_ERR_IO (with the OS's reason).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save(const glia_tensor_dict *dict, const char *path,
                                                           glia_format format);
 /**
- * Reads a checkpoint into a new dict. safetensors tensors view a private
+ * Reads a checkpoint into a new dict. safetensors entries come back in header
+ * order (unknown fields of an entry are ignored, as the reference reader does;
+ * duplicate keys, BOOL bytes other than 0 and 1, and NUL in names are
+ * GLIA_ERR_FORMAT). safetensors tensors view a private
  * mapping of the file (no copy; writing a tensor copies only the pages it
  * touches and never changes the file); a tensor whose bytes are misaligned for
  * its dtype is copied. PyTorch files go through a restricted unpickler that

@@ -13,9 +13,11 @@ namespace glia::io {
 // Errors: Format with a message naming the tensor and what is wrong. Tensors view
 // the source (Note [Zero-copy loading]); metadata lands in dict->metadata.
 Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src);
-// Keys in dict order; data aligned so that every tensor starts at a multiple of 64
-// bytes from the file start (the header is padded with spaces, as the reference
-// writer pads it to 8).
+// Header in dict order; data sorted by element size (largest first, dict order
+// among equals), the header padded with spaces so that the data buffer starts at a
+// multiple of 64: every tensor then starts at a multiple of its element size and
+// loads without a copy (the format allows no gaps between tensors). Tensors that
+// share a storage each get their own bytes (the format cannot express sharing).
 void write_safetensors(const nn::TensorDict& dict, Sink& out);
 
 }  // namespace glia::io
