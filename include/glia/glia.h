@@ -1690,10 +1690,24 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save(const glia_tensor_dict
  * its dtype is copied. PyTorch files go through a restricted unpickler that
  * accepts only the globals a state dict needs: anything else is
  * GLIA_ERR_FORMAT naming the global, and no code ever runs. Views that shared
- * a storage in the file share one here, with their offsets and strides. Nested
- * dicts become dotted keys ({"model": {"fc.weight": t}} -> "model.fc.weight").
+ * a storage in the file share one here, with their offsets and strides.
+ *
+ * A PyTorch file's top-level object must be a dict or OrderedDict; its
+ * entries become name -> tensor, depth first in the file's order. Nested dicts
+ * join their keys with '.' ({"model": {"fc.weight": t}} -> "model.fc.weight"),
+ * lists and tuples nest by index ("param_groups.0.lr"); keys may be str, int
+ * or bool, written as Python's str() writes them. Python numbers become 0-dim
+ * tensors (bool -> GLIA_BOOL, int -> GLIA_INT64, float -> GLIA_FLOAT64), so
+ * {"epoch": 3} gives "epoch" = 3; None, str, bytes, sets, devices and dtypes
+ * are skipped. A tensor reached twice is the same tensor; requires_grad is what
+ * the file says (as torch.load gives it); every tensor loads onto the CPU;
+ * big-endian files are byte-swapped. Two entries that flatten to the same key,
+ * a container inside itself, nesting deeper than 1000 are GLIA_ERR_FORMAT.
+ *
  * Errors: GLIA_ERR_IO (cannot open or map), GLIA_ERR_FORMAT (malformed or
- * hostile content: what is wrong and where), GLIA_ERR_INVALID_ARGUMENT (format).
+ * hostile content: what is wrong and where), GLIA_ERR_UNSUPPORTED (a storage
+ * type glia has no dtype for: int8, int16, complex, quantized),
+ * GLIA_ERR_INVALID_ARGUMENT (format).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_load(const char *path, glia_format format, glia_tensor_dict **out);

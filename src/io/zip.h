@@ -31,8 +31,9 @@ class ZipReader {
   // match the declared size or CRC.
   std::string read(size_t i, uint64_t max_bytes) const;
   // Entry i as a storage of exactly `nbytes` (Error(Format) when the entry's size
-  // differs): a view of the source when the entry is stored and aligned
-  // (Note [Zero-copy loading]), else a copy read in chunks.
+  // differs), read in chunks into a new buffer. libzip (1.7) does not say where an
+  // entry's bytes start in the archive, so stored entries are copied too, unlike
+  // safetensors and legacy torch files (Note [Zero-copy loading]).
   Ref<Storage> read_storage(size_t i, uint64_t nbytes, size_t alignment) const;
 
   static constexpr uint64_t kMaxRatio = 1100;  // deflate cannot exceed about 1032:1
