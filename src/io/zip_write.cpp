@@ -8,12 +8,12 @@
 //   0x0800 for an empty entry, which has no descriptor), method 0, DOS time and
 //   date 0 (deterministic), CRC and sizes 0 (they follow in the descriptor).
 // - Its extra field: a zip64 field (0x0001) when the entry's size or the header's
-//   offset is >= 0xFFFFFFFF, holding [size, size] and/or [offset]; then torch's
+//   offset is >= 0xFFFFFFFF, holding [size, 0] and/or [offset]; then torch's
 //   "FB" field whose 'Z' bytes pad the data start to a multiple of 64.
 // - Descriptor: PK\7\8, CRC, then sizes as 32 bits, or 64 bits when the local
 //   header carries a zip64 field.
 // - Central directory: no "FB" field; sizes and offset clamped to 0xFFFFFFFF, with
-//   the same zip64 field as the local header. Always a zip64 end record (made by
+//   the zip64 field of the local header, the compressed size filled in. Always a zip64 end record (made by
 //   0x031e, needs 45) and locator, then the end record with the entry count
 //   clamped to 0xFFFF and sizes/offsets to 0xFFFFFFFF.
 #include <zlib.h>
@@ -69,16 +69,17 @@ struct Entry {
 };
 
 // The zip64 extra field (header id 1) miniz writes, or nothing when neither the
-// size nor the offset needs one.
-std::string zip64_extra(const Entry& e) {
+// size nor the offset needs one. In the local header the compressed size is 0
+// (miniz writes the header before the data; the descriptor has the size).
+std::string zip64_extra(const Entry& e, bool local) {
   bool big_size = e.size >= zip64_limit, big_offset = e.offset >= zip64_limit;
   Bytes x;
   if (!big_size && !big_offset) return x.b;
   x.u16(1);
   x.u16((big_size ? 16 : 0) + (big_offset ? 8 : 0));
   if (big_size) {
-    x.u64(e.size);  // uncompressed
-    x.u64(e.size);  // compressed (stored)
+    x.u64(e.size);              // uncompressed
+    x.u64(local ? 0 : e.size);  // compressed (stored)
   }
   if (big_offset) x.u64(e.offset);
   return x.b;
@@ -117,7 +118,7 @@ void ZipWriter::add(std::string_view name, const void* data, size_t n) {
   e.offset = z.cursor;
   e.size = n;
   e.crc = static_cast<uint32_t>(crc32_z(0, static_cast<const Bytef*>(data), n));
-  std::string zip64 = zip64_extra(e);
+  std::string zip64 = zip64_extra(e, true);
 
   // torch's getPadding(): the "FB" field's 'Z' bytes bring the data start to a
   // multiple of 64; the field is there even when it pads nothing.
@@ -165,7 +166,7 @@ void ZipWriter::finish() {
   z.finished = true;
   uint64_t cd_offset = z.cursor;
   for (const Entry& e : z.entries) {
-    std::string zip64 = zip64_extra(e);
+    std::string zip64 = zip64_extra(e, false);
     Bytes c;
     c.str("PK\x01\x02");
     c.u16(0);  // version made by

@@ -354,6 +354,7 @@ TEST(TorchWrite, StorageOver4GiBIsTorchsFile) {
   const uint64_t n = r["data_bytes"].get<uint64_t>();
   void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   ASSERT_NE(p, MAP_FAILED);
+  madvise(p, n, MADV_HUGEPAGE);  // reads map the huge zero page where THP allows: fewer faults
   static_cast<uint8_t*>(p)[n - 1] = 7;
   Tensor big = from_blob(
       p, Dims{static_cast<int64_t>(n)}, Dims{1}, DType::UInt8, Device{},
@@ -367,8 +368,7 @@ TEST(TorchWrite, StorageOver4GiBIsTorchsFile) {
     uint64_t total = 0, skipped_at = 0, skipped = 0;
     void write(const void* data, size_t k) override {
       if (k >= (uint64_t{1} << 31)) {
-        skipped_at = total, skipped = k;
-        EXPECT_EQ(crc32_z(0, static_cast<const Bytef*>(data), k), 0x2fa63400u);  // torch's CRC of it
+        skipped_at = total, skipped = k;  // its CRC is in the skeleton (descriptor, central header)
       } else {
         bytes.append(static_cast<const char*>(data), k);
       }
