@@ -247,10 +247,15 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
       // The elements the tensor reaches must lie in the storage (glia's views are
       // made that way; a check here keeps a bad one from writing a file torch rejects).
       if (t.numel() > 0) {
-        int64_t last = t.offset();
-        for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-        GLIA_CHECK(t.offset() >= 0 && last < se.numel, Internal, "torch write: tensor \"", key, "\" reaches element ",
-                   last, " of a storage of ", se.numel);
+        int64_t last = t.offset(), step = 0;
+        bool overflow = false;
+        for (int64_t d = 0; d < t.dim(); ++d) {
+          overflow |= t.stride(d) < 0 || __builtin_mul_overflow(t.size(d) - 1, t.stride(d), &step) ||
+                      __builtin_add_overflow(last, step, &last);
+        }
+        GLIA_CHECK(!overflow && t.offset() >= 0 && last < se.numel, Internal, "torch write: tensor \"", key,
+                   "\" (offset ", t.offset(), ", shape ", t.shape(), ", strides ", t.strides(),
+                   ") reaches past its storage of ", se.numel, " elements");
       }
 
       p.global("torch._utils", "_rebuild_tensor_v2");

@@ -404,6 +404,12 @@ TEST(TorchWrite, RefusesWhatTorchCannotRead) {
     d->set("b", Tensor(make_ref<TensorImpl>(a.impl()->storage(), 0, Dims{4}, Dims{1}, DType::Float32)));
     expect_error(*d, Code::InvalidArgument, "tensor \"b\" (float32) shares its storage with a int32 tensor");
   }
+  {  // a view past the end of its storage (glia's own views never are)
+    auto d = make_ref<nn::TensorDict>();
+    d->set("over", make_view(zeros(Dims{4}, DType::Float32), Dims{2, 3}, Dims{2, 1}, 0));
+    expect_error(*d, Code::Internal,
+                 "tensor \"over\" (offset 0, shape [2, 3], strides [2, 1]) reaches past its storage");
+  }
   {  // keys Python cannot decode
     auto d = make_ref<nn::TensorDict>();
     d->set("bad\xff", zeros(Dims{1}, DType::Float32));
