@@ -26,7 +26,7 @@ check_tools() {
     local rt
     rt=$(clang -print-runtime-dir 2>/dev/null)
     [ -f "$rt/libclang_rt.fuzzer-x86_64.a" ] || [ -f "$rt/libclang_rt.fuzzer.a" ] ||
-      missing+=("libFuzzer runtime (libclang_rt.fuzzer-x86_64.a in ${rt:-clang's runtime dir})")
+      missing+=("libFuzzer runtime (libclang_rt.fuzzer-x86_64.a in ${rt:-the runtime dir of clang})")
   fi
   if [ ${#missing[@]} -gt 0 ]; then
     echo "fuzz: missing ${missing[*]} (Debian: apt-get install clang libclang-rt-14-dev)"
@@ -41,7 +41,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_tools && echo "fuzz: clang and libFuzzer found"; exit $? ;;
     --merge) merge=1 ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *[!0-9]*)
       [[ " ${all_targets[*]} " == *" $arg "* ]] || { echo "fuzz: unknown target '$arg' (${all_targets[*]})" >&2; exit 2; }
       targets+=("$arg") ;;
