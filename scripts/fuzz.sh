@@ -41,7 +41,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_tools && echo "fuzz: clang and libFuzzer found"; exit $? ;;
     --merge) merge=1 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *[!0-9]*)
       [[ " ${all_targets[*]} " == *" $arg "* ]] || { echo "fuzz: unknown target '$arg' (${all_targets[*]})" >&2; exit 2; }
       targets+=("$arg") ;;
@@ -97,7 +97,7 @@ for t in "${targets[@]}"; do
     echo "fuzz $t: OK, ${execs:-?} execs in ${seconds} s, corpus $seeds -> $corpus inputs"
   else
     failed=$((failed + 1))
-    what=$(grep -m 1 -E '^==[0-9]+==ERROR|runtime error:|FUZZ FINDING|^ERROR: libFuzzer|uncaught exception|deadly signal' "$log")
+    what=$(grep -m 1 -E 'terminate called|FUZZ FINDING|runtime error:|^==[0-9]+== ?ERROR' "$log")
     echo "fuzz $t: FINDING (exit $rc) after ${execs:-?} execs: ${what:-see log}"
     echo "    input: ${artifact:-none written}; log: $log; reproduce: $build/fuzz_$t ${artifact:-<input>}"
   fi
