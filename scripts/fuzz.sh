@@ -83,7 +83,7 @@ for t in "${targets[@]}"; do
     cp "tests/fuzz/$t.dict" "$scratch/fuzz.dict" 2>/dev/null || : >"$scratch/fuzz.dict"
   fi
   rm -f "$build/findings/$t"-*
-  opts=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512
+  opts=(-max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512
     -print_final_stats=1 -artifact_prefix="$build/findings/$t-")
   [ -s "$scratch/fuzz.dict" ] && opts+=(-dict="$scratch/fuzz.dict")
   "$build/fuzz_$t" "${opts[@]}" "$scratch/corpus" >"$log" 2>&1
@@ -106,7 +106,7 @@ for t in "${targets[@]}"; do
     "$build/fuzz_$t" -merge=1 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
       "tests/fuzz/corpus/$t" "$scratch/corpus" >"$build/logs/$t.merge.log" 2>&1 ||
       echo "fuzz $t: merge failed (see $build/logs/$t.merge.log)"
-    echo "fuzz $t: merged, tests/fuzz/corpus/$t $before -> $(ls "tests/fuzz/corpus/$t" | wc -l) inputs ($(du -sh "tests/fuzz/corpus/$t" | cut -f1))"
+    echo "fuzz $t: merged, tests/fuzz/corpus/$t $before -> $(ls "tests/fuzz/corpus/$t" | wc -l) inputs ($(du -sh --apparent-size "tests/fuzz/corpus/$t" | cut -f1))"
   fi
 done
 echo "fuzz: ${#targets[@]} targets, $passed passed, $failed failed"
