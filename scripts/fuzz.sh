@@ -58,7 +58,7 @@ echo "==== fuzz: build ($build)"
 if ! { [ -f "$build/CMakeCache.txt" ] || CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja; } ||
   ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"; then
   echo "fuzz: build failed"
-  echo "fuzz: ${#targets[@]} targets, 0 passed, ${#targets[@]} failed (build failed)"
+  echo "fuzz: ${#targets[@]} targets, 0 passed, 1 failed (build failed: counts as one failed test)"
   exit 1
 fi
 echo "==== fuzz: built in $((SECONDS - t0)) s; ${seconds} s per target"
