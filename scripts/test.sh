@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (c) each binding's own
-# bindings/<lang>/test.sh against the Release build. Every stage runs even when an earlier
+# bindings/<lang>/test.sh against the Release build, (d) the checkpoint readers' fuzzers,
+# 60 s each under ASan+UBSan (scripts/fuzz.sh). Every stage runs even when an earlier
 # one failed; the last line is the combined summary in ctest's words, and the exit status
 # is non-zero when anything failed.
 set -uo pipefail
@@ -69,13 +70,32 @@ for dir in bindings/*/; do
   fi
 done
 
+# (d) Fuzzing: scripts/fuzz.sh builds build/fuzz with clang and runs each fuzzer
+# GLIA_FUZZ_SECONDS (default 60) s; each target counts as one test, a failed build as one
+# failed test. Skipped when clang or libFuzzer is missing (deps.sh installs them as root).
+if ! why=$(./scripts/fuzz.sh --check 2>&1); then
+  echo "==== fuzz: skipped (${why#fuzz: })"
+  tally fuzz 0 0 "skipped (${why#fuzz: })"
+else
+  t0=$SECONDS
+  mkdir -p build
+  ./scripts/fuzz.sh "${GLIA_FUZZ_SECONDS:-60}" 2>&1 | tee build/fuzz.log
+  summary=$(grep -E '^fuzz: [0-9]+ targets, [0-9]+ passed, [0-9]+ failed' build/fuzz.log | tail -n 1)
+  if [ -n "$summary" ]; then
+    read -r n_passed n_failed < <(sed -E 's/^fuzz: [0-9]+ targets, ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$summary")
+    tally fuzz "$n_passed" "$n_failed" "${summary#fuzz: } ($((SECONDS - t0)) s)"
+  else
+    tally fuzz 0 1 "scripts/fuzz.sh gave no summary ($((SECONDS - t0)) s)"
+  fi
+fi
+
 total=$((passed + failed))
 percent=100
 if [ "$total" -gt 0 ]; then
   percent=$((passed * 100 / total))
   [ "$failed" -gt 0 ] && [ "$percent" -eq 100 ] && percent=99
 fi
-echo "==== summary (release + asan + bindings, $((SECONDS - start)) s)"
+echo "==== summary (release + asan + bindings + fuzz, $((SECONDS - start)) s)"
 printf '%s\n' "${report[@]}"
 echo "${percent}% tests passed, ${failed} tests failed out of ${total}"
 [ "$failed" -eq 0 ]

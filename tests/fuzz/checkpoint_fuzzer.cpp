@@ -1,0 +1,49 @@
+// libFuzzer harness: the whole load path, format detection included (safetensors,
+// torch zip, torch legacy). A dict that loads must also save as safetensors and load
+// back with the same keys, dtypes, shapes and bytes.
+#include <cstring>
+
+#include "fuzz_support.h"
+#include "io/checkpoint.h"
+
+namespace {
+
+using glia::Tensor;
+
+void same(const glia::nn::TensorDict& a, const glia::nn::TensorDict& b) {
+  if (a.size() != b.size()) glia::fuzz::finding("round trip changed the number of tensors", "");
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string& key = a.key_at(i);
+    if (b.key_at(i) != key) glia::fuzz::finding("round trip changed the keys", key);
+    const Tensor &x = a.value_at(i), &y = b.value_at(i);
+    if (x.dtype() != y.dtype()) glia::fuzz::finding("round trip changed the dtype", key);
+    if (x.shape() != y.shape()) glia::fuzz::finding("round trip changed the shape", key);
+    Tensor cx = glia::contiguous(x), cy = glia::contiguous(y);
+    size_t n = static_cast<size_t>(cx.numel()) * glia::itemsize(cx.dtype());
+    if (n && std::memcmp(cx.data(), cy.data(), n) != 0) glia::fuzz::finding("round trip changed the bytes", key);
+  }
+  if (a.metadata != b.metadata) glia::fuzz::finding("round trip changed the metadata", "");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return glia::fuzz::run_one([&] {
+    auto dict = glia::io::load(glia::io::ByteSource::borrow(data, size), glia::io::Format::Auto);
+    glia::fuzz::check_dict(*dict);
+    glia::io::StringSink out;
+    try {
+      glia::io::save(*dict, out, glia::io::Format::Safetensors);
+    } catch (const glia::Error& e) {
+      glia::fuzz::finding("a loaded dict failed to save as safetensors", e.message());
+    }
+    glia::Ref<glia::nn::TensorDict> back;
+    try {
+      back = glia::io::load(glia::io::ByteSource::borrow(out.bytes.data(), out.bytes.size()),
+                            glia::io::Format::Safetensors);
+    } catch (const glia::Error& e) {
+      glia::fuzz::finding("the safetensors file saved from a loaded dict does not load", e.message());
+    }
+    same(*dict, *back);
+  });
+}
