@@ -545,6 +545,14 @@ void check_text(std::string_view s, const char* what) {
              " is not valid UTF-8 (byte ", bad, "), which a JSON header cannot hold");
 }
 
+// Names and metadata keys: as check_text, and no NUL (the reader refuses one: such a
+// name could not be looked up through the C ABI).
+void check_name(std::string_view s, const char* what) {
+  check_text(s, what);
+  GLIA_CHECK(s.find('\0') == std::string_view::npos, InvalidArgument, "safetensors: ", what, " ", in_quotes(s),
+             " contains a NUL character");
+}
+
 }  // namespace
 
 // Layout: the header lists tensors in dict order (so reading gives the dict back
@@ -562,7 +570,7 @@ void write_safetensors(const nn::TensorDict& dict, Sink& out) {
   std::vector<Tensor> host(count);
   for (size_t i = 0; i < count; ++i) {
     const std::string& name = dict.key_at(i);
-    check_text(name, "tensor name");
+    check_name(name, "tensor name");
     GLIA_CHECK(name != "__metadata__", InvalidArgument,
                "safetensors: a tensor cannot be named \"__metadata__\", the key the format reserves for metadata");
     const Tensor& t = dict.value_at(i);
@@ -575,7 +583,7 @@ void write_safetensors(const nn::TensorDict& dict, Sink& out) {
     }
   }
   for (const auto& [k, v] : dict.metadata) {
-    check_text(k, "metadata key");
+    check_name(k, "metadata key");
     check_text(v, "metadata value");
   }
 

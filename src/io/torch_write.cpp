@@ -226,6 +226,9 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
       const std::string& key = dict.key_at(i);
       const Tensor& t = dict.value_at(i);
       GLIA_CHECK(valid_utf8(key), InvalidArgument, "torch write: key \"", key, "\" is not valid UTF-8");
+      // glia's reader refuses NUL in keys (the C ABI cannot name them): never write one.
+      GLIA_CHECK(key.find('\0') == std::string::npos, InvalidArgument, "torch write: key \"", key,
+                 "\" contains a NUL character");
       GLIA_CHECK(t.defined(), InvalidArgument, "torch write: tensor \"", key, "\" is undefined");
       p.unicode(key);
       if (auto it = tensor_memo.find(t.impl()); it != tensor_memo.end()) {

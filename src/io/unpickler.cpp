@@ -1135,6 +1135,8 @@ Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& stora
     } else {
       part = std::to_string(i);
     }
+    // Keys are C strings at the C ABI: one with a NUL could be neither named nor saved.
+    if (part.find('\0') != std::string::npos) bad("a key with a NUL character (\"", key, "\" + ...)");
     if (!key.empty()) key += '.';
     key += part;
     if (key.size() > kMaxKeyBytes) bad("a key longer than ", kMaxKeyBytes, " bytes");
