@@ -44,7 +44,9 @@ Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 bool has_avx512f() {
   static const bool yes = [] {

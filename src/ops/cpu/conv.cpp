@@ -135,7 +135,9 @@ inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 bool has_avx512f() {
   static const bool yes = [] {
