@@ -7,6 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # An existing build directory is reused as it is (whatever generator made it);
 # the build step re-runs CMake itself when a CMakeLists.txt changed.
 [ -f build/release/CMakeCache.txt ] || cmake --preset release
-cmake --build build/release -j "$(nproc)" --target example_tensors example_mlp
+cmake --build build/release -j "$(nproc)" --target example_tensors example_mlp example_checkpoint
 ./build/release/examples/tensors
 ./build/release/examples/mlp
+./build/release/examples/checkpoint
