@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/text.h"
 #include "io/torch_format.h"
 #include "io/zip.h"
 
@@ -63,27 +64,6 @@ const char* storage_type(DType d) {
       return "BoolStorage";
   }
   return nullptr;
-}
-
-// Whether `s` is UTF-8 that Python's decoder accepts (surrogates included, as the
-// unpickler decodes with 'surrogatepass').
-bool valid_utf8(std::string_view s) {
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    auto c = static_cast<uint8_t>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > n) return false;
-    uint32_t cp = len == 1 ? c : c & (0x7f >> len);
-    for (size_t k = 1; k < len; ++k) {
-      auto cc = static_cast<uint8_t>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF) return false;
-    i += len;
-  }
-  return true;
 }
 
 // The subset of Python's pickler (protocol 2, C implementation) that state dicts need.
@@ -204,7 +184,7 @@ struct StorageEntry {
 }  // namespace
 
 void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archive_name) {
-  GLIA_CHECK(!archive_name.empty() && valid_utf8(archive_name), InvalidArgument,
+  GLIA_CHECK(!archive_name.empty() && invalid_utf8_at(archive_name) == std::string_view::npos, InvalidArgument,
              "torch write: the archive name must be non-empty UTF-8, got \"", archive_name, "\"");
   std::vector<StorageEntry> storages;
   std::unordered_map<const Storage*, size_t> storage_index;
@@ -225,7 +205,8 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
     for (size_t i = batch; i < batch + count; ++i) {
       const std::string& key = dict.key_at(i);
       const Tensor& t = dict.value_at(i);
-      GLIA_CHECK(valid_utf8(key), InvalidArgument, "torch write: key \"", key, "\" is not valid UTF-8");
+      GLIA_CHECK(invalid_utf8_at(key) == std::string_view::npos, InvalidArgument, "torch write: key \"", key,
+                 "\" is not valid UTF-8");
       // glia's reader refuses NUL in keys (the C ABI cannot name them): never write one.
       GLIA_CHECK(key.find('\0') == std::string::npos, InvalidArgument, "torch write: key \"", key,
                  "\" contains a NUL character");

@@ -38,6 +38,7 @@
 #include "core/tensor.h"
 #include "io/checkpoint.h"
 #include "io/pickle.h"
+#include "io/text.h"
 
 namespace glia::io {
 
@@ -1137,6 +1138,7 @@ Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& stora
     }
     // Keys are C strings at the C ABI: one with a NUL could be neither named nor saved.
     if (part.find('\0') != std::string::npos) bad("a key with a NUL character (\"", key, "\" + ...)");
+    if (invalid_utf8_at(part) != std::string::npos) bad("a key that is not valid UTF-8 (under \"", key, "\")");
     if (!key.empty()) key += '.';
     key += part;
     if (key.size() > kMaxKeyBytes) bad("a key longer than ", kMaxKeyBytes, " bytes");

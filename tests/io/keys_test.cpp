@@ -59,6 +59,22 @@ TEST(Keys, UnpicklerRefusesAKeyWithANul) {
   EXPECT_EQ(d->key_at(0), "ab");
 }
 
+TEST(Keys, UnpicklerRefusesAKeyThatIsNotUtf8) {
+  // PROTO 2, EMPTY_DICT, SHORT_BINBYTES b"a\xff", BININT1 1, SETITEM, STOP: bytes keys
+  // are named by their bytes, which must be UTF-8 as every writer needs (found by the
+  // checkpoint fuzzer: such a key loaded but could not be saved).
+  const std::string pkl(
+      "\x80\x02}C\x02"
+      "a\xff"
+      "K\x01s.",
+      11);
+  std::string message;
+  EXPECT_EQ(code_of([&] { io::unpickle_state_dict(reinterpret_cast<const uint8_t*>(pkl.data()), pkl.size(), 1 << 20); },
+                    &message),
+            Code::Format);
+  EXPECT_NE(message.find("a key that is not valid UTF-8"), std::string::npos) << message;
+}
+
 TEST(Keys, WritersRefuseAKeyWithANulAndWriteNothing) {
   Ref<nn::TensorDict> d = dict_with_key(std::string("a\0b", 3));
   std::string message;
