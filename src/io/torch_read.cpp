@@ -34,6 +34,16 @@ void byteswap(Storage& s, size_t itemsize) {
     for (size_t a = 0, b = itemsize - 1; a < b; ++a, --b) std::swap(p[i + a], p[i + b]);
 }
 
+// A bool storage must hold only 0 and 1: any other byte is undefined behaviour for
+// the kernels, which read it as C++ bool (the safetensors reader checks the same).
+void check_bools(const Storage& s, DType dtype, const std::string& file, const std::string& key) {
+  if (dtype != DType::Bool) return;
+  const auto* p = static_cast<const uint8_t*>(s.data());
+  for (size_t k = 0; k < s.nbytes(); ++k)
+    GLIA_CHECK(p[k] <= 1, Format, file, ": storage \"", key, "\" of bools: element ", k, " is byte ",
+               static_cast<int>(p[k]), ", expected 0 or 1");
+}
+
 Ref<nn::TensorDict> read_zip(const Ref<ByteSource>& src) {
   ZipReader zip(src);
   std::string pkl_name;
@@ -70,6 +80,7 @@ Ref<nn::TensorDict> read_zip(const Ref<ByteSource>& src) {
     size_t item = itemsize(r.dtype);
     Ref<Storage> s = zip.read_storage(*i, r.numel * item, item);  // numel * item checked by the unpickler
     if (big_endian && item > 1) byteswap(*s, item);
+    check_bools(*s, r.dtype, src->name(), r.key);
     storages.push_back(std::move(s));
   }
   return u.state_dict(storages);
@@ -128,6 +139,7 @@ Ref<nn::TensorDict> read_legacy(const Ref<ByteSource>& src) {
     GLIA_CHECK(nbytes <= size - pos, Format, src->name(), ": storage \"", key, "\" needs ", nbytes, " bytes at byte ",
                pos, ", the file has ", size - pos, " left");
     storages[r] = src->storage(pos, nbytes, item);
+    check_bools(*storages[r], requests[r].dtype, src->name(), key);
     pos += nbytes;
   }
   for (size_t r = 0; r < requests.size(); ++r)
