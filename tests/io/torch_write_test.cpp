@@ -27,18 +27,7 @@
 #include "io/torch_format.h"
 #include "nn/tensor_dict.h"
 #include "support/test_support.h"
-
-namespace glia_test {
-// zip_write_test.cpp: the archive read back by hand (central directory, local
-// headers, alignment, CRCs checked on the way).
-struct ZipEntryInfo {
-  std::string name;
-  uint64_t header_offset, data_offset, size;
-  uint32_t crc;
-  uint16_t flags;
-};
-std::vector<ZipEntryInfo> parse_zip_strict(const std::string& bytes);
-}  // namespace glia_test
+#include "zip_strict.h"
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "io/byte_source.h"
 #include "io/zip.h"
+#include "zip_strict.h"
 
 namespace glia::io::zip_write_testing {
 // Defined in zip_write.cpp: the limits at which zip64 fields and clamped counts start.
@@ -19,13 +20,6 @@ extern uint64_t entries_limit;
 }  // namespace glia::io::zip_write_testing
 
 namespace glia_test {
-
-struct ZipEntryInfo {
-  std::string name;
-  uint64_t header_offset, data_offset, size;
-  uint32_t crc;
-  uint16_t flags;
-};
 
 namespace {
 uint64_t le(const std::string& b, uint64_t at, int n) {
