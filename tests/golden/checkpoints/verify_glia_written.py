@@ -43,18 +43,12 @@ import zipfile
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from golden import DTYPES  # noqa: E402  (glia dtype name -> torch dtype, shared with the golden generators)
+
 OUT_DIR = os.path.join(HERE, "glia_written")
 RECORD = os.path.join(HERE, "glia_written.json")
-DTYPES = {
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "int64": torch.int64,
-    "int32": torch.int32,
-    "uint8": torch.uint8,
-    "bool": torch.bool,
-}
+
 
 
 def sha256(path):
