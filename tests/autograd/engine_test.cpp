@@ -455,7 +455,9 @@ TEST(Engine, RequiresGradPropagation) {
   EXPECT_STREQ(glia::grad_fn(glia::mul(c, x))->name(), "MulBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::div(c, x))->name(), "DivBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::neg(x))->name(), "NegBackward0");
-  EXPECT_STREQ(glia::grad_fn(glia::sum(x))->name(), "SumBackward1");
+  EXPECT_STREQ(glia::grad_fn(glia::sum(x))->name(), "SumBackward0");  // torch: sum() 0, sum(dim) 1
+  const int64_t dim0[] = {0};
+  EXPECT_STREQ(glia::grad_fn(glia::sum(x, dim0, false))->name(), "SumBackward1");
   expect_error([&] { glia::set_requires_grad(y, false); }, Code::State,
                "you can only change requires_grad flags of leaf variables");
   Tensor i = glia::zeros(glia::Dims{2}, DType::Int64);

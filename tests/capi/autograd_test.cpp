@@ -98,7 +98,7 @@ TEST(CapiAutograd, BackwardAndGradFnNames) {
   EXPECT_EQ(grad_fn_name(d), "DivBackward0");
   EXPECT_EQ(grad_fn_name(s), "SubBackward0");
   EXPECT_EQ(grad_fn_name(n), "NegBackward0");
-  EXPECT_EQ(grad_fn_name(loss), "SumBackward1");
+  EXPECT_EQ(grad_fn_name(loss), "SumBackward0");
   EXPECT_EQ(grad_fn_name(x), "");
   int32_t leaf = -1, rg = -1;
   GLIA_OK_(glia_tensor_is_leaf(x, &leaf));

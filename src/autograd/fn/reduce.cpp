@@ -16,8 +16,9 @@ struct SumBackward : Node {
   Dims in_shape;
   SmallVector<bool, 8> mask;
   bool keepdim;
+  bool all;  // torch.sum(t) is SumBackward0, torch.sum(t, dims) SumBackward1
   DType in_dtype;
-  const char* name() const override { return "SumBackward1"; }
+  const char* name() const override { return all ? "SumBackward0" : "SumBackward1"; }
   TensorList apply(TensorList&& g) override {
     Tensor r = expand_reduced(g[0], in_shape, mask, keepdim);
     return {r.dtype() == in_dtype ? r : to_dtype(r, in_dtype)};
@@ -46,6 +47,7 @@ Tensor sum(const Tensor& t, IntSpan dims, bool keepdim, std::optional<DType> dty
     n->in_shape = t.shape();
     n->mask = ops::reduce_mask("sum", dims, t.dim());
     n->keepdim = keepdim;
+    n->all = dims.empty();
     n->in_dtype = t.dtype();
     set_history(n.get(), {&t}, {&out});
   }
