@@ -28,7 +28,7 @@ int bin_of(size_t n, size_t* rounded) {
     return static_cast<int>(r / 64) - 1;  // 0..15
   }
   int lg = 63 - __builtin_clzll(n - 1);    // 2^lg < n <= 2^(lg+1)
-  size_t quarter = size_t(1) << (lg - 1);  // classes 2^lg * {1.25, 1.5, 1.75, 2}
+  size_t quarter = size_t(1) << (lg - 2);  // classes 2^lg * {1.25, 1.5, 1.75, 2}
   size_t base = size_t(1) << lg;
   size_t k = (n - base + quarter - 1) / quarter;  // 1..4
   *rounded = base + k * quarter;
