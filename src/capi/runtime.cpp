@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "core/random.h"
+#include "core/scratch.h"
 
 using namespace glia;
 
@@ -49,6 +50,7 @@ glia_error* glia_set_parallel_for(glia_parallel_for_fn fn, void* user_data, void
 
 void glia_shutdown(void) {
   shutdown_threads();
+  release_thread_scratch();
   empty_cache();
   backends_unload();
 }

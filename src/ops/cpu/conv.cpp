@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "core/scratch.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
 
@@ -608,14 +610,11 @@ class ColBuffer {
   static constexpr int64_t kSlack = 16;
   explicit ColBuffer(int64_t n) {
     if (n <= 0) return;
-    Cache& c = cache();
-    if (!c.busy && static_cast<size_t>(n) * sizeof(T) <= 2 * kColBytes) {
-      if (c.n < n) {
-        c.p.reset(new T[n + kSlack]);
-        c.n = n;
-      }
-      c.busy = true;
-      p_ = c.p.get();
+    bool& busy = busy_flag();
+    if (!busy && static_cast<size_t>(n) * sizeof(T) <= 2 * kColBytes) {
+      // Note [Per-thread scratch]: a thread_local object with a destructor would pin libglia.
+      p_ = static_cast<T*>(thread_scratch(slot(), sizeof(T) * static_cast<size_t>(n + kSlack)));
+      busy = true;
       cached_ = true;
     } else {
       own_.reset(new T[n + kSlack]);
@@ -623,21 +622,21 @@ class ColBuffer {
     }
   }
   ~ColBuffer() {
-    if (cached_) cache().busy = false;
+    if (cached_) busy_flag() = false;
   }
   ColBuffer(const ColBuffer&) = delete;
   ColBuffer& operator=(const ColBuffer&) = delete;
   T* get() const { return p_; }
 
  private:
-  struct Cache {
-    std::unique_ptr<T[]> p;
-    int64_t n = 0;
-    bool busy = false;
-  };
-  static Cache& cache() {
-    thread_local Cache c;
-    return c;
+  static constexpr ScratchSlot slot() {
+    return std::is_same_v<T, float>    ? ScratchSlot::ConvColFloat
+           : std::is_same_v<T, double> ? ScratchSlot::ConvColDouble
+                                       : ScratchSlot::ConvColOther;
+  }
+  static bool& busy_flag() {
+    thread_local bool busy = false;  // trivially destructible
+    return busy;
   }
   std::unique_ptr<T[]> own_;
   T* p_ = nullptr;

@@ -21,6 +21,8 @@
 #include <cstring>
 #include <memory>
 
+#include "core/scratch.h"
+
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #if !defined(__clang__)  // a GCC-only warning group
@@ -121,21 +123,6 @@ const Isa& isa() {
   static const Isa i = pick_isa();
   return i;
 }
-
-// Packing buffers of the calling thread, 64-byte aligned, grown on demand and kept.
-struct Buffer {
-  std::unique_ptr<float[], decltype(&std::free)> p{nullptr, &std::free};
-  size_t cap = 0;
-  float* get(size_t n) {
-    if (n > cap) {
-      size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-      p.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-      if (!p) throw std::bad_alloc();
-      cap = bytes / sizeof(float);
-    }
-    return p.get();
-  }
-};
 
 #define GLIA_UNPACK_PD(f, a, b) _mm512_castpd_ps(f(_mm512_castps_pd(a), _mm512_castps_pd(b)))
 
@@ -256,11 +243,12 @@ void own_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int
   const Isa& s = isa();
   const int mr = s.mr, nr = s.nr;
   const bool avx512 = s.kernel == kernel_avx512;
-  thread_local Buffer abuf, bbuf;
   const int64_t npan = (N + nr - 1) / nr;
   const int64_t kcmax = std::min(K, kKC);
-  float* Bp = bbuf.get(static_cast<size_t>(npan * nr * kcmax));
-  float* Ap = abuf.get(static_cast<size_t>((std::min(M, kMC) + mr - 1) / mr * mr * kcmax));
+  // Note [Per-thread scratch]: no thread_local object with a destructor (it would pin libglia).
+  float* Bp = static_cast<float*>(thread_scratch(ScratchSlot::GemmB, sizeof(float) * npan * nr * kcmax));
+  float* Ap = static_cast<float*>(
+      thread_scratch(ScratchSlot::GemmA, sizeof(float) * ((std::min(M, kMC) + mr - 1) / mr * mr * kcmax)));
   alignas(64) float tile[kMaxMR * kMaxNR];
   for (int64_t k0 = 0; k0 < K; k0 += kKC) {
     const int64_t kc = std::min(kKC, K - k0);
