@@ -1383,6 +1383,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_register_buffer(glia_module *mod
                                                                 glia_tensor *tensor, int32_t persistent);
 /** add_module / register_module. A module may be the child of several parents. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_add_module(glia_module *module, const char *name, glia_module *child);
+/**
+ * torch's `del module.name` (delattr) for a parameter, buffer or child,
+ * reserved (NULL) entries included: the entry leaves the module, its state
+ * dict and iteration; the other entries keep their order. The module drops its
+ * reference to the removed tensor or child. Errors: GLIA_ERR_NOT_FOUND with
+ * torch's AttributeError text ("'Linear' object has no attribute 'foo'").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_remove(glia_module *module, const char *name);
 
 /**
  * get_submodule / get_parameter / get_buffer by dotted path ("" is the
@@ -1447,6 +1456,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_forward(glia_module *module, con
 GLIA_API GLIA_NODISCARD glia_error *glia_module_train(glia_module *module, int32_t mode);
 /** The training flag. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_is_training(const glia_module *module, int32_t *out);
+/** `module.training = mode`: this module's flag only (children keep theirs), unlike glia_module_train. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_set_training(glia_module *module, int32_t mode);
 /** requires_grad_(flag) on every parameter. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_requires_grad(glia_module *module, int32_t flag);
 /** zero_grad(set_to_none). @since 0.1 */
@@ -2054,6 +2065,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_set(glia_module *seq, int
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_slice(glia_module *seq, int64_t start, int64_t stop,
                                                              int64_t step, glia_module **out);
+/**
+ * seq.pop(index) / del seq[index]: removes the child at index and renames the
+ * remaining children "0", "1", ... in order (torch 1.13's __delitem__). *out
+ * receives the removed child (new reference) unless out is NULL. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT ("index 5 is out of range").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_pop(glia_module *seq, int64_t index, glia_module **out);
 
 /** torch.nn.ModuleList(modules): children "0", "1", ...; calling it fails as torch's (no forward). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list(glia_module *const *modules, int64_t n, glia_module **out);
@@ -2071,6 +2090,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_set(glia_module *list, i
 /** list[start:stop:step]: a new ModuleList of the same modules, renumbered from "0". @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_slice(glia_module *list, int64_t start, int64_t stop,
                                                               int64_t step, glia_module **out);
+/** list.pop(index) / del list[index]: as glia_nn_sequential_pop (out may be NULL). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_pop(glia_module *list, int64_t index, glia_module **out);
 
 /**
  * torch.nn.ModuleDict: keys[i] -> modules[i] in the given order (as torch's
@@ -2083,6 +2104,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys,
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_set(glia_module *dict, const char *key, glia_module *module);
 /** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND ("'key'", Python's KeyError). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_get(glia_module *dict, const char *key, glia_module **out);
+/**
+ * dict.pop(key) / del dict[key]: the other keys keep their order; *out receives
+ * the removed module (new reference) unless out is NULL. Errors:
+ * GLIA_ERR_NOT_FOUND ("'key'", Python's KeyError).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_pop(glia_module *dict, const char *key, glia_module **out);
 /** Key i in order, snprintf style (keys() of a ModuleDict or ParameterDict). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_key_at(const glia_module *dict, int64_t index, char *buffer,
                                                         size_t capacity, size_t *out_length);
@@ -2116,6 +2144,20 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict(const char *const *ke
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_set(glia_module *dict, const char *key, glia_tensor *param);
 /** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_get(glia_module *dict, const char *key, glia_tensor **out);
+/**
+ * dict.pop(key) / del dict[key]: *out receives the removed parameter (new
+ * reference) unless out is NULL. Errors: GLIA_ERR_NOT_FOUND with torch 1.13's
+ * AttributeError text ("'ParameterDict' object has no attribute 'key'").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_pop(glia_module *dict, const char *key, glia_tensor **out);
+/**
+ * clear() of a ModuleDict or ParameterDict (GLIA_ERR_INVALID_ARGUMENT for any
+ * other module: "glia_nn_dict_clear: argument 'dict' is a Linear, expected a
+ * ModuleDict or ParameterDict").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_clear(glia_module *dict);
 
 /** len(container) for the five containers above. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
@@ -2322,6 +2364,27 @@ GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_get_lr(const glia_optimizer *
 /** Sets the lr of group `group` (param_group['lr'] = lr). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_set_lr(glia_optimizer *optimizer, int64_t group, double lr);
 /**
+ * param_groups[group][name], read or written by name: "lr", "momentum",
+ * "dampening", "weight_decay", "eps", "alpha", "beta1" and "beta2" (betas[0]
+ * and betas[1]), the flags "nesterov", "amsgrad", "centered", "maximize" (0 or
+ * 1), and "initial_lr" (present once a scheduler set it; set_option may set it
+ * at any time, with no check) — each where the optimizer has it. set_option
+ * checks the group with the new value as the constructor does; on error
+ * nothing changes. The next step() uses the new values. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT (group index; a name the optimizer lacks: "SGD has
+ * no option 'betas'"; torch's constructor texts: "Invalid learning rate: -1.0",
+ * "Invalid beta parameter at index 1: 1.0", "Nesterov momentum requires a
+ * momentum and zero dampening"; a flag other than 0 or 1: "option 'nesterov'
+ * is a flag: expected 0 or 1, got 2.0"), GLIA_ERR_NOT_FOUND (get_option of an
+ * absent "initial_lr": "'initial_lr'").
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_get_option(const glia_optimizer *optimizer, int64_t group,
+                                                              const char *name, double *out);
+/** See glia_optimizer_get_option. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_set_option(glia_optimizer *optimizer, int64_t group,
+                                                              const char *name, double value);
+/**
  * state_dict() flattened into a new dict, in torch's order: per-parameter
  * state "state.<index>.<name>" (index counts the parameters of all groups in
  * order; names as torch's: "step" (float32 0-dim), "momentum_buffer",
@@ -2380,6 +2443,31 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_step(glia_lr_scheduler *sc
 /** get_last_lr()[group]. Errors: GLIA_ERR_INVALID_ARGUMENT (index). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_get_last_lr(const glia_lr_scheduler *scheduler, int64_t group,
                                                                   double *out);
+/** last_epoch (0 after construction, +1 per step). @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_get_last_epoch(const glia_lr_scheduler *scheduler, int64_t *out);
+/**
+ * state_dict() as a new dict: "last_epoch", "_step_count" (int64 0-dim),
+ * "base_lrs", "_last_lr" (float64 [groups]), then the scheduler's settings:
+ * StepLR "step_size" (int64), "gamma"; MultiStepLR "milestones" (int64 [k],
+ * sorted, repeats kept), "gamma"; CosineAnnealingLR "T_max" (int64),
+ * "eta_min"; LinearLR "start_factor", "end_factor", "total_iters" (int64);
+ * others float64 0-dim.
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_state_dict(const glia_lr_scheduler *scheduler,
+                                                                 glia_tensor_dict **out);
+/**
+ * load_state_dict(dict): replaces the scheduler's state and settings with the
+ * dict's (every key of glia_lr_scheduler_state_dict is required; torch's
+ * "verbose" and "_get_lr_called_within_step" are ignored). The optimizer's
+ * lrs are not changed: load the optimizer's own state dict to resume.
+ * All-or-nothing. Errors: GLIA_ERR_INVALID_ARGUMENT (a missing key: "loaded
+ * scheduler state dict is missing "gamma"", an unknown key, a count of
+ * base_lrs other than the scheduler's, the constructor's range errors).
+ * @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_load_state_dict(glia_lr_scheduler *scheduler,
+                                                                      const glia_tensor_dict *dict);
 /** Adds a reference. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *scheduler);
 /** Drops a reference (NULL is accepted). @since 0.1 */

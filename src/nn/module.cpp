@@ -110,6 +110,26 @@ void Module::register_module(const std::string& name, ModuleRef child) {
     children_.push_back({name, std::move(child)});
 }
 
+bool Module::remove(const std::string& name) {
+  auto erase = [&](auto& v) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (it->name == name) {
+        v.erase(it);
+        return true;
+      }
+    return false;
+  };
+  if (erase(params_) || erase(children_)) return true;
+  if (!erase(buffers_)) return false;
+  auto it = std::find(non_persistent_.begin(), non_persistent_.end(), name);
+  if (it != non_persistent_.end()) non_persistent_.erase(it);
+  return true;
+}
+
+void Module::renumber_children() {
+  for (size_t i = 0; i < children_.size(); ++i) children_[i].name = std::to_string(i);
+}
+
 bool Module::is_persistent_buffer(const std::string& name) const {
   return std::find(non_persistent_.begin(), non_persistent_.end(), name) == non_persistent_.end();
 }

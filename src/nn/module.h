@@ -101,6 +101,13 @@ class Module : public RefCounted {
   void register_parameter(const std::string& name, const Tensor& t);
   void register_buffer(const std::string& name, const Tensor& t, bool persistent = true);
   void register_module(const std::string& name, ModuleRef child);
+  // torch's __delattr__ for a parameter, buffer or child (`del m.x`): removes
+  // the entry (reserved ones too); the rest keep their order. False when no
+  // entry of any kind has the name.
+  bool remove(const std::string& name);
+  // Renames the children "0", "1", ... in order (Sequential/ModuleList
+  // __delitem__'s renumbering).
+  void renumber_children();
 
   // This module's own entries, in registration order, including reserved
   // (undefined / null) ones.
@@ -142,6 +149,8 @@ class Module : public RefCounted {
   void train(bool mode = true);  // recursive
   void eval() { train(false); }
   bool is_training() const { return training_; }
+  // `m.training = mode`: this module only (children keep theirs).
+  void set_training(bool mode) { training_ = mode; }
   void requires_grad_(bool flag);
   void zero_grad(bool set_to_none = true);
   // to(device, dtype): dtype applies to floating parameters and buffers only;

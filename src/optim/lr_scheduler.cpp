@@ -40,6 +40,74 @@ void LRScheduler::step() {
 
 namespace {
 
+Tensor f64_scalar(double v) { return full({}, v, DType::Float64); }
+Tensor i64_scalar(int64_t v) { return full({}, static_cast<double>(v), DType::Int64); }
+Tensor f64_vector(const std::vector<double>& v) {
+  const auto n = static_cast<int64_t>(v.size());
+  Tensor t = empty(IntSpan(&n, 1), DType::Float64);
+  for (size_t i = 0; i < v.size(); ++i) t.data_ptr<double>()[i] = v[i];
+  return t;
+}
+std::vector<double> f64_values(const Tensor& t) {
+  Tensor c = contiguous(to_dtype(t, DType::Float64));
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+const Tensor& entry(const nn::TensorDict& d, const std::string& key) {
+  const Tensor* t = d.find(key);
+  GLIA_CHECK(t && t->defined(), InvalidArgument, "loaded scheduler state dict is missing \"", key, "\"");
+  GLIA_CHECK(t->device().is_cpu(), InvalidArgument, "loaded scheduler state dict's \"", key, "\" is not on the CPU");
+  return *t;
+}
+double scalar_entry(const nn::TensorDict& d, const std::string& key) {
+  const Tensor& t = entry(d, key);
+  GLIA_CHECK(t.numel() == 1, InvalidArgument, "loaded scheduler state dict's \"", key, "\" has ", t.numel(),
+             " values, expected 1");
+  return f64_values(t)[0];
+}
+int64_t int_entry(const nn::TensorDict& d, const std::string& key) {
+  double v = scalar_entry(d, key);
+  GLIA_CHECK(v == std::floor(v) && std::fabs(v) < 9.0e15, InvalidArgument, "loaded scheduler state dict's \"", key,
+             "\" must be an integer, got ", py_float(v));
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+Ref<nn::TensorDict> LRScheduler::state_dict() const {
+  auto d = make_ref<nn::TensorDict>();
+  d->set("last_epoch", i64_scalar(last_epoch_));
+  d->set("_step_count", i64_scalar(step_count_));
+  d->set("base_lrs", f64_vector(base_lrs_));
+  d->set("_last_lr", f64_vector(last_lr_));
+  save_settings(*d);
+  return d;
+}
+
+void LRScheduler::load_state_dict(const nn::TensorDict& dict) {
+  std::vector<std::string> keys{"last_epoch", "_step_count", "base_lrs", "_last_lr"};
+  for (std::string& k : setting_keys()) keys.push_back(std::move(k));
+  for (size_t i = 0; i < dict.size(); ++i) {
+    const std::string& k = dict.key_at(i);
+    bool known = k == "verbose" || k == "_get_lr_called_within_step";
+    for (const std::string& x : keys) known = known || x == k;
+    GLIA_CHECK(known, InvalidArgument, "loaded scheduler state dict has an unexpected key \"", k, "\"");
+  }
+  for (const std::string& k : keys) entry(dict, k);
+  int64_t last_epoch = int_entry(dict, "last_epoch"), step_count = int_entry(dict, "_step_count");
+  std::vector<double> base = f64_values(entry(dict, "base_lrs")), last = f64_values(entry(dict, "_last_lr"));
+  GLIA_CHECK(base.size() == base_lrs_.size(), InvalidArgument, "loaded scheduler state dict has ", base.size(),
+             " base_lrs, expected ", base_lrs_.size());
+  GLIA_CHECK(last.size() == last_lr_.size(), InvalidArgument, "loaded scheduler state dict has ", last.size(),
+             " _last_lr values, expected ", last_lr_.size());
+  load_settings(dict);  // validates first, then assigns (may throw: nothing changed yet)
+  last_epoch_ = last_epoch;
+  step_count_ = step_count;
+  base_lrs_ = std::move(base);
+  last_lr_ = std::move(last);
+}
+
+namespace {
+
 class StepLR final : public LRScheduler {
  public:
   StepLR(OptimizerRef opt, int64_t step_size, double gamma)
@@ -53,6 +121,18 @@ class StepLR final : public LRScheduler {
     if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
     for (double& lr : lrs) lr *= gamma_;
     return lrs;
+  }
+  void save_settings(nn::TensorDict& d) const override {
+    d.set("step_size", i64_scalar(step_size_));
+    d.set("gamma", f64_scalar(gamma_));
+  }
+  std::vector<std::string> setting_keys() const override { return {"step_size", "gamma"}; }
+  void load_settings(const nn::TensorDict& d) override {
+    int64_t step_size = int_entry(d, "step_size");
+    GLIA_CHECK(step_size >= 1, InvalidArgument, "StepLR: step_size must be a positive integer, got ", step_size);
+    double gamma = scalar_entry(d, "gamma");
+    step_size_ = step_size;
+    gamma_ = gamma;
   }
 
  private:
@@ -75,6 +155,28 @@ class MultiStepLR final : public LRScheduler {
     if (it == counts_.end()) return lrs;
     for (double& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(it->second));
     return lrs;
+  }
+  void save_settings(nn::TensorDict& d) const override {
+    std::vector<int64_t> ms;
+    for (const auto& [m, c] : counts_)
+      for (int64_t k = 0; k < c; ++k) ms.push_back(m);
+    const auto n = static_cast<int64_t>(ms.size());
+    Tensor t = empty(IntSpan(&n, 1), DType::Int64);
+    for (size_t i = 0; i < ms.size(); ++i) t.data_ptr<int64_t>()[i] = ms[i];
+    d.set("milestones", t);
+    d.set("gamma", f64_scalar(gamma_));
+  }
+  std::vector<std::string> setting_keys() const override { return {"milestones", "gamma"}; }
+  void load_settings(const nn::TensorDict& d) override {
+    const Tensor& t = entry(d, "milestones");
+    GLIA_CHECK(t.dim() <= 1 && !is_floating(t.dtype()), InvalidArgument,
+               "loaded scheduler state dict's \"milestones\" must be a 1-D integer tensor");
+    Tensor c = contiguous(to_dtype(t, DType::Int64));
+    std::map<int64_t, int64_t> counts;
+    for (int64_t i = 0; i < c.numel(); ++i) ++counts[c.data_ptr<int64_t>()[i]];
+    double gamma = scalar_entry(d, "gamma");
+    counts_ = std::move(counts);
+    gamma_ = gamma;
   }
 
  private:
@@ -117,6 +219,18 @@ class CosineAnnealingLR final : public LRScheduler {
            eta_min_;
     return lrs;
   }
+  void save_settings(nn::TensorDict& d) const override {
+    d.set("T_max", i64_scalar(t_max_));
+    d.set("eta_min", f64_scalar(eta_min_));
+  }
+  std::vector<std::string> setting_keys() const override { return {"T_max", "eta_min"}; }
+  void load_settings(const nn::TensorDict& d) override {
+    int64_t t_max = int_entry(d, "T_max");
+    GLIA_CHECK(t_max >= 1, InvalidArgument, "CosineAnnealingLR: T_max must be a positive integer, got ", t_max);
+    double eta_min = scalar_entry(d, "eta_min");
+    t_max_ = t_max;
+    eta_min_ = eta_min;
+  }
 
  private:
   int64_t t_max_;
@@ -142,6 +256,24 @@ class LinearLR final : public LRScheduler {
       lr *= 1. + (end_ - start_) /
                      (static_cast<double>(total_) * start_ + static_cast<double>(last_epoch_ - 1) * (end_ - start_));
     return lrs;
+  }
+  void save_settings(nn::TensorDict& d) const override {
+    d.set("start_factor", f64_scalar(start_));
+    d.set("end_factor", f64_scalar(end_));
+    d.set("total_iters", i64_scalar(total_));
+  }
+  std::vector<std::string> setting_keys() const override { return {"start_factor", "end_factor", "total_iters"}; }
+  void load_settings(const nn::TensorDict& d) override {
+    double start = scalar_entry(d, "start_factor"), end = scalar_entry(d, "end_factor");
+    int64_t total = int_entry(d, "total_iters");
+    GLIA_CHECK(!(start > 1.0 || start < 0), InvalidArgument,
+               "Starting multiplicative factor expected to be between 0 and 1.");
+    GLIA_CHECK(!(end > 1.0 || end < 0), InvalidArgument,
+               "Ending multiplicative factor expected to be between 0 and 1.");
+    GLIA_CHECK(total >= 0, InvalidArgument, "LinearLR: total_iters must be non-negative, got ", total);
+    start_ = start;
+    end_ = end;
+    total_ = total;
   }
 
  private:

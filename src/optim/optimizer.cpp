@@ -65,6 +65,52 @@ void Optimizer::set_lr(size_t g, double lr) {
   pg.set("lr", lr);
 }
 
+namespace {
+
+bool is_flag_option(const std::string& name) {
+  return name == "nesterov" || name == "amsgrad" || name == "maximize" || name == "centered";
+}
+
+// (option name, value index) for a glia_optimizer_{get,set}_option name.
+std::pair<std::string, size_t> option_slot(const std::string& name) {
+  if (name == "beta1") return {"betas", 0};
+  if (name == "beta2") return {"betas", 1};
+  return {name, 0};
+}
+
+}  // namespace
+
+double Optimizer::get_option(size_t g, const std::string& name) const {
+  const ParamGroup& pg = group(g);
+  auto [opt_name, i] = option_slot(name);
+  const Option* o = pg.find(opt_name);
+  if (!o || i >= o->value.size() || (opt_name == "betas") != (name != opt_name)) {
+    GLIA_CHECK(name != "initial_lr", NotFound, "'initial_lr'");
+    fail(Code::InvalidArgument, type_name(), " has no option '", name, "'");
+  }
+  return o->value[i];
+}
+
+void Optimizer::set_option(size_t g, const std::string& name, double value) {
+  ParamGroup& pg = group(g);
+  if (name == "initial_lr") {
+    pg.set("initial_lr", value);
+    return;
+  }
+  auto [opt_name, i] = option_slot(name);
+  std::vector<Option> opts = pg.options;
+  Option* o = nullptr;
+  for (Option& x : opts)
+    if (x.name == opt_name) o = &x;
+  GLIA_CHECK(o && i < o->value.size() && (opt_name == "betas") == (name != opt_name), InvalidArgument, type_name(),
+             " has no option '", name, "'");
+  GLIA_CHECK(!is_flag_option(opt_name) || value == 0.0 || value == 1.0, InvalidArgument, "option '", name,
+             "' is a flag: expected 0 or 1, got ", py_float(value));
+  o->value[i] = value;
+  validate(opts);
+  pg.options = std::move(opts);
+}
+
 int64_t Optimizer::num_params() const {
   int64_t n = 0;
   for (const ParamGroup& g : groups_) n += static_cast<int64_t>(g.params.size());

@@ -68,6 +68,15 @@ class Optimizer : public RefCounted {
   const ParamGroup& group(size_t g) const;
   double get_lr(size_t g) const { return group(g).get("lr"); }
   void set_lr(size_t g, double lr);
+  // param_groups[g][name] by name (glia_optimizer_get_option / set_option):
+  // "beta1" and "beta2" address betas[0] and betas[1]; flags read 0 or 1 and
+  // accept only 0 or 1; "initial_lr" (set by a scheduler) any value. Unknown
+  // names are InvalidArgument ("SGD has no option 'foo'"); an absent
+  // initial_lr is NotFound ("'initial_lr'"). set_option validates the group
+  // with the new value as the constructor does (torch's ValueError texts);
+  // on error nothing changes.
+  double get_option(size_t g, const std::string& name) const;
+  void set_option(size_t g, const std::string& name, double value);
   int64_t num_params() const;
 
   // torch's state_dict() flattened (see the Note).
@@ -134,6 +143,16 @@ class LRScheduler : public RefCounted {
   const std::vector<double>& last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   Optimizer& optimizer() { return *opt_; }
+  // torch's state_dict(): "last_epoch", "_step_count" (int64 0-dim),
+  // "base_lrs", "_last_lr" (float64 [groups]), then the scheduler's own
+  // settings (StepLR: "step_size", "gamma"; MultiStepLR: "milestones" (int64,
+  // sorted, repeats kept), "gamma"; CosineAnnealingLR: "T_max", "eta_min";
+  // LinearLR: "start_factor", "end_factor", "total_iters").
+  Ref<nn::TensorDict> state_dict() const;
+  // torch's load_state_dict: every key above is required, no other key is
+  // accepted (torch's "verbose" and "_get_lr_called_within_step" are ignored);
+  // all-or-nothing. The optimizer's lrs are not touched (load its own state).
+  void load_state_dict(const nn::TensorDict& dict);
 
  protected:
   explicit LRScheduler(OptimizerRef opt);
@@ -141,6 +160,12 @@ class LRScheduler : public RefCounted {
   void initial_step();
   virtual std::vector<double> get_lr() = 0;
   std::vector<double> group_lrs() const;
+  // The scheduler's own settings for state dicts (as float64 or int64 0-dim
+  // tensors, milestones a 1-D int64); load_settings reads the same keys
+  // (already checked to be present).
+  virtual void save_settings(nn::TensorDict& d) const = 0;
+  virtual void load_settings(const nn::TensorDict& d) = 0;
+  virtual std::vector<std::string> setting_keys() const = 0;
 
   OptimizerRef opt_;
   std::vector<double> base_lrs_;

@@ -88,6 +88,14 @@ Ref<Sequential> Sequential::slice(int64_t start, int64_t stop, int64_t step) con
   return out;
 }
 
+ModuleRef Sequential::pop(int64_t index) {
+  const auto& c = local_children()[list_index(index, local_children().size())];
+  ModuleRef m = c.module;
+  remove(std::string(c.name));
+  renumber_children();
+  return m;
+}
+
 // ---- ModuleList ---------------------------------------------------------------------
 
 void ModuleList::append(ModuleRef m) { register_module(std::to_string(local_children().size()), std::move(m)); }
@@ -104,12 +112,28 @@ Ref<ModuleList> ModuleList::slice(int64_t start, int64_t stop, int64_t step) con
   return out;
 }
 
+ModuleRef ModuleList::pop(int64_t index) {
+  const auto& c = local_children()[list_index(index, local_children().size())];
+  ModuleRef m = c.module;
+  remove(std::string(c.name));
+  renumber_children();
+  return m;
+}
+
 // ---- ModuleDict ---------------------------------------------------------------------
 
 ModuleRef ModuleDict::get(const std::string& key) const {
   for (const auto& c : local_children())
     if (c.name == key) return c.module;
   fail(Code::NotFound, "'", key, "'");
+}
+ModuleRef ModuleDict::pop(const std::string& key) {
+  ModuleRef m = get(key);
+  remove(key);
+  return m;
+}
+void ModuleDict::clear() {
+  while (!local_children().empty()) remove(std::string(local_children().back().name));
 }
 
 // ---- ParameterList / ParameterDict ----------------------------------------------------
@@ -187,6 +211,16 @@ Tensor ParameterDict::get(const std::string& key) const {
   for (const auto& e : local_parameters())
     if (e.name == key && e.value.defined()) return e.value;
   fail(Code::NotFound, "'", key, "'");
+}
+Tensor ParameterDict::pop(const std::string& key) {
+  Tensor* p = find_parameter(key);
+  GLIA_CHECK(p, NotFound, "'ParameterDict' object has no attribute '", key, "'");
+  Tensor t = *p;
+  remove(key);
+  return t;
+}
+void ParameterDict::clear() {
+  while (!local_parameters().empty()) remove(std::string(local_parameters().back().name));
 }
 // torch 1.13's ParameterDict.extra_repr uses torch.typename: "[torch.FloatTensor of size 3]".
 std::string ParameterDict::extra_repr() const {

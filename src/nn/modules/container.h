@@ -26,6 +26,9 @@ class Sequential : public Module {
   void set(int64_t index, ModuleRef m);
   // self[start:stop:step]: a new Sequential sharing the children under their original keys.
   Ref<Sequential> slice(int64_t start, int64_t stop, int64_t step) const;
+  // pop(index) / del self[index]: removes the child and renumbers the rest
+  // "0", "1", ... (torch 1.13's __delitem__); returns the removed child.
+  ModuleRef pop(int64_t index);
 };
 
 class ModuleList : public Module {
@@ -37,6 +40,8 @@ class ModuleList : public Module {
   void set(int64_t index, ModuleRef m);
   // self[start:stop:step]: a new ModuleList of the same modules, renumbered.
   Ref<ModuleList> slice(int64_t start, int64_t stop, int64_t step) const;
+  // pop(index) / del self[index]: as Sequential::pop.
+  ModuleRef pop(int64_t index);
 };
 
 class ModuleDict : public Module {
@@ -45,6 +50,9 @@ class ModuleDict : public Module {
   void set(const std::string& key, ModuleRef m) { register_module(key, std::move(m)); }
   // KeyError text: the key in quotes, as Python prints KeyError('x').
   ModuleRef get(const std::string& key) const;
+  // pop(key) / del self[key]: NotFound "'key'" (KeyError) when absent.
+  ModuleRef pop(const std::string& key);
+  void clear();
 };
 
 class ParameterList : public Module {
@@ -63,6 +71,10 @@ class ParameterDict : public Module {
   TensorList forward(const TensorList& inputs) override;
   void set(const std::string& key, const Tensor& p) { register_parameter(key, p); }
   Tensor get(const std::string& key) const;
+  // pop(key) / del self[key]: NotFound "'ParameterDict' object has no
+  // attribute 'key'" (torch's AttributeError) when absent.
+  Tensor pop(const std::string& key);
+  void clear();
   std::string extra_repr() const override;
 };
 
