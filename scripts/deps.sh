@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages that building and testing glia need are installed.
+# Makes sure the Debian packages that building and testing glia need are installed
+# (the library, the bindings' toolchains, and the Fashion-MNIST data of the main demo).
 # As root it installs what is missing; otherwise it names the packages and fails.
 # The fuzz packages are optional: without them (and not root) only the fuzz stage of
 # scripts/test.sh is skipped, so their absence is a note, not a failure.
@@ -10,7 +11,10 @@ packages=(
   libopenblas-dev libgtest-dev libbenchmark-dev libhwy-dev nlohmann-json3-dev
   libzip-dev zlib1g-dev libdlpack-dev
   python3-numpy python3-pytest
+  dataset-fashion-mnist golang-go
 )
+# The Rust binding needs cargo: Debian's package, unless a cargo (e.g. rustup's) is on PATH.
+command -v cargo >/dev/null 2>&1 || packages+=(cargo)
 # scripts/fuzz.sh: clang-14 and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a).
 fuzz_packages=(clang libclang-rt-14-dev)
 

@@ -14,3 +14,5 @@ if(TARGET example_checkpoint)
   set_tests_properties(example.checkpoint_list PROPERTIES LABELS examples TIMEOUT 60
     PASS_REGULAR_EXPRESSION "module_legacy.pt: 9 tensors.*running_mean")
 endif()
+# examples/c/fashion_mnist.c, the main demo: its own file.
+include(${CMAKE_CURRENT_LIST_DIR}/fashion_mnist.cmake)
