@@ -1,0 +1,18 @@
+"""glia for Python: torch.nn's API over libglia's C ABI (ctypes, no compile step).
+
+    import glia
+    x = glia.randn(4, 3, requires_grad=True)
+    model = glia.nn.Sequential(glia.nn.Linear(3, 8), glia.nn.ReLU(), glia.nn.Linear(8, 1))
+    loss = model(x).pow(2).mean()
+    loss.backward()
+
+A PyTorch script runs with ``import glia as torch`` (see docs/python.md).
+"""
+
+from . import _ffi  # noqa: F401  (loads libglia; ImportError with the paths tried otherwise)
+from ._tensor import *  # noqa: F401,F403  Tensor, dtypes, factories, operators
+from ._autograd import *  # noqa: F401,F403  no_grad, enable_grad, inference_mode, ...
+from ._serialization import *  # noqa: F401,F403  save, load
+from . import autograd, nn, optim  # noqa: F401,E402
+
+__version__ = _ffi.C.glia_version_string().decode()

@@ -1,0 +1,10 @@
+"""glia.nn: Module, Parameter, the built-in modules and containers, init and utils (torch.nn's API)."""
+
+from .parameter import Parameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import functional  # noqa: F401
+from . import init  # noqa: F401
+from . import utils  # noqa: F401
+
+__all__ = ["Parameter", "functional", "init", "utils"] + _modules_all

@@ -1,0 +1,7 @@
+from .module import Module, RemovableHandle  # noqa: F401
+from .builtin import *  # noqa: F401,F403
+from .builtin import __all__ as _builtin_all
+from .container import *  # noqa: F401,F403
+from .container import __all__ as _container_all
+
+__all__ = ["Module"] + _builtin_all + _container_all

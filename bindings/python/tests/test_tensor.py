@@ -1,0 +1,123 @@
+"""Tensor basics: construction, metadata, conversion, lifetimes and factories' options."""
+
+import copy
+import gc
+import pickle
+
+import numpy as np
+import pytest
+
+import glia
+from glia import _ffi
+
+
+def _live_tensors():
+    stats = _ffi.glia_memory_stats()
+    stats.struct_size = _ffi.ctypes.sizeof(stats)
+    _ffi.check(_ffi.C.glia_memory_stats_get(_ffi.ctypes.byref(stats)))
+    return stats.bytes_in_use
+
+
+def test_tensor_released_when_dropped():
+    gc.collect()
+    before = _live_tensors()
+    t = glia.zeros(1 << 20)  # 4 MiB
+    assert _live_tensors() >= before + (4 << 20)
+    del t
+    gc.collect()
+    assert _live_tensors() <= before
+
+
+def test_wrap_steals_one_reference():
+    t = glia.ones(2)
+    _ffi.check(_ffi.C.glia_tensor_retain(t._h))
+    u = glia.Tensor._wrap(t._h)  # takes over the extra reference
+    del t
+    assert u.tolist() == [1.0, 1.0]
+
+
+def test_dtype_inference_like_torch():
+    assert glia.tensor([1, 2]).dtype is glia.int64
+    assert glia.tensor([1, 2.0]).dtype is glia.float32
+    assert glia.tensor([True, False]).dtype is glia.bool
+    assert glia.tensor([True, 2]).dtype is glia.int64
+    assert glia.tensor(3).dtype is glia.int64 and glia.tensor(3).shape == ()
+    assert glia.tensor([]).dtype is glia.float32
+    assert glia.tensor([[1, 2]], dtype=glia.float64).dtype is glia.float64
+    assert glia.tensor([1.5], dtype=glia.bfloat16).dtype is glia.bfloat16
+    assert glia.tensor([glia.tensor(1.0), glia.tensor(2.0)]).tolist() == [1.0, 2.0]
+    x = glia.tensor([1.0], requires_grad=True)
+    c = glia.tensor(x)
+    assert not c.requires_grad and c.data_ptr() != x.data_ptr()
+
+
+def test_factories_options():
+    z = glia.zeros((2, 3), dtype=glia.float64, requires_grad=True)
+    assert z.dtype is glia.float64 and z.requires_grad and z.is_leaf
+    assert glia.empty(2, 3).shape == (2, 3)
+    assert glia.full((2,), 3).dtype is glia.int64 and glia.full((2,), 3.0).dtype is glia.float32
+    assert glia.ones_like(z).dtype is glia.float64 and not glia.ones_like(z).requires_grad
+    assert glia.full_like(z, 2).tolist() == [[2.0] * 3] * 2
+    assert glia.arange(3).dtype is glia.int64 and glia.arange(3.0).dtype is glia.float32
+    assert glia.zeros(2, device="cpu").device == glia.device("cpu")
+    with pytest.raises(RuntimeError):
+        glia.zeros(-1)
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        glia.zeros(2.5)
+
+
+def test_metadata():
+    t = glia.zeros(2, 3, 4)
+    assert t.ndim == t.dim() == 3 and t.numel() == 24
+    assert t.size() == (2, 3, 4) and t.size(-1) == 4 and t.stride() == (12, 4, 1) and t.stride(0) == 12
+    assert t.is_contiguous() and not t.transpose(0, 2).is_contiguous()
+    assert t[1].storage_offset() == 12
+    assert t.element_size() == 4 and t.is_floating_point() and t.device.type == "cpu"
+
+
+def test_conversions():
+    t = glia.tensor([1.7, -2.7])
+    assert t.long().tolist() == [1, -2] and t.int().dtype is glia.int32
+    assert t.bool().tolist() == [True, True] and t.double().dtype is glia.float64
+    assert t.half().float().tolist() == pytest.approx([1.7, -2.7], rel=1e-3)
+    assert t.to(glia.float32) is not None and t.to("cpu").dtype is glia.float32
+    assert t.to(glia.zeros(1, dtype=glia.int64)).dtype is glia.int64
+    assert t.to(dtype=glia.float64, copy=True).dtype is glia.float64
+    c = t.clone()
+    c[0] = 0
+    assert t[0].item() == pytest.approx(1.7)
+    d = t.detach()
+    d[0] = 5
+    assert t[0].item() == 5.0
+    assert t.type() == "torch.FloatTensor"
+
+
+def test_detach_and_data():
+    x = glia.ones(2, requires_grad=True)
+    d = x.detach()
+    assert not d.requires_grad and d.data_ptr() == x.data_ptr()
+    x.data.fill_(3)
+    assert x.tolist() == [3.0, 3.0] and x.requires_grad
+
+
+def test_pickle_and_deepcopy():
+    t = glia.tensor([[1.0, 2.0]], requires_grad=True)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.tolist() == t.tolist() and u.requires_grad
+    v = copy.deepcopy(t)
+    assert v.tolist() == t.tolist() and v.data_ptr() != t.data_ptr()
+    assert pickle.loads(pickle.dumps(glia.float16)) is glia.float16
+
+
+def test_tensor_constructor():
+    assert glia.Tensor(2, 3).shape == (2, 3)
+    assert glia.Tensor([1, 2]).dtype is glia.float32
+    assert isinstance(glia.ones(1), glia.Tensor)
+
+
+def test_tolist_and_item_types():
+    assert glia.tensor([1, 2]).tolist() == [1, 2] and isinstance(glia.tensor([1]).tolist()[0], int)
+    assert glia.tensor(True).item() is True
+    assert glia.tensor([1.5], dtype=glia.bfloat16).tolist() == [1.5]
+    assert isinstance(glia.tensor(2.0).item(), float)
+    assert np.isnan(glia.tensor(float("nan")).item())
