@@ -1,0 +1,1221 @@
+// glia.hpp: a header-only C++17 wrapper over the glia C API (glia.h).
+//
+// Every object is a value type over one reference-counted C handle: copying
+// retains, moving steals, the destructor releases. Every operation is one C
+// call; a returned glia_error becomes a thrown glia::Error carrying the C
+// code and message. Callbacks (tensor hooks, module hooks, the forward of a
+// custom module) are std::function objects; an exception thrown in one is
+// caught at the C boundary and reaches glia as
+// glia_error_new(GLIA_ERR_CALLBACK, what()), so the glia call that ran the
+// callback fails with GLIA_ERR_CALLBACK and that message. No exception ever
+// crosses the C ABI.
+#ifndef GLIA_GLIA_HPP
+#define GLIA_GLIA_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "glia/glia.h"
+
+namespace glia {
+
+/** The C error codes (enum glia_error_code: the name alone is also a function). */
+using ErrorCode = enum glia_error_code;
+
+/** A failed glia call: the C error's code and message (what() is the message). */
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+  std::string message() const { return what(); }
+  /** "GLIA_ERR_SHAPE" etc. */
+  const char* code_name() const noexcept { return glia_error_code_name(code_); }
+
+ private:
+  ErrorCode code_;
+};
+
+namespace detail {
+
+/** Throws (and frees) `e` when it is an error. */
+inline void check(glia_error* e) {
+  if (!e) return;
+  const ErrorCode code = glia_error_code(e);
+  std::string message = glia_error_message(e);
+  glia_error_free(e);
+  throw Error(code, message);
+}
+
+/** Runs `f` and turns any exception into a glia_error for the C side. */
+template <class F>
+glia_error* guard(F&& f) noexcept {
+  try {
+    f();
+    return nullptr;
+  } catch (const std::exception& ex) {
+    return glia_error_new(GLIA_ERR_CALLBACK, ex.what());
+  } catch (...) {
+    return glia_error_new(GLIA_ERR_CALLBACK, "unknown C++ exception");
+  }
+}
+
+/** Reads a snprintf-style C string getter: `call(buffer, capacity, &length)`. */
+template <class F>
+std::string read_string(F&& call) {
+  size_t length = 0;
+  check(call(nullptr, 0, &length));
+  std::string s(length + 1, '\0');
+  check(call(&s[0], s.size(), &length));
+  s.resize(length);
+  return s;
+}
+
+/** Deletes a heap object of type T (free_user_data for std::function callbacks). */
+template <class T>
+void delete_user_data(void* p) {
+  delete static_cast<T*>(p);
+}
+
+/** The common part of every handle type: one owned reference. */
+template <class H, glia_error* (*Retain)(H*), glia_error* (*Release)(H*)>
+class Handle {
+ public:
+  Handle() noexcept = default;
+  /** Takes over a reference (e.g. an out-handle of a C call). */
+  explicit Handle(H* owned) noexcept : h_(owned) {}
+  Handle(const Handle& other) : h_(other.h_) {
+    if (h_) check(Retain(h_));
+  }
+  Handle(Handle&& other) noexcept : h_(other.h_) { other.h_ = nullptr; }
+  Handle& operator=(const Handle& other) {
+    Handle copy(other);
+    swap(copy);
+    return *this;
+  }
+  Handle& operator=(Handle&& other) noexcept {
+    Handle moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~Handle() { reset(); }
+
+  /** The C handle, still owned by this object. */
+  H* get() const noexcept { return h_; }
+  /** Gives up ownership: the caller now owns the reference. */
+  H* release() noexcept {
+    H* h = h_;
+    h_ = nullptr;
+    return h;
+  }
+  /** Drops the reference (the object becomes empty). */
+  void reset() noexcept {
+    if (h_) glia_error_free(Release(h_));
+    h_ = nullptr;
+  }
+  void swap(Handle& other) noexcept { std::swap(h_, other.h_); }
+  bool defined() const noexcept { return h_ != nullptr; }
+  explicit operator bool() const noexcept { return h_ != nullptr; }
+
+ protected:
+  /** A new reference to a borrowed handle. */
+  static H* retained(const H* borrowed) {
+    H* h = const_cast<H*>(borrowed);
+    if (h) check(Retain(h));
+    return h;
+  }
+
+ private:
+  H* h_ = nullptr;
+};
+
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr glia_dtype value = GLIA_FLOAT32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr glia_dtype value = GLIA_FLOAT64;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr glia_dtype value = GLIA_INT64;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr glia_dtype value = GLIA_INT32;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr glia_dtype value = GLIA_UINT8;
+};
+
+}  // namespace detail
+
+using Shape = std::vector<int64_t>;
+
+/** dtype and device of a new tensor (torch's dtype= / device=). */
+struct TensorOptions {
+  glia_dtype dtype = GLIA_FLOAT32;
+  glia_device device = {GLIA_CPU, 0};
+  TensorOptions() = default;
+  TensorOptions(glia_dtype d) : dtype(d) {}  // NOLINT: implicit, as torch's kFloat64
+  glia_tensor_options c() const {
+    glia_tensor_options o;
+    glia_tensor_options_init(&o);
+    o.dtype = dtype;
+    o.device = device;
+    return o;
+  }
+};
+
+inline const char* dtype_name(glia_dtype d) { return glia_dtype_name(d); }
+
+class Tensor;
+class Module;
+class TensorDict;
+
+/** A removable hook registration (torch's RemovableHandle). Removing twice is a no-op. */
+class HookHandle {
+ public:
+  HookHandle() = default;
+  HookHandle(std::function<glia_error*(uint64_t)> remover, uint64_t id) : remover_(std::move(remover)), id_(id) {}
+  uint64_t id() const noexcept { return id_; }
+  void remove() {
+    if (!remover_) return;
+    auto r = std::move(remover_);
+    remover_ = nullptr;
+    detail::check(r(id_));
+  }
+
+ private:
+  std::function<glia_error*(uint64_t)> remover_;
+  uint64_t id_ = 0;
+};
+
+/** A tensor (torch.Tensor). An empty Tensor (default-constructed) stands for None. */
+class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tensor_release> {
+  using Base = detail::Handle<glia_tensor, glia_tensor_retain, glia_tensor_release>;
+
+ public:
+  using Base::Base;
+  /** A new reference to a borrowed C handle (NULL gives an empty Tensor). */
+  static Tensor borrow(const glia_tensor* t) { return Tensor(retained(t)); }
+
+  // ---- factories ----
+  static Tensor from_data(const void* data, size_t nbytes, const Shape& shape, glia_dtype dtype) {
+    glia_tensor* out = nullptr;
+    detail::check(glia_tensor_from_data(data, nbytes, shape.data(), static_cast<int64_t>(shape.size()), dtype, &out));
+    return Tensor(out);
+  }
+  /** A copy of `values` with `shape` (1-D of values.size() when shape is empty and values has more than one). */
+  template <class T>
+  static Tensor from_vector(const std::vector<T>& values, Shape shape = {}) {
+    if (shape.empty() && values.size() != 1) shape = {static_cast<int64_t>(values.size())};
+    return from_data(values.data(), values.size() * sizeof(T), shape, detail::dtype_of<T>::value);
+  }
+  template <class T>
+  static Tensor from_vector(std::initializer_list<T> values, Shape shape = {}) {
+    return from_vector(std::vector<T>(values), std::move(shape));
+  }
+  static Tensor empty(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_empty, shape, o); }
+  static Tensor zeros(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_zeros, shape, o); }
+  static Tensor ones(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_ones, shape, o); }
+  static Tensor rand(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_rand, shape, o); }
+  static Tensor randn(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_randn, shape, o); }
+  static Tensor full(const Shape& shape, double value, const TensorOptions& o = {}) {
+    const glia_tensor_options c = o.c();
+    glia_tensor* out = nullptr;
+    detail::check(glia_tensor_full(shape.data(), static_cast<int64_t>(shape.size()), value, &c, &out));
+    return Tensor(out);
+  }
+  static Tensor arange(double start, double end, double step = 1, const TensorOptions& o = {}) {
+    const glia_tensor_options c = o.c();
+    glia_tensor* out = nullptr;
+    detail::check(glia_tensor_arange(start, end, step, &c, &out));
+    return Tensor(out);
+  }
+  static Tensor arange(double end, const TensorOptions& o = {}) { return arange(0, end, 1, o); }
+  /** arange(end, dtype): without it, arange(5, GLIA_INT64) would convert the enum to a double end. */
+  static Tensor arange(double end, glia_dtype dtype) { return arange(0, end, 1, TensorOptions(dtype)); }
+
+  // ---- metadata ----
+  int64_t dim() const {
+    int64_t n = 0;
+    detail::check(glia_tensor_ndim(get(), &n));
+    return n;
+  }
+  Shape shape() const {
+    Shape s(static_cast<size_t>(dim()));
+    detail::check(glia_tensor_shape(get(), static_cast<int64_t>(s.size()), s.data()));
+    return s;
+  }
+  Shape sizes() const { return shape(); }
+  int64_t size(int64_t d) const {
+    const Shape s = shape();
+    if (d < 0) d += static_cast<int64_t>(s.size());
+    return s.at(static_cast<size_t>(d));
+  }
+  Shape strides() const {
+    Shape s(static_cast<size_t>(dim()));
+    detail::check(glia_tensor_strides(get(), static_cast<int64_t>(s.size()), s.data()));
+    return s;
+  }
+  int64_t numel() const {
+    int64_t n = 0;
+    detail::check(glia_tensor_numel(get(), &n));
+    return n;
+  }
+  glia_dtype dtype() const {
+    glia_dtype d = GLIA_FLOAT32;
+    detail::check(glia_tensor_dtype(get(), &d));
+    return d;
+  }
+  glia_device device() const {
+    glia_device d{GLIA_CPU, 0};
+    detail::check(glia_tensor_device(get(), &d));
+    return d;
+  }
+  bool is_contiguous() const {
+    int32_t c = 0;
+    detail::check(glia_tensor_is_contiguous(get(), &c));
+    return c != 0;
+  }
+
+  // ---- data ----
+  /** torch's .item() as double. */
+  double item() const {
+    double v = 0;
+    detail::check(glia_tensor_item_double(get(), &v));
+    return v;
+  }
+  template <class T>
+  T item() const {
+    if constexpr (std::is_integral_v<T>) {
+      int64_t v = 0;
+      detail::check(glia_tensor_item_int64(get(), &v));
+      return static_cast<T>(v);
+    } else {
+      return static_cast<T>(item());
+    }
+  }
+  /** The elements in row-major order; T must match the dtype (copy_to_host checks the byte count). */
+  template <class T>
+  std::vector<T> to_vector() const {
+    std::vector<T> v(static_cast<size_t>(numel()));
+    detail::check(glia_tensor_copy_to_host(get(), v.data(), v.size() * sizeof(T)));
+    return v;
+  }
+  /** Address of the first element of a CPU tensor (valid while the tensor lives). */
+  template <class T = void>
+  T* data_ptr() const {
+    void* p = nullptr;
+    detail::check(glia_tensor_data(get(), &p));
+    return static_cast<T*>(p);
+  }
+  /** torch's repr. */
+  std::string to_string() const {
+    return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_tensor_to_string(get(), b, c, n); });
+  }
+
+  // ---- conversions ----
+  Tensor to(glia_dtype d) const { return to(device(), d); }
+  Tensor to(glia_device dev, glia_dtype d) const {
+    return unary([&](glia_tensor** o) { return glia_tensor_to(get(), dev, d, o); });
+  }
+  Tensor clone() const {
+    return unary([&](glia_tensor** o) { return glia_tensor_clone(get(), o); });
+  }
+  Tensor detach() const {
+    return unary([&](glia_tensor** o) { return glia_tensor_detach(get(), o); });
+  }
+  Tensor contiguous() const {
+    return unary([&](glia_tensor** o) { return glia_tensor_contiguous(get(), o); });
+  }
+
+  // ---- autograd ----
+  bool requires_grad() const {
+    int32_t r = 0;
+    detail::check(glia_tensor_requires_grad(get(), &r));
+    return r != 0;
+  }
+  /** torch's requires_grad_(). */
+  Tensor& requires_grad_(bool flag = true) {
+    detail::check(glia_tensor_set_requires_grad(get(), flag ? 1 : 0));
+    return *this;
+  }
+  bool is_leaf() const {
+    int32_t r = 0;
+    detail::check(glia_tensor_is_leaf(get(), &r));
+    return r != 0;
+  }
+  /** .grad (an empty Tensor when there is none). */
+  Tensor grad() const {
+    return unary([&](glia_tensor** o) { return glia_tensor_grad(get(), o); });
+  }
+  void set_grad(const Tensor& g) { detail::check(glia_tensor_set_grad(get(), g.get())); }
+  void retain_grad() { detail::check(glia_tensor_retain_grad(get())); }
+  std::string grad_fn_name() const {
+    return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_tensor_grad_fn_name(get(), b, c, n); });
+  }
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) {
+    detail::check(glia_tensor_backward(get(), gradient.get(), retain_graph ? 1 : 0));
+  }
+  /**
+   * torch's register_hook: `fn(grad)` returns a replacement gradient, or an
+   * empty Tensor to keep it. The std::function lives until the hook is
+   * removed or the tensor's graph dies.
+   */
+  HookHandle register_hook(std::function<Tensor(const Tensor&)> fn);
+
+  // ---- in place ----
+  Tensor& add_(const Tensor& other, double alpha = 1) {
+    detail::check(glia_add_(get(), other.get(), alpha));
+    return *this;
+  }
+  Tensor& sub_(const Tensor& other, double alpha = 1) {
+    detail::check(glia_sub_(get(), other.get(), alpha));
+    return *this;
+  }
+  Tensor& mul_(const Tensor& other) {
+    detail::check(glia_mul_(get(), other.get()));
+    return *this;
+  }
+  Tensor& mul_(double s) {
+    detail::check(glia_mul_scalar_(get(), glia_scalar_float(s)));
+    return *this;
+  }
+  Tensor& zero_() {
+    detail::check(glia_zero_(get()));
+    return *this;
+  }
+  Tensor& fill_(double v) {
+    detail::check(glia_fill_(get(), glia_scalar_float(v)));
+    return *this;
+  }
+  Tensor& copy_(const Tensor& src) {
+    detail::check(glia_copy_(get(), src.get()));
+    return *this;
+  }
+
+  // ---- operators (each one C call) ----
+  Tensor add(const Tensor& b, double alpha = 1) const { return binary(glia_add, b, alpha); }
+  Tensor sub(const Tensor& b, double alpha = 1) const { return binary(glia_sub, b, alpha); }
+  Tensor mul(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_mul(get(), b.get(), o); });
+  }
+  Tensor div(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_div(get(), b.get(), nullptr, o); });
+  }
+  Tensor matmul(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_matmul(get(), b.get(), o); });
+  }
+  Tensor mm(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_mm(get(), b.get(), o); });
+  }
+  Tensor pow(double e) const {
+    return unary([&](glia_tensor** o) { return glia_pow_scalar(get(), glia_scalar_float(e), o); });
+  }
+  Tensor neg() const { return fn1(glia_neg); }
+  Tensor abs() const { return fn1(glia_abs); }
+  Tensor exp() const { return fn1(glia_exp); }
+  Tensor log() const { return fn1(glia_log); }
+  Tensor sqrt() const { return fn1(glia_sqrt); }
+  Tensor relu() const { return fn1(glia_relu); }
+  Tensor sigmoid() const { return fn1(glia_sigmoid); }
+  Tensor tanh() const { return fn1(glia_tanh); }
+  Tensor silu() const { return fn1(glia_silu); }
+  Tensor gelu(const char* approximate = "none") const {
+    return unary([&](glia_tensor** o) { return glia_gelu(get(), approximate, o); });
+  }
+  Tensor clamp(std::optional<double> min, std::optional<double> max) const {
+    const glia_scalar lo = glia_scalar_float(min.value_or(0)), hi = glia_scalar_float(max.value_or(0));
+    return unary([&](glia_tensor** o) { return glia_clamp(get(), min ? &lo : nullptr, max ? &hi : nullptr, o); });
+  }
+  Tensor softmax(int64_t dim) const {
+    return unary([&](glia_tensor** o) { return glia_softmax(get(), dim, o); });
+  }
+  Tensor log_softmax(int64_t dim) const {
+    return unary([&](glia_tensor** o) { return glia_log_softmax(get(), dim, o); });
+  }
+  Tensor sum() const { return reduce(glia_sum, {}, false); }
+  Tensor sum(const Shape& dims, bool keepdim = false) const { return reduce(glia_sum, dims, keepdim); }
+  Tensor mean() const { return reduce(glia_mean, {}, false); }
+  Tensor mean(const Shape& dims, bool keepdim = false) const { return reduce(glia_mean, dims, keepdim); }
+  Tensor amax(const Shape& dims, bool keepdim = false) const { return reduce(glia_amax, dims, keepdim); }
+  Tensor argmax() const {
+    return unary([&](glia_tensor** o) { return glia_argmax(get(), nullptr, 0, o); });
+  }
+  Tensor argmax(int64_t dim, bool keepdim = false) const {
+    return unary([&](glia_tensor** o) { return glia_argmax(get(), &dim, keepdim ? 1 : 0, o); });
+  }
+  Tensor eq(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_eq(get(), b.get(), o); });
+  }
+  Tensor gt(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_gt(get(), b.get(), o); });
+  }
+  Tensor lt(const Tensor& b) const {
+    return unary([&](glia_tensor** o) { return glia_lt(get(), b.get(), o); });
+  }
+
+  // ---- shape ----
+  Tensor reshape(const Shape& s) const {
+    return unary([&](glia_tensor** o) { return glia_reshape(get(), s.data(), static_cast<int64_t>(s.size()), o); });
+  }
+  Tensor view(const Shape& s) const {
+    return unary([&](glia_tensor** o) { return glia_view(get(), s.data(), static_cast<int64_t>(s.size()), o); });
+  }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const {
+    return unary([&](glia_tensor** o) { return glia_flatten(get(), start_dim, end_dim, o); });
+  }
+  Tensor transpose(int64_t d0, int64_t d1) const {
+    return unary([&](glia_tensor** o) { return glia_transpose(get(), d0, d1, o); });
+  }
+  Tensor t() const { return transpose(0, 1); }
+  Tensor permute(const Shape& dims) const {
+    return unary(
+        [&](glia_tensor** o) { return glia_permute(get(), dims.data(), static_cast<int64_t>(dims.size()), o); });
+  }
+  Tensor unsqueeze(int64_t d) const {
+    return unary([&](glia_tensor** o) { return glia_unsqueeze(get(), d, o); });
+  }
+  Tensor squeeze() const {
+    return unary([&](glia_tensor** o) { return glia_squeeze(get(), nullptr, 0, o); });
+  }
+  Tensor squeeze(int64_t d) const {
+    return unary([&](glia_tensor** o) { return glia_squeeze(get(), &d, 1, o); });
+  }
+  Tensor select(int64_t d, int64_t i) const {
+    return unary([&](glia_tensor** o) { return glia_select(get(), d, i, o); });
+  }
+  Tensor narrow(int64_t d, int64_t start, int64_t length) const {
+    return unary([&](glia_tensor** o) { return glia_narrow(get(), d, start, length, o); });
+  }
+
+  /** Runs a C call that writes one new reference to its out-parameter. */
+  template <class F>
+  static Tensor unary(F&& call) {
+    glia_tensor* out = nullptr;
+    detail::check(call(&out));
+    return Tensor(out);
+  }
+
+ private:
+  template <class Factory>
+  static Tensor make(Factory f, const Shape& shape, const TensorOptions& o) {
+    const glia_tensor_options c = o.c();
+    glia_tensor* out = nullptr;
+    detail::check(f(shape.data(), static_cast<int64_t>(shape.size()), &c, &out));
+    return Tensor(out);
+  }
+  Tensor fn1(glia_error* (*f)(const glia_tensor*, glia_tensor**)) const {
+    return unary([&](glia_tensor** o) { return f(get(), o); });
+  }
+  Tensor binary(glia_error* (*f)(const glia_tensor*, const glia_tensor*, double, glia_tensor**), const Tensor& b,
+                double alpha) const {
+    return unary([&](glia_tensor** o) { return f(get(), b.get(), alpha, o); });
+  }
+  Tensor reduce(glia_error* (*f)(const glia_tensor*, const int64_t*, int64_t, int32_t, glia_tensor**),
+                const Shape& dims, bool keepdim) const {
+    return unary([&](glia_tensor** o) {
+      return f(get(), dims.empty() ? nullptr : dims.data(), static_cast<int64_t>(dims.size()), keepdim ? 1 : 0, o);
+    });
+  }
+};
+
+// ---- tensor operators ----
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+inline Tensor operator-(const Tensor& a) { return a.neg(); }
+inline Tensor operator+(const Tensor& a, double s) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_add_scalar(a.get(), glia_scalar_float(s), 1, o); });
+}
+inline Tensor operator+(double s, const Tensor& a) { return a + s; }
+inline Tensor operator-(const Tensor& a, double s) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_sub_scalar(a.get(), glia_scalar_float(s), 1, o); });
+}
+inline Tensor operator-(double s, const Tensor& a) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_rsub_scalar(a.get(), glia_scalar_float(s), 1, o); });
+}
+inline Tensor operator*(const Tensor& a, double s) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_mul_scalar(a.get(), glia_scalar_float(s), o); });
+}
+inline Tensor operator*(double s, const Tensor& a) { return a * s; }
+inline Tensor operator/(const Tensor& a, double s) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_div_scalar(a.get(), glia_scalar_float(s), nullptr, o); });
+}
+inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+inline Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+inline Tensor& operator*=(Tensor& a, double s) { return a.mul_(s); }
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << (t ? t.to_string() : std::string("Tensor(undefined)"));
+}
+
+inline Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+inline Tensor relu(const Tensor& a) { return a.relu(); }
+inline Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0) {
+  std::vector<const glia_tensor*> raw;
+  for (const Tensor& t : ts) raw.push_back(t.get());
+  return Tensor::unary([&](glia_tensor** o) { return glia_cat(raw.data(), static_cast<int64_t>(raw.size()), dim, o); });
+}
+inline Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0) {
+  std::vector<const glia_tensor*> raw;
+  for (const Tensor& t : ts) raw.push_back(t.get());
+  return Tensor::unary(
+      [&](glia_tensor** o) { return glia_stack(raw.data(), static_cast<int64_t>(raw.size()), dim, o); });
+}
+
+namespace F {
+inline Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = Tensor()) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_linear(x.get(), w.get(), b.get(), o); });
+}
+inline Tensor mse_loss(const Tensor& input, const Tensor& target, glia_reduction r = GLIA_REDUCTION_MEAN) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_mse_loss(input.get(), target.get(), r, o); });
+}
+inline Tensor cross_entropy(const Tensor& input, const Tensor& target) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_cross_entropy(input.get(), target.get(), nullptr, o); });
+}
+inline Tensor dropout(const Tensor& x, double p, bool training) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_dropout(x.get(), p, training ? 1 : 0, o); });
+}
+}  // namespace F
+
+namespace detail {
+inline std::vector<Tensor> borrow_all(const glia_tensor* const* ts, int64_t n) {
+  std::vector<Tensor> v;
+  v.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v.push_back(Tensor::borrow(ts[i]));
+  return v;
+}
+/** Hands `ts` over to C out-slots (new references; empty -> NULL). */
+inline void hand_over(std::vector<Tensor>&& ts, glia_tensor** out, int64_t capacity, int64_t* out_n) {
+  if (static_cast<int64_t>(ts.size()) > capacity)
+    throw std::length_error("glia.hpp: more outputs than GLIA_MODULE_MAX_OUTPUTS");
+  for (size_t i = 0; i < ts.size(); ++i) out[i] = ts[i].release();
+  *out_n = static_cast<int64_t>(ts.size());
+}
+}  // namespace detail
+
+inline HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> fn) {
+  using Fn = std::function<Tensor(const Tensor&)>;
+  auto* heap = new Fn(std::move(fn));
+  auto trampoline = [](void* user, const glia_tensor* grad, glia_tensor** out) -> glia_error* {
+    return detail::guard([&] {
+      Tensor r = (*static_cast<Fn*>(user))(Tensor::borrow(grad));
+      if (r) *out = r.release();
+    });
+  };
+  uint64_t id = 0;
+  // free_user_data runs even when the registration fails, so `heap` is never leaked.
+  detail::check(glia_tensor_register_hook(get(), trampoline, heap, detail::delete_user_data<Fn>, &id));
+  Tensor self = *this;
+  return HookHandle([self](uint64_t i) { return glia_tensor_remove_hook(self.get(), i); }, id);
+}
+
+/** torch.no_grad(): grad mode off for the calling thread while in scope. */
+class NoGradGuard {
+ public:
+  NoGradGuard() : prev_(glia_grad_mode_enabled()) { glia_grad_mode_set(0); }
+  ~NoGradGuard() { glia_grad_mode_set(prev_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  int32_t prev_;
+};
+
+/** torch.inference_mode() for the calling thread while in scope. */
+class InferenceModeGuard {
+ public:
+  InferenceModeGuard() : prev_(glia_inference_mode_enabled()) { glia_inference_mode_set(1); }
+  ~InferenceModeGuard() { glia_inference_mode_set(prev_); }
+  InferenceModeGuard(const InferenceModeGuard&) = delete;
+  InferenceModeGuard& operator=(const InferenceModeGuard&) = delete;
+
+ private:
+  int32_t prev_;
+};
+
+/** An ordered name -> tensor map (state dicts, checkpoints). */
+class TensorDict : public detail::Handle<glia_tensor_dict, glia_tensor_dict_retain, glia_tensor_dict_release> {
+  using Base = detail::Handle<glia_tensor_dict, glia_tensor_dict_retain, glia_tensor_dict_release>;
+
+ public:
+  using Base::Base;
+  static TensorDict borrow(const glia_tensor_dict* d) { return TensorDict(retained(d)); }
+  static TensorDict create() {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_tensor_dict_create(&d));
+    return TensorDict(d);
+  }
+  static TensorDict load(const std::string& path, glia_format format = GLIA_FORMAT_AUTO) {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_tensor_dict_load(path.c_str(), format, &d));
+    return TensorDict(d);
+  }
+  static TensorDict load_buffer(const void* data, size_t size, glia_format format = GLIA_FORMAT_AUTO) {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_tensor_dict_load_buffer(data, size, format, &d));
+    return TensorDict(d);
+  }
+  void save(const std::string& path, glia_format format = GLIA_FORMAT_SAFETENSORS) const {
+    detail::check(glia_tensor_dict_save(get(), path.c_str(), format));
+  }
+  std::vector<uint8_t> save_buffer(glia_format format = GLIA_FORMAT_SAFETENSORS) const {
+    void* data = nullptr;
+    size_t size = 0;
+    detail::check(glia_tensor_dict_save_buffer(get(), format, &data, &size));
+    std::vector<uint8_t> bytes(static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+    glia_buffer_free(data);
+    return bytes;
+  }
+  int64_t size() const {
+    int64_t n = 0;
+    detail::check(glia_tensor_dict_size(get(), &n));
+    return n;
+  }
+  std::string key_at(int64_t i) const {
+    return detail::read_string(
+        [&](char* b, size_t c, size_t* n) { return glia_tensor_dict_key_at(get(), i, b, c, n); });
+  }
+  Tensor value_at(int64_t i) const {
+    return Tensor::unary([&](glia_tensor** o) { return glia_tensor_dict_value_at(get(), i, o); });
+  }
+  std::vector<std::string> keys() const {
+    std::vector<std::string> k;
+    for (int64_t i = 0, n = size(); i < n; ++i) k.push_back(key_at(i));
+    return k;
+  }
+  std::vector<Tensor> values() const {
+    std::vector<Tensor> v;
+    for (int64_t i = 0, n = size(); i < n; ++i) v.push_back(value_at(i));
+    return v;
+  }
+  std::vector<std::pair<std::string, Tensor>> items() const {
+    std::vector<std::pair<std::string, Tensor>> v;
+    for (int64_t i = 0, n = size(); i < n; ++i) v.emplace_back(key_at(i), value_at(i));
+    return v;
+  }
+  Tensor at(const std::string& key) const {
+    return Tensor::unary([&](glia_tensor** o) { return glia_tensor_dict_get(get(), key.c_str(), o); });
+  }
+  Tensor operator[](const std::string& key) const { return at(key); }
+  bool contains(const std::string& key) const {
+    int32_t r = 0;
+    detail::check(glia_tensor_dict_contains(get(), key.c_str(), &r));
+    return r != 0;
+  }
+  void set(const std::string& key, const Tensor& t) {
+    detail::check(glia_tensor_dict_set(get(), key.c_str(), t.get()));
+  }
+  void remove(const std::string& key) { detail::check(glia_tensor_dict_remove(get(), key.c_str())); }
+  void set_metadata(const std::string& key, const std::string& value) {
+    detail::check(glia_tensor_dict_set_metadata(get(), key.c_str(), value.c_str()));
+  }
+  std::string metadata(const std::string& key) const {
+    return detail::read_string(
+        [&](char* b, size_t c, size_t* n) { return glia_tensor_dict_get_metadata(get(), key.c_str(), b, c, n); });
+  }
+};
+
+/** What load_state_dict found. */
+struct LoadResult {
+  std::vector<std::string> missing_keys;
+  std::vector<std::string> unexpected_keys;
+};
+
+namespace detail {
+inline LoadResult take_report(glia_load_report* report) {
+  struct Release {
+    glia_load_report* r;
+    ~Release() { glia_error_free(glia_load_report_release(r)); }
+  } guard_{report};
+  LoadResult result;
+  for (glia_report_keys which : {GLIA_KEYS_MISSING, GLIA_KEYS_UNEXPECTED}) {
+    int64_t n = 0;
+    check(glia_load_report_count(report, which, &n));
+    auto& list = which == GLIA_KEYS_MISSING ? result.missing_keys : result.unexpected_keys;
+    for (int64_t i = 0; i < n; ++i)
+      list.push_back(read_string(
+          [&](char* b, size_t c, size_t* len) { return glia_load_report_key(report, which, i, b, c, len); }));
+  }
+  return result;
+}
+}  // namespace detail
+
+/** A module (torch.nn.Module): a built-in from glia::nn, or a custom one from Module::custom. */
+class Module : public detail::Handle<glia_module, glia_module_retain, glia_module_release> {
+  using Base = detail::Handle<glia_module, glia_module_retain, glia_module_release>;
+
+ public:
+  using Base::Base;
+  static Module borrow(const glia_module* m) { return Module(retained(m)); }
+
+  /** forward(self, inputs) -> outputs: the forward of a custom module. */
+  using ForwardFn = std::function<std::vector<Tensor>(Module& self, const std::vector<Tensor>& inputs)>;
+  /** Hooks return replacement tensors, or std::nullopt to keep what they received. */
+  using ForwardPreHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& inputs)>;
+  using ForwardHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& inputs,
+                                                                       const std::vector<Tensor>& outputs)>;
+  using BackwardPreHook =
+      std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& grad_outputs)>;
+  using BackwardHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& grad_inputs,
+                                                                        const std::vector<Tensor>& grad_outputs)>;
+
+  /**
+   * A module whose forward is `forward` (glia_module_create). Register its
+   * parameters and children with register_parameter / add_module.
+   */
+  static Module custom(const std::string& type_name, ForwardFn forward) {
+    glia_module_def def;
+    glia_module_def_init(&def);
+    def.forward = [](void* user, glia_module* self, const glia_tensor* const* inputs, int64_t n_inputs,
+                     glia_tensor** outputs, int64_t capacity, int64_t* out_n) -> glia_error* {
+      return detail::guard([&] {
+        Module m = Module::borrow(self);
+        detail::hand_over((*static_cast<ForwardFn*>(user))(m, detail::borrow_all(inputs, n_inputs)), outputs, capacity,
+                          out_n);
+      });
+    };
+    def.user_data = new ForwardFn(std::move(forward));
+    def.free_user_data = detail::delete_user_data<ForwardFn>;
+    glia_module* out = nullptr;
+    detail::check(glia_module_create(type_name.c_str(), &def, &out));
+    return Module(out);
+  }
+  /** A custom module of one input and one output. */
+  static Module custom(const std::string& type_name, std::function<Tensor(const Tensor&)> forward) {
+    return custom(type_name, [f = std::move(forward)](Module&, const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{f(in.at(0))};
+    });
+  }
+
+  /** Module.__call__ with any number of inputs and outputs. */
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) {
+    std::vector<const glia_tensor*> raw;
+    for (const Tensor& t : inputs) raw.push_back(t.get());
+    glia_tensor* outs[GLIA_MODULE_MAX_OUTPUTS] = {};
+    int64_t n = 0;
+    detail::check(
+        glia_module_forward(get(), raw.data(), static_cast<int64_t>(raw.size()), outs, GLIA_MODULE_MAX_OUTPUTS, &n));
+    std::vector<Tensor> result;
+    for (int64_t i = 0; i < n; ++i) result.emplace_back(outs[i]);
+    return result;
+  }
+  /** Module.__call__ for a module with one output (the first output otherwise). */
+  template <class... Ts>
+  Tensor operator()(const Tensor& x, const Ts&... rest) {
+    std::vector<Tensor> out = forward({x, rest...});
+    return out.empty() ? Tensor() : std::move(out[0]);
+  }
+
+  // ---- tree ----
+  void register_parameter(const std::string& name, const Tensor& t) {
+    detail::check(glia_module_register_parameter(get(), name.c_str(), t.get()));
+  }
+  void register_buffer(const std::string& name, const Tensor& t, bool persistent = true) {
+    detail::check(glia_module_register_buffer(get(), name.c_str(), t.get(), persistent ? 1 : 0));
+  }
+  void add_module(const std::string& name, const Module& child) {
+    detail::check(glia_module_add_module(get(), name.c_str(), child.get()));
+  }
+  Module submodule(const std::string& path) {
+    glia_module* m = nullptr;
+    detail::check(glia_module_get_submodule(get(), path.c_str(), &m));
+    return Module(m);
+  }
+  Tensor parameter(const std::string& path) {
+    return Tensor::unary([&](glia_tensor** o) { return glia_module_get_parameter(get(), path.c_str(), o); });
+  }
+  Tensor buffer(const std::string& path) {
+    return Tensor::unary([&](glia_tensor** o) { return glia_module_get_buffer(get(), path.c_str(), o); });
+  }
+  TensorDict named_parameters(bool recurse = true) {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_module_named_parameters(get(), nullptr, recurse ? 1 : 0, 1, &d));
+    return TensorDict(d);
+  }
+  std::vector<Tensor> parameters(bool recurse = true) { return named_parameters(recurse).values(); }
+  TensorDict named_buffers(bool recurse = true) {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_module_named_buffers(get(), nullptr, recurse ? 1 : 0, 1, &d));
+    return TensorDict(d);
+  }
+
+  // ---- modes ----
+  Module& train(bool mode = true) {
+    detail::check(glia_module_train(get(), mode ? 1 : 0));
+    return *this;
+  }
+  Module& eval() { return train(false); }
+  bool is_training() const {
+    int32_t r = 0;
+    detail::check(glia_module_is_training(get(), &r));
+    return r != 0;
+  }
+  void zero_grad(bool set_to_none = true) { detail::check(glia_module_zero_grad(get(), set_to_none ? 1 : 0)); }
+  Module& requires_grad_(bool flag = true) {
+    detail::check(glia_module_requires_grad(get(), flag ? 1 : 0));
+    return *this;
+  }
+  Module& to(glia_dtype dtype) {
+    detail::check(glia_module_to(get(), nullptr, &dtype));
+    return *this;
+  }
+  std::string to_string() const {
+    return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_module_to_string(get(), b, c, n); });
+  }
+  std::string type_name() const {
+    return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_module_type_name(get(), b, c, n); });
+  }
+
+  // ---- state ----
+  TensorDict state_dict() {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_module_state_dict(get(), &d));
+    return TensorDict(d);
+  }
+  LoadResult load_state_dict(const TensorDict& dict, bool strict = true, bool assign = false) {
+    glia_load_report* r = nullptr;
+    detail::check(glia_module_load_state_dict(get(), dict.get(), strict ? 1 : 0, assign ? 1 : 0, &r));
+    return detail::take_report(r);
+  }
+  /** Saves state_dict() as safetensors. */
+  void save(const std::string& path) { detail::check(glia_module_save(get(), path.c_str())); }
+  /** Loads a checkpoint of any format (safetensors or torch.save). */
+  LoadResult load(const std::string& path, bool strict = true) {
+    glia_load_report* r = nullptr;
+    detail::check(glia_module_load(get(), path.c_str(), strict ? 1 : 0, &r));
+    return detail::take_report(r);
+  }
+
+  // ---- hooks ----
+  HookHandle register_forward_pre_hook(ForwardPreHook fn, uint32_t flags = 0) {
+    auto* heap = new ForwardPreHook(std::move(fn));
+    auto cb = [](void* user, glia_module* m, const glia_tensor* const* in, int64_t n_in, glia_tensor** rep, int64_t cap,
+                 int64_t* n_rep) -> glia_error* {
+      return detail::guard([&] {
+        Module self = Module::borrow(m);
+        auto r = (*static_cast<ForwardPreHook*>(user))(self, detail::borrow_all(in, n_in));
+        if (r) detail::hand_over(std::move(*r), rep, cap, n_rep);
+      });
+    };
+    uint64_t id = 0;
+    detail::check(
+        glia_module_add_forward_pre_hook(get(), cb, heap, detail::delete_user_data<ForwardPreHook>, flags, &id));
+    return remover(id);
+  }
+  HookHandle register_forward_hook(ForwardHook fn, uint32_t flags = 0) {
+    auto* heap = new ForwardHook(std::move(fn));
+    auto cb = [](void* user, glia_module* m, const glia_tensor* const* in, int64_t n_in, const glia_tensor* const* outs,
+                 int64_t n_out, glia_tensor** rep, int64_t cap, int64_t* n_rep) -> glia_error* {
+      return detail::guard([&] {
+        Module self = Module::borrow(m);
+        auto r =
+            (*static_cast<ForwardHook*>(user))(self, detail::borrow_all(in, n_in), detail::borrow_all(outs, n_out));
+        if (r) detail::hand_over(std::move(*r), rep, cap, n_rep);
+      });
+    };
+    uint64_t id = 0;
+    detail::check(glia_module_add_forward_hook(get(), cb, heap, detail::delete_user_data<ForwardHook>, flags, &id));
+    return remover(id);
+  }
+  HookHandle register_full_backward_pre_hook(BackwardPreHook fn, uint32_t flags = 0) {
+    auto* heap = new BackwardPreHook(std::move(fn));
+    auto cb = [](void* user, glia_module* m, const glia_tensor* const* go, int64_t n_go, glia_tensor** rep, int64_t cap,
+                 int64_t* n_rep) -> glia_error* {
+      return detail::guard([&] {
+        Module self = Module::borrow(m);
+        auto r = (*static_cast<BackwardPreHook*>(user))(self, detail::borrow_all(go, n_go));
+        if (r) detail::hand_over(std::move(*r), rep, cap, n_rep);
+      });
+    };
+    uint64_t id = 0;
+    detail::check(
+        glia_module_add_backward_pre_hook(get(), cb, heap, detail::delete_user_data<BackwardPreHook>, flags, &id));
+    return remover(id);
+  }
+  HookHandle register_full_backward_hook(BackwardHook fn, uint32_t flags = 0) {
+    auto* heap = new BackwardHook(std::move(fn));
+    auto cb = [](void* user, glia_module* m, const glia_tensor* const* gi, int64_t n_gi, const glia_tensor* const* go,
+                 int64_t n_go, glia_tensor** rep, int64_t cap, int64_t* n_rep) -> glia_error* {
+      return detail::guard([&] {
+        Module self = Module::borrow(m);
+        auto r = (*static_cast<BackwardHook*>(user))(self, detail::borrow_all(gi, n_gi), detail::borrow_all(go, n_go));
+        if (r) detail::hand_over(std::move(*r), rep, cap, n_rep);
+      });
+    };
+    uint64_t id = 0;
+    detail::check(glia_module_add_backward_hook(get(), cb, heap, detail::delete_user_data<BackwardHook>, flags, &id));
+    return remover(id);
+  }
+
+ private:
+  HookHandle remover(uint64_t id) {
+    Module self = *this;
+    return HookHandle([self](uint64_t i) { return glia_module_remove_hook(self.get(), i); }, id);
+  }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.to_string(); }
+
+/** Built-in modules (torch.nn), each made by one glia_nn_* constructor. */
+namespace nn {
+namespace detail {
+template <class F>
+Module make(F&& call) {
+  glia_module* m = nullptr;
+  glia::detail::check(call(&m));
+  return Module(m);
+}
+}  // namespace detail
+
+inline Module Identity() {
+  return detail::make([](glia_module** o) { return glia_nn_identity(nullptr, o); });
+}
+inline Module Linear(int64_t in_features, int64_t out_features, bool bias = true) {
+  return detail::make([&](glia_module** o) { return glia_nn_linear(in_features, out_features, bias, nullptr, o); });
+}
+/** torch.nn.Conv2d with a square kernel; `options` from glia_nn_conv2d_options_init (NULL: defaults). */
+inline Module Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1,
+                     int64_t padding = 0, bool bias = true) {
+  glia_nn_conv2d_options opt;
+  glia_nn_conv2d_options_init(&opt);
+  opt.stride[0] = opt.stride[1] = stride;
+  opt.padding[0] = opt.padding[1] = padding;
+  opt.bias = bias ? 1 : 0;
+  return detail::make([&](glia_module** o) {
+    return glia_nn_conv2d(in_channels, out_channels, kernel_size, kernel_size, &opt, nullptr, o);
+  });
+}
+inline Module MaxPool2d(int64_t kernel_size, int64_t stride = 0, int64_t padding = 0) {
+  glia_max_pool2d_options opt;
+  glia_max_pool2d_options_init(&opt);
+  opt.kernel_size[0] = opt.kernel_size[1] = kernel_size;
+  opt.stride[0] = opt.stride[1] = stride;
+  opt.padding[0] = opt.padding[1] = padding;
+  return detail::make([&](glia_module** o) { return glia_nn_max_pool2d(&opt, nullptr, o); });
+}
+inline Module AdaptiveAvgPool2d(int64_t out_h, int64_t out_w) {
+  return detail::make([&](glia_module** o) { return glia_nn_adaptive_avg_pool2d(out_h, out_w, nullptr, o); });
+}
+inline Module ReLU() {
+  return detail::make([](glia_module** o) { return glia_nn_relu(nullptr, o); });
+}
+inline Module GELU(const char* approximate = "none") {
+  return detail::make([&](glia_module** o) { return glia_nn_gelu(approximate, nullptr, o); });
+}
+inline Module SiLU() {
+  return detail::make([](glia_module** o) { return glia_nn_silu(nullptr, o); });
+}
+inline Module Sigmoid() {
+  return detail::make([](glia_module** o) { return glia_nn_sigmoid(nullptr, o); });
+}
+inline Module Tanh() {
+  return detail::make([](glia_module** o) { return glia_nn_tanh(nullptr, o); });
+}
+inline Module Softmax(int64_t dim) {
+  return detail::make([&](glia_module** o) { return glia_nn_softmax(dim, nullptr, o); });
+}
+inline Module LogSoftmax(int64_t dim) {
+  return detail::make([&](glia_module** o) { return glia_nn_log_softmax(dim, nullptr, o); });
+}
+inline Module Dropout(double p = 0.5) {
+  return detail::make([&](glia_module** o) { return glia_nn_dropout(p, nullptr, o); });
+}
+inline Module Flatten(int64_t start_dim = 1, int64_t end_dim = -1) {
+  return detail::make([&](glia_module** o) { return glia_nn_flatten(start_dim, end_dim, nullptr, o); });
+}
+inline Module BatchNorm2d(int64_t num_features) {
+  return detail::make([&](glia_module** o) { return glia_nn_batch_norm2d(num_features, nullptr, nullptr, o); });
+}
+inline Module LayerNorm(const Shape& normalized_shape, double eps = 1e-5) {
+  return detail::make([&](glia_module** o) {
+    return glia_nn_layer_norm(normalized_shape.data(), static_cast<int64_t>(normalized_shape.size()), eps, 1, 1,
+                              nullptr, o);
+  });
+}
+inline Module Embedding(int64_t num_embeddings, int64_t embedding_dim) {
+  return detail::make([&](glia_module** o) {
+    return glia_nn_embedding(num_embeddings, embedding_dim, nullptr, nullptr, 2.0, nullptr, o);
+  });
+}
+inline Module CrossEntropyLoss() {
+  return detail::make([](glia_module** o) { return glia_nn_cross_entropy_loss(nullptr, nullptr, o); });
+}
+inline Module MSELoss(glia_reduction reduction = GLIA_REDUCTION_MEAN) {
+  return detail::make([&](glia_module** o) { return glia_nn_mse_loss(reduction, nullptr, o); });
+}
+inline Module Sequential(const std::vector<Module>& modules) {
+  std::vector<glia_module*> raw;
+  for (const Module& m : modules) raw.push_back(m.get());
+  return detail::make(
+      [&](glia_module** o) { return glia_nn_sequential(raw.data(), static_cast<int64_t>(raw.size()), o); });
+}
+inline Module Sequential(std::initializer_list<Module> modules) { return Sequential(std::vector<Module>(modules)); }
+}  // namespace nn
+
+/** An optimizer (torch.optim). Made by optim::SGD / optim::Adam / optim::AdamW. */
+class Optimizer : public detail::Handle<glia_optimizer, glia_optimizer_retain, glia_optimizer_release> {
+  using Base = detail::Handle<glia_optimizer, glia_optimizer_retain, glia_optimizer_release>;
+
+ public:
+  using Base::Base;
+  void step() { detail::check(glia_optimizer_step(get())); }
+  void zero_grad(bool set_to_none = true) { detail::check(glia_optimizer_zero_grad(get(), set_to_none ? 1 : 0)); }
+  double lr(int64_t group = 0) const {
+    double v = 0;
+    detail::check(glia_optimizer_get_lr(get(), group, &v));
+    return v;
+  }
+  void set_lr(double lr, int64_t group = 0) { detail::check(glia_optimizer_set_lr(get(), group, lr)); }
+  int64_t num_param_groups() const {
+    int64_t n = 0;
+    detail::check(glia_optimizer_num_param_groups(get(), &n));
+    return n;
+  }
+  TensorDict state_dict() const {
+    glia_tensor_dict* d = nullptr;
+    detail::check(glia_optimizer_state_dict(get(), &d));
+    return TensorDict(d);
+  }
+  void load_state_dict(const TensorDict& d) { detail::check(glia_optimizer_load_state_dict(get(), d.get())); }
+};
+
+/** A learning-rate scheduler (torch.optim.lr_scheduler). */
+class LrScheduler : public detail::Handle<glia_lr_scheduler, glia_lr_scheduler_retain, glia_lr_scheduler_release> {
+  using Base = detail::Handle<glia_lr_scheduler, glia_lr_scheduler_retain, glia_lr_scheduler_release>;
+
+ public:
+  using Base::Base;
+  void step() { detail::check(glia_lr_scheduler_step(get())); }
+  double last_lr(int64_t group = 0) const {
+    double v = 0;
+    detail::check(glia_lr_scheduler_get_last_lr(get(), group, &v));
+    return v;
+  }
+};
+
+namespace optim {
+namespace detail {
+inline std::vector<glia_tensor*> raw(const std::vector<Tensor>& params) {
+  std::vector<glia_tensor*> r;
+  for (const Tensor& t : params) r.push_back(t.get());
+  return r;
+}
+}  // namespace detail
+
+/** torch.optim.SGD options, builder style: SGDOptions(0.1).momentum(0.9). */
+struct SGDOptions {
+  glia_sgd_options c;
+  explicit SGDOptions(double lr) {
+    glia_sgd_options_init(&c);
+    c.lr = lr;
+  }
+  SGDOptions& momentum(double v) {
+    c.momentum = v;
+    return *this;
+  }
+  SGDOptions& dampening(double v) {
+    c.dampening = v;
+    return *this;
+  }
+  SGDOptions& weight_decay(double v) {
+    c.weight_decay = v;
+    return *this;
+  }
+  SGDOptions& nesterov(bool v) {
+    c.nesterov = v ? 1 : 0;
+    return *this;
+  }
+};
+/** torch.optim.Adam / AdamW options, builder style. */
+struct AdamOptions {
+  glia_adam_options c;
+  explicit AdamOptions(double lr = 1e-3) {
+    glia_adam_options_init(&c);
+    c.lr = lr;
+  }
+  AdamOptions& betas(double b1, double b2) {
+    c.betas[0] = b1;
+    c.betas[1] = b2;
+    return *this;
+  }
+  AdamOptions& eps(double v) {
+    c.eps = v;
+    return *this;
+  }
+  AdamOptions& weight_decay(double v) {
+    c.weight_decay = v;
+    return *this;
+  }
+  AdamOptions& amsgrad(bool v) {
+    c.amsgrad = v ? 1 : 0;
+    return *this;
+  }
+};
+
+inline Optimizer SGD(const std::vector<Tensor>& params, const SGDOptions& options) {
+  auto r = detail::raw(params);
+  glia_optimizer* o = nullptr;
+  glia::detail::check(glia_optim_sgd(r.data(), static_cast<int64_t>(r.size()), &options.c, &o));
+  return Optimizer(o);
+}
+inline Optimizer SGD(const std::vector<Tensor>& params, double lr) { return SGD(params, SGDOptions(lr)); }
+inline Optimizer Adam(const std::vector<Tensor>& params, const AdamOptions& options = AdamOptions()) {
+  auto r = detail::raw(params);
+  glia_optimizer* o = nullptr;
+  glia::detail::check(glia_optim_adam(r.data(), static_cast<int64_t>(r.size()), &options.c, &o));
+  return Optimizer(o);
+}
+inline Optimizer AdamW(const std::vector<Tensor>& params, double lr = 1e-3, double weight_decay = 0.01) {
+  auto r = detail::raw(params);
+  glia_adamw_options c;
+  glia_adamw_options_init(&c);
+  c.lr = lr;
+  c.weight_decay = weight_decay;
+  glia_optimizer* o = nullptr;
+  glia::detail::check(glia_optim_adamw(r.data(), static_cast<int64_t>(r.size()), &c, &o));
+  return Optimizer(o);
+}
+inline LrScheduler StepLR(const Optimizer& opt, int64_t step_size, double gamma = 0.1) {
+  glia_lr_scheduler* s = nullptr;
+  glia::detail::check(glia_lr_scheduler_step_lr(opt.get(), step_size, gamma, &s));
+  return LrScheduler(s);
+}
+inline LrScheduler CosineAnnealingLR(const Optimizer& opt, int64_t t_max, double eta_min = 0) {
+  glia_lr_scheduler* s = nullptr;
+  glia::detail::check(glia_lr_scheduler_cosine_annealing_lr(opt.get(), t_max, eta_min, &s));
+  return LrScheduler(s);
+}
+}  // namespace optim
+
+// ---- runtime ----
+inline void manual_seed(uint64_t seed) { glia_manual_seed(seed); }
+inline void set_num_threads(int32_t n) { detail::check(glia_set_num_threads(n)); }
+inline int32_t get_num_threads() { return glia_get_num_threads(); }
+inline std::string version_string() { return glia_version_string(); }
+inline glia_memory_stats memory_stats() {
+  glia_memory_stats s{};
+  s.struct_size = sizeof s;
+  detail::check(glia_memory_stats_get(&s));
+  return s;
+}
+
+}  // namespace glia
+
+#endif  // GLIA_GLIA_HPP
