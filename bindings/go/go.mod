@@ -1,0 +1,3 @@
+module glia
+
+go 1.19
