@@ -1,5 +1,9 @@
-// glia_bench --workload W1|W2|W3|W3L|W4|W5|W6|all [--threads N] [--reps R]
+// glia_bench --workload W1|W2|W3|W3L|W4|W5|W6|W8|all [--threads N] [--reps R]
 // Prints one line per measurement: "<id> threads=<n> median=<value> unit=<unit>".
+// W7 (Fashion-MNIST epochs) is examples/c/fashion_mnist.c itself, run by scripts/bench.sh; W8 here is
+// part (c) of the footprint, the peak RSS of a fresh process after 200 W4 steps (not part of "all");
+// its parts (a) and (b) are scripts/bench.sh (ldd closure) and w8_spawn + w8_cold (cold start).
+// benchmarks/torch_bench.cpp is libtorch's side, with the same command line and output.
 // Workloads follow ../shared/design/BENCHMARKS.md: W1, W2, W5 (conv), W6 (GEMM
 // with the raw cblas_sgemm baseline and the ratio) and W3L, the linear layers
 // of W3 (forward + backward of Linear(784,256)-Linear(256,128)-Linear(128,10),
@@ -10,6 +14,7 @@
 // swapping in the module classes and glia_optim_sgd changes only those three.
 #include <cblas.h>
 #include <glia/glia.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -330,6 +335,32 @@ double train_bench(bool lenet, int reps, int iters) {
   return us;
 }
 
+// W8 (c): peak RSS of this fresh process after 200 W4 steps, MiB.
+void w8_rss(int threads) {
+  glia_module* model = make_lenet();
+  glia_module* loss_fn;
+  check(glia_nn_cross_entropy_loss(nullptr, nullptr, &loss_fn));
+  std::vector<glia_tensor*> ps = parameters(model);
+  glia_sgd_options so;
+  glia_sgd_options_init(&so);
+  so.lr = 0.01;
+  so.momentum = 0.9;
+  glia_optimizer* opt;
+  check(glia_optim_sgd(ps.data(), static_cast<int64_t>(ps.size()), &so, &opt));
+  for (glia_tensor* p : ps) check(glia_tensor_release(p));
+  glia_tensor* x = randn({64, 1, 28, 28});
+  glia_tensor* target = class_targets(64, 10);
+  for (int i = 0; i < 200; ++i) train_step(model, loss_fn, opt, x, target);
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  std::printf("W8-rss threads=%d median=%.1f unit=MiB\n", threads, static_cast<double>(u.ru_maxrss) / 1024.0);
+  check(glia_tensor_release(x));
+  check(glia_tensor_release(target));
+  check(glia_optimizer_release(opt));
+  check(glia_module_release(loss_fn));
+  check(glia_module_release(model));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,7 +374,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--reps"))
       reps = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: %s [--workload W1|W2|W3|W3L|W4|W5|W6|all] [--threads N] [--reps R]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--workload W1|W2|W3|W3L|W4|W5|W6|W8|all] [--threads N] [--reps R]\n", argv[0]);
       return 2;
     }
   }
@@ -368,6 +399,7 @@ int main(int argc, char** argv) {
   }
   if (all || workload == "W5") w5(reps, threads);
   if (all || workload == "W6") w6(reps, threads);
+  if (workload == "W8") w8_rss(threads);
   glia_shutdown();
   return 0;
 }
