@@ -4,10 +4,17 @@
 
 #include <cblas.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "core/log.h"
 #include "core/parallel.h"
 #include "ops/cpu/gemm.h"
 
@@ -18,16 +25,89 @@ namespace glia::ops {
 // concurrent callers on a lock, so OpenBLAS threads and glia's pool would
 // either fight over the two cores or, when a GEMM runs inside a glia parallel
 // region, queue up behind each other. So OpenBLAS runs single-threaded
-// (blas_single_thread() before every call, a cheap check; it resets the count
-// when the host changed it) and glia splits a large GEMM into row or column
-// blocks across its own pool (parallel_pieces; serial inside a parallel region,
-// and with glia_set_num_threads(1)), and a batched GEMM over the batch. The
-// thread count glia uses for BLAS work is therefore exactly
-// glia_set_num_threads'; a host that calls OpenBLAS directly and wants it
-// threaded sets openblas_set_num_threads itself (glia resets it on its next
-// GEMM).
+// (set when it is loaded, and blas_single_thread() before every GEMM, a cheap
+// check that resets the count when the host changed it) and glia splits a
+// large GEMM into row or column blocks across its own pool (parallel_pieces;
+// serial inside a parallel region, and with glia_set_num_threads(1)), and a
+// batched GEMM over the batch. The thread count glia uses for BLAS work is
+// therefore exactly glia_set_num_threads'; a host that calls OpenBLAS directly
+// and wants it threaded sets openblas_set_num_threads itself (glia resets it on
+// its next GEMM).
+//
+// Note [Lazy OpenBLAS]: libglia does not link OpenBLAS. The first GEMM that
+// glia's own kernels do not take (Note [Own SGEMM]: large float32 GEMMs, and
+// float64) dlopens it by the soname a link would have recorded
+// (libopenblas.so.0, found as the dynamic linker would) and resolves the four
+// functions glia calls. A program that never needs it never maps its 36 MiB
+// and libgfortran, nor starts its threads: that is most of W8's cold start and
+// closure (docs/performance.md). An OpenBLAS the host already loaded is the
+// same object (same soname), so the thread count above is shared as before.
+// It is never unloaded (OpenBLAS's threads may still be parked). Without it
+// (not installed, or GLIA_BLAS=none in the environment, for tests) float32
+// uses the own kernels at any size where the CPU has AVX2, and plain loops
+// otherwise, with one Warning log line saying so.
+namespace {
+
+struct BlasApi {
+  decltype(&cblas_sgemm) sgemm;
+  decltype(&cblas_dgemm) dgemm;
+  decltype(&openblas_get_num_threads) get_threads;
+  decltype(&openblas_set_num_threads) set_threads;
+};
+
+std::atomic<const BlasApi*> g_blas{nullptr};
+
+const BlasApi* load_blas() {
+  static BlasApi api;
+  const char* env = std::getenv("GLIA_BLAS");
+  std::string why;
+  if (env && !std::strcmp(env, "none")) {
+    why = "GLIA_BLAS=none";
+  } else {
+    for (const char* name : {"libopenblas.so.0", "libopenblas.so"}) {
+      void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (!h) {
+        const char* e = dlerror();
+        if (!why.empty()) why += "; ";
+        why += e ? e : name;
+        continue;
+      }
+      api.sgemm = reinterpret_cast<decltype(api.sgemm)>(dlsym(h, "cblas_sgemm"));
+      api.dgemm = reinterpret_cast<decltype(api.dgemm)>(dlsym(h, "cblas_dgemm"));
+      api.get_threads = reinterpret_cast<decltype(api.get_threads)>(dlsym(h, "openblas_get_num_threads"));
+      api.set_threads = reinterpret_cast<decltype(api.set_threads)>(dlsym(h, "openblas_set_num_threads"));
+      if (api.sgemm && api.dgemm && api.get_threads && api.set_threads) {
+        if (api.get_threads() != 1) api.set_threads(1);
+        log(LogLevel::Debug, std::string("loaded ") + name);
+        return &api;
+      }
+      if (!why.empty()) why += "; ";
+      why += std::string(name) + " lacks cblas_sgemm, cblas_dgemm or openblas_{get,set}_num_threads";
+      dlclose(h);
+    }
+  }
+  log(LogLevel::Warning, "OpenBLAS not loaded (" + why + "): large float32 GEMMs use glia's own kernels" +
+                             (own_sgemm_available() ? "" : " (plain loops: no AVX2 here)") +
+                             ", float64 GEMMs plain loops");
+  return nullptr;
+}
+
+// The loaded OpenBLAS, loading it on first use; nullptr when there is none (Note [Lazy OpenBLAS]).
+const BlasApi* blas() {
+  static const BlasApi* api = [] {
+    const BlasApi* a = load_blas();
+    g_blas.store(a, std::memory_order_release);
+    return a;
+  }();
+  return api;
+}
+
+}  // namespace
+
 void blas_single_thread() {
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  // Only an OpenBLAS already loaded: checking must not load it (a small GEMM never needs it).
+  const BlasApi* b = g_blas.load(std::memory_order_acquire);
+  if (b && b->get_threads() != 1) b->set_threads(1);
 }
 
 namespace {
@@ -61,15 +141,31 @@ bool blas_layout(int64_t r, int64_t c, int64_t s0, int64_t s1, bool& trans, int6
   return false;
 }
 
-inline void blas_call(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                      int ldb, float beta, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
+inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, float alpha, const float* a,
+                      int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  api.sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+            ldb, beta, c, ldc);
 }
-inline void blas_call(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
-                      int ldb, double beta, double* c, int ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
+inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, double alpha, const double* a,
+                      int lda, const double* b, int ldb, double beta, double* c, int ldc) {
+  api.dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
+            ldb, beta, c, ldc);
+}
+
+// Without OpenBLAS (Note [Lazy OpenBLAS]): row by row, accumulating in T.
+template <class T>
+void gemm_loops(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, T* C, int64_t ldc) {
+  std::vector<T> acc(N);
+  for (int64_t i = 0; i < M; ++i) {
+    std::fill(acc.begin(), acc.end(), T(0));
+    for (int64_t k = 0; k < K; ++k) {
+      const T a = A.p[i * A.s0 + k * A.s1];
+      const T* brow = B.p + k * B.s0;
+      for (int64_t j = 0; j < N; ++j) acc[j] += a * brow[j * B.s1];
+    }
+    T* c = C + i * ldc;
+    for (int64_t j = 0; j < N; ++j) c[j] = alpha * acc[j] + (beta == T(0) ? T(0) : beta * c[j]);
+  }
 }
 
 // C[M, N] (row stride ldc) <- beta C + alpha A B on the calling thread.
@@ -86,6 +182,17 @@ void gemm_serial(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T
       own_sgemm(M, N, K, alpha, A.p, A.s0, A.s1, B.p, B.s0, B.s1, beta, C, ldc);
       return;
     }
+  }
+  const BlasApi* api = blas();
+  if (!api) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (own_sgemm_available()) {
+        own_sgemm(M, N, K, alpha, A.p, A.s0, A.s1, B.p, B.s0, B.s1, beta, C, ldc);
+        return;
+      }
+    }
+    gemm_loops(M, N, K, alpha, A, B, beta, C, ldc);
+    return;
   }
   bool ta, tb;
   int64_t lda, ldb;
@@ -106,7 +213,7 @@ void gemm_serial(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T
     tb = false;
     ldb = N;
   }
-  blas_call(ta, tb, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A.p, static_cast<int>(lda),
+  blas_call(*api, ta, tb, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A.p, static_cast<int>(lda),
             B.p, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 
