@@ -12,14 +12,18 @@
 
 namespace glia::ops {
 
-// body(b, e) over [0, n): serial below kGrain, else parallel_for.
+// body(b, e) over [0, n): serial below kGrain, else parallel_for. The body is
+// compiled once, out of line (one call per range): inlined at each of
+// parallel_for's call sites it was two or three copies of every vectorised
+// loop, for every op and dtype (Note [One kernel per op and dtype]).
 template <class F>
 inline void flat_for(int64_t n, F&& body) {
   if (n <= 0) return;
+  auto once = [&body](int64_t b, int64_t e) __attribute__((noinline)) { body(b, e); };
   if (n < kGrain)
-    body(int64_t{0}, n);
+    once(int64_t{0}, n);
   else
-    parallel_for(0, n, kGrain, body);
+    parallel_for(0, n, kGrain, once);
 }
 
 // True when every element of t is the same memory location (a broadcast scalar).
@@ -132,10 +136,16 @@ Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compu
   Tensor out = empty(shape, out_dtype, a.device());
   dispatch_all(compute, [&](auto ctag) {
     using C = decltype(ctag);
-    if (out_dtype == compute)
-      map_binary<C, C>(out, x, y, f);
-    else if (out_dtype == DType::Bool)
+    using A = acc_t<C>;
+    // Note [One kernel per op and dtype]: the stored type follows from f's result type at compile
+    // time, so each (op, dtype) instantiates one kernel, not a dead bool-output twin as well.
+    if constexpr (std::is_same_v<decltype(f(std::declval<A>(), std::declval<A>())), bool>) {
+      GLIA_CHECK(out_dtype == DType::Bool, Internal, name, ": a predicate's result must be bool");
       map_binary<bool, C>(out, x, y, f);
+    } else {
+      GLIA_CHECK(out_dtype == compute, Internal, name, ": result dtype must be the compute dtype");
+      map_binary<C, C>(out, x, y, f);
+    }
   });
   return out;
 }
@@ -147,10 +157,14 @@ Tensor unary_op(const Tensor& a, DType compute, DType out_dtype, F f) {
   Tensor out = empty(a.shape(), out_dtype, a.device());
   dispatch_all(compute, [&](auto ctag) {
     using C = decltype(ctag);
-    if (out_dtype == compute)
-      map_unary<C, C>(out, x, f);
-    else if (out_dtype == DType::Bool)
+    using A = acc_t<C>;
+    if constexpr (std::is_same_v<decltype(f(std::declval<A>())), bool>) {  // Note [One kernel per op and dtype]
+      GLIA_CHECK(out_dtype == DType::Bool, Internal, "unary op: a predicate's result must be bool");
       map_unary<bool, C>(out, x, f);
+    } else {
+      GLIA_CHECK(out_dtype == compute, Internal, "unary op: result dtype must be the compute dtype");
+      map_unary<C, C>(out, x, f);
+    }
   });
   return out;
 }
