@@ -36,7 +36,7 @@ void* handle_for(RefCounted* obj, HandleType type);
 // Handle reference counting; both throw Error(InvalidHandle) for a bad handle.
 void handle_retain(const void* h, HandleType type, const char* fn);
 void handle_release(const void* h, HandleType type, const char* fn);
-// Number of live handle slots (for leak tests).
+// Number of live handle slots (for leak tests; scans the registry).
 uint64_t live_handles();
 
 template <class T>

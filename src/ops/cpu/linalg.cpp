@@ -3,7 +3,6 @@
 #include "ops/linalg.h"
 
 #include <cblas.h>
-
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -141,13 +140,13 @@ bool blas_layout(int64_t r, int64_t c, int64_t s0, int64_t s1, bool& trans, int6
   return false;
 }
 
-inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, float alpha, const float* a,
-                      int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
+                      const float* b, int ldb, float beta, float* c, int ldc) {
   api.sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
             ldb, beta, c, ldc);
 }
-inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, double alpha, const double* a,
-                      int lda, const double* b, int ldb, double beta, double* c, int ldc) {
+inline void blas_call(const BlasApi& api, bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda,
+                      const double* b, int ldb, double beta, double* c, int ldc) {
   api.dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
             ldb, beta, c, ldc);
 }
@@ -213,8 +212,8 @@ void gemm_serial(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T
     tb = false;
     ldb = N;
   }
-  blas_call(*api, ta, tb, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A.p, static_cast<int>(lda),
-            B.p, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  blas_call(*api, ta, tb, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A.p,
+            static_cast<int>(lda), B.p, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 
 // Splits one GEMM into row blocks (M >= N) or column blocks across glia's pool (Note [BLAS threads]).
