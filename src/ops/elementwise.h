@@ -126,13 +126,30 @@ void map_ternary(const Tensor& out, const Tensor& x, const Tensor& y, const Tens
   });
 }
 
+// Which compute dtypes an op can be asked for: its kernels are instantiated for those only
+// (Note [One kernel per op and dtype]). Floating: ops that compute in floating point (integer
+// inputs are converted first, or rejected before). Bool: the logical ops.
+enum class Types { All, Floating, Bool };
+
+template <Types kTypes, class F>
+decltype(auto) dispatch_types(DType t, F&& f) {
+  if constexpr (kTypes == Types::Floating) {
+    return dispatch_floating(t, "elementwise op", f);
+  } else if constexpr (kTypes == Types::Bool) {
+    GLIA_CHECK(t == DType::Bool, Internal, "logical op: compute dtype must be bool");
+    return f(bool{});
+  } else {
+    return dispatch_all(t, f);
+  }
+}
+
 // Applies f (a generic lambda on acc types) to broadcast a and b, computing in
 // the promoted dtype `compute` and storing as `out_dtype` (== compute, or bool).
-template <class F>
+template <Types kTypes = Types::All, class F>
 Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype, F f) {
   Tensor out;
   auto run = [&](const Tensor& x, const Tensor& y) {
-    dispatch_all(compute, [&](auto ctag) {
+    dispatch_types<kTypes>(compute, [&](auto ctag) {
       using C = decltype(ctag);
       using A = acc_t<C>;
       // Note [One kernel per op and dtype]: the stored type follows from f's result type at compile
@@ -162,11 +179,11 @@ Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compu
 }
 
 // Applies f to a (converted to `compute`), storing as `out_dtype` (== compute, or bool).
-template <class F>
+template <Types kTypes = Types::All, class F>
 Tensor unary_op(const Tensor& a, DType compute, DType out_dtype, F f) {
   Tensor x = to_dtype(a, compute);
   Tensor out = empty(a.shape(), out_dtype, a.device());
-  dispatch_all(compute, [&](auto ctag) {
+  dispatch_types<kTypes>(compute, [&](auto ctag) {
     using C = decltype(ctag);
     using A = acc_t<C>;
     if constexpr (std::is_same_v<decltype(f(std::declval<A>())), bool>) {  // Note [One kernel per op and dtype]

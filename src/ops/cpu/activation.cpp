@@ -32,14 +32,14 @@ auto floating_only(F f) {
 template <class F>
 Tensor float_map(const char* kernel, const Tensor& a, F f) {
   check_floating(kernel, a.dtype());
-  return unary_op(a, a.dtype(), a.dtype(), floating_only(f));
+  return unary_op<Types::Floating>(a, a.dtype(), a.dtype(), floating_only(f));
 }
 
 template <class F>
 Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
   DType t = x.dtype();
   GLIA_CHECK(is_floating(t), DType, "backward of an activation on a non-floating tensor");
-  return binary_op("backward", grad, x, t, t, floating_only(f));
+  return binary_op<Types::Floating>("backward", grad, x, t, t, floating_only(f));
 }
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.

@@ -33,17 +33,17 @@ Tensor logical(const Tensor& a, const Tensor& b, Logic op) {
   const char* name = op == Logic::And ? "logical_and" : op == Logic::Or ? "logical_or" : "logical_xor";
   switch (op) {
     case Logic::And:
-      return binary_op(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x && y; });
+      return binary_op<Types::Bool>(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x && y; });
     case Logic::Or:
-      return binary_op(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x || y; });
+      return binary_op<Types::Bool>(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x || y; });
     case Logic::Xor:
-      return binary_op(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x != y; });
+      return binary_op<Types::Bool>(name, a, b, DType::Bool, DType::Bool, [](bool x, bool y) { return x != y; });
   }
   return Tensor();
 }
 
 Tensor logical_not(const Tensor& a) {
-  return unary_op(a, DType::Bool, DType::Bool, [](bool x) { return !x; });
+  return unary_op<Types::Bool>(a, DType::Bool, DType::Bool, [](bool x) { return !x; });
 }
 
 }  // namespace glia::ops

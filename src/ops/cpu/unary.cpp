@@ -15,7 +15,7 @@ constexpr bool is_fp = std::is_floating_point_v<A>;
 template <class F>
 Tensor float_unary(const Tensor& a, F f) {
   DType t = is_floating(a.dtype()) ? a.dtype() : DType::Float32;
-  return unary_op(a, t, t, f);
+  return unary_op<Types::Floating>(a, t, t, f);
 }
 
 Dims broadcast3(const char* name, const Tensor& a, const Tensor& b, const Tensor& c) {
