@@ -34,7 +34,7 @@ ROWS = [
     ("W6-cblas", "W6 glia_matmul vs cblas_sgemm (baseline: cblas)", "W6-glia_matmul", None, "higher"),
     ("W7", "W7 Fashion-MNIST epoch", "W7", "W7", "lower"),
     ("W7-accuracy", "W7 test accuracy, last epoch", "W7-accuracy", "W7-accuracy", "higher"),
-    ("W8-lib", "W8 the library's own files", "W8-lib", "W8-lib", "lower"),
+    ("W8-lib", "W8 the library's own files, stripped", "W8-lib", "W8-lib", "lower"),
     ("W8-closure", "W8 ldd closure of a minimal program", "W8-closure", "W8-closure", "lower"),
     ("W8-libraries", "W8 libraries in that closure", "W8-libraries", "W8-libraries", "lower"),
     ("W8-cold", "W8 cold start (exec, add 2x2, exit)", "W8-cold", "W8-cold", "lower"),

@@ -143,10 +143,18 @@ closure() {
   ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u |
     xargs stat -L -c %s | awk '{ n++; s += $1 } END { printf "%d %.1f\n", n, s / 1048576 }'
 }
-# the main library's own files: libglia.so; libtorch's libtorch*.so and libc10.so that ldd lists.
+# the main library's own files: libglia.so; libtorch's libtorch*.so and libc10.so that ldd lists. Each
+# is measured as installed, stripped of its symbol table (strip --strip-unneeded: what cmake --install
+# --strip and Debian's packages ship; Debian's libtorch files already are, the build tree's libglia not).
 own_lib_mib() {
-  ldd "$1" | awk -v re="$2" '$1 ~ re && $3 ~ /^\// { print $3 }' | sort -u | xargs stat -L -c %s |
-    awk '{ s += $1 } END { printf "%.2f\n", s / 1048576 }'
+  local f total=0 tmp
+  tmp=$(mktemp)
+  for f in $(ldd "$1" | awk -v re="$2" '$1 ~ re && $3 ~ /^\// { print $3 }' | sort -u); do
+    strip --strip-unneeded -o "$tmp" "$(readlink -f "$f")"
+    total=$((total + $(stat -c %s "$tmp")))
+  done
+  rm -f "$tmp"
+  awk -v s="$total" 'BEGIN { printf "%.2f\n", s / 1048576 }'
 }
 
 sides=(glia)
