@@ -13,6 +13,7 @@
 // The networks and the optimizer are built from functional C ops (make_mlp, make_lenet, Sgd);
 // swapping in the module classes and glia_optim_sgd changes only those three.
 #include <cblas.h>
+#include <dlfcn.h>
 #include <glia/glia.h>
 #include <sys/resource.h>
 
@@ -164,10 +165,24 @@ void w6(int reps, int threads) {
     check(glia_tensor_release(c));
     if (i) tg.push_back(t2 - t1);
   }
-  openblas_set_num_threads(threads);
+  // OpenBLAS is opened here, not linked: linked, its constructor would start its thread pool in
+  // every run of this program, and an idle OpenBLAS thread spinning in sched_yield would share the
+  // cores with W1-W5 and W8, which a glia program never has (Note [Lazy OpenBLAS]).
+  void* blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!blas) {
+    std::fprintf(stderr, "glia_bench: W6 baseline: %s\n", dlerror());
+    std::exit(1);
+  }
+  auto sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(blas, "cblas_sgemm"));
+  auto set_threads = reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(blas, "openblas_set_num_threads"));
+  if (!sgemm || !set_threads) {
+    std::fprintf(stderr, "glia_bench: W6 baseline: libopenblas.so.0 lacks cblas_sgemm\n");
+    std::exit(1);
+  }
+  set_threads(threads);
   for (int i = 0; i <= reps; ++i) {
     double t0 = now_ns();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
+    sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f, C.data(), n);
     double t1 = now_ns();
     if (i) tb.push_back(t1 - t0);
   }
