@@ -13,14 +13,14 @@ static int failures = 0;
 static int warnings = 0;
 static char last_warning[512];
 
-#define CHECK(cond, ...)                     \
-  do {                                       \
-    if (!(cond)) {                           \
+#define CHECK(cond, ...)                      \
+  do {                                        \
+    if (!(cond)) {                            \
       fprintf(stderr, "lazy_blas: FAILED: "); \
-      fprintf(stderr, __VA_ARGS__);          \
-      fputc('\n', stderr);                   \
-      ++failures;                            \
-    }                                        \
+      fprintf(stderr, __VA_ARGS__);           \
+      fputc('\n', stderr);                    \
+      ++failures;                             \
+    }                                         \
   } while (0)
 
 static void ok(glia_error *e) {
@@ -60,11 +60,17 @@ static void check_matmul(int m, int k, int n, glia_dtype dtype, double tolerance
   void *ab = malloc(es * (size_t)m * k), *bb = malloc(es * (size_t)k * n), *cb = malloc(es * (size_t)m * n);
   for (int i = 0; i < m * k; ++i) {
     ad[i] = value((unsigned)i);
-    if (dtype == GLIA_FLOAT64) ((double *)ab)[i] = ad[i]; else ((float *)ab)[i] = (float)ad[i];
+    if (dtype == GLIA_FLOAT64)
+      ((double *)ab)[i] = ad[i];
+    else
+      ((float *)ab)[i] = (float)ad[i];
   }
   for (int i = 0; i < k * n; ++i) {
     bd[i] = value((unsigned)i + 7919u);
-    if (dtype == GLIA_FLOAT64) ((double *)bb)[i] = bd[i]; else ((float *)bb)[i] = (float)bd[i];
+    if (dtype == GLIA_FLOAT64)
+      ((double *)bb)[i] = bd[i];
+    else
+      ((float *)bb)[i] = (float)bd[i];
   }
   const int64_t sa[2] = {m, k}, sb[2] = {k, n};
   glia_tensor *a, *b, *c;
