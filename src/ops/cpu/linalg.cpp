@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -93,12 +94,9 @@ const BlasApi* load_blas() {
 
 // The loaded OpenBLAS, loading it on first use; nullptr when there is none (Note [Lazy OpenBLAS]).
 const BlasApi* blas() {
-  static const BlasApi* api = [] {
-    const BlasApi* a = load_blas();
-    g_blas.store(a, std::memory_order_release);
-    return a;
-  }();
-  return api;
+  static std::once_flag once;
+  std::call_once(once, [] { g_blas.store(load_blas(), std::memory_order_release); });
+  return g_blas.load(std::memory_order_acquire);
 }
 
 }  // namespace
