@@ -293,7 +293,8 @@ glia_error* glia_module_is_training(const glia_module* module, int32_t* out) {
 glia_error* glia_module_to_string(const glia_module* module, char* buffer, size_t capacity, size_t* out_length) {
   const char* fn = "glia_module_to_string";
   return guard([&] {
-    nn::Module* m = module_raw(module, fn, "module");
+    // A host module's extra_repr callback may release the caller's last reference: hold one.
+    nn::ModuleRef m = module_arg(module, fn, "module");
     check_string_out(buffer, capacity, out_length, fn);
     write_string(m->repr(), buffer, capacity, out_length);
   });

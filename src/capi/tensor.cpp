@@ -283,7 +283,7 @@ glia_error* glia_tensor_to(const glia_tensor* tensor, glia_device device, glia_d
     check_out(out, fn, "out");
     GLIA_CHECK(dev == t.device(), Device, fn, ": cannot move a tensor from ", t.device(), " to ", dev,
                " (no CUDA kernels in this build)");
-    *out = tensor_handle(to_dtype(t, dt));
+    *out = tensor_handle(to_dtype_with_grad(t, dt));
   });
 }
 
@@ -291,7 +291,7 @@ glia_error* glia_tensor_contiguous(const glia_tensor* tensor, glia_tensor** out)
   return guard([&] {
     Tensor t = tensor_arg(tensor, "glia_tensor_contiguous", "tensor");
     check_out(out, "glia_tensor_contiguous", "out");
-    *out = tensor_handle(contiguous(t));
+    *out = tensor_handle(contiguous_with_grad(t));
   });
 }
 

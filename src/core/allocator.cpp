@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -42,8 +43,12 @@ int bin_of(size_t n, size_t* rounded) {
 // (a bin's push or pop and the statistics). A spin lock takes one atomic
 // exchange to enter and a plain store to leave; pthread's mutex cost two
 // locked operations and two calls per allocation, a tenth of a small op's
-// time (W1). A waiter spins briefly, then yields the core (the rare long
-// sections, emptying the cache, call the host's free for each block).
+// time (W1). A waiter spins briefly, then yields the core.
+//
+// Note [Host hooks outside the lock]: the host's alloc and free hooks never run
+// under the lock. A hook may call back into glia (glia_memory_stats_get, even
+// an allocation); under a spin lock that would deadlock. Emptying the cache
+// detaches the cached blocks under the lock and frees them after it.
 class SpinLock {
  public:
   void lock() noexcept {
@@ -97,16 +102,30 @@ size_t bin_size(int b) {
   return (size_t(1) << lg) + size_t((b - 16) % 4 + 1) * (size_t(1) << (lg - 2));
 }
 
-void flush_locked(State& s) {
-  for (int b = 0; b < kNumBins; ++b) {
-    for (void* p : s.bins[b]) raw_free(s.current.get(), p, bin_size(b));
-    s.bins[b].clear();
-    s.bins[b].shrink_to_fit();
-  }
+// A bin's blocks taken out of the cache, to be freed after the lock is dropped.
+struct Detached {
+  std::vector<void*> blocks[kNumBins];
+};
+
+// Under s.mu: moves every cached block into `out` (no allocation: the vectors are swapped).
+void detach_locked(State& s, Detached& out) {
+  for (int b = 0; b < kNumBins; ++b) out.blocks[b].swap(s.bins[b]);
   s.cached = 0;
 }
 
-State::~State() { flush_locked(*this); }
+// Without the lock (Note [Host hooks outside the lock]): hands detached blocks to `owner`'s free.
+void free_detached(HostAllocator* owner, Detached& d) {
+  for (int b = 0; b < kNumBins; ++b) {
+    for (void* p : d.blocks[b]) raw_free(owner, p, bin_size(b));
+    d.blocks[b].clear();
+  }
+}
+
+State::~State() {
+  Detached d;
+  detach_locked(*this, d);
+  free_detached(current.get(), d);
+}
 
 // Under s.mu.
 void note_in_use(State& s, int64_t delta) {
@@ -120,6 +139,9 @@ CpuBlock cpu_allocate(size_t nbytes) {
   State& s = state();
   CpuBlock b;
   if (nbytes == 0) return b;
+  // No object is larger than PTRDIFF_MAX bytes; refusing here also keeps the rounding below from wrapping.
+  GLIA_CHECK(nbytes <= static_cast<size_t>(PTRDIFF_MAX) - kAlignment, OutOfMemory, "out of memory: failed to allocate ",
+             nbytes, " bytes on cpu");
   size_t rounded = 0;
   int bin = nbytes <= kMaxCached ? bin_of(nbytes, &rounded) : -1;
   if (bin < 0) rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);
@@ -152,7 +174,7 @@ CpuBlock cpu_allocate(size_t nbytes) {
 void cpu_deallocate(CpuBlock& b) noexcept {
   if (!b.ptr) return;
   State& s = state();
-  size_t rounded;
+  size_t rounded = 0;
   int bin = b.size <= kMaxCached ? bin_of(b.size, &rounded) : -1;
   {
     std::lock_guard<SpinLock> lock(s.mu);
@@ -175,12 +197,14 @@ void cpu_deallocate(CpuBlock& b) noexcept {
 void set_host_allocator(Ref<HostAllocator> a) {
   State& s = state();
   Ref<HostAllocator> old;
+  Detached d;
   {
     std::lock_guard<SpinLock> lock(s.mu);
-    flush_locked(s);
+    detach_locked(s, d);
     old = std::move(s.current);
     s.current = std::move(a);
   }
+  free_detached(old.get(), d);
 }
 
 MemoryStats memory_stats() {
@@ -197,8 +221,14 @@ void reset_peak_memory_stats() {
 
 void empty_cache() {
   State& s = state();
-  std::lock_guard<SpinLock> lock(s.mu);
-  flush_locked(s);
+  Ref<HostAllocator> owner;
+  Detached d;
+  {
+    std::lock_guard<SpinLock> lock(s.mu);
+    detach_locked(s, d);
+    owner = s.current;
+  }
+  free_detached(owner.get(), d);
 }
 
 }  // namespace glia

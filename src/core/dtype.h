@@ -185,4 +185,50 @@ inline To convert(From v) {
   }
 }
 
+// Note [Integer wrap-around]: torch's integer arithmetic wraps around (two's
+// complement: INT64_MAX + 1 == INT64_MIN, -INT64_MIN == INT64_MIN); in C++ a
+// signed overflow is undefined behaviour. Integer kernels therefore compute in
+// the unsigned type of the same width. Other types (floating, bool) are left
+// to the plain operators.
+template <class A>
+inline constexpr bool wraps_v = std::is_integral_v<A> && !std::is_same_v<A, bool>;
+
+template <class A, class B>
+inline auto wrap_add(A x, B y) {
+  if constexpr (wraps_v<A> && std::is_same_v<A, B>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+  } else {
+    return x + y;
+  }
+}
+template <class A, class B>
+inline auto wrap_sub(A x, B y) {
+  if constexpr (wraps_v<A> && std::is_same_v<A, B>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(static_cast<U>(x) - static_cast<U>(y)));
+  } else {
+    return x - y;
+  }
+}
+template <class A, class B>
+inline auto wrap_mul(A x, B y) {
+  if constexpr (wraps_v<A> && std::is_same_v<A, B>) {
+    using U = std::make_unsigned_t<A>;
+    // uint8 * uint8 promotes to int and cannot overflow it; the wide types multiply as unsigned.
+    return static_cast<A>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
+  } else {
+    return x * y;
+  }
+}
+template <class A>
+inline auto wrap_neg(A x) {
+  if constexpr (wraps_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(U(0) - static_cast<U>(x)));
+  } else {
+    return -x;
+  }
+}
+
 }  // namespace glia

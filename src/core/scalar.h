@@ -22,6 +22,9 @@ struct Scalar {
   double to_double() const { return kind == Kind::Float ? f : static_cast<double>(i); }
   // A 0-dim wrapped-number tensor (float64, int64 or bool) for use as an operand.
   Tensor to_tensor() const;
+  // torch's checked_convert: throws "value cannot be converted to type int64_t without overflow"
+  // (InvalidArgument) when the value does not fit `t` (NaN or inf in an integer type, 1e300 in float32).
+  void check_fits(DType t) const;
 };
 
 }  // namespace glia

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include "core/checked.h"
 #include "core/random.h"
+#include "core/scalar.h"
 
 namespace glia {
 
@@ -50,8 +52,14 @@ bool compute_contiguous(IntSpan shape, IntSpan strides) {
 
 TensorImpl::TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntSpan strides, DType dtype)
     : storage_(std::move(storage)), offset_(offset), shape_(shape), strides_(strides), dtype_(dtype) {
+  // Note [Checked sizes]: no geometry with a negative size or an element count past int64 exists.
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  bool overflow = false;
+  for (int64_t s : shape) {
+    GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  }
+  GLIA_CHECK(!overflow, Shape, "shape ", shape, " has more than 2^63 elements");
   numel_ = n;
   contiguous_ = compute_contiguous(shape, strides);
   is_inference = inference_mode_enabled();
@@ -80,10 +88,13 @@ void set_inference_mode_flag(bool enabled) { t_inference = enabled; }
 Dims contiguous_strides(IntSpan shape) {
   Dims st(shape.size());
   int64_t acc = 1;
+  bool overflow = false;
   for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= shape[i] > 1 ? shape[i] : 1;
+    overflow |= __builtin_mul_overflow(acc, shape[i] > 1 ? shape[i] : 1, &acc);
   }
+  // Sizes whose product overflows even with the zeros left out have no strides (Note [Checked sizes]).
+  GLIA_CHECK(!overflow, Shape, "Storage size calculation overflowed with sizes=", shape);
   return st;
 }
 
@@ -113,10 +124,15 @@ static void check_device(const char* what, Device device) {
 
 Tensor empty(IntSpan shape, DType dtype, Device device) {
   check_device("empty", device);
-  int64_t n = checked_numel(shape);
-  size_t nbytes = static_cast<size_t>(n) * itemsize(dtype);
-  Dims strides = contiguous_strides(shape);
-  return Tensor(make_ref<TensorImpl>(Storage::allocate(nbytes), 0, shape, strides, dtype));
+  for (int64_t s : shape) GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
+  int64_t n = 1, nbytes = 0;
+  bool overflow = false;
+  for (int64_t s : shape) overflow |= __builtin_mul_overflow(n, s, &n);
+  overflow |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
+  // torch's computeStorageNbytes message (Note [Checked sizes]).
+  GLIA_CHECK(!overflow, Shape, "Storage size calculation overflowed with sizes=", shape);
+  Dims strides = contiguous_strides(shape);  // checks the product of the nonzero sizes too
+  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes)), 0, shape, strides, dtype));
 }
 
 Tensor zeros(IntSpan shape, DType dtype, Device device) {
@@ -128,6 +144,9 @@ Tensor zeros(IntSpan shape, DType dtype, Device device) {
 Tensor ones(IntSpan shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
 
 Tensor full(IntSpan shape, double value, DType dtype, Device device) {
+  // The C ABI passes every fill value as a double: an integral one is checked as torch checks an int.
+  const bool integral = value >= -9223372036854775808.0 && value < 9223372036854775808.0 && value == std::trunc(value);
+  (integral ? Scalar::from_int(static_cast<int64_t>(value)) : Scalar::from_double(value)).check_fits(dtype);
   Tensor t = empty(shape, dtype, device);
   fill(t, value);
   return t;
@@ -195,13 +214,19 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
     Dims st = strides.empty() && !shape.empty() ? contiguous_strides(shape) : Dims(strides);
     GLIA_CHECK(st.size() == shape.size(), InvalidArgument, "from_blob: strides has ", st.size(), " entries, shape has ",
                shape.size());
-    int64_t extent = n ? 1 : 0;  // elements spanned
+    Checked extent(n ? 1 : 0, "from_blob");  // elements spanned
     for (size_t i = 0; i < shape.size(); ++i) {
       GLIA_CHECK(st[i] >= 0, InvalidArgument, "from_blob: negative stride ", st[i], " at index ", i);
-      if (shape[i] > 0) extent += (shape[i] - 1) * st[i];
+      if (shape[i] > 0) extent = extent + Checked(shape[i] - 1) * st[i];
     }
+    const int64_t item = static_cast<int64_t>(itemsize(dtype));
+    const int64_t nbytes = (extent * item).value();
     GLIA_CHECK(data || n == 0, InvalidArgument, "from_blob: data is NULL for a tensor of ", n, " elements");
-    Ref<Storage> storage = Storage::wrap(data, static_cast<size_t>(extent) * itemsize(dtype), device, deleter, context);
+    // Kernels load whole elements: a misaligned one is UB (and a fault on strict-alignment CPUs).
+    GLIA_CHECK(reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(item) == 0, InvalidArgument,
+               "from_blob: data ", data, " is not aligned to the ", item, "-byte elements of ", dtype_name(dtype),
+               " (copy it with glia_tensor_from_data instead)");
+    Ref<Storage> storage = Storage::wrap(data, static_cast<size_t>(nbytes), device, deleter, context);
     deleter = nullptr;  // owned by the storage now
     return Tensor(make_ref<TensorImpl>(std::move(storage), 0, shape, st, dtype));
   } catch (...) {
@@ -211,6 +236,23 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
 }
 
 Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
+  // Note [Checked sizes]: a view never reaches outside its storage (torch's setStorage check).
+  Checked last(offset, "view");
+  bool empty_view = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    GLIA_CHECK(shape[i] >= 0, Shape, "Trying to create tensor with negative dimension ", shape[i], ": ", shape);
+    GLIA_CHECK(strides[i] >= 0, Shape, "view: negative stride ", strides[i], " at dimension ", i);
+    empty_view |= shape[i] == 0;
+  }
+  if (!empty_view) {
+    for (size_t i = 0; i < shape.size(); ++i) last = last + Checked(shape[i] - 1) * strides[i];
+    const int64_t item = static_cast<int64_t>(base.impl()->itemsize());
+    const int64_t need = ((last + 1) * item).value();
+    const int64_t have = static_cast<int64_t>(base.impl()->storage()->nbytes());
+    GLIA_CHECK(offset >= 0 && need <= have, Shape, "setStorage: sizes ", shape, ", strides ", strides,
+               ", storage offset ", offset, ", and itemsize ", item, " requiring a storage size of ", need,
+               " are out of bounds for storage of size ", have);
+  }
   Tensor v(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
   v.impl()->is_inference |= base.impl()->is_inference;
   return v;

@@ -24,7 +24,8 @@ void unref_source(void* context, void*) { static_cast<ByteSource*>(context)->unr
 }  // namespace
 
 Ref<ByteSource> ByteSource::map_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer (or a device) must not block; fstat then refuses it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   GLIA_CHECK(fd >= 0, IO, "cannot open \"", path, "\": ", os_error(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {

@@ -71,6 +71,13 @@ void Module::check_num_inputs(const TensorList& inputs, size_t expected) const {
              inputs.size() + 1 == 1 ? " was" : " were", " given");
 }
 
+void Module::check_tensor_inputs(const TensorList& inputs, size_t expected) const {
+  check_num_inputs(inputs, expected);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    GLIA_CHECK(inputs[i].defined(), InvalidArgument, type_name_, ".forward: input ", i + 1, " of ", inputs.size(),
+               " is None, expected a Tensor");
+}
+
 // ---- tree ----------------------------------------------------------------------
 
 void Module::register_parameter(const std::string& name, const Tensor& t) {
@@ -104,6 +111,10 @@ void Module::register_module(const std::string& name, ModuleRef child) {
   GLIA_CHECK(name.find('.') == std::string::npos, InvalidArgument, "module name can't contain \".\", got: ", name);
   GLIA_CHECK(!name.empty(), InvalidArgument, "module name can't be empty string \"\"");
   GLIA_CHECK(!find_parameter(name) && !find_buffer(name), InvalidArgument, "attribute '", name, "' already exists");
+  // A module tree has no cycles: state_dict, to_string, train and every other walk recurse over it.
+  GLIA_CHECK(!child || !child->contains(this), InvalidArgument, "cannot add module '", name, "' to ", type_name_,
+             ": the ", child.get() == this ? "module itself" : "module is an ancestor of it",
+             " and a module tree can't contain a cycle");
   if (NamedModule* e = find_named(children_, name))
     e->module = std::move(child);
   else
@@ -208,6 +219,21 @@ Tensor Module::get_buffer(const std::string& target) {
   return *b;
 }
 
+bool Module::contains(const Module* m) const {
+  // Iterative: the tree is acyclic (register_module keeps it so) but may be deep.
+  std::vector<const Module*> stack{this};
+  std::unordered_set<const Module*> seen;
+  while (!stack.empty()) {
+    const Module* cur = stack.back();
+    stack.pop_back();
+    if (cur == m) return true;
+    if (!seen.insert(cur).second) continue;
+    for (const auto& c : cur->children_)
+      if (c.module) stack.push_back(c.module.get());
+  }
+  return false;
+}
+
 std::vector<NamedModule> Module::named_modules(const std::string& prefix, bool remove_duplicate) {
   std::vector<NamedModule> out;
   std::unordered_set<const Module*> memo;
@@ -297,7 +323,10 @@ std::string Module::repr() const {
     while (std::getline(ss, line, '\n')) lines.push_back(line), ++n_extra;
   }
   size_t n_child = 0;
-  for (const auto& c : children_) {
+  // A copy holding a reference to each child: extra_repr callbacks may edit the tree or drop the
+  // last outside reference to a module while we walk it.
+  const std::vector<NamedModule> children = children_;
+  for (const auto& c : children) {
     std::string s = c.module ? c.module->repr() : "None";
     lines.push_back("(" + c.name + "): " + add_indent(s, 2));
     ++n_child;

@@ -100,7 +100,10 @@ class Module : public RefCounted {
   // A floating parameter is made to require grad (nn.Parameter's default).
   void register_parameter(const std::string& name, const Tensor& t);
   void register_buffer(const std::string& name, const Tensor& t, bool persistent = true);
+  // Refuses a child that is this module or contains it (no cycles in a module tree).
   void register_module(const std::string& name, ModuleRef child);
+  // True when `m` is this module or one of its descendants.
+  bool contains(const Module* m) const;
   // torch's __delattr__ for a parameter, buffer or child (`del m.x`): removes
   // the entry (reserved ones too); the rest keep their order. False when no
   // entry of any kind has the name.
@@ -187,6 +190,10 @@ class Module : public RefCounted {
   // For built-ins: checks the number of inputs of forward (torch's TypeError
   // text for a wrong count: "forward() takes 2 positional arguments but 3 were given").
   void check_num_inputs(const TensorList& inputs, size_t expected) const;
+  // check_num_inputs, and every input must be a tensor: inputs may hold NULL entries (undefined
+  // tensors, also from a pre-hook's replacement), which a built-in that computes on them refuses
+  // with "Linear.forward: input 1 of 1 is None, expected a Tensor" (InvalidArgument).
+  void check_tensor_inputs(const TensorList& inputs, size_t expected) const;
 
   bool training_ = true;
 

@@ -170,7 +170,10 @@ Ref<LoadReport> Module::load_state_dict(const TensorDict& dict, bool strict, boo
   if (!errors.empty() || (strict && hooked.empty() && fails_strict(*report)))
     throw_load_error(type_name_, errors, *report, strict);
 
-  const bool may_roll_back = !hooked.empty();  // hooks may fail or leave strict keys behind
+  // Post hooks and set_extra_state are callbacks that may fail (and hooks may leave strict keys
+  // behind): then every change made so far is undone. Plain copies and assignments cannot fail.
+  bool may_roll_back = !hooked.empty();
+  for (const LoadAction& a : actions) may_roll_back = may_roll_back || a.kind == LoadAction::Extra;
   size_t done = 0;
   try {
     for (; done < actions.size(); ++done) apply_action(actions[done], may_roll_back);

@@ -1,5 +1,6 @@
 // SGD, Adam, AdamW and RMSprop: torch's single-tensor math fused into one
 // pass over each parameter (Note [Optimizer semantics follow torch]).
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -15,47 +16,70 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 15;
 
-// Runs kernel(p, g, states, begin, end) over the elements of one parameter.
-// Fast path: float32/float64 with parameter, grad and states contiguous and
-// of one dtype. Otherwise the kernel runs in float64 on contiguous copies
-// that are written back (parameter and states keep their dtypes).
-template <size_t N, class K>
-void run_update(const Tensor& p, const Tensor& g, const std::array<Tensor*, N>& states, const K& kernel) {
-  auto run = [&]<class T>(T* pp, const T* gp, std::array<T*, N> sp, int64_t n) {
-    parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) { kernel(pp, gp, sp, b, e); });
-  };
-  bool fast = (p.dtype() == DType::Float32 || p.dtype() == DType::Float64) && p.is_contiguous() && g.is_contiguous() &&
-              g.dtype() == p.dtype();
-  for (Tensor* s : states) fast = fast && (!s->defined() || (s->is_contiguous() && s->dtype() == p.dtype()));
-  if (fast) {
-    if (p.dtype() == DType::Float32) {
+// One parameter's update, prepared (Note [All-or-nothing step]): prepare_update
+// does the allocations, run() does none. Fast path: float32/float64 with
+// parameter, grad and states contiguous and of one dtype. Otherwise the kernel
+// runs in float64 on contiguous copies made here, which run() writes back
+// (parameter and states keep their dtypes). States are handles sharing the
+// state tensors' storage; an undefined one is not used.
+template <size_t N>
+struct Update {
+  Tensor p, g;
+  std::array<Tensor, N> states;
+  bool fast = true;
+  Tensor pd, gd;             // slow path: float64 working copies
+  std::array<Tensor, N> sd;  // slow path: float64 copies of the states
+
+  // Runs kernel(p, g, states, begin, end) over the elements, then writes back (slow path).
+  template <class K>
+  void run(const K& kernel) {
+    auto go = [&]<class T>(T* pp, const T* gp, std::array<T*, N> sp, int64_t n) {
+      parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) { kernel(pp, gp, sp, b, e); });
+    };
+    if (fast && p.dtype() == DType::Float32) {
       std::array<float*, N> sp{};
-      for (size_t i = 0; i < N; ++i) sp[i] = states[i]->defined() ? states[i]->template data_ptr<float>() : nullptr;
-      run(p.data_ptr<float>(), g.data_ptr<float>(), sp, p.numel());
+      for (size_t i = 0; i < N; ++i) sp[i] = states[i].defined() ? states[i].template data_ptr<float>() : nullptr;
+      go(p.data_ptr<float>(), g.data_ptr<float>(), sp, p.numel());
+    } else if (fast) {
+      std::array<double*, N> sp{};
+      for (size_t i = 0; i < N; ++i) sp[i] = states[i].defined() ? states[i].template data_ptr<double>() : nullptr;
+      go(p.data_ptr<double>(), g.data_ptr<double>(), sp, p.numel());
     } else {
       std::array<double*, N> sp{};
-      for (size_t i = 0; i < N; ++i) sp[i] = states[i]->defined() ? states[i]->template data_ptr<double>() : nullptr;
-      run(p.data_ptr<double>(), g.data_ptr<double>(), sp, p.numel());
+      for (size_t i = 0; i < N; ++i) sp[i] = sd[i].defined() ? sd[i].template data_ptr<double>() : nullptr;
+      go(pd.data_ptr<double>(), gd.data_ptr<double>(), sp, p.numel());
+      copy_into(p, pd);
+      for (size_t i = 0; i < N; ++i)
+        if (states[i].defined()) copy_into(states[i], sd[i]);
     }
-  } else {
-    GLIA_CHECK(is_floating(p.dtype()), DType, "optimizer step: expected a floating point parameter, got ",
-               dtype_name(p.dtype()));
-    Tensor pd = clone(to_dtype(p, DType::Float64));
-    pd = contiguous(pd);
-    Tensor gd = contiguous(to_dtype(g, DType::Float64));
-    std::array<Tensor, N> sd;
-    std::array<double*, N> sp{};
-    for (size_t i = 0; i < N; ++i) {
-      if (!states[i]->defined()) continue;
-      sd[i] = contiguous(clone(to_dtype(*states[i], DType::Float64)));
-      sp[i] = sd[i].template data_ptr<double>();
-    }
-    run(pd.data_ptr<double>(), gd.data_ptr<double>(), sp, p.numel());
-    copy_into(p, pd);
-    for (size_t i = 0; i < N; ++i)
-      if (states[i]->defined()) copy_into(*states[i], sd[i]);
+    bump_version(p);
   }
-  bump_version(p);
+};
+
+template <size_t N>
+Update<N> prepare_update(const Tensor& p, const Tensor& g, const std::array<Tensor*, N>& states) {
+  Update<N> u;
+  u.p = p;
+  u.g = g;
+  for (size_t i = 0; i < N; ++i) u.states[i] = *states[i];
+  u.fast = (p.dtype() == DType::Float32 || p.dtype() == DType::Float64) && p.is_contiguous() && g.is_contiguous() &&
+           g.dtype() == p.dtype();
+  for (const Tensor& st : u.states)
+    u.fast = u.fast && (!st.defined() || (st.is_contiguous() && st.dtype() == p.dtype()));
+  if (u.fast) return u;
+  GLIA_CHECK(is_floating(p.dtype()), DType, "optimizer step: expected a floating point parameter, got ",
+             dtype_name(p.dtype()));
+  u.pd = contiguous(clone(to_dtype(p, DType::Float64)));
+  u.gd = contiguous(to_dtype(g, DType::Float64));
+  for (size_t i = 0; i < N; ++i)
+    if (u.states[i].defined()) u.sd[i] = contiguous(clone(to_dtype(u.states[i], DType::Float64)));
+  return u;
+}
+
+// Appends the update to the step's commit list (Note [All-or-nothing step]).
+template <size_t N, class K>
+void commit_update(Optimizer::Commit& commit, Update<N>&& u, K kernel) {
+  commit.emplace_back([u = std::move(u), kernel]() mutable { u.run(kernel); });
 }
 
 // Note [Flag-free update loops]: the per-element loops must not test option
@@ -82,10 +106,14 @@ Tensor grad_of(const Tensor& p) {
 
 Tensor zeros_like(const Tensor& p) { return zeros(p.shape(), p.dtype(), p.device()); }
 
-// state["step"] += 1 (a float32 0-dim tensor, as torch >= 1.12 stores it); returns the new count.
-double bump_step(ParamState& st) {
+// state["step"] (a float32 0-dim tensor, as torch >= 1.12 stores it), created at 0 when absent.
+Tensor step_tensor(ParamState& st) {
   Tensor& step = st.get_or_add("step");
   if (!step.defined()) step = zeros({}, DType::Float32);
+  return step;
+}
+// step += 1 (commit pass); returns the new count.
+double bump_step(const Tensor& step) {
   double v = item_double(step) + 1;
   fill(step, v);
   return v;
@@ -118,7 +146,7 @@ class SGD final : public Optimizer {
                "Nesterov momentum requires a momentum and zero dampening");
   }
 
-  void step_group(ParamGroup& group) override {
+  void prepare_group(ParamGroup& group, Commit& commit) override {
     const double lr = group.get("lr"), momentum = group.get("momentum"), dampening = group.get("dampening"),
                  wd = group.get("weight_decay");
     const bool nesterov = group.get("nesterov") != 0, maximize = group.get("maximize") != 0;
@@ -137,27 +165,28 @@ class SGD final : public Optimizer {
       std::array<Tensor*, 1> states{momentum != 0 ? &buf : &none};
       with_flags(
           [&](auto kMax, auto kWd, auto kMom, auto kNest, auto kFirst) {
-            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
-              const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
-              T* __restrict bp = s[0];
-              T* __restrict pr = pp;
-              const T* __restrict gr = gp;
-              for (int64_t i = b; i < e; ++i) {
-                T d = gr[i];
-                if constexpr (decltype(kMax)::value) d = -d;
-                if constexpr (decltype(kWd)::value) d = d + twd * pr[i];
-                if constexpr (decltype(kMom)::value) {
-                  T nb;
-                  if constexpr (decltype(kFirst)::value)
-                    nb = d;
-                  else
-                    nb = bp[i] * tm + tdamp * d;
-                  bp[i] = nb;
-                  d = decltype(kNest)::value ? d + tm * nb : nb;
-                }
-                pr[i] = pr[i] + tlr * d;
-              }
-            });
+            commit_update(commit, prepare_update(p, g, states),
+                          [=]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
+                            const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
+                            T* __restrict bp = s[0];
+                            T* __restrict pr = pp;
+                            const T* __restrict gr = gp;
+                            for (int64_t i = b; i < e; ++i) {
+                              T d = gr[i];
+                              if constexpr (decltype(kMax)::value) d = -d;
+                              if constexpr (decltype(kWd)::value) d = d + twd * pr[i];
+                              if constexpr (decltype(kMom)::value) {
+                                T nb;
+                                if constexpr (decltype(kFirst)::value)
+                                  nb = d;
+                                else
+                                  nb = bp[i] * tm + tdamp * d;
+                                bp[i] = nb;
+                                d = decltype(kNest)::value ? d + tm * nb : nb;
+                              }
+                              pr[i] = pr[i] + tlr * d;
+                            }
+                          });
           },
           maximize, wd != 0, momentum != 0, nesterov, first);
     }
@@ -182,7 +211,7 @@ class Adam final : public Optimizer {
     check_nonneg(g.get("weight_decay"), "weight_decay value");
   }
 
-  void step_group(ParamGroup& group) override {
+  void prepare_group(ParamGroup& group, Commit& commit) override {
     const double lr = group.get("lr"), beta1 = group.get("betas", 0), beta2 = group.get("betas", 1),
                  eps = group.get("eps"), wd = group.get("weight_decay");
     const bool amsgrad = group.get("amsgrad") != 0, maximize = group.get("maximize") != 0;
@@ -199,38 +228,42 @@ class Adam final : public Optimizer {
       }
       // A group switched to amsgrad after the state was created (torch would fail with a KeyError).
       if (amsgrad && st.find("max_exp_avg_sq") == nullptr) st.get_or_add("max_exp_avg_sq") = zeros_like(p);
-      const double step = bump_step(st);
-      const double bc1 = 1 - std::pow(beta1, step), bc2 = 1 - std::pow(beta2, step);
-      const double step_size = lr / bc1, bc2_sqrt = std::sqrt(bc2);
+      const Tensor step_t = step_tensor(st);
       Tensor none;
       std::array<Tensor*, 3> states{st.find("exp_avg"), st.find("exp_avg_sq"),
                                     amsgrad ? st.find("max_exp_avg_sq") : &none};
       with_flags(
           [&](auto kMax, auto kDecoupled, auto kWd, auto kAms) {
-            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
-              const T twd = T(wd), tb1 = T(beta1), t1b1 = T(1 - beta1), tb2 = T(beta2), t1b2 = T(1 - beta2),
-                      tbc2 = T(bc2_sqrt), teps = T(eps), tstep = T(-step_size), tdecay = T(1 - lr * wd);
-              T* __restrict m = s[0], * __restrict v = s[1], * __restrict vmax = s[2];
-              T* __restrict pr = pp;
-              const T* __restrict gr = gp;
-              for (int64_t i = b; i < e; ++i) {
-                T gi = gr[i];
-                if constexpr (decltype(kMax)::value) gi = -gi;
-                if constexpr (decltype(kDecoupled)::value)
-                  pr[i] = pr[i] * tdecay;
-                else if constexpr (decltype(kWd)::value)
-                  gi = gi + twd * pr[i];
-                m[i] = m[i] * tb1 + t1b1 * gi;
-                v[i] = v[i] * tb2 + t1b2 * gi * gi;
-                T denom;
-                if constexpr (decltype(kAms)::value) {
-                  vmax[i] = nan_max(vmax[i], v[i]);
-                  denom = std::sqrt(vmax[i]) / tbc2 + teps;
-                } else {
-                  denom = std::sqrt(v[i]) / tbc2 + teps;
+            Update<3> u = prepare_update(p, g, states);
+            commit.emplace_back([u = std::move(u), step_t, lr, beta1, beta2, eps, wd]() mutable {
+              const double step = bump_step(step_t);
+              const double bc1 = 1 - std::pow(beta1, step), bc2 = 1 - std::pow(beta2, step);
+              const double step_size = lr / bc1, bc2_sqrt = std::sqrt(bc2);
+              u.run([&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
+                const T twd = T(wd), tb1 = T(beta1), t1b1 = T(1 - beta1), tb2 = T(beta2), t1b2 = T(1 - beta2),
+                        tbc2 = T(bc2_sqrt), teps = T(eps), tstep = T(-step_size), tdecay = T(1 - lr * wd);
+                T* __restrict m = s[0], * __restrict v = s[1], * __restrict vmax = s[2];
+                T* __restrict pr = pp;
+                const T* __restrict gr = gp;
+                for (int64_t i = b; i < e; ++i) {
+                  T gi = gr[i];
+                  if constexpr (decltype(kMax)::value) gi = -gi;
+                  if constexpr (decltype(kDecoupled)::value)
+                    pr[i] = pr[i] * tdecay;
+                  else if constexpr (decltype(kWd)::value)
+                    gi = gi + twd * pr[i];
+                  m[i] = m[i] * tb1 + t1b1 * gi;
+                  v[i] = v[i] * tb2 + t1b2 * gi * gi;
+                  T denom;
+                  if constexpr (decltype(kAms)::value) {
+                    vmax[i] = nan_max(vmax[i], v[i]);
+                    denom = std::sqrt(vmax[i]) / tbc2 + teps;
+                  } else {
+                    denom = std::sqrt(v[i]) / tbc2 + teps;
+                  }
+                  pr[i] = pr[i] + tstep * (m[i] / denom);
                 }
-                pr[i] = pr[i] + tstep * (m[i] / denom);
-              }
+              });
             });
           },
           maximize, decoupled, wd != 0, amsgrad);
@@ -258,7 +291,7 @@ class RMSprop final : public Optimizer {
     check_nonneg(g.get("alpha"), "alpha value");
   }
 
-  void step_group(ParamGroup& group) override {
+  void prepare_group(ParamGroup& group, Commit& commit) override {
     const double lr = group.get("lr"), alpha = group.get("alpha"), eps = group.get("eps"),
                  wd = group.get("weight_decay"), momentum = group.get("momentum");
     const bool centered = group.get("centered") != 0, maximize = group.get("maximize") != 0;
@@ -274,37 +307,41 @@ class RMSprop final : public Optimizer {
       }
       if (momentum > 0 && st.find("momentum_buffer") == nullptr) st.get_or_add("momentum_buffer") = zeros_like(p);
       if (centered && st.find("grad_avg") == nullptr) st.get_or_add("grad_avg") = zeros_like(p);
-      bump_step(st);
+      const Tensor step_t = step_tensor(st);
       Tensor none;
       std::array<Tensor*, 3> states{st.find("square_avg"), momentum > 0 ? st.find("momentum_buffer") : &none,
                                     centered ? st.find("grad_avg") : &none};
       with_flags(
           [&](auto kMax, auto kWd, auto kCentered, auto kMom) {
-            run_update(p, g, states, [&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
-              const T twd = T(wd), ta = T(alpha), t1a = T(1 - alpha), teps = T(eps), tm = T(momentum), tlr = T(-lr);
-              T* __restrict sq = s[0], * __restrict buf = s[1], * __restrict ga = s[2];
-              T* __restrict pr = pp;
-              const T* __restrict gr = gp;
-              for (int64_t i = b; i < e; ++i) {
-                T gi = gr[i];
-                if constexpr (decltype(kMax)::value) gi = -gi;
-                if constexpr (decltype(kWd)::value) gi = gi + twd * pr[i];
-                sq[i] = sq[i] * ta + t1a * gi * gi;
-                T avg;
-                if constexpr (decltype(kCentered)::value) {
-                  ga[i] = ga[i] * ta + t1a * gi;
-                  avg = std::sqrt(sq[i] + T(-1) * ga[i] * ga[i]);
-                } else {
-                  avg = std::sqrt(sq[i]);
+            Update<3> u = prepare_update(p, g, states);
+            commit.emplace_back([u = std::move(u), step_t, lr, alpha, eps, wd, momentum]() mutable {
+              bump_step(step_t);
+              u.run([&]<class T>(T* pp, const T* gp, std::array<T*, 3> s, int64_t b, int64_t e) {
+                const T twd = T(wd), ta = T(alpha), t1a = T(1 - alpha), teps = T(eps), tm = T(momentum), tlr = T(-lr);
+                T* __restrict sq = s[0], * __restrict buf = s[1], * __restrict ga = s[2];
+                T* __restrict pr = pp;
+                const T* __restrict gr = gp;
+                for (int64_t i = b; i < e; ++i) {
+                  T gi = gr[i];
+                  if constexpr (decltype(kMax)::value) gi = -gi;
+                  if constexpr (decltype(kWd)::value) gi = gi + twd * pr[i];
+                  sq[i] = sq[i] * ta + t1a * gi * gi;
+                  T avg;
+                  if constexpr (decltype(kCentered)::value) {
+                    ga[i] = ga[i] * ta + t1a * gi;
+                    avg = std::sqrt(sq[i] + T(-1) * ga[i] * ga[i]);
+                  } else {
+                    avg = std::sqrt(sq[i]);
+                  }
+                  avg = avg + teps;
+                  if constexpr (decltype(kMom)::value) {
+                    buf[i] = buf[i] * tm + gi / avg;
+                    pr[i] = pr[i] + tlr * buf[i];
+                  } else {
+                    pr[i] = pr[i] + tlr * (gi / avg);
+                  }
                 }
-                avg = avg + teps;
-                if constexpr (decltype(kMom)::value) {
-                  buf[i] = buf[i] * tm + gi / avg;
-                  pr[i] = pr[i] + tlr * buf[i];
-                } else {
-                  pr[i] = pr[i] + tlr * (gi / avg);
-                }
-              }
+              });
             });
           },
           maximize, wd != 0, centered, momentum > 0);

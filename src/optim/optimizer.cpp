@@ -164,7 +164,20 @@ void Optimizer::add_param_group(std::vector<Tensor> params, std::vector<Option> 
 
 void Optimizer::step() {
   GradModeGuard no_grad(false);
-  for (ParamGroup& g : groups_) step_group(g);
+  // Note [All-or-nothing step]: the structure of the state (which entries exist) is copied (the
+  // tensors are shared, not cloned) and put back if a prepare pass fails.
+  auto saved_state = state_;
+  auto saved_index = state_index_;
+  Commit commit;
+  try {
+    commit.reserve(static_cast<size_t>(num_params()));
+    for (ParamGroup& g : groups_) prepare_group(g, commit);
+  } catch (...) {
+    state_ = std::move(saved_state);
+    state_index_ = std::move(saved_index);
+    throw;
+  }
+  for (auto& update : commit) update();
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

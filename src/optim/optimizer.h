@@ -13,6 +13,7 @@
 // "param_groups.<g>.<option>" and "state.<param index>.<name>".
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -52,6 +53,9 @@ struct ParamState {
 
 class Optimizer : public RefCounted {
  public:
+  // The updates a step's prepare pass leaves for its commit pass (Note [All-or-nothing step]).
+  using Commit = std::vector<std::function<void()>>;
+
   // The type's name ("SGD") for messages.
   virtual const char* type_name() const = 0;
   // Default options (torch's defaults dict, in its order).
@@ -92,8 +96,15 @@ class Optimizer : public RefCounted {
   explicit Optimizer(std::vector<Option> defaults) : defaults_(std::move(defaults)) {}
   // Throws torch's ValueError text (InvalidArgument) for bad option values.
   virtual void validate(const std::vector<Option>& options) const = 0;
-  // Updates the parameters of one group that have a grad.
-  virtual void step_group(ParamGroup& group) = 0;
+  // Note [All-or-nothing step]: a step runs in two passes. prepare_group does
+  // everything that may fail (creating state entries and zero tensors,
+  // float64 working copies) and appends to `commit` the updates of the
+  // group's parameters that have a grad; those run only after every group
+  // was prepared, and neither allocate nor fail. When a prepare throws, step
+  // restores the state's structure as it was, so parameters and state are
+  // unchanged (a host parallel_for that fails during the commit is the
+  // exception: its chunks that ran have updated their elements).
+  virtual void prepare_group(ParamGroup& group, Commit& commit) = 0;
   // Names of state entries that are not shaped like the parameter ("step").
   virtual bool is_scalar_state(const std::string& name) const { return name == "step"; }
 

@@ -40,6 +40,14 @@ struct CloneBackward : Node {
   TensorList apply(TensorList&& g) override { return {g[0]}; }
 };
 
+// torch's ToCopyBackward0: the gradient goes back to the input's dtype, through the same
+// differentiable conversion (so create_graph works).
+struct ToCopyBackward : Node {
+  DType in_dtype = DType::Float32;
+  const char* name() const override { return "ToCopyBackward0"; }
+  TensorList apply(TensorList&& g) override { return {to_dtype_with_grad(g[0], in_dtype)}; }
+};
+
 Tensor record_reshape(const Tensor& t, Tensor out, const char* name) {
   if (any_requires_grad({&t})) {
     auto n = make_ref<ReshapeBackward>();
@@ -189,5 +197,19 @@ Tensor clone_with_grad(const Tensor& t) {
   }
   return out;
 }
+
+Tensor to_dtype_with_grad(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = to_dtype(t, dtype);
+  // Only floating results carry gradients (x.long() of a leaf that requires grad does not).
+  if (is_floating(dtype) && any_requires_grad({&t})) {
+    auto n = make_ref<ToCopyBackward>();
+    n->in_dtype = t.dtype();
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor contiguous_with_grad(const Tensor& t) { return t.is_contiguous() ? t : clone_with_grad(t); }
 
 }  // namespace glia

@@ -34,7 +34,7 @@ const char* kind_name(Activation::Kind k) {
 Activation::Activation(Kind k, double a, int64_t d) : Module(kind_name(k)), kind(k), arg(a), dim(d) {}
 
 TensorList Activation::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   const Tensor& x = inputs[0];
   switch (kind) {
     case Kind::ReLU:

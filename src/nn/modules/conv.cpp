@@ -70,7 +70,7 @@ Conv2d::Conv2d(int64_t in, int64_t out, const Conv2dArgs& a, const Factory& f)
 void Conv2d::reset_parameters() { reset_conv(*this); }
 
 TensorList Conv2d::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   Conv2dOptions o;
   for (int d = 0; d < 2; ++d) {
     o.stride[d] = args.stride[d];
@@ -117,7 +117,7 @@ ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, const ConvTranspose2dA
 void ConvTranspose2d::reset_parameters() { reset_conv(*this); }
 
 TensorList ConvTranspose2d::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   ConvTranspose2dOptions o;
   for (int d = 0; d < 2; ++d) {
     o.stride[d] = args.stride[d];

@@ -26,7 +26,7 @@ void Linear::reset_parameters() {
 }
 
 TensorList Linear::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {linear(inputs[0], param("weight"), param("bias"))};
 }
 
@@ -52,7 +52,7 @@ void Bilinear::reset_parameters() {
 }
 
 TensorList Bilinear::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 2);
+  check_tensor_inputs(inputs, 2);
   return {bilinear(inputs[0], inputs[1], param("weight"), param("bias"))};
 }
 
@@ -85,7 +85,7 @@ void Embedding::reset_parameters() {
 }
 
 TensorList Embedding::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {embedding(param("weight"), inputs[0], padding_idx, max_norm, norm_type)};
 }
 

@@ -29,14 +29,14 @@ Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   GLIA_CHECK(p >= 0 && p <= 1, InvalidArgument, "dropout probability has to be between 0 and 1, but got ", py_float(p));
 }
 TensorList Dropout::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {dropout(inputs[0], p, training_)};
 }
 std::string Dropout::extra_repr() const { return "p=" + py_float(p) + ", inplace=False"; }
 
 Flatten::Flatten(int64_t s, int64_t e) : Module("Flatten"), start_dim(s), end_dim(e) {}
 TensorList Flatten::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {flatten(inputs[0], start_dim, end_dim)};
 }
 std::string Flatten::extra_repr() const {
@@ -45,7 +45,7 @@ std::string Flatten::extra_repr() const {
 
 Unflatten::Unflatten(int64_t d, std::vector<int64_t> s) : Module("Unflatten"), dim(d), sizes(std::move(s)) {}
 TensorList Unflatten::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {unflatten(inputs[0], dim, sizes)};
 }
 std::string Unflatten::extra_repr() const {
@@ -57,7 +57,7 @@ std::string Unflatten::extra_repr() const {
 Normalize::Normalize(std::vector<double> m, std::vector<double> s)
     : Module("Normalize"), mean(std::move(m)), std(std::move(s)) {}
 TensorList Normalize::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {normalize(inputs[0], mean, std)};
 }
 std::string Normalize::extra_repr() const {

@@ -25,7 +25,7 @@ MaxPool2d::MaxPool2d(const MaxPool2dOptions& o) : Module("MaxPool2d"), options(o
   }
 }
 TensorList MaxPool2d::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {max_pool2d(inputs[0], options)};
 }
 std::string MaxPool2d::extra_repr() const {
@@ -41,7 +41,7 @@ AvgPool2d::AvgPool2d(const AvgPool2dOptions& o) : Module("AvgPool2d"), options(o
   }
 }
 TensorList AvgPool2d::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   return {avg_pool2d(inputs[0], options)};
 }
 std::string AvgPool2d::extra_repr() const {
@@ -52,7 +52,7 @@ std::string AvgPool2d::extra_repr() const {
 AdaptiveAvgPool2d::AdaptiveAvgPool2d(std::optional<int64_t> h, std::optional<int64_t> w)
     : Module("AdaptiveAvgPool2d"), output_size{h, w} {}
 TensorList AdaptiveAvgPool2d::forward(const TensorList& inputs) {
-  check_num_inputs(inputs, 1);
+  check_tensor_inputs(inputs, 1);
   const Tensor& x = inputs[0];
   int64_t h = output_size[0] ? *output_size[0] : (x.dim() >= 2 ? x.size(-2) : 0);
   int64_t w = output_size[1] ? *output_size[1] : (x.dim() >= 2 ? x.size(-1) : 0);

@@ -34,10 +34,11 @@ void check_inplace_cast(const char* name, DType rt, DType self) {
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
   DType t = result_type(a, b);
   check_alpha("add", t, alpha);
-  if (alpha == 1.0) return binary_op("add", a, b, t, t, [](auto x, auto y) { return x + y; });
+  // Note [Integer wrap-around]: integer results wrap as torch's do.
+  if (alpha == 1.0) return binary_op("add", a, b, t, t, [](auto x, auto y) { return wrap_add(x, y); });
   return binary_op("add", a, b, t, t, [alpha](auto x, auto y) {
     using A = decltype(x);
-    return x + static_cast<A>(alpha) * y;
+    return wrap_add(x, wrap_mul(convert<A, double>(alpha), y));
   });
 }
 
@@ -47,7 +48,7 @@ Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   check_alpha("sub", t, alpha);
   return binary_op("sub", a, b, t, t, [alpha](auto x, auto y) {
     using A = decltype(x);
-    return x - static_cast<A>(alpha) * y;
+    return wrap_sub(x, wrap_mul(convert<A, double>(alpha), y));
   });
 }
 
@@ -56,7 +57,7 @@ Tensor rsub(const Tensor& a, const Tensor& s, double alpha) { return sub(s, a, a
 Tensor mul(const Tensor& a, const Tensor& b) {
   DType t = result_type(a, b);
   if (t == DType::Bool) return binary_op("mul", a, b, t, t, [](auto x, auto y) { return x && y; });
-  return binary_op("mul", a, b, t, t, [](auto x, auto y) { return x * y; });
+  return binary_op("mul", a, b, t, t, [](auto x, auto y) { return wrap_mul(x, y); });
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
@@ -81,6 +82,8 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
       using A = decltype(x);
       if constexpr (std::is_floating_point_v<A>)
         return std::trunc(x / y);
+      else if constexpr (wraps_v<A> && std::is_signed_v<A>)
+        return y == A(-1) ? wrap_neg(x) : static_cast<A>(x / y);  // MIN / -1 traps (SIGFPE) on x86
       else
         return static_cast<A>(x / y);
     });
@@ -99,6 +102,9 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
     } else if constexpr (std::is_same_v<A, bool>) {
       return x;  // unreachable: bool division with a rounding mode is rejected above
     } else {
+      if constexpr (std::is_signed_v<A>) {
+        if (y == A(-1)) return wrap_neg(x);  // MIN / -1 and MIN % -1 trap (SIGFPE) on x86
+      }
       A q = static_cast<A>(x / y);
       if ((x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<A>(q - 1);
       return q;
@@ -113,7 +119,7 @@ Tensor neg(const Tensor& a) {
   Tensor out = empty(a.shape(), a.dtype(), a.device());
   dispatch_all(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) unary_loop<T, T>(out, a, [](auto x) { return -x; });
+    if constexpr (!std::is_same_v<T, bool>) unary_loop<T, T>(out, a, [](auto x) { return wrap_neg(x); });
   });
   return out;
 }
@@ -121,12 +127,12 @@ Tensor neg(const Tensor& a) {
 void add_(const Tensor& self, const Tensor& other, double alpha) {
   check_alpha("add_", self.dtype(), alpha);
   if (alpha == 1.0) {
-    binary_op_("add_", self, other, [](auto x, auto y) { return x + y; });
+    binary_op_("add_", self, other, [](auto x, auto y) { return wrap_add(x, y); });
     return;
   }
   binary_op_("add_", self, other, [alpha](auto x, auto y) {
     using A = decltype(x);
-    return x + static_cast<A>(alpha) * y;
+    return wrap_add(x, wrap_mul(convert<A, double>(alpha), y));
   });
 }
 
@@ -135,7 +141,7 @@ void sub_(const Tensor& self, const Tensor& other, double alpha) {
   check_alpha("sub_", self.dtype(), alpha);
   binary_op_("sub_", self, other, [alpha](auto x, auto y) {
     using A = decltype(x);
-    return x - static_cast<A>(alpha) * y;
+    return wrap_sub(x, wrap_mul(convert<A, double>(alpha), y));
   });
 }
 
@@ -144,7 +150,7 @@ void mul_(const Tensor& self, const Tensor& other) {
     binary_op_("mul_", self, other, [](auto x, auto y) { return x && y; });
     return;
   }
-  binary_op_("mul_", self, other, [](auto x, auto y) { return x * y; });
+  binary_op_("mul_", self, other, [](auto x, auto y) { return wrap_mul(x, y); });
 }
 
 void div_(const Tensor& self, const Tensor& other) {
@@ -191,6 +197,7 @@ void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
 }
 
 void fill_(const Tensor& self, const Scalar& value) {
+  value.check_fits(self.dtype());
   dispatch_all(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T v = value.kind == Scalar::Kind::Float ? convert<T, double>(value.f) : convert<T, int64_t>(value.i);

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/scratch.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
@@ -66,21 +67,24 @@ ConvGeom conv2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const
   g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
   g.O = w.size(0), g.kh = w.size(2), g.kw = w.size(3);
   g.sh = stride[0], g.sw = stride[1], g.dh = dilation[0], g.dw = dilation[1], g.groups = groups;
-  int64_t tot_h = 2 * pad[0], tot_w = 2 * pad[1];
+  // Note [Checked sizes]: paddings, dilations and kernel sizes come from the caller.
+  Checked tot_h = Checked(2, "conv2d") * pad[0], tot_w = Checked(2, "conv2d") * pad[1];
   g.ph = pad[0], g.pw = pad[1];
   if (pad_mode == 1) {
     tot_h = tot_w = g.ph = g.pw = 0;
   } else if (pad_mode == 2) {
     GLIA_CHECK(g.sh == 1 && g.sw == 1, InvalidArgument, "padding='same' is not supported for strided convolutions");
-    tot_h = g.dh * (g.kh - 1), tot_w = g.dw * (g.kw - 1);
-    g.ph = tot_h / 2, g.pw = tot_w / 2;
+    tot_h = Checked(g.dh, "conv2d") * (g.kh - 1), tot_w = Checked(g.dw, "conv2d") * (g.kw - 1);
+    g.ph = tot_h.value() / 2, g.pw = tot_w.value() / 2;
   }
-  int64_t ekh = g.dh * (g.kh - 1) + 1, ekw = g.dw * (g.kw - 1) + 1;
-  GLIA_CHECK(g.H + tot_h >= ekh && g.W + tot_w >= ekw, Shape, "Calculated padded input size per channel: (",
-             g.H + tot_h, " x ", g.W + tot_w, "). Kernel size: (", ekh, " x ", ekw,
+  const Checked ekh = Checked(g.dh, "conv2d") * (g.kh - 1) + 1, ekw = Checked(g.dw, "conv2d") * (g.kw - 1) + 1;
+  const Checked padded_h = tot_h + g.H, padded_w = tot_w + g.W;
+  GLIA_CHECK(padded_h.value() >= ekh.value() && padded_w.value() >= ekw.value(), Shape,
+             "Calculated padded input size per channel: (", padded_h.value(), " x ", padded_w.value(),
+             "). Kernel size: (", ekh.value(), " x ", ekw.value(),
              "). Kernel size can't be greater than actual input size");
-  g.Ho = (g.H + tot_h - ekh) / g.sh + 1;
-  g.Wo = (g.W + tot_w - ekw) / g.sw + 1;
+  g.Ho = (padded_h - ekh).value() / g.sh + 1;
+  g.Wo = (padded_w - ekw).value() / g.sw + 1;
   return g;
 }
 
@@ -116,8 +120,12 @@ ConvGeom conv_transpose2d_geom(const Tensor& x, const Tensor& w, const Tensor& b
   g.C = out_c, g.kh = w.size(2), g.kw = w.size(3);
   g.sh = stride[0], g.sw = stride[1], g.ph = pad[0], g.pw = pad[1], g.dh = dilation[0], g.dw = dilation[1];
   g.groups = groups;
-  g.H = (g.Ho - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + output_padding[0] + 1;
-  g.W = (g.Wo - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + output_padding[1] + 1;
+  g.H = ((Checked(g.Ho, "conv_transpose2d") - 1) * g.sh - Checked(2) * g.ph + Checked(g.dh) * (g.kh - 1) +
+         output_padding[0] + 1)
+            .value();
+  g.W = ((Checked(g.Wo, "conv_transpose2d") - 1) * g.sw - Checked(2) * g.pw + Checked(g.dw) * (g.kw - 1) +
+         output_padding[1] + 1)
+            .value();
   GLIA_CHECK(g.H > 0 && g.W > 0, Shape, "Given input size per channel: (", g.Ho, " x ", g.Wo,
              "). Calculated output size per channel: (", g.H, " x ", g.W, "). Output size is too small");
   return g;

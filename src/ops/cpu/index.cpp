@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/checked.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -134,9 +135,10 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   start = start < 0 ? 0 : std::min(start, size);
   end = end < start ? start : std::min(end, size);
   Dims shape = t.shape(), st = t.strides();
-  shape[dim] = (end - start + step - 1) / step;
-  st[dim] *= step;
-  return make_view(t, shape, st, t.offset() + start * t.strides()[dim]);
+  // 0 <= start <= end <= size: no overflow below unless the stride times the step does (Note [Checked sizes]).
+  shape[dim] = end == start ? 0 : (end - start - 1) / step + 1;
+  if (shape[dim] > 1) st[dim] = checked_mul(st[dim], step, "slice");
+  return make_view(t, shape, st, checked_add(t.offset(), checked_mul(start, t.strides()[dim], "slice"), "slice"));
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -192,6 +193,12 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
   const int64_t nd = t.dim();
   GLIA_CHECK(pad.size() % 2 == 0, InvalidArgument, "Padding length must be divisible by 2");
   GLIA_CHECK(static_cast<int64_t>(pad.size()) <= nd * 2, InvalidArgument, "Padding length too large");
+  // Note [Checked sizes]: every padded size, and every negated padding, below fits in int64.
+  for (size_t pi = 0; pi < pad.size(); pi += 2) {
+    const int64_t size = t.shape()[static_cast<size_t>(nd) - 1 - pi / 2];
+    (void)(Checked(size, "pad") + pad[pi] + pad[pi + 1]);
+    (void)(Checked(0, "pad") - pad[pi] - pad[pi + 1]);
+  }
   if (mode == PadMode::Constant) {
     const int64_t lp = static_cast<int64_t>(pad.size()) / 2, ldiff = nd - lp;
     Tensor c = t;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/checked.h"
 #include "ops/conv.h"
 #include "ops/linalg.h"
 
@@ -69,14 +70,16 @@ bool has_avx512f() {
 }
 
 // torch's pooling_output_shape.
-int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-  int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  // div_rtn: rounds toward negative infinity.
-  int64_t q = num / stride;
-  if ((num % stride != 0) && ((num < 0) != (stride < 0))) --q;
-  int64_t out = q + 1;
+// torch's pooling_output_shape, with Checked arithmetic (Note [Checked sizes]); also checks that
+// the last window's end, (out - 1) * stride - pad + (k - 1) * dil + 1, is representable, so the
+// kernels' window arithmetic cannot overflow.
+int64_t pool_out(const char* op, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
+  const Checked span = Checked(dil, op) * (k - 1);
+  const Checked num = Checked(in, op) + Checked(2) * pad - span - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (floor_div(num, stride) + 1).value();
   // The last window must start inside the input or the left padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  if (ceil_mode && ((Checked(out, op) - 1) * stride).value() >= (Checked(in, op) + pad).value()) --out;
+  if (out > 0) (void)((Checked(out, op) - 1) * stride - pad + span + 1);
   return out;
 }
 
@@ -99,7 +102,18 @@ void dispatch_pool(DType t, const char* op, bool allow_int64, F&& body) {
   not_implemented_for(op, t);
 }
 
+// The first of the taps start, start + dil, ... that is >= 0 (in one step: a padding of 2^61 is legal).
+inline int64_t first_tap_inside(int64_t start, int64_t dil) {
+  return start >= 0 ? start : start + (-start + dil - 1) / dil * dil;
+}
+
 int64_t plane_grain(int64_t per_plane) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(per_plane, 1)); }
+// Work per plane of a pooling window loop: HoWo * kh * kw, saturated (kernel sizes may be huge).
+int64_t plane_grain(int64_t HoWo, int64_t kh, int64_t kw) {
+  int64_t w;
+  if (__builtin_mul_overflow(HoWo, kh, &w) || __builtin_mul_overflow(w, kw, &w)) return 1;
+  return plane_grain(w);
+}
 
 }  // namespace
 
@@ -124,11 +138,11 @@ PoolGeom pool2d_geom(const Tensor& x, const int64_t kernel[2], const int64_t str
   g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
   g.kh = kernel[0], g.kw = kernel[1], g.sh = stride[0], g.sw = stride[1], g.ph = pad[0], g.pw = pad[1];
   g.dh = dilation[0], g.dw = dilation[1];
-  g.Ho = pool_out(g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
-  g.Wo = pool_out(g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
+  const char* op = is_max ? "max_pool2d" : "avg_pool2d";
+  g.Ho = pool_out(op, g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
+  g.Wo = pool_out(op, g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
   GLIA_CHECK(g.Ho >= 1 && g.Wo >= 1, Shape, "Given input size: (", g.C, "x", g.H, "x", g.W,
              "). Calculated output size: (", g.C, "x", g.Ho, "x", g.Wo, "). Output size is too small");
-  (void)is_max;
   return g;
 }
 
@@ -187,7 +201,7 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
       return;
     }
     if (inside) {
-      parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+      parallel_for(0, g.N * g.C, plane_grain(HoWo, g.kh, g.kw), [&](int64_t b, int64_t e) {
         std::unique_ptr<A[]> best(new A[g.Wo]);
         for (int64_t p = b; p < e; ++p) {
           const T* src = xp + p * HW;
@@ -216,7 +230,7 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
       });
       return;
     }
-    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+    parallel_for(0, g.N * g.C, plane_grain(HoWo, g.kh, g.kw), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const T* src = xp + p * HW;
         T* dst = yp + p * HoWo;
@@ -224,11 +238,11 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
         for (int64_t oh = 0; oh < g.Ho; ++oh) {
           int64_t h0 = oh * g.sh - g.ph;
           int64_t h1 = std::min(h0 + (g.kh - 1) * g.dh + 1, g.H);
-          while (h0 < 0) h0 += g.dh;
+          h0 = first_tap_inside(h0, g.dh);
           for (int64_t ow = 0; ow < g.Wo; ++ow) {
             int64_t w0 = ow * g.sw - g.pw;
             int64_t w1 = std::min(w0 + (g.kw - 1) * g.dw + 1, g.W);
-            while (w0 < 0) w0 += g.dw;
+            w0 = first_tap_inside(w0, g.dw);
             A best = -std::numeric_limits<A>::infinity();
             int64_t bi = h0 * g.W + w0;
             for (int64_t h = h0; h < h1; h += g.dh)
@@ -279,16 +293,19 @@ namespace {
 
 // Window of output (oh, ow) of avg_pool2d, clipped, and its divisor (torch's avg_pool2d kernel).
 struct AvgWindow {
-  int64_t h0, h1, w0, w1, div;
+  int64_t h0, h1, w0, w1;
+  double div;  // a kernel of 2^40 x 2^40 is legal: its padded window has more than 2^63 taps
 };
 inline AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool count_include_pad,
                             int64_t divisor_override) {
   int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
   int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
-  int64_t pool_size = (h1 - h0) * (w1 - w0);
+  const double pool_size = static_cast<double>(h1 - h0) * static_cast<double>(w1 - w0);
   h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
   h1 = std::min(h1, g.H), w1 = std::min(w1, g.W);
-  int64_t div = divisor_override ? divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+  const double div = divisor_override    ? static_cast<double>(divisor_override)
+                     : count_include_pad ? pool_size
+                                         : static_cast<double>((h1 - h0) * (w1 - w0));
   return {h0, h1, w0, w1, div};
 }
 
@@ -304,7 +321,7 @@ Tensor avg_pool2d_forward(const Tensor& x_in, const PoolGeom& g, bool count_incl
     const T* xp = x.data_ptr<T>();
     T* yp = y.data_ptr<T>();
     const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
-    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+    parallel_for(0, g.N * g.C, plane_grain(HoWo, g.kh, g.kw), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const T* src = xp + p * HW;
         T* dst = yp + p * HoWo;
@@ -337,7 +354,7 @@ Tensor avg_pool2d_backward(const Tensor& gy_in, const PoolGeom& g, bool count_in
     const T* gp = gy.data_ptr<T>();
     T* xp = gx.data_ptr<T>();
     const int64_t HW = g.H * g.W, HoWo = g.Ho * g.Wo;
-    parallel_for(0, g.N * g.C, plane_grain(HoWo * g.kh * g.kw), [&](int64_t b, int64_t e) {
+    parallel_for(0, g.N * g.C, plane_grain(HoWo, g.kh, g.kw), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         T* dst = xp + p * HW;
         const T* src = gp + p * HoWo;

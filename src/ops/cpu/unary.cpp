@@ -86,7 +86,7 @@ Tensor abs(const Tensor& a) {
     else if constexpr (std::is_unsigned_v<A>)
       return x;
     else
-      return x < 0 ? static_cast<A>(-x) : x;
+      return x < 0 ? wrap_neg(x) : x;  // abs(INT64_MIN) == INT64_MIN, as in torch
   });
 }
 
