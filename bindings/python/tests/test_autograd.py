@@ -312,3 +312,55 @@ def test_registry_entries_are_freed():
     del a
     gc.collect()
     assert len(_ffi._registry) == before
+
+
+# ---- dtype conversions keep the graph (torch records ToCopyBackward0) ----------------------
+
+
+@pytest.mark.parametrize("convert", [
+    lambda x: x.double(),
+    lambda x: x.to(glia.float64),
+    lambda x: x.to(dtype=glia.float64),
+    lambda x: x.type(glia.float64),
+    lambda x: x.half().float(),
+    lambda x: x.bfloat16().double(),
+], ids=["double", "to", "to_kw", "type", "half_float", "bfloat16_double"])
+def test_dtype_conversion_is_differentiable(convert):
+    x = glia.tensor([0.5, -1.25, 2.0], requires_grad=True)
+    y = convert(x)
+    assert y.requires_grad
+    assert y.grad_fn.name() == "ToCopyBackward0"
+    w = glia.tensor([1.0, 2.0, -3.0], dtype=y.dtype)
+    (y * w).sum().backward()
+    assert x.grad.dtype == glia.float32
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([1.0, 2.0, -3.0], dtype=np.float32))
+
+
+def test_integer_conversion_does_not_require_grad():
+    x = glia.tensor([0.5, -1.25], requires_grad=True)
+    assert not x.long().requires_grad
+    assert not x.int().requires_grad
+    assert x.float() is x or x.float().grad_fn is None  # same dtype: the tensor itself
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_with_dtype_is_differentiable(log):
+    xs = np.array([[0.1, -0.7, 1.3], [2.0, 0.0, -1.0]], dtype=np.float32)
+    w = np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]])
+    x = glia.tensor(xs, requires_grad=True)
+    s = F.log_softmax(x, dim=1, dtype=glia.float64) if log else F.softmax(x, dim=1, dtype=glia.float64)
+    assert s.dtype == glia.float64 and s.requires_grad
+    (s * glia.tensor(w)).sum().backward()
+    e = np.exp(xs.astype(np.float64) - xs.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    want = w - p * w.sum(axis=1, keepdims=True) if log else p * (w - (p * w).sum(axis=1, keepdims=True))
+    assert x.grad.dtype == glia.float32
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_contiguous_is_differentiable():
+    x = glia.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    c = x.t().contiguous()
+    assert c.grad_fn.name() == "CloneBackward0"
+    (c * glia.tensor([[1.0, 10.0], [100.0, 1000.0], [1e4, 1e5]])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([[1, 100, 1e4], [10, 1000, 1e5]], dtype=np.float32))
