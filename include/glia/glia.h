@@ -308,8 +308,11 @@ GLIA_API void glia_tensor_options_init(glia_tensor_options *options);
  * Factories. `shape` holds `ndim` sizes (each >= 0; ndim 0 is a scalar and
  * shape may then be NULL); `options` may be NULL for the defaults.
  * Errors: GLIA_ERR_INVALID_ARGUMENT (negative size, ndim < 0 or > 64, NULL
- * out), GLIA_ERR_SHAPE (element count overflows), GLIA_ERR_DTYPE (unknown
- * dtype), GLIA_ERR_DEVICE (device not available), GLIA_ERR_OUT_OF_MEMORY.
+ * out), GLIA_ERR_SHAPE (the element count, the byte size or the product of
+ * the nonzero sizes overflows int64: torch's "Storage size calculation
+ * overflowed with sizes=[...]"), GLIA_ERR_DTYPE (unknown dtype),
+ * GLIA_ERR_DEVICE (device not available), GLIA_ERR_OUT_OF_MEMORY (also for
+ * sizes no allocator can satisfy).
  */
 
 /** Uninitialised memory. @since 0.1 */
@@ -321,7 +324,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_zeros(const int64_t *shape, int6
 /** Ones. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ones(const int64_t *shape, int64_t ndim,
                                                      const glia_tensor_options *options, glia_tensor **out);
-/** Every element `value`, converted as torch converts a Python scalar. @since 0.1 */
+/**
+ * Every element `value`, converted as torch converts a Python scalar: a value
+ * the dtype cannot hold (NaN or inf in an integer dtype, 300 in uint8, 1e300
+ * in float32) is GLIA_ERR_INVALID_ARGUMENT with torch's text ("value cannot
+ * be converted to type int64_t without overflow"). @since 0.1
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_full(const int64_t *shape, int64_t ndim, double value,
                                                      const glia_tensor_options *options, glia_tensor **out);
 /**
@@ -361,8 +369,10 @@ typedef void (*glia_blob_deleter)(void *deleter_context, void *data);
  * tensor or view over the blob is released, or before this function returns
  * if it fails. The memory must stay valid and must not move until then.
  * Errors: as the factories; GLIA_ERR_INVALID_ARGUMENT for NULL data with
- * numel > 0 or negative strides; GLIA_ERR_DEVICE for a device other than CPU
- * without a loaded backend.
+ * numel > 0, negative strides, `data` not aligned to the dtype's element size
+ * (copy such memory with glia_tensor_from_data), or strides that make the
+ * tensor span more than 2^57 bytes; GLIA_ERR_SHAPE when the span overflows;
+ * GLIA_ERR_DEVICE for a device other than CPU without a loaded backend.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_from_blob(void *data, const int64_t *shape, const int64_t *strides,
@@ -1381,7 +1391,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_register_parameter(glia_module *
 /** register_buffer(name, tensor, persistent): non-persistent buffers stay out of state dicts. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_register_buffer(glia_module *module, const char *name,
                                                                 glia_tensor *tensor, int32_t persistent);
-/** add_module / register_module. A module may be the child of several parents. @since 0.1 */
+/**
+ * add_module / register_module. A module may be the child of several parents,
+ * but a module tree has no cycles: adding the module itself or one of its
+ * ancestors is GLIA_ERR_INVALID_ARGUMENT ("cannot add module 'x' to
+ * Sequential: the module is an ancestor of it and a module tree can't
+ * contain a cycle"). @since 0.1
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_add_module(glia_module *module, const char *name, glia_module *child);
 /**
  * torch's `del module.name` (delattr) for a parameter, buffer or child,
@@ -1442,7 +1458,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_apply(glia_module *module, glia_
 /**
  * Module.__call__: forward pre-hooks, forward, forward hooks, backward-hook
  * wiring, in torch's order with torch's replacement rules. Inputs may contain
- * NULL. Outputs follow the check_outputs convention: with outputs NULL and
+ * NULL (None): a built-in that computes on an input refuses a NULL one with
+ * GLIA_ERR_INVALID_ARGUMENT ("Linear.forward: input 1 of 1 is None, expected
+ * a Tensor"), Identity returns it, a host forward receives it. Outputs follow the check_outputs convention: with outputs NULL and
  * capacity 0 only the count is computed (forward runs); otherwise capacity
  * must hold them all. Errors: whatever forward raises; GLIA_ERR_CALLBACK when
  * a host callback or hook failed (its message is carried).
@@ -2342,7 +2360,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_optim_rmsprop(glia_tensor *const *param
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_retain(glia_optimizer *optimizer);
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_optimizer_release(glia_optimizer *optimizer);
-/** step(): one update of every parameter that has a grad. @since 0.1 */
+/**
+ * step(): one update of every parameter that has a grad. All-or-nothing: when
+ * it fails (GLIA_ERR_OUT_OF_MEMORY creating the state or a working copy,
+ * GLIA_ERR_DTYPE) parameters and state are as they were, and the next step is
+ * safe. The one exception is a host job system (glia_set_parallel_for) whose
+ * call fails during the update itself: the chunks that ran have updated
+ * their elements.
+ * @since 0.1
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_step(glia_optimizer *optimizer);
 /** zero_grad(set_to_none): clears (set_to_none != 0, torch's default) or zeroes every grad. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_zero_grad(glia_optimizer *optimizer, int32_t set_to_none);

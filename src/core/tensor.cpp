@@ -221,6 +221,10 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
     }
     const int64_t item = static_cast<int64_t>(itemsize(dtype));
     const int64_t nbytes = (extent * item).value();
+    // No address space holds more than 2^57 bytes (x86-64 with 5-level paging; aarch64 has 52 bits):
+    // a larger span means strides that do not describe the caller's memory.
+    GLIA_CHECK(nbytes <= (int64_t{1} << 57), InvalidArgument, "from_blob: shape ", shape, " with strides ", st,
+               " spans ", nbytes, " bytes, more than any address space holds");
     GLIA_CHECK(data || n == 0, InvalidArgument, "from_blob: data is NULL for a tensor of ", n, " elements");
     // Kernels load whole elements: a misaligned one is UB (and a fault on strict-alignment CPUs).
     GLIA_CHECK(reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(item) == 0, InvalidArgument,
