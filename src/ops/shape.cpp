@@ -1,5 +1,6 @@
 #include "ops/shape.h"
 
+#include "core/checked.h"
 #include "ops/reduce.h"
 
 namespace glia::ops {
@@ -13,7 +14,7 @@ Dims infer_size(IntSpan shape, int64_t numel) {
       infer = static_cast<int64_t>(d);
     } else {
       GLIA_CHECK(shape[d] >= 0, InvalidArgument, "invalid shape dimension ", shape[d]);
-      known *= shape[d];
+      known = checked_mul(known, shape[d], "view");  // Note [Checked sizes]
     }
   }
   Dims out(shape);

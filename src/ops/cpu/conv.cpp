@@ -57,9 +57,9 @@ ConvGeom conv2d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, const
   check_conv_dtypes(x, w, bias, false);
   GLIA_CHECK(w.size(0) % groups == 0, Shape, "Given groups=", groups, ", expected weight to be divisible by ", groups,
              " at dimension 0, but got weight of size [", w.shape(), "] instead");
-  GLIA_CHECK(x.size(1) == w.size(1) * groups, Shape, "Given groups=", groups, ", weight of size ", w.shape(),
-             ", expected input", x.shape(), " to have ", w.size(1) * groups, " channels, but got ", x.size(1),
-             " channels instead");
+  const int64_t in_c = checked_mul(w.size(1), groups, "conv2d");
+  GLIA_CHECK(x.size(1) == in_c, Shape, "Given groups=", groups, ", weight of size ", w.shape(), ", expected input",
+             x.shape(), " to have ", in_c, " channels, but got ", x.size(1), " channels instead");
   GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == w.size(0)), Shape, "Given weight of size ",
              w.shape(), ", expected bias to be 1-dimensional with ", w.size(0), " elements, but got bias of size ",
              bias.shape(), " instead");
@@ -105,7 +105,7 @@ ConvGeom conv_transpose2d_geom(const Tensor& x, const Tensor& w, const Tensor& b
              " at dimension 0, but got weight of size [", w.shape(), "] instead");
   GLIA_CHECK(x.size(1) == w.size(0), Shape, "Given transposed=1, weight of size ", w.shape(), ", expected input",
              x.shape(), " to have ", w.size(0), " channels, but got ", x.size(1), " channels instead");
-  int64_t out_c = w.size(1) * groups;
+  int64_t out_c = checked_mul(w.size(1), groups, "conv_transpose2d");
   GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_c), Shape,
              "Given transposed=1, weight of size ", w.shape(), ", expected bias to be 1-dimensional with ", out_c,
              " elements, but got bias of size ", bias.shape(), " instead");

@@ -162,9 +162,9 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   int64_t dim_size = t.shape()[dim];
   GLIA_CHECK(split_size > 0 || dim_size == 0, InvalidArgument,
              "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
-  int64_t num = 1;
-  if (split_size != 0) num = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
-  int64_t last = split_size - (split_size * num - dim_size);
+  // Note [Checked sizes]: no dim_size + split_size (split_size may be INT64_MAX).
+  const int64_t num = split_size == 0 || dim_size == 0 ? 1 : (dim_size - 1) / split_size + 1;
+  const int64_t last = dim_size - split_size * (num - 1);
   std::vector<Tensor> out;
   out.reserve(static_cast<size_t>(num));
   for (int64_t i = 0; i < num; ++i) out.push_back(narrow(t, dim, i * split_size, i == num - 1 ? last : split_size));
@@ -194,8 +194,10 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   GLIA_CHECK(chunks > 0, InvalidArgument, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = wrap_dim(dim, t.dim());
   int64_t dim_size = t.shape()[dim];
-  int64_t split_size = (dim_size + chunks - 1) / chunks;
+  const int64_t split_size = dim_size == 0 ? 0 : (dim_size - 1) / chunks + 1;  // no dim_size + chunks
   if (split_size == 0 && dim_size == 0) {
+    // torch returns `chunks` empty tensors; a list that long does not fit in memory.
+    GLIA_CHECK(chunks <= (int64_t{1} << 31), OutOfMemory, "chunk: cannot return ", chunks, " tensors");
     Dims sizes(static_cast<size_t>(chunks), 0);
     return split_with_sizes(t, sizes, dim);
   }
