@@ -1,4 +1,4 @@
-# ABI check: libglia exports exactly the GLIA_API functions of glia.h, recorded in abi/glia.symbols,
+# ABI checks. (1) libglia exports exactly the GLIA_API functions of glia.h, recorded in abi/glia.symbols,
 # under the SONAME libglia.so.<major>.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME abi.exports
@@ -8,3 +8,10 @@ add_test(NAME abi.exports
     --symbols ${PROJECT_SOURCE_DIR}/abi/glia.symbols
     --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
 set_tests_properties(abi.exports PROPERTIES LABELS abi)
+
+# Size, alignment and field offsets of every public struct of glia.h against abi/glia.layout
+# (a reordered or resized field fails; an appended one is recorded with --update).
+add_test(NAME abi.struct_layout
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/struct_layout.py
+    --cc ${CMAKE_C_COMPILER} --include ${PROJECT_SOURCE_DIR}/include --layout ${PROJECT_SOURCE_DIR}/abi/glia.layout)
+set_tests_properties(abi.struct_layout PROPERTIES LABELS abi SKIP_RETURN_CODE 77)
