@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstring>
 
 #include "autograd/functions.h"
@@ -102,9 +103,9 @@ glia_error* glia_tensor_arange(double start, double end, double step, const glia
     check_out(out, fn, "out");
     Opts o = opts_arg(options, fn);
     if (!options) {
-      bool whole = start == static_cast<double>(static_cast<int64_t>(start)) &&
-                   end == static_cast<double>(static_cast<int64_t>(end)) &&
-                   step == static_cast<double>(static_cast<int64_t>(step));
+      // torch infers int64 when every bound is an integer (inf and NaN are not: no cast of them to int64).
+      auto integral = [](double v) { return std::isfinite(v) && v == std::trunc(v); };
+      bool whole = integral(start) && integral(end) && integral(step);
       o.dtype = whole ? DType::Int64 : DType::Float32;
     }
     *out = tensor_handle(arange(start, end, step, o.dtype, o.device));

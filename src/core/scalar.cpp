@@ -65,6 +65,11 @@ bool overflows(const Scalar& s, DType t) {
 
 }  // namespace
 
+Scalar Scalar::from_fill_value(double v) {
+  const bool integral = v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == std::trunc(v);
+  return integral ? from_int(static_cast<int64_t>(v)) : from_double(v);
+}
+
 void Scalar::check_fits(DType t) const {
   GLIA_CHECK(!overflows(*this, t), InvalidArgument, "value cannot be converted to type ", c_type_name(t),
              " without overflow");

@@ -144,9 +144,7 @@ Tensor zeros(IntSpan shape, DType dtype, Device device) {
 Tensor ones(IntSpan shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
 
 Tensor full(IntSpan shape, double value, DType dtype, Device device) {
-  // The C ABI passes every fill value as a double: an integral one is checked as torch checks an int.
-  const bool integral = value >= -9223372036854775808.0 && value < 9223372036854775808.0 && value == std::trunc(value);
-  (integral ? Scalar::from_int(static_cast<int64_t>(value)) : Scalar::from_double(value)).check_fits(dtype);
+  Scalar::from_fill_value(value).check_fits(dtype);
   Tensor t = empty(shape, dtype, device);
   fill(t, value);
   return t;

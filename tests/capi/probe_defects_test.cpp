@@ -197,7 +197,7 @@ TEST(ProbeCallbacks, ToStringSurvivesExtraReprEditingTheTree) {
   state.parent = parent;
   GLIA_OK_(glia_module_add_module(parent, "kid", kid));
   GLIA_OK_(glia_module_add_module(parent, "other", kid));
-  kid.release();  // the parent holds the only references now (twice)
+  glia_error_free(glia_module_release(kid.release()));  // the parent holds the only references now (twice)
   // One call: the walk renders the children as they were when it reached the parent.
   char buf[256];
   size_t len = 0;

@@ -136,11 +136,17 @@ namespace {
 // Output columns [ow0, ow1) whose input column ow * s - p + k * d lies in [0, W).
 inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off, int64_t& o0, int64_t& o1) {
   // iw = ow * s + (off - p) in [0, W)
-  int64_t base = off - p;
-  o0 = base >= 0 ? 0 : (-base + s - 1) / s;
-  o1 = W - base <= 0 ? 0 : (W - base + s - 1) / s;
-  o0 = std::min(o0, Wo);
-  o1 = std::min(std::max(o1, o0), Wo);
+  // In unsigned arithmetic: with a padding near INT64_MAX (legal when the output stays small),
+  // -base and W - base do not fit in int64 (Note [Checked sizes]).
+  const int64_t base = off - p;  // off, p >= 0: no overflow
+  const uint64_t us = static_cast<uint64_t>(s);
+  const uint64_t neg = base >= 0 ? 0 : uint64_t{0} - static_cast<uint64_t>(base);                // -base
+  const uint64_t span = base >= W ? 0 : static_cast<uint64_t>(W) - static_cast<uint64_t>(base);  // W - base
+  const uint64_t u0 = neg == 0 ? 0 : (neg - 1) / us + 1;
+  const uint64_t u1 = span == 0 ? 0 : (span - 1) / us + 1;
+  const uint64_t uwo = static_cast<uint64_t>(Wo);
+  o0 = static_cast<int64_t>(std::min(u0, uwo));
+  o1 = std::max(static_cast<int64_t>(std::min(u1, uwo)), o0);
 }
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.

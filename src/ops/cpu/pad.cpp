@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "core/scalar.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -215,6 +216,7 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
         non_positive = false;
     }
     if (non_positive) return clone(c);
+    Scalar::from_fill_value(value).check_fits(t.dtype());  // torch's fill_ check
     Dims shape;
     for (int64_t i = 0; i < ldiff; ++i) shape.push_back(t.shape()[i]);
     for (int64_t i = 0; i < lp; ++i) {
@@ -242,11 +244,16 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
       (k == 1 && (nd == 2 || nd == 3)) || (k == 2 && (nd == 3 || nd == 4)) || (k == 3 && (nd == 4 || nd == 5));
   GLIA_CHECK(supported, Unsupported, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
   check_non_constant(t, pad, mode);
-  PadGeom g = geometry(t.shape(), pad, mode);
+  // The output first: its allocation refuses a huge size before the index maps (one entry per
+  // output position along each padded dim) are built.
   Dims shape = t.shape();
-  for (int64_t j = 0; j < k; ++j) shape[nd - k + j] = g.out[j];
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t pi = 2 * (k - 1 - j);
+    shape[nd - k + j] = t.shape()[nd - k + j] + pad[pi] + pad[pi + 1];  // checked above
+  }
   Tensor out = empty(shape, t.dtype());
   if (out.numel() == 0) return out;
+  PadGeom g = geometry(t.shape(), pad, mode);
   Tensor c = contiguous(t);
   dispatch_size(itemsize(t.dtype()), [&](auto tag) {
     using U = decltype(tag);
