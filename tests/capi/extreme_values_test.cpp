@@ -1223,18 +1223,21 @@ TEST_F(ExtremeValues, SumOverZeroRowsOfHugeColumnsIsAnError) {
 TEST_F(ExtremeValues, Conv2dWithPaddingInt64MaxIsAnError) {
   Handles h;
   glia_tensor* x = make(h, iota(9), {1, 1, 3, 3}, GLIA_FLOAT32);
-  glia_tensor* w = make(h, iota(4), {1, 1, 2, 2}, GLIA_FLOAT32);
-  for (int dim = 0; dim < 2; ++dim) {
-    SCOPED_TRACE(dim);
-    glia_conv2d_options o;
-    glia_conv2d_options_init(&o);
-    o.padding[dim] = std::numeric_limits<int64_t>::max();
-    glia_tensor* out = nullptr;
-    glia_error* e = glia_conv2d(x, w, nullptr, &o, &out);
-    h.add(out);
-    EXPECT_NE(e, nullptr) << "padding INT64_MAX accepted";
-    glia_error_free(e);
-  }
+  // A 1x1 kernel too: 2 * INT64_MAX used to wrap to -2, and 3 - 2 >= 1 gave a [1, 1, 2, 3] result.
+  for (int64_t k : {1, 2})
+    for (int dim = 0; dim < 2; ++dim) {
+      SCOPED_TRACE(dim);
+      SCOPED_TRACE(k);
+      glia_tensor* w = make(h, iota(static_cast<size_t>(k * k)), {1, 1, k, k}, GLIA_FLOAT32);
+      glia_conv2d_options o;
+      glia_conv2d_options_init(&o);
+      o.padding[dim] = std::numeric_limits<int64_t>::max();
+      glia_tensor* out = nullptr;
+      glia_error* e = glia_conv2d(x, w, nullptr, &o, &out);
+      h.add(out);
+      EXPECT_NE(e, nullptr) << "padding INT64_MAX accepted";
+      glia_error_free(e);
+    }
 }
 
 TEST_F(ExtremeValues, SliceWithInt64MaxEndAndStep) {
