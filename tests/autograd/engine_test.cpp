@@ -463,8 +463,24 @@ TEST(Engine, RequiresGradPropagation) {
   Tensor i = glia::zeros(glia::Dims{2}, DType::Int64);
   expect_error([&] { glia::set_requires_grad(i, true); }, Code::DType,
                "only Tensors of floating point dtype can require gradients");
-  // Rounding division has no derivative, so it refuses inputs that require grad.
-  expect_error([&] { glia::div(x, c, "floor"); }, Code::State, "is not differentiable");
+  // Rounding division: torch's DivBackward2, zero gradients (flat almost everywhere).
+  EXPECT_STREQ(glia::grad_fn(glia::div(x, c, "floor"))->name(), "DivBackward2");
+  EXPECT_STREQ(glia::grad_fn(glia::div(c, x, "trunc"))->name(), "DivBackward2");
+}
+
+TEST(Engine, RoundingDivisionHasZeroGradientsAndRemainderItsOwn) {
+  Tensor x = leaf({3}, {1.5, -2.5, 3.0});
+  Tensor y = leaf({3}, {2.0, 2.0, -4.0});
+  glia::backward({glia::sum(glia::div(x, y, "floor"))}, {}, false, false);
+  EXPECT_EQ(values(grad_of(x)), std::vector<double>({0, 0, 0}));
+  EXPECT_EQ(values(grad_of(y)), std::vector<double>({0, 0, 0}));
+  // remainder(x, y) = x - floor(x / y) * y: d/dx = 1, d/dy = -floor(x / y) (torch's RemainderBackward0).
+  Tensor x2 = leaf({3}, {1.5, -2.5, 3.0});
+  Tensor y2 = leaf({3}, {2.0, 2.0, -4.0});
+  Tensor r = glia::sub(x2, glia::mul(glia::div(x2, y2, "floor"), y2), 1.0);
+  glia::backward({glia::sum(r)}, {}, false, false);
+  EXPECT_EQ(values(grad_of(x2)), std::vector<double>({1, 1, 1}));
+  EXPECT_EQ(values(grad_of(y2)), std::vector<double>({-0.0, 2, 1}));
 }
 
 TEST(Engine, GradientsAccumulateAcrossBackwards) {

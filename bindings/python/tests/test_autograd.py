@@ -364,3 +364,24 @@ def test_contiguous_is_differentiable():
     assert c.grad_fn.name() == "CloneBackward0"
     (c * glia.tensor([[1.0, 10.0], [100.0, 1000.0], [1e4, 1e5]])).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.array([[1, 100, 1e4], [10, 1000, 1e5]], dtype=np.float32))
+
+
+def test_rounding_division_and_remainder_are_differentiable():
+    # torch 1.13: div(rounding_mode=...) -> DivBackward2 (zero gradients); remainder and % -> d/dx 1,
+    # d/dy -floor(x / y).
+    x = glia.tensor([1.5, -2.5, 3.0], requires_grad=True)
+    y = glia.tensor([2.0, 2.0, -4.0], requires_grad=True)
+    for mode in ("floor", "trunc"):
+        q = x.div(y, rounding_mode=mode)
+        assert q.requires_grad and q.grad_fn.name() == "DivBackward2"
+        q.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [0, 0, 0])
+        np.testing.assert_array_equal(y.grad.numpy(), [0, 0, 0])
+        x.grad = None
+        y.grad = None
+    (x % y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1, 1, 1])
+    np.testing.assert_array_equal(y.grad.numpy(), [0, 2, 1])
+    x.grad = None
+    (x // 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0, 0, 0])

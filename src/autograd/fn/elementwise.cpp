@@ -98,6 +98,18 @@ struct DivBackward : Node, BinaryInfo {
   }
 };
 
+// torch's DivBackward2 (div with rounding_mode "trunc" or "floor"): the result is flat almost
+// everywhere, so both gradients are zero (also what makes remainder's gradient come out right).
+struct DivRoundingBackward : Node, BinaryInfo {
+  const char* name() const override { return "DivBackward2"; }
+  TensorList apply(TensorList&& g) override {
+    TensorList r(2);
+    if (next_edges[0].valid()) r[0] = zeros(a_shape, a_dtype, g[0].device());
+    if (next_edges[1].valid()) r[1] = zeros(b_shape, b_dtype, g[0].device());
+    return r;
+  }
+};
+
 struct NegBackward : Node {
   const char* name() const override { return "NegBackward0"; }
   TensorList apply(TensorList&& g) override { return {neg(g[0])}; }
@@ -433,8 +445,12 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 Tensor div(const Tensor& a, const Tensor& b, const char* rounding_mode) {
   Tensor out = ops::div(a, b, rounding_mode);
   if (any_requires_grad({&a, &b})) {
-    GLIA_CHECK(!rounding_mode, State, "div with rounding_mode '", rounding_mode,
-               "' is not differentiable (derivative for floor_divide/trunc is not implemented)");
+    if (rounding_mode) {
+      auto n = make_ref<DivRoundingBackward>();
+      n->set(a, b);
+      set_history(n.get(), {&a, &b}, {&out});
+      return out;
+    }
     auto n = make_ref<DivBackward>();
     n->set(a, b);
     n->a = SavedTensor(a);
