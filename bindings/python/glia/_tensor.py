@@ -45,6 +45,7 @@ __all__ = [
     "unsqueeze", "permute", "transpose", "t", "narrow", "select", "index_select", "gather", "scatter",
     "scatter_add", "masked_select", "split", "chunk", "clone", "detach", "allclose", "equal", "isnan",
     "square", "floor_divide", "remainder", "rsub",
+    "memory_format", "preserve_format", "contiguous_format", "channels_last",
 ]
 
 _builtin_bool = builtins.bool
@@ -149,6 +150,33 @@ _ALIASES = {
     "half": float16, "bfloat16": bfloat16, "int64": int64, "long": int64, "int32": int32, "int": int32,
     "uint8": uint8, "bool": bool,
 }
+
+
+class memory_format:
+    """torch.memory_format: glia's tensors are strided row-major, so preserve_format and
+    contiguous_format are accepted where torch takes them; channels_last is not supported."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+
+
+def _check_memory_format(fmt, fn):
+    if fmt is None or fmt is preserve_format or fmt is contiguous_format:
+        return
+    if fmt is channels_last:
+        raise NotImplementedError("%s(): memory_format=torch.channels_last is not supported by glia "
+                                  "(its tensors are row-major strided)" % fn)
+    raise TypeError("%s(): argument 'memory_format' must be torch.memory_format, not %s" % (fn, type(fmt).__name__))
 
 
 class device:
@@ -709,9 +737,17 @@ class Tensor:
         return array
 
     def to(self, *args, **kwargs):
+        # torch's three forms: to(dtype, non_blocking=False, copy=False, memory_format=...),
+        # to(device=None, dtype=None, non_blocking=False, copy=False, memory_format=...) and
+        # to(other, non_blocking=False, copy=False); the flags may be positional after the rest.
         dev, dt = None, None
-        copy = kwargs.pop("copy", False)
+        flags = [a for a in args if isinstance(a, builtins.bool)]
+        args = [a for a in args if not isinstance(a, builtins.bool)]
+        if len(flags) > 2:
+            raise TypeError("to() received an invalid combination of arguments: too many bool arguments")
+        copy = kwargs.pop("copy", flags[1] if len(flags) > 1 else False)
         kwargs.pop("non_blocking", None)
+        _check_memory_format(kwargs.pop("memory_format", None), "to")
         for a in list(args) + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
             if a is None:
                 continue
@@ -741,28 +777,36 @@ class Tensor:
             }[self.dtype._name]
         return self.to(_as_dtype(dtype))
 
-    def float(self):
+    def float(self, memory_format=None):
+        _check_memory_format(memory_format, "float")
         return self.to(float32)
 
-    def double(self):
+    def double(self, memory_format=None):
+        _check_memory_format(memory_format, "double")
         return self.to(float64)
 
-    def half(self):
+    def half(self, memory_format=None):
+        _check_memory_format(memory_format, "half")
         return self.to(float16)
 
-    def bfloat16(self):
+    def bfloat16(self, memory_format=None):
+        _check_memory_format(memory_format, "bfloat16")
         return self.to(bfloat16)
 
-    def long(self):
+    def long(self, memory_format=None):
+        _check_memory_format(memory_format, "long")
         return self.to(int64)
 
-    def int(self):
+    def int(self, memory_format=None):
+        _check_memory_format(memory_format, "int")
         return self.to(int32)
 
-    def byte(self):
+    def byte(self, memory_format=None):
+        _check_memory_format(memory_format, "byte")
         return self.to(uint8)
 
-    def bool(self):
+    def bool(self, memory_format=None):
+        _check_memory_format(memory_format, "bool")
         return self.to(bool)
 
     def cpu(self):

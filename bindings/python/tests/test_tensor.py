@@ -121,3 +121,25 @@ def test_tolist_and_item_types():
     assert glia.tensor([1.5], dtype=glia.bfloat16).tolist() == [1.5]
     assert isinstance(glia.tensor(2.0).item(), float)
     assert np.isnan(glia.tensor(float("nan")).item())
+
+
+def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
+    x = glia.tensor([[1.5, -2.0], [3.0, 4.0]])
+    for name, dt in [("float", glia.float32), ("double", glia.float64), ("half", glia.float16),
+                     ("bfloat16", glia.bfloat16), ("int", glia.int32), ("long", glia.int64),
+                     ("byte", glia.uint8), ("bool", glia.bool)]:
+        for fmt in (glia.preserve_format, glia.contiguous_format):
+            assert getattr(x, name)(memory_format=fmt).dtype == dt
+    with pytest.raises(NotImplementedError, match="channels_last"):
+        x.double(memory_format=glia.channels_last)
+    # torch: to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy), to(other, non_blocking, copy)
+    y = x.to(glia.float64, False, True)
+    assert y.dtype == glia.float64
+    z = x.to("cpu", glia.float32, False, True)
+    assert z.dtype == glia.float32 and z is not x
+    z[0, 0] = 7.0
+    assert x[0, 0].item() == 1.5  # copy=True copied
+    assert x.to(x, False).dtype == glia.float32
+    assert x.to(glia.float64, memory_format=glia.preserve_format).dtype == glia.float64
+    with pytest.raises(TypeError):
+        x.to(glia.float64, False, True, True)
