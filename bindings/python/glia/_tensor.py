@@ -269,6 +269,17 @@ class Size(tuple):
 # helpers
 
 
+def _sequence_is_tuple(seq):
+    """torch 1.13's treatSequenceAsTuple (NumPy's legacy rule): a list of fewer than 32 items
+    that holds a tensor, a sequence, a slice, Ellipsis or None indexes like a tuple of them
+    (x[[0:1, 1:3]] is x[0:1, 1:3]; x[[[0, 1], [1, 2]]] is x[[0, 1], [1, 2]])."""
+    if len(seq) >= 32:
+        return False
+    return builtins.any(
+        isinstance(k, (Tensor, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in seq
+    )
+
+
 def _is_number(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, (complex, np.complexfloating))
 
@@ -1499,6 +1510,10 @@ class Tensor:
 
     @property
     def mT(self):
+        if self.ndim == 0:  # torch 1.13 gives the scalar back
+            return self.view(())
+        if self.ndim == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
     def expand(self, *sizes):
@@ -1595,6 +1610,8 @@ class Tensor:
 
     def _index(self, key):
         """(view, advanced) for key: view after basic indexing; advanced = (dim, index tensor) or None."""
+        if isinstance(key, list) and _sequence_is_tuple(key):
+            key = tuple(key)
         if not isinstance(key, tuple):
             key = (key,)
         n_used = builtins.sum(

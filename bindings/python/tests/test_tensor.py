@@ -143,3 +143,29 @@ def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
     assert x.to(glia.float64, memory_format=glia.preserve_format).dtype == glia.float64
     with pytest.raises(TypeError):
         x.to(glia.float64, False, True, True)
+
+
+def test_list_index_follows_torch_1_13_sequence_rule():
+    a = glia.arange(12.0).reshape(3, 4)
+    # A list holding a slice (or None, Ellipsis, a sequence, a tensor) indexes like a tuple.
+    np.testing.assert_array_equal(a[[slice(0, 2), slice(1, 3)]].numpy(), a.numpy()[0:2, 1:3])
+    np.testing.assert_array_equal(a[[None, slice(1, 2)]].numpy(), a.numpy()[None, 1:2])
+    np.testing.assert_array_equal(a[[Ellipsis, 1]].numpy(), a.numpy()[..., 1])
+    # A list of plain ints stays one index tensor.
+    np.testing.assert_array_equal(a[[2, 0]].numpy(), a.numpy()[[2, 0]])
+    # A list of lists is a tuple of two index tensors, which glia does not support yet: it must not
+    # silently index dim 0 with a 2-D tensor.
+    with pytest.raises(NotImplementedError, match="more than one index tensor"):
+        a[[[0, 1], [1, 2]]]
+
+
+def test_mT_of_scalars_and_vectors_as_torch():
+    s = glia.tensor(3.0, requires_grad=True)
+    m = s.mT
+    assert m.shape == () and m.item() == 3.0
+    m.backward()
+    assert s.grad.item() == 1.0
+    with pytest.raises(RuntimeError, match="tensor.mT is only supported on matrices or batches of matrices. "
+                                           "Got 1-D tensor."):
+        glia.ones(3).mT
+    assert glia.ones(2, 3).mT.shape == (3, 2)
