@@ -7,6 +7,15 @@
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 
+// Note [One op, one rule]: every differentiable op is one function of autograd/functions.h that
+// calls its kernel (ops::<name>), then, when any_requires_grad, records a Node
+// subclass defined beside it in the same file, whose apply() is the backward
+// rule written with these same differentiable functions (so create_graph and
+// double backward work without a second set of rules). Node names are
+// torch's (MulBackward0) and tests compare them. The micrograd/tinygrad
+// shape: finding an op's gradient means reading one file, and an op without
+// a rule cannot be recorded by accident because recording needs its Node.
+
 namespace glia {
 
 Tensor sum_to(const Tensor& grad, IntSpan shape) {
