@@ -61,16 +61,33 @@ bool compute_contiguous(IntSpan shape, IntSpan strides) {
 }
 }  // namespace
 
+namespace {
+// The element count of a shape, and whether a size is negative or the count overflows: one
+// branch-free pass (every op's output goes through it), the error decided off the hot path.
+inline int64_t numel_or_flag(IntSpan shape, bool& bad) {
+  int64_t n = 1;
+  for (int64_t s : shape) bad |= (s < 0) | __builtin_mul_overflow(n, s, &n);
+  return n;
+}
+
+bool has_negative(IntSpan shape, IntSpan strides) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] < 0 || strides[i] < 0) return true;
+  return false;
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void bad_shape(IntSpan shape) {
+  for (int64_t s : shape) GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
+  fail(Code::Shape, "Storage size calculation overflowed with sizes=", shape);
+}
+}  // namespace
+
 TensorImpl::TensorImpl(Ref<Storage> storage, int64_t offset, IntSpan shape, IntSpan strides, DType dtype)
     : storage_(std::move(storage)), offset_(offset), shape_(shape), strides_(strides), dtype_(dtype) {
   // Note [Checked sizes]: no geometry with a negative size or an element count past int64 exists.
-  int64_t n = 1;
-  bool overflow = false;
-  for (int64_t s : shape) {
-    GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
-    overflow |= __builtin_mul_overflow(n, s, &n);
-  }
-  GLIA_CHECK(!overflow, Shape, "shape ", shape, " has more than 2^63 elements");
+  bool bad = false;
+  const int64_t n = numel_or_flag(shape, bad);
+  if (__builtin_expect(bad, 0)) bad_shape(shape);
   numel_ = n;
   contiguous_ = compute_contiguous(shape, strides);
   is_inference = inference_mode_enabled();
@@ -135,13 +152,12 @@ static void check_device(const char* what, Device device) {
 
 Tensor empty(IntSpan shape, DType dtype, Device device) {
   check_device("empty", device);
-  for (int64_t s : shape) GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
-  int64_t n = 1, nbytes = 0;
-  bool overflow = false;
-  for (int64_t s : shape) overflow |= __builtin_mul_overflow(n, s, &n);
-  overflow |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
   // torch's computeStorageNbytes message (Note [Checked sizes]).
-  GLIA_CHECK(!overflow, Shape, "Storage size calculation overflowed with sizes=", shape);
+  bool bad = false;
+  int64_t nbytes = 0;
+  const int64_t n = numel_or_flag(shape, bad);
+  bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
+  if (__builtin_expect(bad, 0)) bad_shape(shape);
   Dims strides = contiguous_strides(shape);  // checks the product of the nonzero sizes too
   return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes)), 0, shape, strides, dtype));
 }
@@ -248,8 +264,9 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
   }
 }
 
-Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
-  // Note [Checked sizes]: a view never reaches outside its storage (torch's setStorage check).
+namespace {
+[[noreturn]] __attribute__((cold, noinline)) void bad_view(const Tensor& base, IntSpan shape, IntSpan strides,
+                                                           int64_t offset) {
   Checked last(offset, "view");
   bool empty_view = false;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -257,15 +274,36 @@ Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t off
     GLIA_CHECK(strides[i] >= 0, Shape, "view: negative stride ", strides[i], " at dimension ", i);
     empty_view |= shape[i] == 0;
   }
+  const int64_t item = static_cast<int64_t>(base.impl()->itemsize());
+  const int64_t have = static_cast<int64_t>(base.impl()->storage()->nbytes());
+  int64_t need = 0;
   if (!empty_view) {
     for (size_t i = 0; i < shape.size(); ++i) last = last + Checked(shape[i] - 1) * strides[i];
-    const int64_t item = static_cast<int64_t>(base.impl()->itemsize());
-    const int64_t need = ((last + 1) * item).value();
-    const int64_t have = static_cast<int64_t>(base.impl()->storage()->nbytes());
-    GLIA_CHECK(offset >= 0 && need <= have, Shape, "setStorage: sizes ", shape, ", strides ", strides,
-               ", storage offset ", offset, ", and itemsize ", item, " requiring a storage size of ", need,
-               " are out of bounds for storage of size ", have);
+    need = ((last + 1) * item).value();
   }
+  fail(Code::Shape, "setStorage: sizes ", shape, ", strides ", strides, ", storage offset ", offset, ", and itemsize ",
+       item, " requiring a storage size of ", need, " are out of bounds for storage of size ", have);
+}
+}  // namespace
+
+Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
+  // Note [Checked sizes]: a view never reaches outside its storage (torch's setStorage check). One
+  // branch-free pass; bad_view works out the message.
+  bool bad = offset < 0, empty_view = false;
+  int64_t last = offset;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t span;
+    bad |= (shape[i] < 0) | (strides[i] < 0) |
+           __builtin_mul_overflow(shape[i] > 0 ? shape[i] - 1 : 0, strides[i], &span) |
+           __builtin_add_overflow(last, span, &last);
+    empty_view |= shape[i] == 0;
+  }
+  int64_t end, need;
+  bad |= __builtin_add_overflow(last, 1, &end) |
+         __builtin_mul_overflow(end, static_cast<int64_t>(base.impl()->itemsize()), &need);
+  bad |= !empty_view && need > static_cast<int64_t>(base.impl()->storage()->nbytes());
+  if (__builtin_expect(bad && !(empty_view && offset >= 0 && !has_negative(shape, strides)), 0))
+    bad_view(base, shape, strides, offset);
   Tensor v(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
   v.impl()->is_inference |= base.impl()->is_inference;
   return v;
