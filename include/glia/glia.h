@@ -1460,10 +1460,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_apply(glia_module *module, glia_
  * wiring, in torch's order with torch's replacement rules. Inputs may contain
  * NULL (None): a built-in that computes on an input refuses a NULL one with
  * GLIA_ERR_INVALID_ARGUMENT ("Linear.forward: input 1 of 1 is None, expected
- * a Tensor"), Identity returns it, a host forward receives it. Outputs follow the check_outputs convention: with outputs NULL and
- * capacity 0 only the count is computed (forward runs); otherwise capacity
- * must hold them all. Errors: whatever forward raises; GLIA_ERR_CALLBACK when
- * a host callback or hook failed (its message is carried).
+ * a Tensor"), Identity returns it, a host forward receives it. Outputs
+ * follow the check_outputs convention: with outputs NULL and capacity 0 only
+ * the count is computed (forward runs); otherwise capacity must hold them all.
+ * Errors: whatever forward raises; GLIA_ERR_CALLBACK when a host callback or
+ * hook failed (its message is carried).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_forward(glia_module *module, const glia_tensor *const *inputs,

@@ -23,7 +23,6 @@ class Checked {
   constexpr Checked(int64_t v, const char* op = nullptr) : v_(v), op_(op) {}  // NOLINT: implicit by design
 
   int64_t value() const { return v_; }
-  const char* op() const { return op_; }
 
   friend Checked operator+(Checked a, Checked b) {
     int64_t r;
@@ -46,11 +45,6 @@ class Checked {
     int64_t q = a.v_ / b.v_;
     if (a.v_ % b.v_ != 0 && a.v_ < 0) --q;
     return {q, a.pick(b)};
-  }
-  // Division rounding toward positive infinity; a >= 0, b > 0.
-  friend Checked ceil_div(Checked a, Checked b) {
-    GLIA_CHECK(b.v_ > 0 && a.v_ >= 0, Internal, "ceil_div of ", a.v_, " by ", b.v_);
-    return {a.v_ / b.v_ + (a.v_ % b.v_ != 0), a.pick(b)};
   }
 
  private:

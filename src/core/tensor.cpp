@@ -70,12 +70,6 @@ inline int64_t numel_or_flag(IntSpan shape, bool& bad) {
   return n;
 }
 
-bool has_negative(IntSpan shape, IntSpan strides) {
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] < 0 || strides[i] < 0) return true;
-  return false;
-}
-
 [[noreturn]] __attribute__((cold, noinline)) void bad_shape(IntSpan shape) {
   for (int64_t s : shape) GLIA_CHECK(s >= 0, Shape, "Trying to create tensor with negative dimension ", s, ": ", shape);
   fail(Code::Shape, "Storage size calculation overflowed with sizes=", shape);
@@ -288,22 +282,21 @@ namespace {
 
 Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset) {
   // Note [Checked sizes]: a view never reaches outside its storage (torch's setStorage check). One
-  // branch-free pass; bad_view works out the message.
-  bool bad = offset < 0, empty_view = false;
-  int64_t last = offset;
+  // branch-free pass; bad_view works out the message. An empty view needs no storage, so overflow
+  // of its span does not matter; a negative size, stride or offset always does.
+  bool negative = offset < 0, overflow = false, empty_view = false;
+  int64_t last = offset, end, need;
   for (size_t i = 0; i < shape.size(); ++i) {
     int64_t span;
-    bad |= (shape[i] < 0) | (strides[i] < 0) |
-           __builtin_mul_overflow(shape[i] > 0 ? shape[i] - 1 : 0, strides[i], &span) |
-           __builtin_add_overflow(last, span, &last);
+    negative |= (shape[i] < 0) | (strides[i] < 0);
+    overflow |= __builtin_mul_overflow(shape[i] > 0 ? shape[i] - 1 : 0, strides[i], &span) |
+                __builtin_add_overflow(last, span, &last);
     empty_view |= shape[i] == 0;
   }
-  int64_t end, need;
-  bad |= __builtin_add_overflow(last, 1, &end) |
-         __builtin_mul_overflow(end, static_cast<int64_t>(base.impl()->itemsize()), &need);
-  bad |= !empty_view && need > static_cast<int64_t>(base.impl()->storage()->nbytes());
-  if (__builtin_expect(bad && !(empty_view && offset >= 0 && !has_negative(shape, strides)), 0))
-    bad_view(base, shape, strides, offset);
+  overflow |= __builtin_add_overflow(last, 1, &end) |
+              __builtin_mul_overflow(end, static_cast<int64_t>(base.impl()->itemsize()), &need);
+  const bool outside = overflow || need > static_cast<int64_t>(base.impl()->storage()->nbytes());
+  if (__builtin_expect(negative || (!empty_view && outside), 0)) bad_view(base, shape, strides, offset);
   Tensor v(make_ref<TensorImpl>(base.impl()->storage(), offset, shape, strides, base.dtype()));
   v.impl()->is_inference |= base.impl()->is_inference;
   return v;

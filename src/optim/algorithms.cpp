@@ -76,12 +76,6 @@ Update<N> prepare_update(const Tensor& p, const Tensor& g, const std::array<Tens
   return u;
 }
 
-// Appends the update to the step's commit list (Note [All-or-nothing step]).
-template <size_t N, class K>
-void commit_update(Optimizer::Commit& commit, Update<N>&& u, K kernel) {
-  commit.emplace_back([u = std::move(u), kernel]() mutable { u.run(kernel); });
-}
-
 // Note [Flag-free update loops]: the per-element loops must not test option
 // flags (maximize, weight decay, momentum, ...) per element: the branches stop
 // the compiler from vectorising and made SGD-momentum a third of a small MLP's
@@ -165,28 +159,30 @@ class SGD final : public Optimizer {
       std::array<Tensor*, 1> states{momentum != 0 ? &buf : &none};
       with_flags(
           [&](auto kMax, auto kWd, auto kMom, auto kNest, auto kFirst) {
-            commit_update(commit, prepare_update(p, g, states),
-                          [=]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
-                            const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
-                            T* __restrict bp = s[0];
-                            T* __restrict pr = pp;
-                            const T* __restrict gr = gp;
-                            for (int64_t i = b; i < e; ++i) {
-                              T d = gr[i];
-                              if constexpr (decltype(kMax)::value) d = -d;
-                              if constexpr (decltype(kWd)::value) d = d + twd * pr[i];
-                              if constexpr (decltype(kMom)::value) {
-                                T nb;
-                                if constexpr (decltype(kFirst)::value)
-                                  nb = d;
-                                else
-                                  nb = bp[i] * tm + tdamp * d;
-                                bp[i] = nb;
-                                d = decltype(kNest)::value ? d + tm * nb : nb;
-                              }
-                              pr[i] = pr[i] + tlr * d;
-                            }
-                          });
+            Update<1> u = prepare_update(p, g, states);
+            commit.emplace_back([u = std::move(u), lr, momentum, dampening, wd]() mutable {
+              u.run([&]<class T>(T* pp, const T* gp, std::array<T*, 1> s, int64_t b, int64_t e) {
+                const T twd = T(wd), tm = T(momentum), tdamp = T(1 - dampening), tlr = T(-lr);
+                T* __restrict bp = s[0];
+                T* __restrict pr = pp;
+                const T* __restrict gr = gp;
+                for (int64_t i = b; i < e; ++i) {
+                  T d = gr[i];
+                  if constexpr (decltype(kMax)::value) d = -d;
+                  if constexpr (decltype(kWd)::value) d = d + twd * pr[i];
+                  if constexpr (decltype(kMom)::value) {
+                    T nb;
+                    if constexpr (decltype(kFirst)::value)
+                      nb = d;
+                    else
+                      nb = bp[i] * tm + tdamp * d;
+                    bp[i] = nb;
+                    d = decltype(kNest)::value ? d + tm * nb : nb;
+                  }
+                  pr[i] = pr[i] + tlr * d;
+                }
+              });
+            });
           },
           maximize, wd != 0, momentum != 0, nesterov, first);
     }
