@@ -1,15 +1,215 @@
-// Entry point of libglia_cuda.so: the table the core reads after dlopen.
-#include "core/backend.h"
-
+// Entry point of libglia_cuda.so: the backend table of the backend ABI v2
+// (include/glia/glia_backend.h) over the CUDA runtime.
+//
+// Today: devices, memory (plain cudaMalloc, no caching yet), copies, streams
+// and events. The kernels, the caching allocator, cuBLAS and cuDNN arrive with
+// the CUDA-backend issue; until then kernel() returns NULL for every id, so
+// any op on a CUDA tensor other than a copy is a GLIA_ERR_UNSUPPORTED naming
+// the op, and tensors can move to a GPU and back.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "glia/glia_backend.h"
+
 namespace {
+
+const glia_backend_services* g_svc = nullptr;
+std::string g_reason;  // why no device is usable (set by device_count)
+
+glia_error* cuda_error(cudaError_t st, const char* call, const std::string& detail) {
+  cudaGetLastError();  // clear a non-sticky error so the next call starts clean
+  std::string m = std::string("cuda: ") + call + (detail.empty() ? "" : " (" + detail + ")") +
+                  " failed: " + cudaGetErrorString(st) + " (" + cudaGetErrorName(st) + ")";
+  const auto code = st == cudaErrorMemoryAllocation ? GLIA_ERR_OUT_OF_MEMORY : GLIA_ERR_DEVICE;
+  return g_svc->error_new(code, m.c_str());
+}
+
+#define GLIA_CUDA_TRY(expr, detail)                           \
+  do {                                                        \
+    cudaError_t st_ = (expr);                                 \
+    if (st_ != cudaSuccess) return cuda_error(st_, #expr, detail); \
+  } while (0)
+
 int32_t device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  static const int32_t n = [] {
+    int c = 0;
+    cudaError_t st = cudaGetDeviceCount(&c);
+    if (st != cudaSuccess) {
+      g_reason = st == cudaErrorNoDevice             ? std::string("no CUDA device")
+                 : st == cudaErrorInsufficientDriver ? std::string("the CUDA driver is older than the runtime")
+                                                     : std::string("no CUDA driver (") + cudaGetErrorName(st) + ")";
+      cudaGetLastError();
+      return 0;
+    }
+    if (c == 0) g_reason = "no CUDA device";
+    return static_cast<int32_t>(c);
+  }();
   return n;
 }
-const glia::BackendV1 kTable{glia::kBackendAbiVersion, "cuda", &device_count};
+
+const char* unavailable_reason() { return device_count() > 0 ? nullptr : g_reason.c_str(); }
+
+struct Stats {
+  std::atomic<uint64_t> in_use{0}, peak{0}, allocations{0};
+};
+Stats g_stats[64];
+
+glia_error* alloc(int32_t device, size_t nbytes, void** out) {
+  *out = nullptr;
+  if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
+  GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  GLIA_CUDA_TRY(cudaMalloc(out, nbytes ? nbytes : 1), std::to_string(nbytes) + " bytes on device " +
+                                                          std::to_string(device));
+  Stats& s = g_stats[device];
+  const uint64_t now = s.in_use += nbytes;
+  uint64_t peak = s.peak.load();
+  while (now > peak && !s.peak.compare_exchange_weak(peak, now)) {
+  }
+  ++s.allocations;
+  return nullptr;
+}
+
+void free_(int32_t device, void* ptr, size_t nbytes) {
+  if (!ptr) return;
+  cudaSetDevice(device);
+  cudaFree(ptr);
+  if (device >= 0 && device < 64) g_stats[device].in_use -= nbytes;
+}
+
+glia_error* memory_stats(int32_t device, glia_backend_memory_stats* out) {
+  if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
+  out->bytes_in_use = g_stats[device].in_use;
+  out->peak_bytes_in_use = g_stats[device].peak;
+  out->bytes_cached = 0;
+  out->allocations = g_stats[device].allocations;
+  return nullptr;
+}
+
+void reset_peak(int32_t device) {
+  if (device >= 0 && device < 64) g_stats[device].peak = g_stats[device].in_use.load();
+}
+
+void empty_cache(int32_t) {}
+
+glia_error* host_alloc_pinned(size_t nbytes, void** out) {
+  GLIA_CUDA_TRY(cudaMallocHost(out, nbytes ? nbytes : 1), std::to_string(nbytes) + " bytes");
+  return nullptr;
+}
+void host_free_pinned(void* p) { cudaFreeHost(p); }
+
+thread_local cudaStream_t t_stream[64] = {};  // the current stream per device (0: the legacy default stream)
+
+void* current_stream(int32_t device) { return device >= 0 && device < 64 ? t_stream[device] : nullptr; }
+
+glia_error* set_current_stream(int32_t device, void* stream) {
+  if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
+  t_stream[device] = static_cast<cudaStream_t>(stream);
+  return nullptr;
+}
+
+glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src,
+                 size_t nbytes, void* stream, int32_t non_blocking) {
+  const int32_t dev = kind == GLIA_COPY_HOST_TO_DEVICE ? dst_device : src_device;
+  GLIA_CUDA_TRY(cudaSetDevice(dev), "device " + std::to_string(dev));
+  cudaStream_t s = stream ? static_cast<cudaStream_t>(stream) : t_stream[dev];
+  const cudaMemcpyKind k = kind == GLIA_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
+                           : kind == GLIA_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
+                                                              : cudaMemcpyDeviceToDevice;
+  if (kind == GLIA_COPY_DEVICE_TO_DEVICE && dst_device != src_device) {
+    GLIA_CUDA_TRY(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, s), std::to_string(nbytes) + " bytes");
+  } else {
+    GLIA_CUDA_TRY(cudaMemcpyAsync(dst, src, nbytes, k, s), std::to_string(nbytes) + " bytes");
+  }
+  if (!non_blocking) GLIA_CUDA_TRY(cudaStreamSynchronize(s), "after a copy");
+  return nullptr;
+}
+
+glia_error* synchronize(int32_t device) {
+  GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  GLIA_CUDA_TRY(cudaDeviceSynchronize(), "device " + std::to_string(device));
+  return nullptr;
+}
+
+glia_error* stream_create(int32_t device, void** out) {
+  GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  cudaStream_t s = nullptr;
+  GLIA_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "");
+  *out = s;
+  return nullptr;
+}
+glia_error* stream_destroy(int32_t device, void* stream) {
+  GLIA_CUDA_TRY(cudaStreamDestroy(static_cast<cudaStream_t>(stream)), "");
+  return nullptr;
+}
+glia_error* event_create(int32_t device, void** out) {
+  GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  cudaEvent_t e = nullptr;
+  GLIA_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "");
+  *out = e;
+  return nullptr;
+}
+glia_error* event_record(void* event, void* stream) {
+  GLIA_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "");
+  return nullptr;
+}
+glia_error* stream_wait_event(void* stream, void* event) {
+  GLIA_CUDA_TRY(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0), "");
+  return nullptr;
+}
+glia_error* event_synchronize(void* event) {
+  GLIA_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "");
+  return nullptr;
+}
+glia_error* event_destroy(void* event) {
+  GLIA_CUDA_TRY(cudaEventDestroy(static_cast<cudaEvent_t>(event)), "");
+  return nullptr;
+}
+
+uint64_t g_seed = 0;
+glia_error* manual_seed(int32_t, uint64_t seed) {
+  g_seed = seed;
+  return nullptr;
+}
+
+glia_kernel_fn kernel(uint32_t) { return nullptr; }  // kernels: the CUDA-backend issue
+
+const glia_backend kTable{sizeof(glia_backend),
+                          GLIA_BACKEND_ABI_VERSION,
+                          "cuda",
+                          GLIA_CUDA,
+                          &device_count,
+                          &unavailable_reason,
+                          &alloc,
+                          &free_,
+                          &memory_stats,
+                          &reset_peak,
+                          &empty_cache,
+                          &host_alloc_pinned,
+                          &host_free_pinned,
+                          &copy,
+                          &synchronize,
+                          &current_stream,
+                          &set_current_stream,
+                          &stream_create,
+                          &stream_destroy,
+                          &event_create,
+                          &event_record,
+                          &stream_wait_event,
+                          &event_synchronize,
+                          &event_destroy,
+                          &manual_seed,
+                          &kernel};
+
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const glia::BackendV1* glia_backend_v1() { return &kTable; }
+extern "C" __attribute__((visibility("default"))) const glia_backend* glia_backend_v2(
+    const glia_backend_services* services) {
+  if (!services || services->struct_size < sizeof(glia_backend_services) ||
+      services->abi_version != GLIA_BACKEND_ABI_VERSION)
+    return nullptr;
+  g_svc = services;
+  return &kTable;
+}

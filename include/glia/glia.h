@@ -268,13 +268,41 @@ GLIA_API size_t glia_dtype_size(glia_dtype dtype);
 /** torch's name of `dtype` ("float32", "bfloat16", "bool"...), NULL for an unknown value. @since 0.1 */
 GLIA_API const char *glia_dtype_name(glia_dtype dtype);
 
-typedef enum glia_device_type GLIA_ENUM_BASE { GLIA_CPU = 0, GLIA_CUDA = 1 } glia_device_type;
+/**
+ * Device types. GLIA_PRIVATEUSE1 is the slot of an out-of-tree backend (the
+ * test device, an accelerator plugin) loaded with glia_backend_load: devices
+ * of it print with the backend's name ("testdevice:1"), as torch's
+ * PrivateUse1 devices do.
+ */
+typedef enum glia_device_type GLIA_ENUM_BASE { GLIA_CPU = 0, GLIA_CUDA = 1, GLIA_PRIVATEUSE1 = 2 } glia_device_type;
 
 /** A device: its type and index (0 for the CPU; -1 for CUDA means the current device). */
 typedef struct glia_device {
   glia_device_type type;
   int32_t index;
 } glia_device;
+
+/**
+ * Whether devices of `type` can be used, and why not. `*out_device_count`
+ * (may be NULL) gets the number of usable devices; the buffer gets "" when
+ * there is at least one, else the reason: the dlopen() error of the backend
+ * library, "no CUDA driver", or that no backend is loaded for the type.
+ * (buffer, capacity, out_length) as for glia_tensor_to_string. Loads the
+ * CUDA backend on first use, as glia_cuda_is_available does.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT for an unknown type or a NULL buffer with capacity > 0.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_backend_status(glia_device_type type, int32_t *out_device_count,
+                                                        char *buffer, size_t capacity, size_t *out_length);
+
+/**
+ * Waits until all work queued on `device` has finished (a no-op for the CPU).
+ * Work on a tensor is ordered on its device's current stream; copies to the
+ * host wait for it before they return, so most programs never call this.
+ * Errors: GLIA_ERR_DEVICE for a device that is not available.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_synchronize(glia_device device);
 
 /* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */

@@ -171,7 +171,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
       if (grads[k].defined()) {
         any = true;
       } else {
-        grads[k] = zeros(node->output_shapes[k], node->output_dtypes[k]);
+        grads[k] = zeros(node->output_shapes[k], node->output_dtypes[k], node->output_devices[k]);
       }
     }
     if (!any) continue;
@@ -214,10 +214,12 @@ std::vector<Edge> root_edges(const TensorList& roots, const TensorList& grad_roo
     Tensor g = grad_roots.empty() ? Tensor() : grad_roots[i];
     if (!g.defined()) {
       GLIA_CHECK(r.numel() == 1, State, "grad can be implicitly created only for scalar outputs");
-      g = ones(r.shape(), r.dtype());
+      g = ones(r.shape(), r.dtype(), r.device());
     } else {
       GLIA_CHECK(g.shape() == r.shape(), Shape, "Mismatch in shape: grad_output[", i, "] has a shape of ", g.shape(),
                  " and output[", i, "] has a shape of ", r.shape(), ".");
+      GLIA_CHECK(g.device() == r.device(), Device, "invalid gradient at index ", i, " - expected device ", r.device(),
+                 " but got ", g.device());
     }
     out_grads->push_back(g);
     edges.push_back(gradient_edge(r));

@@ -73,13 +73,14 @@ DType dtype_arg(int dtype, const char* fn, const char* arg) {
 }
 
 Device device_arg(glia_device d, const char* fn) {
-  GLIA_CHECK(d.type == GLIA_CPU || d.type == GLIA_CUDA, InvalidArgument, fn, ": unknown device type ",
-             static_cast<int>(d.type));
+  GLIA_CHECK(d.type == GLIA_CPU || d.type == GLIA_CUDA || d.type == GLIA_PRIVATEUSE1, InvalidArgument, fn,
+             ": unknown device type ", static_cast<int>(d.type));
   if (d.type == GLIA_CPU) {
     GLIA_CHECK(d.index == 0 || d.index == -1, Device, fn, ": cpu device index must be 0, got ", d.index);
     return Device{DeviceType::CPU, 0};
   }
-  return Device{DeviceType::CUDA, d.index};
+  // -1: the current device, which is device 0 until per-thread current devices exist.
+  return Device{static_cast<DeviceType>(d.type), d.index == -1 ? 0 : d.index};
 }
 
 }  // namespace glia::capi

@@ -123,6 +123,24 @@ glia_error* glia_backend_load(const char* name) {
   });
 }
 
+glia_error* glia_backend_status(glia_device_type type, int32_t* out_device_count, char* buffer, size_t capacity,
+                                size_t* out_length) {
+  return capi::guard([&] {
+    const char* fn = "glia_backend_status";
+    GLIA_CHECK(type == GLIA_CPU || type == GLIA_CUDA || type == GLIA_PRIVATEUSE1, InvalidArgument, fn,
+               ": unknown device type ", static_cast<int>(type));
+    const DeviceType t = static_cast<DeviceType>(type);
+    capi::check_string_out(buffer, capacity, out_length, fn);
+    std::string why = backend_status(t);
+    if (out_device_count) *out_device_count = backend_device_count(t);
+    capi::write_string(why, buffer, capacity, out_length);
+  });
+}
+
+glia_error* glia_device_synchronize(glia_device device) {
+  return capi::guard([&] { device_synchronize(capi::device_arg(device, "glia_device_synchronize")); });
+}
+
 int32_t glia_cuda_is_available(void) { return cuda_device_count() > 0 ? 1 : 0; }
 
 int32_t glia_cuda_device_count(void) { return cuda_device_count(); }

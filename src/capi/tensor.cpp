@@ -282,9 +282,7 @@ glia_error* glia_tensor_to(const glia_tensor* tensor, glia_device device, glia_d
     Device dev = device_arg(device, fn);
     DType dt = dtype_arg(dtype, fn, "dtype");
     check_out(out, fn, "out");
-    GLIA_CHECK(dev == t.device(), Device, fn, ": cannot move a tensor from ", t.device(), " to ", dev,
-               " (no CUDA kernels in this build)");
-    *out = tensor_handle(to_dtype_with_grad(t, dt));
+    *out = tensor_handle(to_with_grad(t, dev, dt));
   });
 }
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 namespace glia {
@@ -233,6 +234,12 @@ std::string to_string(const Tensor& t, const std::string& suffixes) {
   std::vector<std::string> parts;
   std::string body;
   std::string dtype_part = std::string("dtype=torch.") + dtype_name(t.dtype());
+  if (!t.device().is_cpu()) {
+    // torch names a non-default device first; the values print from a host copy.
+    std::ostringstream d;
+    d << "device='" << t.device() << "'";
+    parts.push_back(d.str());
+  }
   if (t.numel() == 0) {
     // Nothing to infer the dtype from, so only float32 (the default dtype) goes unnamed.
     if (t.dim() != 1) parts.push_back("size=" + shape_tuple(t.shape()));
@@ -241,7 +248,7 @@ std::string to_string(const Tensor& t, const std::string& suffixes) {
   } else {
     DType dt = t.dtype();
     if (dt != DType::Float32 && dt != DType::Int64 && dt != DType::Bool) parts.push_back(dtype_part);
-    body = Printer(t).str(indent);
+    body = Printer(t.device().is_cpu() ? t : to_device(t, Device{})).str(indent);
   }
   // The caller's parts come pre-formatted as ", key=value" each.
   for (size_t pos = 0; pos < suffixes.size();) {

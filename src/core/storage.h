@@ -17,6 +17,8 @@ class Storage : public RefCounted {
  public:
   // A CPU buffer from the caching allocator (uninitialised).
   static Ref<Storage> allocate(size_t nbytes);
+  // A buffer in the memory of `device` (through its backend for a non-CPU device).
+  static Ref<Storage> allocate(size_t nbytes, Device device);
   // Memory owned elsewhere; deleter(context, data) runs once when the storage dies.
   static Ref<Storage> wrap(void* data, size_t nbytes, Device device, BlobDeleter deleter, void* context);
   ~Storage() override;
@@ -35,6 +37,7 @@ class Storage : public RefCounted {
   size_t nbytes_ = 0;
   Device device_;
   CpuBlock block_;  // when allocated here
+  bool device_owned_ = false;  // from the device's backend (device_free on death)
   BlobDeleter deleter_ = nullptr;
   void* deleter_context_ = nullptr;
 };

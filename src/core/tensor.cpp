@@ -4,7 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include "core/backend.h"
 #include "core/checked.h"
+#include "core/dispatch.h"
 #include "core/random.h"
 #include "core/scalar.h"
 
@@ -140,12 +142,11 @@ void check_shape(const char* what, IntSpan shape) {
 }
 
 static void check_device(const char* what, Device device) {
-  GLIA_CHECK(device.is_cpu(), Device, what, ": device ", device,
-             " is not available (the CUDA backend has no kernels in this build)");
+  if (!device.is_cpu()) backend_of(device, what);
 }
 
 Tensor empty(IntSpan shape, DType dtype, Device device) {
-  check_device("empty", device);
+  if (__builtin_expect(!device.is_cpu(), 0)) check_device("empty", device);
   // torch's computeStorageNbytes message (Note [Checked sizes]).
   bool bad = false;
   int64_t nbytes = 0;
@@ -153,12 +154,17 @@ Tensor empty(IntSpan shape, DType dtype, Device device) {
   bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
   if (__builtin_expect(bad, 0)) bad_shape(shape);
   Dims strides = contiguous_strides(shape);  // checks the product of the nonzero sizes too
-  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes)), 0, shape, strides, dtype));
+  Ref<Storage> storage = __builtin_expect(device.is_cpu(), 1) ? Storage::allocate(static_cast<size_t>(nbytes))
+                                                               : Storage::allocate(static_cast<size_t>(nbytes), device);
+  return Tensor(make_ref<TensorImpl>(std::move(storage), 0, shape, strides, dtype));
 }
 
 Tensor zeros(IntSpan shape, DType dtype, Device device) {
   Tensor t = empty(shape, dtype, device);
-  if (t.numel()) std::memset(t.data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
+  if (!device.is_cpu())
+    fill(t, 0.0);
+  else if (t.numel())
+    std::memset(t.data(), 0, static_cast<size_t>(t.numel()) * itemsize(dtype));
   return t;
 }
 
@@ -172,6 +178,10 @@ Tensor full(IntSpan shape, double value, DType dtype, Device device) {
 }
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
+  if (!device.is_cpu()) {
+    check_device("arange", device);
+    return to_device(arange(start, end, step, dtype, Device{}), device);
+  }
   GLIA_CHECK(std::isfinite(start) && std::isfinite(end), InvalidArgument, "arange: unsupported range: ", start, " -> ",
              end);
   GLIA_CHECK(step != 0 && std::isfinite(step), InvalidArgument, "arange: step must be nonzero");
@@ -191,6 +201,10 @@ Tensor arange(double start, double end, double step, DType dtype, Device device)
 }
 
 Tensor rand(IntSpan shape, DType dtype, Device device) {
+  if (!device.is_cpu()) {
+    check_device("rand", device);
+    return to_device(rand(shape, dtype, Device{}), device);
+  }
   Tensor t = empty(shape, dtype, device);
   Generator& g = thread_generator();
   dispatch_floating(dtype, "rand", [&](auto tag) {
@@ -212,6 +226,10 @@ Tensor rand(IntSpan shape, DType dtype, Device device) {
 }
 
 Tensor randn(IntSpan shape, DType dtype, Device device) {
+  if (!device.is_cpu()) {
+    check_device("randn", device);
+    return to_device(randn(shape, dtype, Device{}), device);
+  }
   Tensor t = empty(shape, dtype, device);
   Generator& g = thread_generator();
   dispatch_floating(dtype, "randn", [&](auto tag) {
@@ -339,9 +357,9 @@ void for_each_row(const Tensor& dst, const Tensor& src, F&& f) {
 
 }  // namespace
 
-void copy_into(const Tensor& dst, const Tensor& src) {
-  GLIA_CHECK(dst.shape() == src.shape(), Shape, "copy: shape ", src.shape(), " does not match ", dst.shape());
-  if (dst.numel() == 0) return;
+namespace {
+// The CPU copy: dst <- src, equal shapes, any dtypes and strides.
+void copy_cpu(const Tensor& dst, const Tensor& src) {
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
     std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel()) * itemsize(dst.dtype()));
     return;
@@ -366,6 +384,64 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   });
 }
 
+// dst <- src when one of them is off the CPU.
+__attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor& src) {
+  if (dst.device() == src.device()) {
+    run_kernel(KernelId::copy, dst.device(), {&src}, {&dst});
+    return;
+  }
+  // Across devices the backends move contiguous bytes: convert and compact on the source's
+  // device, copy, and scatter into dst's geometry on its device when it is not contiguous.
+  Tensor s = src;
+  if (s.dtype() != dst.dtype() || !s.is_contiguous()) {
+    s = empty(src.shape(), dst.dtype(), src.device());
+    copy_into(s, src);
+  }
+  const size_t nbytes = static_cast<size_t>(dst.numel()) * itemsize(dst.dtype());
+  if (dst.is_contiguous()) {
+    copy_bytes(dst.device(), dst.impl()->data(), s.device(), s.impl()->data(), nbytes);
+    return;
+  }
+  Tensor d = empty(dst.shape(), dst.dtype(), dst.device());
+  copy_bytes(d.device(), d.impl()->data(), s.device(), s.impl()->data(), nbytes);
+  copy_into(dst, d);
+}
+}  // namespace
+
+namespace cpu {
+void copy_kernel(const KernelArgs& k) { copy_cpu(k.output(0), k.input(0)); }
+}  // namespace cpu
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  GLIA_CHECK(dst.shape() == src.shape(), Shape, "copy: shape ", src.shape(), " does not match ", dst.shape());
+  if (dst.numel() == 0) return;
+  if (__builtin_expect(!dst.device().is_cpu() || !src.device().is_cpu(), 0)) {
+    copy_device(dst, src);
+    return;
+  }
+  copy_cpu(dst, src);
+}
+
+// Note [Host reads of device memory]: host code reaches tensor elements only
+// through Tensor::data()/data_ptr(), which refuse a tensor that is not in host
+// memory. So an op that has no kernel for a device, or a copy that was
+// forgotten, is an error naming the device instead of a read of a device
+// address (a crash on CUDA, and on the test device, whose memory is mapped
+// PROT_NONE outside its kernels, a crash by design for code that bypasses
+// this check).
+void Tensor::host_access_failed() const {
+  fail(Code::Unsupported, "tensor data on ", device(),
+       " was read by host code: this operation has no kernel for that device yet (copy the tensor to the CPU "
+       "first)");
+}
+
+Tensor to_device(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  Tensor out = empty(t.shape(), t.dtype(), device);
+  copy_into(out, t);
+  return out;
+}
+
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
   return clone(t);
@@ -384,11 +460,17 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
   return out;
 }
 
-void fill(const Tensor& t, double value) {
+namespace cpu {
+// value: .s "bool", "int" (.i) or "float" (.f), as Scalar keeps them.
+void fill_kernel(const KernelArgs& k) {
+  const Tensor& t = k.output(0);
+  const Attr& a = k.attr(0);
   if (t.numel() == 0) return;
   dispatch_all(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T v = convert<T, double>(value);
+    T v = a.s && a.s[0] == 'i' ? convert<T, int64_t>(a.i)
+          : a.s && a.s[0] == 'b' ? convert<T, bool>(a.i != 0)
+                                 : convert<T, double>(a.f);
     if (t.is_contiguous()) {
       T* p = t.data_ptr<T>();
       for (int64_t i = 0; i < t.numel(); ++i) p[i] = v;
@@ -399,9 +481,16 @@ void fill(const Tensor& t, double value) {
     }
   });
 }
+}  // namespace cpu
+
+void fill(const Tensor& t, double value) {
+  if (t.numel() == 0) return;
+  run_kernel(KernelId::fill, t.device(), {}, {&t}, {Attr{0, value, nullptr, 0, "float"}});
+}
 
 double item_double(const Tensor& t) {
   GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  if (!t.device().is_cpu()) return item_double(to_device(t, Device{}));
   return dispatch_all(t.dtype(), [&](auto tag) -> double {
     using T = decltype(tag);
     return convert<double, T>(*t.data_ptr<T>());
@@ -410,6 +499,7 @@ double item_double(const Tensor& t) {
 
 int64_t item_int64(const Tensor& t) {
   GLIA_CHECK(t.numel() == 1, Shape, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  if (!t.device().is_cpu()) return item_int64(to_device(t, Device{}));
   return dispatch_all(t.dtype(), [&](auto tag) -> int64_t {
     using T = decltype(tag);
     return convert<int64_t, T>(*t.data_ptr<T>());

@@ -78,16 +78,22 @@ class Tensor {
   Device device() const { return impl_->device(); }
   int64_t offset() const { return impl_->offset(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
-  void* data() const { return impl_->data(); }
+  // Host access to the elements: only for tensors in host memory (Note [Host reads of device memory]).
+  // Device-neutral code (dispatch, copies) uses impl()->data().
+  void* data() const {
+    if (__builtin_expect(!impl_->device().is_cpu(), 0)) host_access_failed();
+    return impl_->data();
+  }
   template <class T>
   T* data_ptr() const {
-    return static_cast<T*>(impl_->data());
+    return static_cast<T*>(data());
   }
   bool requires_grad() const { return impl_->requires_grad; }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
 
  private:
   int64_t wrap(int64_t d) const { return d < 0 ? d + dim() : d; }
+  [[noreturn]] void host_access_failed() const;
   Ref<TensorImpl> impl_;
 };
 
@@ -122,6 +128,8 @@ void copy_into(const Tensor& dst, const Tensor& src);
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when dtype already matches
+// `t` on `device` (t itself when it is there already), copied through the backends.
+Tensor to_device(const Tensor& t, Device device);
 void fill(const Tensor& t, double value);
 // Single element as double / int64 (Error(Shape) when numel != 1).
 double item_double(const Tensor& t);

@@ -7,6 +7,7 @@
 // else (transposed, broadcast along some dims) goes through Loop<N>.
 #pragma once
 
+#include "core/dispatch.h"
 #include "core/scalar.h"
 #include "ops/iter.h"
 
@@ -185,6 +186,44 @@ decltype(auto) dispatch_types(DType t, F&& f) {
   } else {
     return dispatch_all(t, f);
   }
+}
+
+// The meta part of a binary elementwise op (Note [Op = meta + kernel + rule]):
+// torch's device rule, broadcasting and promotion to `compute`, the output
+// (`out_dtype`: compute, or bool for predicates) allocated on the op's
+// device, then kernel `id` with inputs of dtype `compute` expanded to the
+// output's shape. ops/elementwise.cpp.
+Tensor binary_meta(KernelId id, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
+                   std::initializer_list<Attr> attrs = {});
+// The same for a unary op: input converted to `compute`.
+Tensor unary_meta(KernelId id, const Tensor& a, DType compute, DType out_dtype, std::initializer_list<Attr> attrs = {});
+
+// The CPU body of a binary kernel: f (a generic lambda on acc types) over
+// in0, in1 (compute dtype, out's shape) into out (compute dtype, or bool when f is a predicate).
+template <Types kTypes = Types::All, class F>
+void binary_kernel(const KernelArgs& k, F f) {
+  const Tensor &out = k.output(0), &x = k.input(0), &y = k.input(1);
+  dispatch_types<kTypes>(x.dtype(), [&](auto ctag) {
+    using C = decltype(ctag);
+    using A = acc_t<C>;
+    if constexpr (std::is_same_v<decltype(f(std::declval<A>(), std::declval<A>())), bool>)
+      map_binary<bool, C>(out, x, y, f);
+    else
+      map_binary<C, C>(out, x, y, f);
+  });
+}
+// The CPU body of a unary kernel.
+template <Types kTypes = Types::All, class F>
+void unary_kernel(const KernelArgs& k, F f) {
+  const Tensor &out = k.output(0), &x = k.input(0);
+  dispatch_types<kTypes>(x.dtype(), [&](auto ctag) {
+    using C = decltype(ctag);
+    using A = acc_t<C>;
+    if constexpr (std::is_same_v<decltype(f(std::declval<A>())), bool>)
+      map_unary<bool, C>(out, x, f);
+    else
+      map_unary<C, C>(out, x, f);
+  });
 }
 
 // Applies f (a generic lambda on acc types) to broadcast a and b, computing in

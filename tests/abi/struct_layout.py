@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ABI check of glia.h's public structs: the size, alignment and field offsets of every
+"""ABI check of the public structs of glia.h and glia_backend.h (the backend ABI): the size, alignment and field offsets of every
 `typedef struct name { ... } name;` compiled with the C compiler, against abi/glia.layout.
 
 A reordered, resized or removed field fails; appending a field (the struct_size rule) changes
@@ -23,6 +23,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAYOUT = os.path.join(ROOT, "abi", "glia.layout")
+HEADERS = ("glia.h", "glia_backend.h")
 
 
 def strip_comments(text):
@@ -64,7 +65,8 @@ def public_structs(header):
 
 
 def layout_program(structs):
-    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <glia/glia.h>", "int main(void) {"]
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <glia/glia.h>", "#include <glia/glia_backend.h>",
+             "int main(void) {"]
     for name, fields in structs:
         lines.append(f'  printf("{name} size %zu align %zu\\n", sizeof({name}), _Alignof({name}));')
         for f in fields:
@@ -95,8 +97,9 @@ def main():
         print(f"struct_layout: skipped: {LAYOUT} records the LP64 Linux layout, this is "
               f"{platform.system()} {platform.machine()}")
         return 77
-    structs = public_structs(os.path.join(args.include, "glia", "glia.h"))
-    got = "# Public struct layouts of glia.h (LP64 Linux), checked by tests/abi/struct_layout.py.\n" + \
+    structs = [s for h in HEADERS for s in public_structs(os.path.join(args.include, "glia", h))]
+    got = "# Public struct layouts of glia.h and glia_backend.h (LP64 Linux), checked by " \
+        "tests/abi/struct_layout.py.\n" + \
         measured_layout(args.cc, args.include, structs)
     if args.update:
         with open(args.layout, "w", encoding="utf-8") as f:
@@ -111,8 +114,8 @@ def main():
         return 1
     if got != want:
         sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), got.splitlines(True), args.layout,
-                                                   "compiled glia.h"))
-        print("struct_layout: the layout of glia.h's structs changed. A field may only be appended; "
+                                                   "compiled headers"))
+        print("struct_layout: the layout of the public structs changed. A field may only be appended; "
               "rerun with --update to record an intended change.", file=sys.stderr)
         return 1
     print(f"struct_layout: {len(structs)} structs, "

@@ -44,8 +44,9 @@ struct CloneBackward : Node {
 // differentiable conversion (so create_graph works).
 struct ToCopyBackward : Node {
   DType in_dtype = DType::Float32;
+  Device in_device;
   const char* name() const override { return "ToCopyBackward0"; }
-  TensorList apply(TensorList&& g) override { return {to_dtype_with_grad(g[0], in_dtype)}; }
+  TensorList apply(TensorList&& g) override { return {to_with_grad(g[0], in_device, in_dtype)}; }
 };
 
 Tensor record_reshape(const Tensor& t, Tensor out, const char* name) {
@@ -198,13 +199,16 @@ Tensor clone_with_grad(const Tensor& t) {
   return out;
 }
 
-Tensor to_dtype_with_grad(const Tensor& t, DType dtype) {
-  if (t.dtype() == dtype) return t;
-  Tensor out = to_dtype(t, dtype);
+Tensor to_dtype_with_grad(const Tensor& t, DType dtype) { return to_with_grad(t, t.device(), dtype); }
+
+Tensor to_with_grad(const Tensor& t, Device device, DType dtype) {
+  if (t.dtype() == dtype && t.device() == device) return t;
+  Tensor out = to_dtype(to_device(t, device), dtype);
   // Only floating results carry gradients (x.long() of a leaf that requires grad does not).
   if (is_floating(dtype) && any_requires_grad({&t})) {
     auto n = make_ref<ToCopyBackward>();
     n->in_dtype = t.dtype();
+    n->in_device = t.device();
     set_history(n.get(), {&t}, {&out});
   }
   return out;

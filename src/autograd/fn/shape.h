@@ -18,6 +18,8 @@ Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor clone_with_grad(const Tensor& t);
 // Tensor.to(dtype) / .double() / .float() ...: core's to_dtype with torch's ToCopyBackward0
 // (the input itself when the dtype is already `dtype`; non-floating results record nothing).
+// t on `device` with `dtype`, differentiable (ToCopyBackward0); t itself when both match.
+Tensor to_with_grad(const Tensor& t, Device device, DType dtype);
 Tensor to_dtype_with_grad(const Tensor& t, DType dtype);
 // Tensor.contiguous(): the input itself when contiguous, else a copy gradients flow through.
 Tensor contiguous_with_grad(const Tensor& t);

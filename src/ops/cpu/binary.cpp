@@ -31,33 +31,26 @@ void check_inplace_cast(const char* name, DType rt, DType self) {
              scalar_type_name(self));
 }
 
+// ---- meta parts (Note [Op = meta + kernel + rule])
+
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
   DType t = result_type(a, b);
   check_alpha("add", t, alpha);
-  // Note [Integer wrap-around]: integer results wrap as torch's do.
-  if (alpha == 1.0) return binary_op("add", a, b, t, t, [](auto x, auto y) { return wrap_add(x, y); });
-  return binary_op("add", a, b, t, t, [alpha](auto x, auto y) {
-    using A = decltype(x);
-    return wrap_add(x, wrap_mul(convert<A, double>(alpha), y));
-  });
+  return binary_meta(KernelId::add, "add", a, b, t, t, {attr_f(alpha)});
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   check_sub_bool(a, b);
   DType t = result_type(a, b);
   check_alpha("sub", t, alpha);
-  return binary_op("sub", a, b, t, t, [alpha](auto x, auto y) {
-    using A = decltype(x);
-    return wrap_sub(x, wrap_mul(convert<A, double>(alpha), y));
-  });
+  return binary_meta(KernelId::sub, "sub", a, b, t, t, {attr_f(alpha)});
 }
 
 Tensor rsub(const Tensor& a, const Tensor& s, double alpha) { return sub(s, a, alpha); }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   DType t = result_type(a, b);
-  if (t == DType::Bool) return binary_op("mul", a, b, t, t, [](auto x, auto y) { return x && y; });
-  return binary_op("mul", a, b, t, t, [](auto x, auto y) { return wrap_mul(x, y); });
+  return binary_meta(KernelId::mul, "mul", a, b, t, t);
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
@@ -65,20 +58,70 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
   if (!mode) {
     // True division: integers promote to the default float dtype.
     DType ft = is_floating(t) ? t : DType::Float32;
-    return binary_op("div", a, b, ft, ft, [](auto x, auto y) { return x / y; });
+    return binary_meta(KernelId::div, "div", a, b, ft, ft, {attr_s(nullptr)});
   }
   bool trunc = std::strcmp(mode, "trunc") == 0;
   GLIA_CHECK(trunc || std::strcmp(mode, "floor") == 0, InvalidArgument,
              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", mode, "'");
   GLIA_CHECK(t != DType::Bool, DType, "div: rounding_mode is not supported for bool tensors");
-  if (!is_floating(t)) {
+  return binary_meta(KernelId::div, "div", a, b, t, t, {attr_s(trunc ? "trunc" : "floor")});
+}
+
+Tensor neg(const Tensor& a) {
+  GLIA_CHECK(a.dtype() != DType::Bool, DType,
+             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+             "the `~` or `logical_not()` operator instead.");
+  Tensor out = empty(a.shape(), a.dtype(), a.device());
+  run_kernel(KernelId::neg, a.device(), {&a}, {&out});
+  return out;
+}
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::binary_kernel;
+
+void add_kernel(const KernelArgs& k) {
+  // Note [Integer wrap-around]: integer results wrap as torch's do.
+  const double alpha = k.attr(0).f;
+  if (alpha == 1.0) return binary_kernel(k, [](auto x, auto y) { return wrap_add(x, y); });
+  binary_kernel(k, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return wrap_add(x, wrap_mul(convert<A, double>(alpha), y));
+  });
+}
+
+void sub_kernel(const KernelArgs& k) {
+  const double alpha = k.attr(0).f;
+  binary_kernel(k, [alpha](auto x, auto y) {
+    using A = decltype(x);
+    return wrap_sub(x, wrap_mul(convert<A, double>(alpha), y));
+  });
+}
+
+void mul_kernel(const KernelArgs& k) {
+  if (k.input(0).dtype() == DType::Bool) return binary_kernel(k, [](auto x, auto y) { return x && y; });
+  binary_kernel(k, [](auto x, auto y) { return wrap_mul(x, y); });
+}
+
+void div_kernel(const KernelArgs& k) {
+  const char* mode = k.attr(0).s;
+  if (!mode) return binary_kernel<ops::Types::Floating>(k, [](auto x, auto y) { return x / y; });
+  const Tensor& y = k.input(1);
+  if (!is_floating(y.dtype())) {
     // Integer division by zero is an error in torch ("ZeroDivisionError").
-    Tensor zero = binary_op("div", a, b, t, DType::Bool, [](auto, auto y) { return y == 0; });
+    Tensor zero = empty(y.shape(), DType::Bool, y.device());
+    const Tensor* in[] = {&y, &y};
+    const Tensor* out[] = {&zero};
+    binary_kernel(KernelArgs{in, out, nullptr, 2, 1, 0}, [](auto, auto v) { return v == 0; });
     const bool* z = zero.data_ptr<bool>();
     for (int64_t i = 0; i < zero.numel(); ++i) GLIA_CHECK(!z[i], InvalidArgument, "ZeroDivisionError");
   }
-  if (trunc)
-    return binary_op("div", a, b, t, t, [](auto x, auto y) {
+  if (mode[0] == 't')
+    return binary_kernel(k, [](auto x, auto y) {
       using A = decltype(x);
       if constexpr (std::is_floating_point_v<A>)
         return std::trunc(x / y);
@@ -87,7 +130,7 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
       else
         return static_cast<A>(x / y);
     });
-  return binary_op("div", a, b, t, t, [](auto x, auto y) {
+  binary_kernel(k, [](auto x, auto y) {
     using A = decltype(x);
     if constexpr (std::is_floating_point_v<A>) {
       // torch's floor division for floats (Python semantics, via fmod).
@@ -100,7 +143,7 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
       if (d - fl > A(0.5)) fl += A(1);
       return fl;
     } else if constexpr (std::is_same_v<A, bool>) {
-      return x;  // unreachable: bool division with a rounding mode is rejected above
+      return x;  // unreachable: bool division with a rounding mode is rejected by the meta part
     } else {
       if constexpr (std::is_signed_v<A>) {
         if (y == A(-1)) return wrap_neg(x);  // MIN / -1 and MIN % -1 trap (SIGFPE) on x86
@@ -112,17 +155,17 @@ Tensor div(const Tensor& a, const Tensor& b, const char* mode) {
   });
 }
 
-Tensor neg(const Tensor& a) {
-  GLIA_CHECK(a.dtype() != DType::Bool, DType,
-             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
-             "the `~` or `logical_not()` operator instead.");
-  Tensor out = empty(a.shape(), a.dtype(), a.device());
+void neg_kernel(const KernelArgs& k) {
+  const Tensor &out = k.output(0), &a = k.input(0);
   dispatch_all(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) unary_loop<T, T>(out, a, [](auto x) { return wrap_neg(x); });
+    if constexpr (!std::is_same_v<T, bool>) ops::unary_loop<T, T>(out, a, [](auto x) { return wrap_neg(x); });
   });
-  return out;
 }
+
+}  // namespace glia::cpu
+
+namespace glia::ops {
 
 void add_(const Tensor& self, const Tensor& other, double alpha) {
   check_alpha("add_", self.dtype(), alpha);

@@ -1,0 +1,175 @@
+/*
+ * glia backend ABI, version 2: how libglia and a device backend library
+ * (libglia_cuda.so.0, the test device, an out-of-tree accelerator) meet.
+ *
+ * The two sides share C structs, never C++ symbols, so a backend built with
+ * another compiler, another C++ standard library or its own copy of the CUDA
+ * runtime loads into any process that has libglia. Each struct starts with
+ * `struct_size`: fields are only ever appended, and a reader looks at a
+ * field only when struct_size says the writer had it (the same rule as the
+ * public glia.h option structs).
+ *
+ * The handshake: libglia dlopen()s the backend (RTLD_LOCAL, never
+ * dlclose()d while libglia is loaded), looks up the one exported symbol
+ * `glia_backend_v2` (glia_backend_entry_fn) and calls it once with its table
+ * of services. The backend returns its own table: device queries, memory,
+ * copies, streams and events, random state, and its kernels.
+ *
+ * Kernels. Every op in glia is a device-neutral meta part (torch's argument
+ * checks, result shape, dtype and device, output allocation on that device)
+ * followed by one kernel call for the device of its tensors. A kernel gets
+ * its inputs and its already-allocated outputs as strided views in the
+ * device's memory, plus the op's attributes in a fixed order, and runs on
+ * the device's current stream. Kernel ids are the positions of
+ * src/ops/kernels.def (append-only; renumbering bumps
+ * GLIA_BACKEND_ABI_VERSION). A backend that returns NULL for a kernel id does
+ * not support that op; calling it is a GLIA_ERR_UNSUPPORTED naming op and device.
+ *
+ * Errors cross the boundary as glia_error objects made with the services'
+ * error_new (or glia_error_new): NULL is success.
+ */
+#ifndef GLIA_GLIA_BACKEND_H
+#define GLIA_GLIA_BACKEND_H
+
+#include "glia/glia.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GLIA_BACKEND_ABI_VERSION 2u
+
+/** One tensor argument of a kernel: a strided view (sizes and strides in elements). */
+typedef struct glia_kernel_tensor {
+  void *data;             /**< the first element (storage base + offset); may be NULL when numel is 0 */
+  const int64_t *sizes;   /**< ndim sizes */
+  const int64_t *strides; /**< ndim strides, in elements */
+  int32_t ndim;
+  glia_dtype dtype;
+  int32_t device_index;
+  int32_t reserved;
+} glia_kernel_tensor;
+
+/**
+ * One attribute of a kernel, in the order of the op's entry in kernels.def.
+ * Numbers carry both spellings (i and f) so that an integer Scalar keeps its
+ * exact value; lists are (ints, n_ints); strings are NUL-terminated or NULL.
+ */
+typedef struct glia_kernel_attr {
+  int64_t i;
+  double f;
+  const int64_t *ints;
+  int64_t n_ints;
+  const char *s;
+} glia_kernel_attr;
+
+/** A kernel invocation. */
+typedef struct glia_kernel_call {
+  size_t struct_size;
+  uint32_t kernel; /**< kernel id: position in src/ops/kernels.def */
+  int32_t n_inputs;
+  int32_t n_outputs;
+  int32_t n_attrs;
+  const glia_kernel_tensor *inputs;
+  const glia_kernel_tensor *outputs;
+  const glia_kernel_attr *attrs;
+  void *stream; /**< the device's current stream (the backend's own handle) */
+} glia_kernel_call;
+
+typedef glia_error *(*glia_kernel_fn)(const glia_kernel_call *call);
+
+/** What libglia offers a backend. Valid for as long as the backend is loaded. */
+typedef struct glia_backend_services {
+  size_t struct_size;
+  uint32_t abi_version; /**< GLIA_BACKEND_ABI_VERSION of the core */
+  /** Sends a message to glia's log callback (glia_set_log_callback). */
+  void (*log)(enum glia_log_level level, const char *message);
+  /** Makes an error object (as glia_error_new). */
+  glia_error *(*error_new)(enum glia_error_code code, const char *message);
+  /** The core's name of kernel id `kernel` ("add", "mul"...), NULL past the end. */
+  const char *(*kernel_name)(uint32_t kernel);
+  /**
+   * Runs the core's CPU kernel for call->kernel on host memory: every data
+   * pointer in `call` must be readable (and the outputs writable) host
+   * memory. For backends whose memory the host can map (the test device), and
+   * for reference checks.
+   */
+  glia_error *(*cpu_kernel)(const glia_kernel_call *call);
+  /** Host memory through the embedder's allocator hooks (glia_set_allocator); NULL on failure. */
+  void *(*host_alloc)(size_t nbytes);
+  void (*host_free)(void *ptr, size_t nbytes);
+} glia_backend_services;
+
+/** Direction of a copy. */
+typedef enum glia_copy_kind GLIA_ENUM_BASE {
+  GLIA_COPY_HOST_TO_DEVICE = 0,
+  GLIA_COPY_DEVICE_TO_HOST = 1,
+  GLIA_COPY_DEVICE_TO_DEVICE = 2
+} glia_copy_kind;
+
+/** Per-device memory statistics a backend reports (bytes). */
+typedef struct glia_backend_memory_stats {
+  size_t struct_size;
+  uint64_t bytes_in_use;
+  uint64_t peak_bytes_in_use;
+  uint64_t bytes_cached;
+  uint64_t allocations;
+} glia_backend_memory_stats;
+
+/** What a backend offers libglia. Lives as long as the backend library. */
+typedef struct glia_backend {
+  size_t struct_size;
+  uint32_t abi_version;          /**< GLIA_BACKEND_ABI_VERSION the backend was built for */
+  const char *name;              /**< "cuda", "testdevice": printed in device strings ("testdevice:1") */
+  glia_device_type device_type;  /**< the slot it takes: GLIA_CUDA or GLIA_PRIVATEUSE1 */
+
+  /* ---- devices */
+  /** Number of usable devices; 0 when unusable (then `unavailable_reason` says why). */
+  int32_t (*device_count)(void);
+  /** Why no device can be used ("no CUDA driver"...), NULL when devices are usable. */
+  const char *(*unavailable_reason)(void);
+
+  /* ---- memory: device pointers are opaque to the core, never dereferenced by it */
+  glia_error *(*alloc)(int32_t device, size_t nbytes, void **out_ptr);
+  void (*free)(int32_t device, void *ptr, size_t nbytes);
+  glia_error *(*memory_stats)(int32_t device, glia_backend_memory_stats *out_stats);
+  void (*reset_peak_memory_stats)(int32_t device);
+  void (*empty_cache)(int32_t device);
+  /** Page-locked host memory for fast asynchronous copies (may be NULL: the core then uses plain memory). */
+  glia_error *(*host_alloc_pinned)(size_t nbytes, void **out_ptr);
+  void (*host_free_pinned)(void *ptr);
+
+  /* ---- copies of nbytes contiguous bytes, ordered on `stream` (NULL: the device's current stream).
+   * non_blocking 0: returns when the copy is complete. non_blocking 1 is allowed only from or to
+   * pinned host memory or device to device; the caller synchronises before it reads the result. */
+  glia_error *(*copy)(glia_copy_kind kind, int32_t dst_device, void *dst, int32_t src_device, const void *src,
+                      size_t nbytes, void *stream, int32_t non_blocking);
+
+  /* ---- streams and events (work on a tensor is ordered on its device's current stream) */
+  glia_error *(*synchronize)(int32_t device);
+  void *(*current_stream)(int32_t device);
+  glia_error *(*set_current_stream)(int32_t device, void *stream);
+  glia_error *(*stream_create)(int32_t device, void **out_stream);
+  glia_error *(*stream_destroy)(int32_t device, void *stream);
+  glia_error *(*event_create)(int32_t device, void **out_event);
+  glia_error *(*event_record)(void *event, void *stream);
+  glia_error *(*stream_wait_event)(void *stream, void *event);
+  glia_error *(*event_synchronize)(void *event);
+  glia_error *(*event_destroy)(void *event);
+
+  /* ---- random state (counter-based: a seed and an offset per device) */
+  glia_error *(*manual_seed)(int32_t device, uint64_t seed);
+
+  /* ---- kernels */
+  /** The backend's kernel for kernel id `kernel`, NULL when it does not support it. */
+  glia_kernel_fn (*kernel)(uint32_t kernel);
+} glia_backend;
+
+/** The one symbol a backend exports: `const glia_backend *glia_backend_v2(const glia_backend_services *)`. */
+typedef const glia_backend *(*glia_backend_entry_fn)(const glia_backend_services *services);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GLIA_GLIA_BACKEND_H */

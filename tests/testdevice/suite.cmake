@@ -1,0 +1,15 @@
+# The test device (Note [Test device memory] in testdevice.cpp): a backend in
+# host memory, loaded through the backend ABI like libglia_cuda.so, so that
+# device dispatch, copies and the backend ABI are tested on every CI machine.
+add_library(glia_testdevice SHARED ${CMAKE_CURRENT_LIST_DIR}/testdevice.cpp)
+target_include_directories(glia_testdevice PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_options(glia_testdevice PRIVATE -Wall -Wextra -Wno-unused-parameter)
+set_target_properties(glia_testdevice PROPERTIES CXX_VISIBILITY_PRESET hidden)
+target_link_options(glia_testdevice PRIVATE -Wl,--no-undefined)
+
+add_executable(testdevice_tests ${CMAKE_CURRENT_LIST_DIR}/testdevice_test.cpp)
+target_link_libraries(testdevice_tests PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+target_include_directories(testdevice_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(testdevice_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>")
+add_dependencies(testdevice_tests glia_testdevice)
+gtest_discover_tests(testdevice_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
