@@ -7,7 +7,9 @@ target_compile_options(glia_testdevice PRIVATE -Wall -Wextra -Wno-unused-paramet
 set_target_properties(glia_testdevice PROPERTIES CXX_VISIBILITY_PRESET hidden)
 target_link_options(glia_testdevice PRIVATE -Wl,--no-undefined)
 
-add_executable(testdevice_tests ${CMAKE_CURRENT_LIST_DIR}/testdevice_test.cpp)
+# Every tests/testdevice/*_test.cpp: tests through the C API on the test device.
+file(GLOB testdevice_srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp)
+add_executable(testdevice_tests ${testdevice_srcs} ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
 target_link_libraries(testdevice_tests PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
 target_include_directories(testdevice_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
 target_compile_definitions(testdevice_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>")
