@@ -12,6 +12,7 @@ file(GLOB testdevice_srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cpp
 add_executable(testdevice_tests ${testdevice_srcs} ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
 target_link_libraries(testdevice_tests PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
 target_include_directories(testdevice_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
-target_compile_definitions(testdevice_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>")
+target_compile_definitions(testdevice_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>"
+  GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
 add_dependencies(testdevice_tests glia_testdevice)
 gtest_discover_tests(testdevice_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
