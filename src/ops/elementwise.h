@@ -90,6 +90,7 @@ template <class Out, class In, class F>
 void map_binary(const Tensor& out, const Tensor& x, const Tensor& y, F f) {
   using A = acc_t<In>;
   const int64_t n = out.numel();
+  if (n == 0) return;  // the broadcast-scalar paths load an element up front
   if (out.is_contiguous()) {
     Out* __restrict o = out.data_ptr<Out>();
     const In* __restrict xp = x.data_ptr<In>();

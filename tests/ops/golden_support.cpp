@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "autograd/functions.h"
 #include "capi/api.h"
@@ -21,13 +23,19 @@ std::vector<std::pair<std::string, Adapter>>& registry() {
 // An operand as the fixture describes it: built in float64 (exact for every
 // fixture value: the generator keeps integers below 2^53), converted to its
 // dtype, and viewed transposed when asked.
-glia_tensor* operand(Handles& h, const json& in) {
+glia_tensor* operand(Handles& h, const json& in, const glia_device* device) {
   if (in.is_null()) return nullptr;
   std::vector<int64_t> shp = in["shape"].get<std::vector<int64_t>>();
   bool transposed = in["transposed"].get<bool>();
   std::vector<int64_t> base_shape = shp;
   if (transposed) std::swap(base_shape[0], base_shape[1]);
   glia_tensor* t = make(h, decode_all(in["values"]), base_shape, dtype_named(in["dtype"]));
+  if (device) {
+    // Built on the host and copied: the device run sees the same values, and the transposed view is taken there.
+    glia_tensor* d = nullptr;
+    ok(glia_tensor_to(t, *device, dtype(t), &d), "copy an operand to the device");
+    t = h.add(d);
+  }
   if (!transposed) return t;
   glia_tensor* v = nullptr;
   ok(glia_transpose(t, 0, 1, &v), "transpose an operand");
@@ -98,27 +106,100 @@ json load_fixture(const std::string& file) {
   return json::parse(glia_test::read_file(glia_test::data_path("golden/ops/" + file)));
 }
 
-void run_cases(const char* file) {
-  json fixture = load_fixture(file);
-  ASSERT_GT(fixture["cases"].size(), 0u) << file;
-  for (const json& c : fixture["cases"]) {
-    const std::string name = c["name"], op = c["op"];
-    SCOPED_TRACE(std::string(file) + ": " + name);
-    const Adapter* adapter = find_adapter(op);
-    ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
+namespace {
+
+// Note [Golden cases on every device]: each case runs on the CPU and then, when
+// the test device (tests/testdevice) is loaded, with its operands copied to
+// testdevice:0 (transposed views taken there). The device run must give the
+// same outputs and gradients within the case's tolerance. An op whose kernel
+// the device lacks fails with GLIA_ERR_UNSUPPORTED; that is accepted only for
+// the ops listed in tests/testdevice/unsupported_ops.txt ("op" for the op
+// itself, "op grad" for its backward), and a listed op that runs fails too, so
+// the list only shrinks and says exactly what is left.
+std::set<std::string> load_unsupported() {
+  std::set<std::string> out;
+  std::istringstream in(glia_test::read_file(glia_test::data_path("testdevice/unsupported_ops.txt")));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    out.insert(line);
+  }
+  return out;
+}
+const std::set<std::string>& unsupported() {
+  static const std::set<std::string> s = load_unsupported();
+  return s;
+}
+bool listed(const std::string& entry) { return unsupported().count(entry) != 0; }
+
+const glia_device* test_device() {
+#ifdef GLIA_TESTDEVICE_PATH
+  static const bool loaded = [] {
+    glia_error* e = glia_backend_load(GLIA_TESTDEVICE_PATH);
+    if (e) {
+      ADD_FAILURE() << "cannot load the test device: " << glia_error_message(e);
+      glia_error_free(e);
+      return false;
+    }
+    return true;
+  }();
+  static const glia_device d{GLIA_PRIVATEUSE1, 0};
+  return loaded ? &d : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+// Per op (and "op grad") of a fixture file: whether some device case was refused for want of a kernel.
+using Refusals = std::map<std::string, bool>;
+
+// Whether an error of the device run is an accepted "no kernel" (then it is freed).
+bool accepted_unsupported(glia_error* e, const std::string& entry, Refusals& refused) {
+  if (glia_error_code(e) != GLIA_ERR_UNSUPPORTED || !listed(entry)) return false;
+  glia_error_free(e);
+  refused[entry] = true;
+  return true;
+}
+
+void run_case(const char* file, const json& c, const glia_device* device, Refusals& refused) {
+  const std::string name = c["name"], op = c["op"];
+  SCOPED_TRACE(std::string(file) + ": " + name + (device ? " (on testdevice:0)" : ""));
+  const Adapter* adapter = find_adapter(op);
+  ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
+  {
     Handles h;
     Call call{c["args"], {}, {}};
-    for (const json& i : c["inputs"]) call.in.push_back(operand(h, i));
+    for (const json& i : c["inputs"]) call.in.push_back(operand(h, i, device));
     const bool with_grads = c.contains("grads");
     if (with_grads)
       for (size_t k = 0; k < call.in.size(); ++k)
         if (!c["grads"][k].is_null()) ok(glia_tensor_set_requires_grad(call.in[k], 1), "set_requires_grad");
     glia_error* e = (*adapter)(call);
     for (glia_tensor* o : call.outs) h.add(o);
+    if (device) {
+      refused.emplace(op, false);
+      if (e && accepted_unsupported(e, op, refused)) return;
+      // An output left on the CPU is as unsupported as an error (e.g. an empty case no kernel ran for).
+      bool on_device = !e;
+      for (size_t k = 0; on_device && k < call.outs.size(); ++k) {
+        glia_device od{};
+        on_device = call.outs[k] && glia_tensor_device(call.outs[k], &od) == nullptr && od.type == device->type;
+      }
+      if (!e && !on_device) {
+        if (listed(op)) {
+          refused[op] = true;
+          return;
+        }
+        ADD_FAILURE() << op << ": an output is not on the test device";
+        return;
+      }
+    }
     if (e) {
-      ADD_FAILURE() << op << " failed: " << glia_error_message(e);
+      ADD_FAILURE() << op << " failed: " << glia_error_message(e)
+                    << (device && glia_error_code(e) == GLIA_ERR_UNSUPPORTED
+                            ? "\n(no device kernel: list \"" + op + "\" in tests/testdevice/unsupported_ops.txt)"
+                            : "");
       glia_error_free(e);
-      continue;
+      return;
     }
     const json& outs = c["outs"];
     ASSERT_EQ(call.outs.size(), outs.size()) << "number of outputs";
@@ -132,33 +213,54 @@ void run_cases(const char* file) {
       double tol = c.contains("tol") ? c["tol"].get<double>() : default_tolerance(od);
       expect_values(values(call.outs[k]), decode_all(outs[k]["values"]), tol, what, zero_sign);
     }
-    if (!with_grads) continue;
+    if (!with_grads) return;
 
     // Gradients of sum_k sum(outs[k] * w[k]) against torch's.
     std::vector<glia::Tensor> ws;
     glia_tensor* total = nullptr;
-    for (size_t k = 0; k < outs.size(); ++k) {
+    glia_error* ge = nullptr;
+    for (size_t k = 0; k < outs.size() && !ge; ++k) {
       if (c["w"][k].is_null()) {
         ws.emplace_back();
         continue;
       }
       glia_tensor* w = make(h, decode_all(c["w"][k]), outs[k]["shape"].get<std::vector<int64_t>>());
+      if (device) {
+        glia_tensor* dw = nullptr;
+        ok(glia_tensor_to(w, *device, GLIA_FLOAT64, &dw), "copy w to the device");
+        w = h.add(dw);
+      }
       ws.push_back(glia::capi::tensor_arg(w, "test", "w"));
       glia_tensor *prod = nullptr, *s = nullptr;
-      GLIA_OK_(glia_mul(call.outs[k], w, &prod));
+      if ((ge = glia_mul(call.outs[k], w, &prod))) break;
       h.add(prod);
-      GLIA_OK_(glia_sum(prod, nullptr, 0, 0, &s));
+      if ((ge = glia_sum(prod, nullptr, 0, 0, &s))) break;
       h.add(s);
       if (!total) {
         total = s;
       } else {
         glia_tensor* t2 = nullptr;
-        GLIA_OK_(glia_add(total, s, 1.0, &t2));
+        if ((ge = glia_add(total, s, 1.0, &t2))) break;
         total = h.add(t2);
       }
     }
-    ASSERT_NE(total, nullptr) << "no differentiable output";
-    GLIA_OK_(glia_tensor_backward(total, nullptr, 0));
+    if (!ge) {
+      ASSERT_NE(total, nullptr) << "no differentiable output";
+      ge = glia_tensor_backward(total, nullptr, 0);
+    }
+    const std::string grad_entry = op + " grad";
+    if (device) {
+      refused.emplace(grad_entry, false);
+      if (ge && accepted_unsupported(ge, grad_entry, refused)) return;
+    }
+    if (ge) {
+      ADD_FAILURE() << op << ": gradient failed: " << glia_error_message(ge)
+                    << (device && glia_error_code(ge) == GLIA_ERR_UNSUPPORTED
+                            ? "\n(no device kernel: list \"" + grad_entry + "\" in tests/testdevice/unsupported_ops.txt)"
+                            : "");
+      glia_error_free(ge);
+      return;
+    }
     double gtol = std::max(1e-10, c.contains("tol") ? c["tol"].get<double>() : 0.0);
     glia::TensorList xs;
     for (size_t k = 0; k < call.in.size(); ++k) {
@@ -176,16 +278,38 @@ void run_cases(const char* file) {
       h.add(g);
       EXPECT_EQ(shape(g), shape(call.in[k])) << what;
       EXPECT_EQ(dtype(g), GLIA_FLOAT64) << what;
+      if (device) {
+        glia_device gd{};
+        GLIA_OK_(glia_tensor_device(g, &gd));
+        EXPECT_EQ(gd.type, device->type) << what << " is not on the device";
+      }
       expect_values(values(g), want, gtol, what, false);
       GLIA_OK_(glia_tensor_set_grad(call.in[k], nullptr));
     }
-    if (!c.value("gradcheck", true)) continue;
-
-    // Finite differences through the same adapter.
+    // Finite differences through the same adapter (on the CPU: the device run checks
+    // its analytic gradients against torch's above).
+    if (device || !c.value("gradcheck", true)) return;
     glia_test::GradFn f = [&](const glia::TensorList& in) { return contracted(*adapter, c["args"], in, ws); };
     EXPECT_TRUE(glia_test::gradcheck(f, xs)) << "gradcheck";
     if (grad_kind(op) == glia::capi::OpGrad::Second) EXPECT_TRUE(glia_test::gradgradcheck(f, xs)) << "gradgradcheck";
   }
+}
+
+}  // namespace
+
+void run_cases(const char* file) {
+  json fixture = load_fixture(file);
+  ASSERT_GT(fixture["cases"].size(), 0u) << file;
+  Refusals refused;
+  for (const json& c : fixture["cases"]) run_case(file, c, nullptr, refused);
+  const glia_device* d = test_device();
+  if (!d) return;
+  for (const json& c : fixture["cases"]) run_case(file, c, d, refused);
+  // A listed op none of whose cases was refused runs on the device now: the list must shrink.
+  for (const auto& [entry, was_refused] : refused)
+    if (listed(entry) && !was_refused)
+      ADD_FAILURE() << file << ": \"" << entry << "\" runs on the test device in every case now: remove it from "
+                    << "tests/testdevice/unsupported_ops.txt";
 }
 
 void run_errors(const char* file) {
@@ -198,7 +322,7 @@ void run_errors(const char* file) {
     ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
     Handles h;
     Call call{c["args"], {}, {}};
-    for (const json& i : c["inputs"]) call.in.push_back(operand(h, i));
+    for (const json& i : c["inputs"]) call.in.push_back(operand(h, i, nullptr));
     glia_error* e = (*adapter)(call);
     for (glia_tensor* o : call.outs) {
       EXPECT_EQ(o, nullptr) << "an output was written by a failing call";
