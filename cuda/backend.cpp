@@ -7,6 +7,7 @@
 // any op on a CUDA tensor other than a copy is a GLIA_ERR_UNSUPPORTED naming
 // the op, and tensors can move to a GPU and back.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdio>
@@ -38,9 +39,21 @@ int32_t device_count() {
     int c = 0;
     cudaError_t st = cudaGetDeviceCount(&c);
     if (st != cudaSuccess) {
-      g_reason = st == cudaErrorNoDevice             ? std::string("no CUDA device")
-                 : st == cudaErrorInsufficientDriver ? std::string("the CUDA driver is older than the runtime")
-                                                     : std::string("no CUDA driver (") + cudaGetErrorName(st) + ")";
+      int rt = 0;
+      cudaRuntimeGetVersion(&rt);
+      const std::string runtime = "CUDA runtime " + std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
+      // The runtime reports a missing driver as an insufficient one: tell them apart.
+      void* drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+      if (!drv) drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (st == cudaErrorNoDevice)
+        g_reason = "no CUDA device";
+      else if (!drv)
+        g_reason = "no CUDA driver (libcuda.so.1 cannot be loaded)";
+      else if (st == cudaErrorInsufficientDriver)
+        g_reason = "the CUDA driver is older than the " + runtime;
+      else
+        g_reason = std::string("the CUDA driver fails: ") + cudaGetErrorString(st) + " (" + cudaGetErrorName(st) + ")";
+      if (drv) dlclose(drv);
       cudaGetLastError();
       return 0;
     }

@@ -210,9 +210,13 @@ const glia_backend& backend_of(Device device, const char* what) {
     fail(Code::Device, what, ": device ", device, " is not available (", why, ")");
   }
   const int32_t n = b->device_count();
+  if (n == 0) {
+    const char* why = b->unavailable_reason();
+    fail(Code::Device, what, ": device ", device, " is not available (", why ? why : "the backend reports no devices",
+         ")");
+  }
   GLIA_CHECK(device.index >= 0 && device.index < n, Device, what, ": device ", device, " is not available (the ",
-             b->name, " backend has ", n, n == 1 ? " device" : " devices",
-             n ? "" : std::string(": ") + (b->unavailable_reason() ? b->unavailable_reason() : "unknown reason"), ")");
+             b->name, " backend has ", n, n == 1 ? " device)" : " devices)");
   return *b;
 }
 

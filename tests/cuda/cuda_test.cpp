@@ -1,0 +1,109 @@
+// The CUDA backend (libglia_cuda.so.0, backend ABI v2) through the C API.
+// Without a driver or a device: a clear status and clean errors. With a GPU:
+// copies both ways, printing, and the clean error of an op that has no CUDA
+// kernel yet (kernels: the CUDA-backend issue).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace {
+
+constexpr glia_device kCuda{GLIA_CUDA, 0};
+constexpr glia_device kCpu{GLIA_CPU, 0};
+
+std::string cuda_status(int32_t* n) {
+  char buf[512];
+  size_t len = 0;
+  glia_error* e = glia_backend_status(GLIA_CUDA, n, buf, sizeof buf, &len);
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  return buf;
+}
+
+TEST(Cuda, StatusAgreesWithAvailability) {
+  int32_t n = -1;
+  std::string why = cuda_status(&n);
+  EXPECT_EQ(n, glia_cuda_device_count());
+  EXPECT_EQ(n > 0, glia_cuda_is_available() == 1);
+  if (n > 0) {
+    EXPECT_EQ(why, "");
+  } else {
+    // "no CUDA driver (...)", "no CUDA device", or the loader's message: never empty.
+    EXPECT_FALSE(why.empty());
+  }
+}
+
+TEST(Cuda, WithoutADeviceTensorsFailCleanly) {
+  int32_t n = 0;
+  std::string why = cuda_status(&n);
+  if (n > 0) GTEST_SKIP() << "skipped: a CUDA device is present";
+  int64_t shape[] = {3};
+  glia_tensor_options o;
+  glia_tensor_options_init(&o);
+  o.device = kCuda;
+  glia_tensor* t = nullptr;
+  EXPECT_GLIA_MSG(glia_tensor_zeros(shape, 1, &o, &t), GLIA_ERR_DEVICE, "device cuda:0 is not available (" + why + ")");
+  EXPECT_EQ(t, nullptr);
+}
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int32_t n = 0;
+    std::string why = cuda_status(&n);
+    if (n == 0) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
+  }
+  void TearDown() override {
+    for (glia_tensor* t : owned_) glia_tensor_release(t);
+  }
+  glia_tensor* keep(glia_tensor* t) {
+    owned_.push_back(t);
+    return t;
+  }
+  std::vector<glia_tensor*> owned_;
+};
+
+TEST_F(CudaDevice, TensorsMoveToTheGpuAndBack) {
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  int64_t shape[] = {2, 3};
+  glia_tensor *x = nullptr, *d = nullptr, *dt = nullptr, *back = nullptr;
+  GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 2, GLIA_FLOAT32, &x));
+  keep(x);
+  GLIA_OK_(glia_tensor_to(x, kCuda, GLIA_FLOAT32, &d));
+  keep(d);
+  glia_device dev{};
+  GLIA_OK_(glia_tensor_device(d, &dev));
+  EXPECT_EQ(dev.type, GLIA_CUDA);
+  char buf[256];
+  size_t len = 0;
+  GLIA_OK_(glia_tensor_to_string(d, buf, sizeof buf, &len));
+  EXPECT_STREQ(buf, "tensor([[1., 2., 3.],\n        [4., 5., 6.]], device='cuda:0')");
+  // A transposed view on the GPU comes back in row-major order, through a float64 conversion.
+  GLIA_OK_(glia_transpose(d, 0, 1, &dt));
+  keep(dt);
+  GLIA_OK_(glia_tensor_to(dt, kCpu, GLIA_FLOAT64, &back));
+  keep(back);
+  std::vector<double> got(6);
+  GLIA_OK_(glia_tensor_copy_to_host(back, got.data(), got.size() * sizeof(double)));
+  EXPECT_EQ(got, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  GLIA_OK_(glia_device_synchronize(kCuda));
+  void* p = nullptr;
+  EXPECT_GLIA_ERR(glia_tensor_data(d, &p), GLIA_ERR_DEVICE);
+}
+
+TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
+  std::vector<float> v{1, 2};
+  int64_t shape[] = {2};
+  glia_tensor *x = nullptr, *d = nullptr, *r = nullptr;
+  GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 1, GLIA_FLOAT32, &x));
+  keep(x);
+  GLIA_OK_(glia_tensor_to(x, kCuda, GLIA_FLOAT32, &d));
+  keep(d);
+  EXPECT_GLIA_MSG(glia_mul(d, d, &r), GLIA_ERR_UNSUPPORTED, "'mul' is not implemented for device cuda:0");
+  EXPECT_EQ(r, nullptr);
+}
+
+}  // namespace
