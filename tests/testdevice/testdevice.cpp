@@ -10,6 +10,10 @@
 // silently, as it would on a GPU. Its kernels run the core's CPU kernels
 // (services->cpu_kernel) on the unprotected memory, one kernel at a time.
 //
+// The slack between the end of a buffer and the end of its last page holds
+// guard bytes, checked when the buffer is freed: a kernel that writes past the
+// end of its output aborts the test.
+//
 // Fault injection for tests, through exported functions (dlsym):
 //   glia_testdevice_fail_alloc_after(n): the n-th allocation from now fails
 //     with GLIA_ERR_OUT_OF_MEMORY (n < 0: never);
@@ -42,6 +46,7 @@ std::map<uintptr_t, Alloc> g_allocs;  // by base address
 int64_t g_fail_after = -1;
 bool g_sticky = false;
 constexpr int kMaxDevices = 8;
+constexpr unsigned char kGuard = 0xA5;
 struct Stats {
   uint64_t in_use = 0, peak = 0, allocations = 0;
 } g_stats[kMaxDevices];
@@ -92,9 +97,12 @@ glia_error* alloc(int32_t device, size_t nbytes, void** out) {
   if (glia_error* e = check_device(device)) return e;
   if (g_fail_after >= 0 && g_fail_after-- == 0)
     return device_error(GLIA_ERR_OUT_OF_MEMORY, "out of memory (injected) allocating " + std::to_string(nbytes) + " bytes");
-  const size_t len = (nbytes + page() - 1) / page() * page() + (nbytes ? 0 : page());
-  void* p = mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const size_t len = (nbytes + 64 + page() - 1) / page() * page();  // at least 64 guard bytes
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return device_error(GLIA_ERR_OUT_OF_MEMORY, "mmap of " + std::to_string(len) + " bytes failed");
+  // Guard bytes: the slack between the end of the buffer and the end of its pages, checked on free.
+  std::memset(static_cast<char*>(p) + nbytes, kGuard, len - nbytes);
+  mprotect(p, len, PROT_NONE);
   g_allocs[reinterpret_cast<uintptr_t>(p)] = Alloc{len, nbytes, device};
   Stats& s = g_stats[device];
   s.in_use += nbytes;
@@ -112,6 +120,15 @@ void free_(int32_t device, void* ptr, size_t nbytes) {
     std::fprintf(stderr, "testdevice: free of unknown pointer %p\n", ptr);
     std::abort();
   }
+  // A kernel or copy that wrote past the end of a buffer: a core or kernel bug. Crash loudly.
+  mprotect(ptr, it->second.len, PROT_READ);
+  const unsigned char* g = static_cast<const unsigned char*>(ptr);
+  for (size_t i = it->second.nbytes; i < it->second.len; ++i)
+    if (g[i] != kGuard) {
+      std::fprintf(stderr, "testdevice: a write past the end of a %zu-byte buffer at %p (guard byte %zu)\n",
+                   it->second.nbytes, ptr, i);
+      std::abort();
+    }
   munmap(ptr, it->second.len);
   if (it->second.device >= 0 && it->second.device < kMaxDevices) g_stats[it->second.device].in_use -= it->second.nbytes;
   g_allocs.erase(it);
