@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "core/backend.h"
 #include "nn/module.h"
 
 namespace glia::nn {
@@ -237,8 +238,9 @@ void apply_to_tensors(Module& root, const std::function<Tensor(const Tensor&)>& 
   for (auto& [slot, n] : replace) *slot = n;
 }
 
+// A device that cannot hold tensors fails here, before any tensor moves.
 void check_device(Device d) {
-  GLIA_CHECK(d.is_cpu(), Device, "cannot move a module to ", d, " (no CUDA kernels in this build)");
+  if (!d.is_cpu()) backend_of(d, "Module.to");
 }
 
 }  // namespace
@@ -249,9 +251,14 @@ void Module::to(std::optional<Device> device, std::optional<DType> dtype) {
                "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.",
                dtype_name(*dtype));
   if (device) check_device(*device);
-  if (!dtype) return;
+  if (!dtype && !device) return;
   GradModeGuard no_grad(false);
-  apply_to_tensors(*this, [&](const Tensor& t) { return is_floating(t.dtype()) ? to_dtype(t, *dtype) : t; });
+  // All new tensors are made before any is swapped in (apply_to_tensors), so a failure
+  // (out of memory on the device) leaves the module as it was.
+  apply_to_tensors(*this, [&](const Tensor& t) {
+    Tensor n = device ? to_device(t, *device) : t;
+    return dtype && is_floating(t.dtype()) ? to_dtype(n, *dtype) : n;
+  });
 }
 
 void Module::to_empty(Device device) {

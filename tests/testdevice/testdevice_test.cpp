@@ -272,3 +272,35 @@ TEST_F(TestDevice, DevicesOutOfRangeAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// Module.to(device) moves parameters in place (same handles) and back; a device that
+// cannot hold tensors fails before anything moves.
+TEST_F(TestDevice, ModulesMoveToTheDeviceAndBack) {
+  glia_module* m = nullptr;
+  GLIA_OK_(glia_nn_linear(3, 2, 1, nullptr, &m));
+  glia_tensor_dict* params = nullptr;
+  GLIA_OK_(glia_module_named_parameters(m, nullptr, 1, 1, &params));
+  glia_tensor* w = nullptr;
+  GLIA_OK_(glia_tensor_dict_get(params, "weight", &w));
+  keep(w);
+  std::vector<float> before = values(w);
+  GLIA_OK_(glia_module_to(m, &kDev1, nullptr));
+  EXPECT_EQ(device_of(w).type, GLIA_PRIVATEUSE1);  // the same handle sees the moved data
+  EXPECT_EQ(device_of(w).index, 1);
+  EXPECT_EQ(values(w), before);
+  const glia_device nowhere{GLIA_PRIVATEUSE1, 5};
+  EXPECT_GLIA_MSG(glia_module_to(m, &nowhere, nullptr), GLIA_ERR_DEVICE, "testdevice:5 is not available");
+  EXPECT_EQ(device_of(w).index, 1);
+  const glia_dtype f64 = GLIA_FLOAT64;
+  GLIA_OK_(glia_module_to(m, &kCpu, &f64));
+  EXPECT_EQ(device_of(w).type, GLIA_CPU);
+  std::vector<double> back(6);
+  GLIA_OK_(glia_tensor_copy_to_host(w, back.data(), back.size() * sizeof(double)));
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(back[i], static_cast<double>(before[i]));
+  GLIA_OK_(glia_tensor_dict_release(params));
+  GLIA_OK_(glia_module_release(m));
+}
+
+}  // namespace
