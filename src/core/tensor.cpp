@@ -384,6 +384,16 @@ void copy_cpu(const Tensor& dst, const Tensor& src) {
   });
 }
 
+// A CPU tensor with src's geometry over a host copy of the bytes src's view spans.
+Tensor host_span_copy(const Tensor& src) {
+  int64_t extent = 1;  // elements from the first to the last one the view reaches
+  for (int64_t d = 0; d < src.dim(); ++d) extent += (src.shape()[d] - 1) * src.strides()[d];
+  const size_t nbytes = static_cast<size_t>(extent) * itemsize(src.dtype());
+  Tensor buf = empty({&extent, 1}, src.dtype(), Device{});
+  copy_bytes(Device{}, buf.impl()->data(), src.device(), src.impl()->data(), nbytes);
+  return make_view(buf, src.shape(), src.strides(), 0);
+}
+
 // dst <- src when one of them is off the CPU.
 __attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor& src) {
   if (dst.device() == src.device()) {
@@ -394,8 +404,21 @@ __attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor
   // device, copy, and scatter into dst's geometry on its device when it is not contiguous.
   Tensor s = src;
   if (s.dtype() != dst.dtype() || !s.is_contiguous()) {
-    s = empty(src.shape(), dst.dtype(), src.device());
-    copy_into(s, src);
+    if (!src.device().is_cpu() && !backend_kernel(src.device().type, static_cast<uint32_t>(KernelId::copy))) {
+      // A device without a copy kernel: bring the bytes the view spans to the host as they are,
+      // and gather (and convert) there.
+      s = host_span_copy(src);
+      if (dst.device().is_cpu()) {
+        copy_cpu(dst, s);
+        return;
+      }
+      Tensor h = empty(src.shape(), dst.dtype(), Device{});
+      copy_cpu(h, s);
+      s = h;
+    } else {
+      s = empty(src.shape(), dst.dtype(), src.device());
+      copy_into(s, src);
+    }
   }
   const size_t nbytes = static_cast<size_t>(dst.numel()) * itemsize(dst.dtype());
   if (dst.is_contiguous()) {

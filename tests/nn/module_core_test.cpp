@@ -802,7 +802,7 @@ TEST(ModuleCore, ToKeepsParameterIdentity) {
   ErrorInfo e = take(glia_module_to(fc, nullptr, &i64));
   EXPECT_EQ(e.code, GLIA_ERR_DTYPE);
   EXPECT_NE(e.message.find("nn.Module.to only accepts floating point or complex dtypes"), std::string::npos);
-  glia_device cuda{GLIA_CUDA, 0};
+  glia_device cuda{GLIA_CUDA, 63};  // never available, GPU or not: nothing moves
   EXPECT_GLIA_ERR(glia_module_to(fc, &cuda, &f64), GLIA_ERR_DEVICE);
   EXPECT_EQ(dtype(w), GLIA_FLOAT64);
 }

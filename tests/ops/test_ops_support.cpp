@@ -201,6 +201,9 @@ int test_ops(int argc, char** argv) {
 #ifdef GLIA_TESTDEVICE_PATH
   if (backend == "testdevice") path = GLIA_TESTDEVICE_PATH;
 #endif
+#ifdef GLIA_CUDA_BACKEND_PATH
+  if (backend == "cuda") path = GLIA_CUDA_BACKEND_PATH;
+#endif
   glia_device_type type = backend == "cuda" ? GLIA_CUDA : GLIA_PRIVATEUSE1;
   if (glia_error* e = glia_backend_load(path.c_str())) {
     std::fprintf(stderr, "glia-test-ops: cannot load backend %s: %s\n", backend.c_str(), glia_error_message(e));
