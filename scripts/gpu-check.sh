@@ -168,6 +168,9 @@ missing_deps() {  # prints what is missing, one word each
   found=
   for d in /usr/include /usr/local/include "$DEPS_ROOT/usr/include"; do [ -f "$d/zlib.h" ] && found=1; done
   [ -n "$found" ] || echo zlib
+  found=
+  for d in /usr/include /usr/local/include "$DEPS_ROOT/usr/include"; do [ -f "$d/dlpack/dlpack.h" ] && found=1; done
+  [ -n "$found" ] || echo dlpack
   # CMake packages live in <prefix>/{lib/<arch>,lib,share}/cmake/<name>*/.
   for d in nlohmann_jsonConfig.cmake GTestConfig.cmake; do
     find /usr/lib /usr/share /usr/local/lib /usr/local/share "$DEPS_ROOT/usr/lib" "$DEPS_ROOT/usr/share" \
@@ -182,6 +185,7 @@ write_deps_env() {
     echo "export PATH=\"$DEPS_ROOT/bin:\$PATH\""
     echo "export PKG_CONFIG_PATH=\"$lib/pkgconfig:$lib/openblas-pthread/pkgconfig:$DEPS_ROOT/usr/share/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}\""
     echo "export CMAKE_PREFIX_PATH=\"$DEPS_ROOT/usr\${CMAKE_PREFIX_PATH:+:\$CMAKE_PREFIX_PATH}\""
+    echo "export CPATH=\"$DEPS_ROOT/usr/include\${CPATH:+:\$CPATH}\""
     echo "DEPS_LD=\"$lib:$lib/openblas-pthread\""
   } >"$WORK/deps.env"
 }

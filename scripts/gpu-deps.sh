@@ -21,7 +21,7 @@ packages=(
   pkgconf pkgconf-bin libpkgconf3
   libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0
   libzip-dev libzip4 zlib1g-dev zlib1g
-  nlohmann-json3-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev libgtest-dev libgmock-dev libdlpack-dev
 )
 
 mkdir -p .gpu-deps
