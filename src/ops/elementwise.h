@@ -199,6 +199,21 @@ Tensor binary_meta(KernelId id, const char* name, const Tensor& a, const Tensor&
 // The same for a unary op: input converted to `compute`.
 Tensor unary_meta(KernelId id, const Tensor& a, DType compute, DType out_dtype, std::initializer_list<Attr> attrs = {});
 
+// The same for a ternary op (where, clamp with two bounds): `a` converted to
+// `ta`, b and c to `compute`, all broadcast together (torch's order: a, b, c);
+// the output has dtype `compute`. Undefined tensors are not allowed here.
+Tensor ternary_meta(KernelId id, const char* name, const Tensor& a, const Tensor& b, const Tensor& c, DType ta,
+                    DType compute);
+// The meta part of in-place arithmetic (self op= other): torch's checks (other
+// broadcasts to self's shape, `rt` castable to self's dtype, one device, a 0-dim
+// CPU `other` allowed as a scalar), other converted to self's dtype, moved and
+// expanded, then kernel `id` with in0 == out == self. An `other` that shares
+// self's memory elsewhere than element for element is copied first.
+void inplace_meta(KernelId id, const char* name, const Tensor& self, const Tensor& other, DType rt,
+                  std::initializer_list<Attr> attrs = {});
+// torch's device rule for several tensors (undefined ones skipped): as common_device.
+Device common_device(const char* name, std::initializer_list<const Tensor*> ts);
+
 // The CPU body of a binary kernel: f (a generic lambda on acc types) over
 // in0, in1 (compute dtype, out's shape) into out (compute dtype, or bool when f is a predicate).
 template <Types kTypes = Types::All, class F>

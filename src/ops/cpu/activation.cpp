@@ -29,17 +29,17 @@ auto floating_only(F f) {
   };
 }
 
-template <class F>
-Tensor float_map(const char* kernel, const Tensor& a, F f) {
+// The meta part of a floating-only activation.
+Tensor float_meta(KernelId id, const char* kernel, const Tensor& a, std::initializer_list<Attr> attrs = {}) {
   check_floating(kernel, a.dtype());
-  return unary_op<Types::Floating>(a, a.dtype(), a.dtype(), floating_only(f));
+  return unary_meta(id, a, a.dtype(), a.dtype(), attrs);
 }
 
-template <class F>
-Tensor backward_map(const Tensor& grad, const Tensor& x, F f) {
+// The meta part of a fused backward kernel: grad converted to x's (floating) dtype, broadcast.
+Tensor backward_meta(KernelId id, const Tensor& grad, const Tensor& x, std::initializer_list<Attr> attrs = {}) {
   DType t = x.dtype();
   GLIA_CHECK(is_floating(t), DType, "backward of an activation on a non-floating tensor");
-  return binary_op<Types::Floating>("backward", grad, x, t, t, floating_only(f));
+  return binary_meta(id, "backward", grad, x, t, t, attrs);
 }
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
@@ -79,13 +79,12 @@ __attribute__((target("avx512f"))) void threshold_avx512(const float* __restrict
   }
 }
 
-Tensor threshold_fast(const Tensor& x, const Tensor& g, float t) {
-  Tensor out = empty(x.shape(), DType::Float32, x.device());
+// out = (x <= t ? 0 : g): float32, contiguous, one shape (relu_fast(x)).
+void threshold_fast(const Tensor& out, const Tensor& x, const Tensor& g, float t) {
   const float* xp = x.data_ptr<float>();
   const float* gp = g.data_ptr<float>();
   float* op = out.data_ptr<float>();
   parallel_for(0, x.numel(), 4 * kGrain, [&](int64_t b, int64_t e) { threshold_avx512(xp, gp, t, b, e, op); });
-  return out;
 }
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
@@ -95,113 +94,190 @@ constexpr double kGeluKappa = 0.044715;
 
 }  // namespace
 
+// ---- meta parts (Note [Op = meta + kernel + rule])
+
 Tensor relu(const Tensor& a) {
   GLIA_CHECK(a.dtype() != DType::Bool, DType, "Boolean inputs not supported for relu");
-  if (relu_fast(a)) return threshold_fast(a, a, 0.0f);
-  return unary_op(a, a.dtype(), a.dtype(), [](auto x) {
-    using A = decltype(x);
-    return x <= A(0) ? A(0) : x;  // NaN stays NaN
-  });
+  Tensor out = empty(a.shape(), a.dtype(), a.device());
+  run_kernel(KernelId::relu, a.device(), {&a}, {&out});
+  return out;
 }
 
 void relu_(const Tensor& self) {
   GLIA_CHECK(self.dtype() != DType::Bool, DType, "Boolean inputs not supported for relu");
-  dispatch_all(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>)
-      map_unary<T, T>(self, self, [](auto x) {
-        using A = decltype(x);
-        return x <= A(0) ? A(0) : x;
-      });
-  });
+  run_kernel(KernelId::relu, self.device(), {&self}, {&self});
 }
 
 Tensor leaky_relu(const Tensor& a, double slope) {
-  return float_map("leaky_relu_cpu", a, [slope](auto x) {
-    using A = decltype(x);
-    return x > A(0) ? x : x * static_cast<A>(slope);
-  });
+  return float_meta(KernelId::leaky_relu, "leaky_relu_cpu", a, {attr_f(slope)});
 }
 
 Tensor elu(const Tensor& a, double alpha, double scale, double input_scale) {
-  return float_map("elu_cpu", a, [alpha, scale, input_scale](auto x) {
-    using A = decltype(x);
-    return x <= A(0) ? std::expm1(x * static_cast<A>(input_scale)) * static_cast<A>(alpha * scale)
-                     : x * static_cast<A>(scale);
-  });
+  return float_meta(KernelId::elu, "elu_cpu", a, {attr_f(alpha), attr_f(scale), attr_f(input_scale)});
 }
 
 Tensor gelu(const Tensor& a, bool approximate_tanh) {
-  if (approximate_tanh)
-    return float_map("GeluKernelImpl", a, [](auto x) {
-      using A = decltype(x);
-      A inner = static_cast<A>(kGeluBeta) * (x + static_cast<A>(kGeluKappa) * x * x * x);
-      return A(0.5) * x * (A(1) + std::tanh(inner));
-    });
-  return float_map("GeluKernelImpl", a, [](auto x) {
-    using A = decltype(x);
-    return x * A(0.5) * (A(1) + std::erf(x * static_cast<A>(kSqrt1_2)));
-  });
+  return float_meta(KernelId::gelu, "GeluKernelImpl", a, {attr_i(approximate_tanh ? 1 : 0)});
 }
 
-Tensor silu(const Tensor& a) {
-  return float_map("silu_cpu", a, [](auto x) {
-    using A = decltype(x);
-    return x / (A(1) + std::exp(-x));
-  });
-}
+Tensor silu(const Tensor& a) { return float_meta(KernelId::silu, "silu_cpu", a); }
 
 Tensor softplus(const Tensor& a, double beta, double threshold) {
-  return float_map("softplus_cpu", a, [beta, threshold](auto x) {
-    using A = decltype(x);
-    const A b = static_cast<A>(beta);
-    return x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b;
-  });
+  return float_meta(KernelId::softplus, "softplus_cpu", a, {attr_f(beta), attr_f(threshold)});
 }
 
 Tensor hardtanh(const Tensor& a, double min_val, double max_val) {
   if (a.dtype() == DType::Bool) not_implemented_for("clamp_cpu", a.dtype());
   // torch computes hardtanh in the input's dtype (the bounds are cast to it).
   Tensor out = empty(a.shape(), a.dtype(), a.device());
-  dispatch_all(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using A = acc_t<T>;
-    const A lo = static_cast<A>(convert<T, double>(min_val)), hi = static_cast<A>(convert<T, double>(max_val));
-    map_unary<T, T>(out, a, [lo, hi](A x) {
-      A v = x < lo ? lo : x;  // NaN compares false: it stays NaN
-      return v > hi ? hi : v;
-    });
-  });
+  run_kernel(KernelId::hardtanh, a.device(), {&a}, {&out}, {attr_f(min_val), attr_f(max_val)});
   return out;
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold) {
-  if (relu_fast(x) && grad.dtype() == DType::Float32 && grad.is_contiguous() && grad.device().is_cpu() &&
-      grad.shape() == x.shape() && static_cast<double>(static_cast<float>(threshold)) == threshold)
-    return threshold_fast(x, grad, static_cast<float>(threshold));
-  return backward_map(grad, x, [threshold](auto g, auto v) {
+  return backward_meta(KernelId::threshold_backward, grad, x, {attr_f(threshold)});
+}
+
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& y) {
+  return backward_meta(KernelId::sigmoid_backward, grad, y);
+}
+
+Tensor tanh_backward(const Tensor& grad, const Tensor& y) { return backward_meta(KernelId::tanh_backward, grad, y); }
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh) {
+  return backward_meta(KernelId::gelu_backward, grad, x, {attr_i(approximate_tanh ? 1 : 0)});
+}
+
+Tensor silu_backward(const Tensor& grad, const Tensor& x) { return backward_meta(KernelId::silu_backward, grad, x); }
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::floating_only;
+using ops::kGeluBeta;
+using ops::kGeluKappa;
+using ops::kInvSqrt2Pi;
+using ops::kSqrt1_2;
+using ops::Types;
+
+namespace {
+// A floating-only unary kernel (the meta part rejected other dtypes).
+template <class F>
+void float_kernel(const KernelArgs& k, F f) {
+  ops::unary_kernel<Types::Floating>(k, floating_only(f));
+}
+// A fused backward kernel: f(g, v) with in0 = g, in1 = v.
+template <class F>
+void backward_kernel(const KernelArgs& k, F f) {
+  ops::binary_kernel<Types::Floating>(k, floating_only(f));
+}
+}  // namespace
+
+void relu_kernel(const KernelArgs& k) {
+  const Tensor &out = k.output(0), &a = k.input(0);
+  if (ops::relu_fast(a) && out.is_contiguous()) return ops::threshold_fast(out, a, a, 0.0f);  // Note [relu fast paths]
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>)
+      ops::map_unary<T, T>(out, a, [](auto x) {
+        using A = decltype(x);
+        return x <= A(0) ? A(0) : x;  // NaN stays NaN
+      });
+  });
+}
+
+void leaky_relu_kernel(const KernelArgs& k) {
+  const double slope = k.attr(0).f;
+  float_kernel(k, [slope](auto x) {
+    using A = decltype(x);
+    return x > A(0) ? x : x * static_cast<A>(slope);
+  });
+}
+
+void elu_kernel(const KernelArgs& k) {
+  const double alpha = k.attr(0).f, scale = k.attr(1).f, input_scale = k.attr(2).f;
+  float_kernel(k, [alpha, scale, input_scale](auto x) {
+    using A = decltype(x);
+    return x <= A(0) ? std::expm1(x * static_cast<A>(input_scale)) * static_cast<A>(alpha * scale)
+                     : x * static_cast<A>(scale);
+  });
+}
+
+void gelu_kernel(const KernelArgs& k) {
+  if (k.attr(0).i)
+    return float_kernel(k, [](auto x) {
+      using A = decltype(x);
+      A inner = static_cast<A>(kGeluBeta) * (x + static_cast<A>(kGeluKappa) * x * x * x);
+      return A(0.5) * x * (A(1) + std::tanh(inner));
+    });
+  float_kernel(k, [](auto x) {
+    using A = decltype(x);
+    return x * A(0.5) * (A(1) + std::erf(x * static_cast<A>(kSqrt1_2)));
+  });
+}
+
+void silu_kernel(const KernelArgs& k) {
+  float_kernel(k, [](auto x) {
+    using A = decltype(x);
+    return x / (A(1) + std::exp(-x));
+  });
+}
+
+void softplus_kernel(const KernelArgs& k) {
+  const double beta = k.attr(0).f, threshold = k.attr(1).f;
+  float_kernel(k, [beta, threshold](auto x) {
+    using A = decltype(x);
+    const A b = static_cast<A>(beta);
+    return x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b;
+  });
+}
+
+void hardtanh_kernel(const KernelArgs& k) {
+  const Tensor &out = k.output(0), &a = k.input(0);
+  const double min_val = k.attr(0).f, max_val = k.attr(1).f;
+  dispatch_all(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using A = acc_t<T>;
+    const A lo = static_cast<A>(convert<T, double>(min_val)), hi = static_cast<A>(convert<T, double>(max_val));
+    ops::map_unary<T, T>(out, a, [lo, hi](A x) {
+      A v = x < lo ? lo : x;  // NaN compares false: it stays NaN
+      return v > hi ? hi : v;
+    });
+  });
+}
+
+void threshold_backward_kernel(const KernelArgs& k) {
+  const Tensor &out = k.output(0), &grad = k.input(0), &x = k.input(1);
+  const double threshold = k.attr(0).f;
+  if (ops::relu_fast(x) && grad.is_contiguous() && out.is_contiguous() &&
+      static_cast<double>(static_cast<float>(threshold)) == threshold)
+    return ops::threshold_fast(out, x, grad, static_cast<float>(threshold));  // Note [relu fast paths]
+  backward_kernel(k, [threshold](auto g, auto v) {
     using A = decltype(g);
     return v <= static_cast<A>(threshold) ? A(0) : g;
   });
 }
 
-Tensor sigmoid_backward(const Tensor& grad, const Tensor& y) {
-  return backward_map(grad, y, [](auto g, auto v) {
+void sigmoid_backward_kernel(const KernelArgs& k) {
+  backward_kernel(k, [](auto g, auto v) {
     using A = decltype(g);
     return g * (A(1) - v) * v;
   });
 }
 
-Tensor tanh_backward(const Tensor& grad, const Tensor& y) {
-  return backward_map(grad, y, [](auto g, auto v) {
+void tanh_backward_kernel(const KernelArgs& k) {
+  backward_kernel(k, [](auto g, auto v) {
     using A = decltype(g);
     return g * (A(1) - v * v);
   });
 }
 
-Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh) {
-  if (approximate_tanh)
-    return backward_map(grad, x, [](auto g, auto v) {
+void gelu_backward_kernel(const KernelArgs& k) {
+  if (k.attr(0).i)
+    return backward_kernel(k, [](auto g, auto v) {
       using A = decltype(g);
       const A beta = static_cast<A>(kGeluBeta), kappa = static_cast<A>(kGeluKappa);
       A x_sq = v * v;
@@ -213,7 +289,7 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh)
       A right_derivative = left * (A(1) - t * t) * beta * (A(1) + A(3) * kappa * x_sq);
       return g * (left_derivative + right_derivative);
     });
-  return backward_map(grad, x, [](auto g, auto v) {
+  backward_kernel(k, [](auto g, auto v) {
     using A = decltype(g);
     A cdf = A(0.5) * (A(1) + std::erf(v * static_cast<A>(kSqrt1_2)));
     A pdf = std::exp(A(-0.5) * v * v) * static_cast<A>(kInvSqrt2Pi);
@@ -221,12 +297,12 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh)
   });
 }
 
-Tensor silu_backward(const Tensor& grad, const Tensor& x) {
-  return backward_map(grad, x, [](auto g, auto v) {
+void silu_backward_kernel(const KernelArgs& k) {
+  backward_kernel(k, [](auto g, auto v) {
     using A = decltype(g);
     A s = A(1) / (A(1) + std::exp(-v));
     return g * s * (A(1) + v * (A(1) - s));
   });
 }
 
-}  // namespace glia::ops
+}  // namespace glia::cpu

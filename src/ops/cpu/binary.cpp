@@ -167,56 +167,37 @@ void neg_kernel(const KernelArgs& k) {
 
 namespace glia::ops {
 
+// In place: the meta part (inplace_meta: checks, other converted to self's dtype and broadcast)
+// then the out-of-place op's kernel with out == in0 == self.
+
 void add_(const Tensor& self, const Tensor& other, double alpha) {
   check_alpha("add_", self.dtype(), alpha);
-  if (alpha == 1.0) {
-    binary_op_("add_", self, other, [](auto x, auto y) { return wrap_add(x, y); });
-    return;
-  }
-  binary_op_("add_", self, other, [alpha](auto x, auto y) {
-    using A = decltype(x);
-    return wrap_add(x, wrap_mul(convert<A, double>(alpha), y));
-  });
+  inplace_meta(KernelId::add, "add_", self, other, result_type(self, other), {attr_f(alpha)});
 }
 
 void sub_(const Tensor& self, const Tensor& other, double alpha) {
   check_sub_bool(self, other);
   check_alpha("sub_", self.dtype(), alpha);
-  binary_op_("sub_", self, other, [alpha](auto x, auto y) {
-    using A = decltype(x);
-    return wrap_sub(x, wrap_mul(convert<A, double>(alpha), y));
-  });
+  inplace_meta(KernelId::sub, "sub_", self, other, result_type(self, other), {attr_f(alpha)});
 }
 
 void mul_(const Tensor& self, const Tensor& other) {
-  if (self.dtype() == DType::Bool) {
-    binary_op_("mul_", self, other, [](auto x, auto y) { return x && y; });
-    return;
-  }
-  binary_op_("mul_", self, other, [](auto x, auto y) { return wrap_mul(x, y); });
+  inplace_meta(KernelId::mul, "mul_", self, other, result_type(self, other));
 }
 
 void div_(const Tensor& self, const Tensor& other) {
   DType rt = result_type(self, other);
-  binary_op_(
-      "div_", self, other, [](auto x, auto y) { return x / y; }, is_floating(rt) ? rt : DType::Float32);
+  // True division; a non-floating self is refused by the cast check.
+  inplace_meta(KernelId::div, "div_", self, other, is_floating(rt) ? rt : DType::Float32, {attr_s(nullptr)});
 }
 
+// self + value * y in self's dtype is the add kernel with alpha = value: it computes
+// x + convert(value) * y, which for bool is x || (value != 0 && y).
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   Tensor prod = mul(t1, t2);
   const Tensor* ops3[] = {&self, &t1, &t2};
   DType rt = result_type(ops3);
-  const double v = value.to_double();
-  binary_op_(
-      "addcmul_", self, prod,
-      [v](auto x, auto y) {
-        using A = decltype(x);
-        if constexpr (std::is_same_v<A, bool>)
-          return x || (v != 0 && y);
-        else
-          return x + static_cast<A>(v) * y;
-      },
-      rt);
+  inplace_meta(KernelId::add, "addcmul_", self, prod, rt, {attr_f(value.to_double())});
 }
 
 void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -229,34 +210,15 @@ void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
   Tensor q = div(t1, t2, nullptr);
   const Tensor* ops3[] = {&self, &t1, &t2};
   DType rt = result_type(ops3);
-  const double v = value.to_double();
-  binary_op_(
-      "addcdiv_", self, q,
-      [v](auto x, auto y) {
-        using A = decltype(x);
-        return x + static_cast<A>(v) * y;
-      },
-      is_floating(rt) ? rt : DType::Float32);
+  inplace_meta(KernelId::add, "addcdiv_", self, q, is_floating(rt) ? rt : DType::Float32,
+               {attr_f(value.to_double())});
 }
 
 void fill_(const Tensor& self, const Scalar& value) {
   value.check_fits(self.dtype());
-  dispatch_all(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T v = value.kind == Scalar::Kind::Float ? convert<T, double>(value.f) : convert<T, int64_t>(value.i);
-    if (value.kind == Scalar::Kind::Bool) v = convert<T, bool>(value.i != 0);
-    if (self.is_contiguous()) {
-      T* __restrict p = self.data_ptr<T>();
-      flat_for(self.numel(), [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) p[i] = v;
-      });
-      return;
-    }
-    Loop<1> loop({&self});
-    loop.run([&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
-      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-    });
-  });
+  if (self.numel() == 0) return;
+  const char* kind = value.kind == Scalar::Kind::Float ? "float" : value.kind == Scalar::Kind::Int ? "int" : "bool";
+  run_kernel(KernelId::fill, self.device(), {}, {&self}, {Attr{value.i, value.f, nullptr, 0, kind}});
 }
 
 void copy_(const Tensor& self, const Tensor& src) {
