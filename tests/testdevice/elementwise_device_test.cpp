@@ -174,6 +174,7 @@ TEST_F(ElementwiseDevice, UnaryOpsMatchTheCpu) {
       {"abs", glia_abs},
       {"sign", glia_sign},
       {"neg", glia_neg},
+      {"exp", glia_exp},
       {"log", glia_log},
       {"log1p", glia_log1p},
       {"expm1", glia_expm1},
@@ -212,7 +213,7 @@ TEST_F(ElementwiseDevice, UnaryOpsMatchTheCpu) {
   };
   for (const auto& [name, op] : ops) unary(name, op, a);
   // Integer inputs: the float ops compute in float32, the others in the input's dtype.
-  const char* int_ops[] = {"abs", "sign", "neg", "log", "sqrt", "sigmoid", "tanh", "relu",
+  const char* int_ops[] = {"abs", "sign", "neg", "exp", "log", "sqrt", "sigmoid", "tanh", "relu",
                            "logical_not", "hardtanh", "pow_scalar 2.5", "clamp both", "eq_scalar"};
   for (const auto& [name, op] : ops)
     for (const char* n : int_ops)

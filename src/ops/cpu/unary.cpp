@@ -78,12 +78,7 @@ Tensor abs(const Tensor& a) {
 
 Tensor sign(const Tensor& a) { return unary_meta(KernelId::sign, a, a.dtype(), a.dtype()); }
 
-// exp keeps its CPU-only body for now: TestDevice.OpsWithoutADeviceKernelFailCleanly uses it as
-// the example of an op without a device kernel.
-Tensor exp(const Tensor& a) {
-  DType t = is_floating(a.dtype()) ? a.dtype() : DType::Float32;
-  return unary_op<Types::Floating>(a, t, t, [](auto x) { return std::exp(x); });
-}
+Tensor exp(const Tensor& a) { return float_unary(KernelId::exp, a); }
 Tensor log(const Tensor& a) { return float_unary(KernelId::log, a); }
 Tensor log1p(const Tensor& a) { return float_unary(KernelId::log1p, a); }
 Tensor expm1(const Tensor& a) { return float_unary(KernelId::expm1, a); }
@@ -183,6 +178,9 @@ void sign_kernel(const KernelArgs& k) {
   });
 }
 
+void exp_kernel(const KernelArgs& k) {
+  unary_kernel<Types::Floating>(k, [](auto x) { return std::exp(x); });
+}
 void log_kernel(const KernelArgs& k) {
   unary_kernel<Types::Floating>(k, [](auto x) { return std::log(x); });
 }
