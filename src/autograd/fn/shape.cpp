@@ -203,7 +203,8 @@ Tensor to_dtype_with_grad(const Tensor& t, DType dtype) { return to_with_grad(t,
 
 Tensor to_with_grad(const Tensor& t, Device device, DType dtype) {
   if (t.dtype() == dtype && t.device() == device) return t;
-  Tensor out = to_dtype(to_device(t, device), dtype);
+  // Convert on the host side of a transfer (a device needs no conversion kernel for it).
+  Tensor out = t.device().is_cpu() ? to_device(to_dtype(t, dtype), device) : to_dtype(to_device(t, device), dtype);
   // Only floating results carry gradients (x.long() of a leaf that requires grad does not).
   if (is_floating(dtype) && any_requires_grad({&t})) {
     auto n = make_ref<ToCopyBackward>();
