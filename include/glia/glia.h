@@ -864,6 +864,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tanh(const glia_tensor *a, glia_tensor 
 /** log(1 + exp(beta * a)) / beta, linear where beta * a > threshold (torch: beta 1, threshold 20). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_softplus(const glia_tensor *a, double beta, double threshold,
                                                   glia_tensor **out);
+/** a * relu6(a + 3) / 6 (torch.nn.functional.hardswish); floating inputs only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardswish(const glia_tensor *a, glia_tensor **out);
 /** Clamps a to [min_val, max_val] in a's dtype (torch: -1, 1). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh(const glia_tensor *a, double min_val, double max_val,
                                                   glia_tensor **out);

@@ -183,6 +183,7 @@ glia_error* glia_logical_xor(const glia_tensor* a, const glia_tensor* b, glia_te
 
 GLIA_UNARY(relu)
 GLIA_UNARY(silu)
+GLIA_UNARY(hardswish)
 GLIA_UNARY(sigmoid)
 GLIA_UNARY(tanh)
 #undef GLIA_UNARY

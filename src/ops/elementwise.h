@@ -392,6 +392,7 @@ Tensor elu(const Tensor& a, double alpha, double scale, double input_scale);
 // approximate: false = "none" (erf), true = "tanh".
 Tensor gelu(const Tensor& a, bool approximate_tanh);
 Tensor silu(const Tensor& a);
+Tensor hardswish(const Tensor& a);
 Tensor softplus(const Tensor& a, double beta, double threshold);
 Tensor hardtanh(const Tensor& a, double min_val, double max_val);
 // Fused first-order backward kernels: the gradient of the input given the output gradient.
@@ -400,5 +401,6 @@ Tensor sigmoid_backward(const Tensor& grad, const Tensor& y);                   
 Tensor tanh_backward(const Tensor& grad, const Tensor& y);                         // g * (1 - y^2)
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh);
 Tensor silu_backward(const Tensor& grad, const Tensor& x);
+Tensor hardswish_backward(const Tensor& grad, const Tensor& x);
 
 }  // namespace glia::ops

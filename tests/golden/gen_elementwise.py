@@ -60,6 +60,7 @@ OPS = {
     "elu": lambda xs, a: torch._C._nn.elu(xs[0], a.get("alpha", 1.0), a.get("scale", 1.0), a.get("input_scale", 1.0)),
     "gelu": lambda xs, a: F.gelu(xs[0], approximate=a.get("approximate", "none")),
     "silu": lambda xs, a: F.silu(xs[0]),
+    "hardswish": lambda xs, a: F.hardswish(xs[0]),
     "sigmoid": lambda xs, a: torch.sigmoid(xs[0]),
     "tanh": lambda xs, a: torch.tanh(xs[0]),
     "softplus": lambda xs, a: F.softplus(xs[0], a.get("beta", 1.0), a.get("threshold", 20.0)),
@@ -363,6 +364,19 @@ def activation():
     for op in ("gelu", "silu", "softplus", "leaky_relu", "elu"):
         fx.error(op + " int64", op, [rnd([3], "int64")], "GLIA_ERR_DTYPE")
     fx.error("gelu bad approximate", "gelu", [rnd([3], f32)], "GLIA_ERR_INVALID_ARGUMENT", approximate="fast")
+    # hardswish (docs/contributing.md's worked example): deterministic inputs, so the random
+    # stream of the cases above and of the other generators stays as it was.
+    x = torch.linspace(-4.5, 4.5, 12, dtype=torch.float64).reshape(3, 4)
+    fx.case("hardswish f64", "hardswish", [x])
+    fx.case("hardswish f64 transposed", "hardswish", [T(x)])
+    fx.case("hardswish f64 0-dim", "hardswish", [torch.tensor(1.25, dtype=torch.float64)])
+    fx.case("hardswish zero-size", "hardswish", [torch.zeros(0, 3)])
+    fx.case("hardswish f32", "hardswish", [torch.linspace(-5, 5, 9)])
+    fx.case("hardswish f32 specials", "hardswish", [SPECIALS.float()])
+    fx.case("hardswish float16", "hardswish", [torch.linspace(-4, 4, 6).half()], tol=2e-3)
+    fx.case("hardswish at the kinks", "hardswish", [torch.tensor([-3.0, 3.0, -2.999, 2.999], dtype=torch.float64)],
+            gradcheck=False)
+    fx.error("hardswish int64", "hardswish", [torch.arange(3)], "GLIA_ERR_DTYPE")
     return fx
 
 

@@ -15,6 +15,7 @@ GLIA_ADAPTER(gelu) {
   return glia_gelu(c.in[0], mode.c_str(), c.out());
 }
 GLIA_ADAPTER(silu) { return glia_silu(c.in[0], c.out()); }
+GLIA_ADAPTER(hardswish) { return glia_hardswish(c.in[0], c.out()); }
 GLIA_ADAPTER(sigmoid) { return glia_sigmoid(c.in[0], c.out()); }
 GLIA_ADAPTER(tanh) { return glia_tanh(c.in[0], c.out()); }
 GLIA_ADAPTER(softplus) { return glia_softplus(c.in[0], c.num("beta", 1.0), c.num("threshold", 20.0), c.out()); }

@@ -52,7 +52,7 @@ struct TanhBackward : Node {
 };
 
 // Activations whose backward needs the input.
-enum class A { LeakyRelu, Elu, Gelu, Silu, Softplus, Hardtanh };
+enum class A { LeakyRelu, Elu, Gelu, Silu, Softplus, Hardtanh, Hardswish };
 struct ActBackward : Node {
   SavedTensor x;
   A kind;
@@ -72,6 +72,8 @@ struct ActBackward : Node {
         return "SoftplusBackward0";
       case A::Hardtanh:
         return "HardtanhBackward0";
+      case A::Hardswish:
+        return "HardswishBackward0";
     }
     return "?";
   }
@@ -117,6 +119,13 @@ struct ActBackward : Node {
         // x * beta > threshold ? g : g * sigmoid(x * beta)
         Tensor lin = ops::compare(ops::mul(v, ops::wrapped_scalar(p0, false)), ops::wrapped_scalar(p1, false), Cmp::Gt);
         return {where(lin, g, mul(g, sigmoid(scale(v, p0))))};
+      }
+      case A::Hardswish: {
+        // 0 below -3, g * (x / 3 + 0.5) up to 3, g above: one kernel, or (create_graph) in ops
+        if (fused) return {ops::hardswish_backward(g, v)};
+        Tensor mid = mul(g, add_scalar(scale(v, 1.0 / 3.0), Scalar::from_double(0.5)));
+        Tensor upper = where(mask_of(v, Cmp::Le, 3), mid, g);
+        return {where(mask_of(v, Cmp::Lt, -3), zero_like_scalar(v), upper)};
       }
       case A::Hardtanh: {
         // 0 at and beyond the bounds
@@ -175,6 +184,7 @@ Tensor leaky_relu(const Tensor& a, double slope) { return act(a, ops::leaky_relu
 Tensor elu(const Tensor& a, double alpha, double scale, double input_scale) {
   return act(a, ops::elu(a, alpha, scale, input_scale), A::Elu, alpha, scale, input_scale);
 }
+Tensor hardswish(const Tensor& a) { return act(a, ops::hardswish(a), A::Hardswish); }
 Tensor gelu(const Tensor& a, bool approximate_tanh) {
   return act(a, ops::gelu(a, approximate_tanh), A::Gelu, 0, 0, 0, approximate_tanh);
 }

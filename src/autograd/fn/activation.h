@@ -12,6 +12,7 @@ Tensor elu(const Tensor& a, double alpha = 1.0, double scale = 1.0, double input
 // approximate: false = "none", true = "tanh".
 Tensor gelu(const Tensor& a, bool approximate_tanh = false);
 Tensor silu(const Tensor& a);
+Tensor hardswish(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
 Tensor softplus(const Tensor& a, double beta = 1.0, double threshold = 20.0);

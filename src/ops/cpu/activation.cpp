@@ -122,6 +122,8 @@ Tensor gelu(const Tensor& a, bool approximate_tanh) {
 
 Tensor silu(const Tensor& a) { return float_meta(KernelId::silu, "silu_cpu", a); }
 
+Tensor hardswish(const Tensor& a) { return float_meta(KernelId::hardswish, "hardswish_cpu", a); }
+
 Tensor softplus(const Tensor& a, double beta, double threshold) {
   return float_meta(KernelId::softplus, "softplus_cpu", a, {attr_f(beta), attr_f(threshold)});
 }
@@ -149,6 +151,10 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool approximate_tanh)
 }
 
 Tensor silu_backward(const Tensor& grad, const Tensor& x) { return backward_meta(KernelId::silu_backward, grad, x); }
+
+Tensor hardswish_backward(const Tensor& grad, const Tensor& x) {
+  return backward_meta(KernelId::hardswish_backward, grad, x);
+}
 
 }  // namespace glia::ops
 
@@ -302,6 +308,22 @@ void silu_backward_kernel(const KernelArgs& k) {
     using A = decltype(g);
     A s = A(1) / (A(1) + std::exp(-v));
     return g * s * (A(1) + v * (A(1) - s));
+  });
+}
+
+// torch's hardswish_cpu: x * min(max(x + 3, 0), 6) / 6.
+void hardswish_kernel(const KernelArgs& k) {
+  float_kernel(k, [](auto x) {
+    using A = decltype(x);
+    return x * std::min(std::max(x + A(3), A(0)), A(6)) / A(6);
+  });
+}
+
+// torch's hardswish_backward: 0 below -3, g * (x / 3 + 0.5) up to 3, g above.
+void hardswish_backward_kernel(const KernelArgs& k) {
+  backward_kernel(k, [](auto g, auto v) {
+    using A = decltype(g);
+    return v < A(-3) ? A(0) : v <= A(3) ? g * (v / A(3) + A(0.5)) : g;
   });
 }
 
