@@ -7,12 +7,11 @@
 // canonical layout (Note [Canonical layout]), made by the meta part.
 #include "ops/reduce.h"
 
-#include "core/dispatch.h"
-
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "ops/shape.h"
 
 namespace glia::ops {
@@ -409,7 +408,6 @@ void for_rows(int64_t n_out, int64_t n_red, F&& f) {
 }
 
 }  // namespace
-
 
 void sum_kernel(const KernelArgs& k) {
   const Tensor &in = k.input(0), &out = k.output(0);
