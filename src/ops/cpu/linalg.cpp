@@ -420,7 +420,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, 
                ".  Target sizes: ", IntSpan(shape), ".  Tensor sizes: ", bias.shape());
   }
   Tensor out = empty(shape, a.dtype(), dev);
-  Tensor c = expand_to(bias.device() == dev ? bias : to_device(bias, dev), shape);
+  // The bias goes unexpanded (its broadcast is the kernel's): an expanded view was one more allocation per linear.
+  Tensor c = to_device(bias, dev);
   run_kernel(KernelId::addmm, dev, {&c, &a, &b}, {&out}, {attr_f(beta), attr_f(alpha)});
   return out;
 }
@@ -472,14 +473,13 @@ void addmm_kernel(const KernelArgs& k) {
   const double beta = k.attr(0).f, alpha = k.attr(1).f;
   if (beta != 0) {
     const int64_t M = out.size(0), N = out.size(1);
-    if (c.dtype() == DType::Float32 && (M <= 1 || c.stride(0) == 0) && (N <= 1 || c.stride(1) == 1)) {
-      // linear's bias (a row broadcast down): one row copy per output row (the strided copy of the
-      // expanded bias is slower).
+    if (c.dim() == 1 && c.size(0) == N && c.dtype() == DType::Float32 && c.is_contiguous()) {
+      // linear's bias: one row copy per output row (the strided copy of the expanded bias is slower).
       const float* bp = c.data_ptr<float>();
       float* op = out.data_ptr<float>();
       for (int64_t i = 0; i < M; ++i) std::copy(bp, bp + N, op + i * N);
     } else {
-      copy_into(out, c);
+      copy_into(out, ops::expand_to(c, out.shape()));
     }
   }
   ops::gemm_into(out, k.input(1), k.input(2), beta, alpha);

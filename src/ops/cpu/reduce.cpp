@@ -130,12 +130,6 @@ void run_reduce(KernelId id, const Tensor& in, const Tensor& out, const SmallVec
   run_kernel(id, in.device(), {&in}, {&out}, {attr_ints(d), attr_i(keepdim)});
 }
 
-// The canonical input as the [n_out, n_red] matrix the row kernels take (a view).
-Tensor rows_of(const Canonical& c) {
-  const int64_t shape[2] = {c.n_out, c.n_red}, strides[2] = {c.n_red, 1};
-  return make_view(c.x, shape, strides, c.x.offset());
-}
-
 }  // namespace
 
 Tensor sum(const Tensor& t, IntSpan dims, bool keepdim, std::optional<DType> dtype) {
@@ -196,7 +190,7 @@ std::pair<Tensor, Tensor> max_dim_meta(KernelId id, const char* op, const Tensor
     oshape = keepdim ? Dims(static_cast<size_t>(t.dim()), 1) : Dims();
   }
   Canonical c = canonical(t, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor values = want_values ? empty(oshape, t.dtype(), t.device()) : Tensor();
   Tensor indices = empty(oshape, DType::Int64, t.device());
   if (want_values)
@@ -233,7 +227,7 @@ Tensor var_meta(KernelId id, const char* op, const Tensor& t, IntSpan dims, doub
   GLIA_CHECK(is_floating(t.dtype()), DType, "std and var only support floating point and complex dtypes");
   auto mask = reduce_mask(op, dims, t.dim());
   Canonical c = canonical(t, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor out = empty(reduced_shape(t.shape(), mask, keepdim), t.dtype(), t.device());
   run_kernel(id, t.device(), {&x}, {&out}, {attr_f(correction)});
   return out;
@@ -252,7 +246,7 @@ Tensor logsumexp(const Tensor& t, IntSpan dims, bool keepdim) {
   Tensor in = is_floating(t.dtype()) ? t : to_dtype(t, DType::Float32);
   auto mask = reduce_mask("logsumexp", dims, in.dim());
   Canonical c = canonical(in, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor out = empty(reduced_shape(in.shape(), mask, keepdim), in.dtype(), in.device());
   run_kernel(KernelId::logsumexp, in.device(), {&x}, {&out});
   return out;
@@ -307,7 +301,7 @@ Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   common_device("amax_backward", self, result);
   auto mask = reduce_mask("amax", dims, self.dim());
   Canonical c = canonical(self, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor g = row_values(grad, dev, self.dtype());
   Tensor r = contiguous(to_device(result, dev));
   Tensor gi = empty(x.shape(), self.dtype(), dev);
@@ -322,22 +316,16 @@ Tensor index_reduce_backward(const Tensor& grad, const Tensor& indices, IntSpan 
   int64_t d = wrap_dim(dim, nd);
   int64_t ds[1] = {d};
   auto mask = reduce_mask("max", ds, nd);
-  Dims perm;
-  int64_t n_out = 1, n = 1;
+  Dims perm;  // kept dims, then the reduced one (Note [Canonical layout])
   for (int64_t k = 0; k < nd; ++k)
-    if (!mask[k]) {
-      perm.push_back(k);
-      n_out *= shape[k];
-    }
+    if (!mask[k]) perm.push_back(k);
   for (int64_t k = 0; k < nd; ++k)
-    if (mask[k]) {
-      perm.push_back(k);
-      n *= shape[k];
-    }
+    if (mask[k]) perm.push_back(k);
   Tensor g = contiguous(to_device(grad, dev));
   Tensor idx = contiguous(to_device(indices, dev));
-  const int64_t gshape[2] = {n_out, n};
-  Tensor gi = empty(gshape, grad.dtype(), dev);
+  Dims pshape;
+  for (int64_t k : perm) pshape.push_back(shape[k]);
+  Tensor gi = empty(pshape, grad.dtype(), dev);
   run_kernel(KernelId::index_reduce_backward, dev, {&g, &idx}, {&gi});
   return from_canonical(gi, shape, perm);
 }
@@ -347,7 +335,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, IntSpan dims, bool 
   const Device dev = common_device("prod_backward", self, grad);
   auto mask = reduce_mask("prod", dims, self.dim());
   Canonical c = canonical(self, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor g = row_values(grad, dev, self.dtype());
   Tensor gi = empty(x.shape(), self.dtype(), dev);
   run_kernel(KernelId::prod_backward, dev, {&x, &g}, {&gi});
@@ -360,7 +348,7 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const Tensor& norm,
   common_device("norm_backward", self, norm);
   auto mask = reduce_mask("linalg.vector_norm", dims, self.dim());
   Canonical c = canonical(self, mask);
-  Tensor x = rows_of(c);
+  const Tensor& x = c.x;
   Tensor g = row_values(grad, dev, self.dtype());
   Tensor nr = contiguous(to_device(norm, dev));
   Tensor gi = empty(x.shape(), self.dtype(), dev);
@@ -492,7 +480,7 @@ void max_rows(const Tensor& x, const Tensor* values, const Tensor& indices) {
     const T* xp = x.data_ptr<T>();
     T* vo = values ? values->data_ptr<T>() : nullptr;
     int64_t* io = indices.data_ptr<int64_t>();
-    const int64_t n_out = x.size(0), n = x.size(1);
+    const int64_t n_out = indices.numel(), n = n_out ? x.numel() / n_out : 0;
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const T* row = xp + i * n;
@@ -527,7 +515,7 @@ void var_rows(const KernelArgs& k) {
     using A = facc_t<T>;
     const T* x = xt.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    const int64_t n_out = xt.size(0), n = xt.size(1);
+    const int64_t n_out = out.numel(), n = n_out ? xt.numel() / n_out : 0;
     A div = std::max<A>(A(0), static_cast<A>(n) - static_cast<A>(correction));
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
@@ -565,7 +553,7 @@ void logsumexp_kernel(const KernelArgs& k) {
     using A = facc_t<T>;
     const T* x = xt.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    const int64_t n_out = xt.size(0), n = xt.size(1);
+    const int64_t n_out = out.numel(), n = n_out ? xt.numel() / n_out : 0;
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const T* row = x + i * n;
@@ -631,7 +619,7 @@ void amax_backward_kernel(const KernelArgs& k) {
     const T* gp = g.data_ptr<T>();
     const T* rp = r.data_ptr<T>();
     T* o = gi.data_ptr<T>();
-    const int64_t n_out = xt.size(0), n = xt.size(1);
+    const int64_t n_out = g.numel(), n = n_out ? xt.numel() / n_out : 0;
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const T* row = x + i * n;
@@ -655,7 +643,7 @@ void index_reduce_backward_kernel(const KernelArgs& k) {
     const T* gp = g.data_ptr<T>();
     const int64_t* ip = idx.data_ptr<int64_t>();
     T* o = gi.data_ptr<T>();
-    const int64_t n_out = gi.size(0), n = gi.size(1);
+    const int64_t n_out = g.numel(), n = n_out ? gi.numel() / n_out : 0;
     std::fill(o, o + n_out * n, T(0));
     for (int64_t i = 0; i < n_out; ++i) o[i * n + ip[i]] = gp[i];
   });
@@ -669,7 +657,7 @@ void prod_backward_kernel(const KernelArgs& k) {
     const T* x = xt.data_ptr<T>();
     const T* gp = g.data_ptr<T>();
     T* o = gi.data_ptr<T>();
-    const int64_t n_out = xt.size(0), n = xt.size(1);
+    const int64_t n_out = g.numel(), n = n_out ? xt.numel() / n_out : 0;
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const T* row = x + i * n;
@@ -717,7 +705,7 @@ void norm_backward_kernel(const KernelArgs& k) {
     const T* gp = g.data_ptr<T>();
     const T* np = nr.data_ptr<T>();
     T* o = gi.data_ptr<T>();
-    const int64_t n_out = xt.size(0), n = xt.size(1);
+    const int64_t n_out = g.numel(), n = n_out ? xt.numel() / n_out : 0;
     auto sgn = [](A v) { return v > 0 ? A(1) : v < 0 ? A(-1) : A(0); };
     for_rows(n_out, n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
