@@ -407,7 +407,7 @@ struct CopyBackward : Node {
   const char* name() const override { return "CopyBackwards"; }
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
-    if (next_edges[0].valid()) r[0] = zeros(self_shape, self_dtype);
+    if (next_edges[0].valid()) r[0] = zeros(self_shape, self_dtype, g[0].device());
     if (next_edges[1].valid()) r[1] = as_input(sum_to(g[0], src_shape), src_dtype);
     return r;
   }

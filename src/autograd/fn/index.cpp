@@ -34,7 +34,7 @@ struct AdjointBackward : Node {
 };
 
 Tensor adjoint(Adjoint kind, const Tensor& g, IntSpan shape, int64_t dim, const Tensor& index) {
-  Tensor out = zeros(shape, g.dtype());
+  Tensor out = zeros(shape, g.dtype(), g.device());
   if (kind == Adjoint::IndexAdd)
     ops::index_add_(out, dim, index, g);
   else if (kind == Adjoint::ScatterAdd)
@@ -127,7 +127,7 @@ struct CatBackward : Node {
         continue;
       }
       if (shapes[i].size() == 1 && shapes[i][0] == 0) {  // legacy empty input: skipped by cat
-        if (next_edges[i].valid()) r[i] = zeros(shapes[i], dtypes[i]);
+        if (next_edges[i].valid()) r[i] = zeros(shapes[i], dtypes[i], g[0].device());
         continue;
       }
       int64_t n = shapes[i][dim];
@@ -145,7 +145,7 @@ struct SplitBackward : Node {
   const char* name() const override { return with_sizes ? "SplitWithSizesBackward0" : "SplitBackward0"; }
   TensorList apply(TensorList&& g) override {
     std::vector<Tensor> parts;
-    for (size_t k = 0; k < g.size(); ++k) parts.push_back(g[k].defined() ? g[k] : zeros(output_shapes[k], dtype));
+    for (size_t k = 0; k < g.size(); ++k) parts.push_back(g[k].defined() ? g[k] : zeros(output_shapes[k], dtype, output_devices[k]));
     return {cat(parts, dim)};
   }
 };
@@ -155,7 +155,7 @@ struct ConstantPadBackward : Node {
   const char* name() const override { return "ConstantPadNdBackward0"; }
   TensorList apply(TensorList&& g) override {
     for (int64_t s : in_shape)
-      if (s == 0) return {zeros(in_shape, g[0].dtype())};
+      if (s == 0) return {zeros(in_shape, g[0].dtype(), g[0].device())};
     return {glia::pad(g[0], neg_pad, PadMode::Constant, 0.0)};
   }
 };

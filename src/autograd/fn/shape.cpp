@@ -88,7 +88,7 @@ struct EmbedBackward : Node {
 };
 
 Tensor embed(const Tensor& g, IntSpan in_shape, const Embed& e) {
-  Tensor out = zeros(in_shape, g.dtype());
+  Tensor out = zeros(in_shape, g.dtype(), g.device());
   ops::copy_strided(e.take(out), g);
   if (any_requires_grad({&g})) {
     auto n = make_ref<EmbedBackward>();

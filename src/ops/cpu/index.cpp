@@ -245,7 +245,7 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   int64_t n = idx.numel();
   Dims shape = tv.shape();
   shape[dim] = n;
-  Tensor out = empty(shape, t.dtype());
+  Tensor out = empty(shape, t.dtype(), t.device());
   if (out.numel() > 0) {
     Tensor src = restride(tv, shape, dim);
     Dims ist(shape.size(), 0);
@@ -335,7 +335,7 @@ void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& in
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   check_gather("gather", t, dim, index, nullptr);
   dim = wrap_dim(dim, t.dim());
-  Tensor out = empty(index.shape(), t.dtype());
+  Tensor out = empty(index.shape(), t.dtype(), t.device());
   if (out.numel() == 0) return out;
   Tensor tv = as_1d(t), iv = as_1d(index), ov = as_1d(out);
   check_index_bounds(iv, dim, tv.shape()[dim]);
@@ -436,7 +436,7 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
     }
   });
   for (int64_t c = 0; c < chunks; ++c) offsets[static_cast<size_t>(c) + 1] += offsets[static_cast<size_t>(c)];
-  Tensor out = empty(Dims{offsets.back()}, t.dtype());
+  Tensor out = empty(Dims{offsets.back()}, t.dtype(), t.device());
   if (offsets.back() == 0) return out;
   const size_t sz = itemsize(t.dtype());
   parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
@@ -486,7 +486,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     dt = promote_types(dt, t.dtype());
     if (!first && !is_legacy_empty(t)) first = &t;
   }
-  if (!first) return empty(Dims{0}, dt);
+  if (!first) return empty(Dims{0}, dt, ts[0].device());
   dim = wrap_dim(dim, first->dim());
   int64_t total = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -504,7 +504,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   }
   Dims shape = first->shape();
   shape[dim] = total;
-  Tensor out = empty(shape, dt);
+  Tensor out = empty(shape, dt, first->device());
   int64_t off = 0;
   for (const Tensor& t : ts) {
     if (is_legacy_empty(t)) continue;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "core/log.h"
 #include "core/parallel.h"
 #include "ops/cpu/gemm.h"
@@ -363,6 +364,9 @@ template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const 
 template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t, const int64_t*,
                             int64_t, int64_t, int64_t*, int64_t);
 
+// ---- meta parts (Note [Op = meta + kernel + rule] in core/dispatch.h): torch's checks, the
+// result on the operands' device, then the kernel. dot and mv are the mm kernel on [1, n] / [n, 1] views.
+
 namespace {
 void check_same_dtype(const Tensor& a, const Tensor& b) {
   GLIA_CHECK(a.dtype() == b.dtype(), DType, "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
@@ -371,18 +375,20 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  const Device dev = common_device("mm", a, b, false);
   GLIA_CHECK(a.dim() == 2, Shape, "self must be a matrix");
   GLIA_CHECK(b.dim() == 2, Shape, "mat2 must be a matrix");
   GLIA_CHECK(a.size(1) == b.size(0), Shape, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x", a.size(1),
              " and ", b.size(0), "x", b.size(1), ")");
   check_same_dtype(a, b);
   int64_t shape[2] = {a.size(0), b.size(1)};
-  Tensor out = empty(shape, a.dtype());
-  gemm_into(out, a, b, 0.0, 1.0);
+  Tensor out = empty(shape, a.dtype(), dev);
+  run_kernel(KernelId::mm, dev, {&a, &b}, {&out}, {attr_s("addmm_impl_cpu_")});
   return out;
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  const Device dev = common_device("bmm", a, b, false);
   GLIA_CHECK(a.dim() == 3, Shape, "batch1 must be a 3D tensor");
   GLIA_CHECK(b.dim() == 3, Shape, "batch2 must be a 3D tensor");
   GLIA_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2), Shape,
@@ -390,12 +396,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
              "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_same_dtype(a, b);
   int64_t shape[3] = {a.size(0), a.size(1), b.size(2)};
-  Tensor out = empty(shape, a.dtype());
-  bgemm_into(out, a, b, 0.0, 1.0);
+  Tensor out = empty(shape, a.dtype(), dev);
+  run_kernel(KernelId::bmm, dev, {&a, &b}, {&out});
   return out;
 }
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, double alpha) {
+  const Device dev = common_device("addmm", a, b, false);
+  common_device("addmm", bias, a);  // a 0-dim CPU bias next to device matrices is a wrapped scalar
   GLIA_CHECK(a.dim() == 2, Shape, "mat1 must be a matrix, got ", a.dim(), "-D tensor");
   GLIA_CHECK(b.dim() == 2, Shape, "mat2 must be a matrix, got ", b.dim(), "-D tensor");
   GLIA_CHECK(a.size(1) == b.size(0), Shape, "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x", a.size(1),
@@ -411,22 +419,15 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta, 
                ") must match the existing size (", bias.size(d), ") at non-singleton dimension ", td,
                ".  Target sizes: ", IntSpan(shape), ".  Tensor sizes: ", bias.shape());
   }
-  Tensor out = empty(shape, a.dtype());
-  if (beta != 0) {
-    if (bias.dim() == 1 && bias.size(0) == shape[1] && bias.dtype() == DType::Float32 && bias.is_contiguous()) {
-      // linear's bias: one row copy per output row (the strided copy of the expanded bias is slower).
-      const float* bp = bias.data_ptr<float>();
-      float* op = out.data_ptr<float>();
-      for (int64_t i = 0; i < shape[0]; ++i) std::copy(bp, bp + shape[1], op + i * shape[1]);
-    } else {
-      copy_into(out, expand_to(bias, shape));
-    }
-  }
-  gemm_into(out, a, b, beta, alpha);
+  Tensor out = empty(shape, a.dtype(), dev);
+  // The bias goes unexpanded (its broadcast is the kernel's): an expanded view was one more allocation per linear.
+  Tensor c = to_device(bias, dev);
+  run_kernel(KernelId::addmm, dev, {&c, &a, &b}, {&out}, {attr_f(beta), attr_f(alpha)});
   return out;
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  const Device dev = common_device("dot", a, b, false);
   GLIA_CHECK(a.dim() == 1 && b.dim() == 1, Shape, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
              "D tensors");
   GLIA_CHECK(a.dtype() == b.dtype(), DType, "dot : expected both vectors to have same dtype, but found ",
@@ -434,26 +435,56 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   GLIA_CHECK(a.numel() == b.numel(), Shape, "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
              b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
              " elements respectively");
-  Tensor out = empty({}, a.dtype());
+  Tensor out = empty({}, a.dtype(), dev);
   int64_t as[2] = {1, a.numel()}, ast[2] = {a.numel() * (a.numel() ? a.stride(0) : 1), a.stride(0)};
   int64_t bs[2] = {b.numel(), 1}, bst[2] = {b.stride(0), 1};
   int64_t os[2] = {1, 1}, ost[2] = {1, 1};
-  gemm_into(make_view(out, os, ost, out.offset()), make_view(a, as, ast, a.offset()), make_view(b, bs, bst, b.offset()),
-            0.0, 1.0, "dot");
+  Tensor av = make_view(a, as, ast, a.offset()), bv = make_view(b, bs, bst, b.offset());
+  Tensor ov = make_view(out, os, ost, out.offset());
+  run_kernel(KernelId::mm, dev, {&av, &bv}, {&ov}, {attr_s("dot")});
   return out;
 }
 
 Tensor mv(const Tensor& m, const Tensor& v) {
+  const Device dev = common_device("mv", m, v, false);
   GLIA_CHECK(m.dim() == 2 && v.dim() == 1, Shape, "vector + matrix @ vector expected, got 1, ", m.dim(), ", ", v.dim());
   GLIA_CHECK(m.size(1) == v.size(0), Shape, "size mismatch, got ", m.size(0), ", ", m.size(0), "x", m.size(1), ",",
              v.size(0));
   check_same_dtype(m, v);
   int64_t shape[1] = {m.size(0)};
-  Tensor out = empty(shape, m.dtype());
+  Tensor out = empty(shape, m.dtype(), dev);
   int64_t vs[2] = {v.size(0), 1}, vst[2] = {v.stride(0), 1};
   int64_t os[2] = {m.size(0), 1}, ost[2] = {1, 1};
-  gemm_into(make_view(out, os, ost, out.offset()), m, make_view(v, vs, vst, v.offset()), 0.0, 1.0, "addmv_impl_cpu");
+  Tensor vv = make_view(v, vs, vst, v.offset()), ov = make_view(out, os, ost, out.offset());
+  run_kernel(KernelId::mm, dev, {&m, &vv}, {&ov}, {attr_s("addmv_impl_cpu")});
   return out;
 }
 
 }  // namespace glia::ops
+
+// ---- CPU kernels: the GEMM drivers above on the kernel's tensors (no copies beyond theirs).
+
+namespace glia::cpu {
+
+void mm_kernel(const KernelArgs& k) { ops::gemm_into(k.output(0), k.input(0), k.input(1), 0.0, 1.0, k.attr(0).s); }
+
+void addmm_kernel(const KernelArgs& k) {
+  const Tensor &c = k.input(0), &out = k.output(0);
+  const double beta = k.attr(0).f, alpha = k.attr(1).f;
+  if (beta != 0) {
+    const int64_t M = out.size(0), N = out.size(1);
+    if (c.dim() == 1 && c.size(0) == N && c.dtype() == DType::Float32 && c.is_contiguous()) {
+      // linear's bias: one row copy per output row (the strided copy of the expanded bias is slower).
+      const float* bp = c.data_ptr<float>();
+      float* op = out.data_ptr<float>();
+      for (int64_t i = 0; i < M; ++i) std::copy(bp, bp + N, op + i * N);
+    } else {
+      copy_into(out, ops::expand_to(c, out.shape()));
+    }
+  }
+  ops::gemm_into(out, k.input(1), k.input(2), beta, alpha);
+}
+
+void bmm_kernel(const KernelArgs& k) { ops::bgemm_into(k.output(0), k.input(0), k.input(1), 0.0, 1.0); }
+
+}  // namespace glia::cpu

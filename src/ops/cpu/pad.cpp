@@ -227,7 +227,7 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
                  " of your input.");
       shape.push_back(n);
     }
-    Tensor out = empty(shape, t.dtype());
+    Tensor out = empty(shape, t.dtype(), t.device());
     fill(out, value);
     Tensor co = out;
     for (int64_t i = ldiff; i < nd; ++i) {
@@ -251,7 +251,7 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
     const int64_t pi = 2 * (k - 1 - j);
     shape[nd - k + j] = t.shape()[nd - k + j] + pad[pi] + pad[pi + 1];  // checked above
   }
-  Tensor out = empty(shape, t.dtype());
+  Tensor out = empty(shape, t.dtype(), t.device());
   if (out.numel() == 0) return out;
   PadGeom g = geometry(t.shape(), pad, mode);
   Tensor c = contiguous(t);
@@ -264,7 +264,7 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
 
 Tensor pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pad, PadMode mode) {
   PadGeom g = geometry(in_shape, pad, mode);
-  Tensor gi = zeros(in_shape, grad.dtype());
+  Tensor gi = zeros(in_shape, grad.dtype(), grad.device());
   if (grad.numel() == 0 || gi.numel() == 0) return gi;
   Tensor gc = contiguous(grad);
   const int64_t k = g.k;

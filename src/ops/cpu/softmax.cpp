@@ -1,12 +1,48 @@
 // softmax / log_softmax over one dim: three passes over each slice (max, sum of
-// exponentials, write), and their backwards from the saved output.
+// exponentials, write), and their backwards from the saved output. Meta parts
+// (glia::ops) and CPU kernels (glia::cpu), Note [Op = meta + kernel + rule].
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "ops/reduce.h"
 
 namespace glia::ops {
+
+Tensor softmax(const Tensor& t, int64_t dim, bool log) {
+  int64_t d = wrap_dim(dim, t.dim());
+  if (!is_floating(t.dtype()) || t.dtype() == DType::Float16) {
+    bool lastdim = t.dim() == 0 || d == t.dim() - 1;
+    const char* k = log ? (lastdim ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl")
+                        : (lastdim ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl");
+    not_implemented_for(k, t.dtype());
+  }
+  Tensor x = contiguous(t);
+  Tensor out = empty(t.shape(), t.dtype(), t.device());
+  if (t.numel() == 0) return out;
+  run_kernel(KernelId::softmax, t.device(), {&x}, {&out}, {attr_i(t.dim() == 0 ? 0 : d), attr_i(log)});
+  return out;
+}
+
+Tensor softmax_backward(const Tensor& grad, const Tensor& out, int64_t dim, bool log) {
+  int64_t d = wrap_dim(dim, out.dim());
+  const Device dev = common_device("softmax_backward", out, grad);
+  Tensor g = contiguous(to_dtype(to_device(grad, dev), out.dtype()));
+  Tensor y = contiguous(out);
+  Tensor gi = empty(out.shape(), out.dtype(), dev);
+  if (out.numel() == 0) return gi;
+  run_kernel(KernelId::softmax_backward, dev, {&g, &y}, {&gi}, {attr_i(out.dim() == 0 ? 0 : d), attr_i(log)});
+  return gi;
+}
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::kGrain;
 
 namespace {
 
@@ -47,20 +83,11 @@ void run_slices(const Slices& s, Row&& row, Block&& block) {
 
 }  // namespace
 
-Tensor softmax(const Tensor& t, int64_t dim, bool log) {
-  int64_t d = wrap_dim(dim, t.dim());
-  if (!is_floating(t.dtype()) || t.dtype() == DType::Float16) {
-    bool lastdim = t.dim() == 0 || d == t.dim() - 1;
-    const char* k = log ? (lastdim ? "log_softmax_lastdim_kernel_impl" : "softmax_kernel_impl")
-                        : (lastdim ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl");
-    not_implemented_for(k, t.dtype());
-  }
-  Tensor x = contiguous(t);
-  Tensor out = empty(t.shape(), t.dtype(), t.device());
-  if (t.numel() == 0) return out;
-  Slices s = slices(t.shape(), t.dim() == 0 ? 0 : d);
-  if (t.dim() == 0) s = Slices{};
-  dispatch_floating(t.dtype(), "softmax", [&](auto tag) {
+void softmax_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &out = k.output(0);
+  const bool log = k.attr(1).i != 0;
+  const Slices s = x.dim() == 0 ? Slices{} : slices(x.shape(), k.attr(0).i);
+  dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* xp = x.data_ptr<T>();
@@ -121,17 +148,13 @@ Tensor softmax(const Tensor& t, int64_t dim, bool log) {
     };
     run_slices(s, row, block);
   });
-  return out;
 }
 
-Tensor softmax_backward(const Tensor& grad, const Tensor& out, int64_t dim, bool log) {
-  int64_t d = wrap_dim(dim, out.dim());
-  Tensor g = contiguous(to_dtype(grad, out.dtype()));
-  Tensor y = contiguous(out);
-  Tensor gi = empty(out.shape(), out.dtype(), out.device());
-  if (out.numel() == 0) return gi;
-  Slices s = out.dim() == 0 ? Slices{} : slices(out.shape(), d);
-  dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
+void softmax_backward_kernel(const KernelArgs& k) {
+  const Tensor &g = k.input(0), &y = k.input(1), &gi = k.output(0);
+  const bool log = k.attr(1).i != 0;
+  const Slices s = y.dim() == 0 ? Slices{} : slices(y.shape(), k.attr(0).i);
+  dispatch_floating(y.dtype(), "softmax_backward", [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* gp = g.data_ptr<T>();
@@ -177,7 +200,6 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& out, int64_t dim, bool
     };
     run_slices(s, row, block);
   });
-  return gi;
 }
 
-}  // namespace glia::ops
+}  // namespace glia::cpu
