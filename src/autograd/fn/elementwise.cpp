@@ -160,7 +160,7 @@ struct AbsBackward : Node {
 
 struct SignBackward : Node, UnaryInfo {
   const char* name() const override { return "SignBackward0"; }
-  TensorList apply(TensorList&&) override { return {zeros(shape, dtype)}; }
+  TensorList apply(TensorList&& g) override { return {zeros(shape, dtype, g[0].device())}; }
 };
 
 // Unary ops whose backward needs the input (kind picks the rule).
@@ -222,7 +222,7 @@ struct PowScalarBackward : Node {
   const char* name() const override { return "PowBackward0"; }
   TensorList apply(TensorList&& g) override {
     Tensor v = x.unpack(name());
-    if (e.to_double() == 0) return {zeros(v.shape(), v.dtype())};
+    if (e.to_double() == 0) return {zeros(v.shape(), v.dtype(), v.device())};
     Scalar em1 = e.is_floating() ? Scalar::from_double(e.f - 1) : Scalar::from_int(e.i - 1);
     return {mul(g[0], mul_scalar(pow_scalar(v, em1), e))};
   }
@@ -398,7 +398,7 @@ struct AddcBackward : Node {
 struct OverwriteBackward : Node, UnaryInfo {
   const char* nm;
   const char* name() const override { return nm; }
-  TensorList apply(TensorList&&) override { return {zeros(shape, dtype)}; }
+  TensorList apply(TensorList&& g) override { return {zeros(shape, dtype, g[0].device())}; }
 };
 
 struct CopyBackward : Node {
