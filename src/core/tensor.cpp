@@ -145,8 +145,23 @@ static void check_device(const char* what, Device device) {
   if (!device.is_cpu()) backend_of(device, what);
 }
 
+namespace {
+// empty() for a device other than the CPU: out of line, so the CPU path compiles as it did
+// before devices existed (W1).
+__attribute__((cold, noinline)) Tensor empty_on_device(IntSpan shape, DType dtype, Device device) {
+  check_device("empty", device);
+  bool bad = false;
+  int64_t nbytes = 0;
+  const int64_t n = numel_or_flag(shape, bad);
+  bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
+  if (bad) bad_shape(shape);
+  Dims strides = contiguous_strides(shape);
+  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes), device), 0, shape, strides, dtype));
+}
+}  // namespace
+
 Tensor empty(IntSpan shape, DType dtype, Device device) {
-  if (__builtin_expect(!device.is_cpu(), 0)) check_device("empty", device);
+  if (__builtin_expect(!device.is_cpu(), 0)) return empty_on_device(shape, dtype, device);
   // torch's computeStorageNbytes message (Note [Checked sizes]).
   bool bad = false;
   int64_t nbytes = 0;
@@ -154,9 +169,7 @@ Tensor empty(IntSpan shape, DType dtype, Device device) {
   bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
   if (__builtin_expect(bad, 0)) bad_shape(shape);
   Dims strides = contiguous_strides(shape);  // checks the product of the nonzero sizes too
-  Ref<Storage> storage = __builtin_expect(device.is_cpu(), 1) ? Storage::allocate(static_cast<size_t>(nbytes))
-                                                               : Storage::allocate(static_cast<size_t>(nbytes), device);
-  return Tensor(make_ref<TensorImpl>(std::move(storage), 0, shape, strides, dtype));
+  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes)), 0, shape, strides, dtype));
 }
 
 Tensor zeros(IntSpan shape, DType dtype, Device device) {

@@ -40,6 +40,7 @@ GLIA_BOOL = 7
 # enum glia_device_type
 GLIA_CPU = 0
 GLIA_CUDA = 1
+GLIA_PRIVATEUSE1 = 2
 # enum glia_scalar_type
 GLIA_SCALAR_FLOAT = 0
 GLIA_SCALAR_INT = 1
@@ -176,6 +177,8 @@ FUNCTIONS = {
     "glia_cuda_device_count": (c_int32, [], []),
     "glia_dtype_size": (c_size_t, [c_int], ["dtype"]),
     "glia_dtype_name": (c_char_p, [c_int], ["dtype"]),
+    "glia_backend_status": (c_void_p, [c_int, POINTER(c_int32), POINTER(c_char), c_size_t, POINTER(c_size_t)], ["type", "out_device_count", "buffer", "capacity", "out_length"]),
+    "glia_device_synchronize": (c_void_p, [glia_device], ["device"]),
     "glia_tensor_retain": (c_void_p, [c_void_p], ["tensor"]),
     "glia_tensor_release": (c_void_p, [c_void_p], ["tensor"]),
     "glia_tensor_options_init": (None, [POINTER(glia_tensor_options)], ["options"]),
@@ -282,6 +285,7 @@ FUNCTIONS = {
     "glia_sigmoid": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_tanh": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_softplus": (c_void_p, [c_void_p, c_double, c_double, POINTER(c_void_p)], ["a", "beta", "threshold", "out"]),
+    "glia_hardswish": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_hardtanh": (c_void_p, [c_void_p, c_double, c_double, POINTER(c_void_p)], ["a", "min_val", "max_val", "out"]),
     "glia_sub_": (c_void_p, [c_void_p, c_void_p, c_double], ["self", "other", "alpha"]),
     "glia_div_": (c_void_p, [c_void_p, c_void_p], ["self", "other"]),
