@@ -88,6 +88,7 @@ pub const GLIA_BOOL: glia_dtype = 7;
 pub type glia_device_type = c_int;
 pub const GLIA_CPU: glia_device_type = 0;
 pub const GLIA_CUDA: glia_device_type = 1;
+pub const GLIA_PRIVATEUSE1: glia_device_type = 2;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -420,6 +421,8 @@ extern "C" {
     pub fn glia_cuda_device_count() -> i32;
     pub fn glia_dtype_size(dtype: glia_dtype) -> usize;
     pub fn glia_dtype_name(dtype: glia_dtype) -> *const c_char;
+    pub fn glia_backend_status(type_: glia_device_type, out_device_count: *mut i32, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
+    pub fn glia_device_synchronize(device: glia_device) -> *mut glia_error;
     pub fn glia_tensor_retain(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_release(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_options_init(options: *mut glia_tensor_options);
@@ -526,6 +529,7 @@ extern "C" {
     pub fn glia_sigmoid(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tanh(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_softplus(a: *const glia_tensor, beta: f64, threshold: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_hardswish(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_hardtanh(a: *const glia_tensor, min_val: f64, max_val: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_sub_(self_: *mut glia_tensor, other: *const glia_tensor, alpha: f64) -> *mut glia_error;
     pub fn glia_div_(self_: *mut glia_tensor, other: *const glia_tensor) -> *mut glia_error;
