@@ -171,7 +171,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
       if (grads[k].defined()) {
         any = true;
       } else {
-        grads[k] = zeros(node->output_shapes[k], node->output_dtypes[k], node->output_devices[k]);
+        grads[k] = zeros(node->output_shapes[k], node->output_dtypes[k], node->output_device);
       }
     }
     if (!any) continue;

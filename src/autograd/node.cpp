@@ -118,7 +118,7 @@ Edge gradient_edge(const Tensor& t) {
   m.accumulator = acc.get();
   acc->output_shapes.push_back(t.shape());
   acc->output_dtypes.push_back(t.dtype());
-  acc->output_devices.push_back(t.device());
+  acc->output_device = t.device();
   return Edge{Ref<Node>(std::move(acc)), 0};
 }
 
@@ -205,7 +205,7 @@ void set_history_impl(Node* node, const In& inputs, const Out& outputs) {
     uint32_t k = node->num_outputs++;
     node->output_shapes.push_back(t.shape());
     node->output_dtypes.push_back(t.dtype());
-    node->output_devices.push_back(t.device());
+    node->output_device = t.device();
     if (!t.defined()) continue;
     t.impl()->requires_grad = true;
     AutogradMeta& m = autograd_meta(t);

@@ -78,7 +78,9 @@ class Node : public RefCounted {
   // Shapes/dtypes of the outputs, so a missing output gradient can be zeros.
   std::vector<Dims> output_shapes;
   SmallVector<DType, 4> output_dtypes;
-  SmallVector<Device, 4> output_devices;  // where zero-filled gradients of unused outputs go
+  // Where zero-filled gradients of unused outputs go: an op runs on one device, so all its
+  // outputs are there (one field, not one per output: a node is allocated per recorded op).
+  Device output_device;
   bool is_accumulate_grad = false;  // AccumulateGrad (saves a dynamic_cast per node in the engine)
   // Hooks on the gradient of output k (tensor hooks of non-leaf outputs), in order.
   std::vector<std::pair<uint32_t, std::pair<uint64_t, GradHook>>> pre_hooks;

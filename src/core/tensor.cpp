@@ -156,7 +156,9 @@ __attribute__((cold, noinline)) Tensor empty_on_device(IntSpan shape, DType dtyp
   bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
   if (bad) bad_shape(shape);
   Dims strides = contiguous_strides(shape);
-  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes), device), 0, shape, strides, dtype));
+  // Not make_ref: a second instantiation site would take it out of line in empty()'s CPU path.
+  Ref<Storage> storage = Storage::allocate(static_cast<size_t>(nbytes), device);
+  return Tensor(Ref<TensorImpl>::adopt(new TensorImpl(std::move(storage), 0, shape, strides, dtype)));
 }
 }  // namespace
 

@@ -34,7 +34,7 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return contiguous_; }
   size_t itemsize() const { return glia::itemsize(dtype_); }
   // Address of the first element.
-  void* data() const { return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize()); }
+  __attribute__((always_inline)) void* data() const { return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize()); }
 
   // torch's `t.data = src`: this impl takes src's storage, offset, geometry and
   // dtype (views of the old data keep the old storage). Autograd state stays
@@ -80,7 +80,7 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   // Host access to the elements: only for tensors in host memory (Note [Host reads of device memory]).
   // Device-neutral code (dispatch, copies) uses impl()->data().
-  void* data() const {
+  __attribute__((always_inline)) void* data() const {
     if (__builtin_expect(!impl_->device().is_cpu(), 0)) host_access_failed();
     return impl_->data();
   }

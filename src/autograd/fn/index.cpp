@@ -145,7 +145,7 @@ struct SplitBackward : Node {
   const char* name() const override { return with_sizes ? "SplitWithSizesBackward0" : "SplitBackward0"; }
   TensorList apply(TensorList&& g) override {
     std::vector<Tensor> parts;
-    for (size_t k = 0; k < g.size(); ++k) parts.push_back(g[k].defined() ? g[k] : zeros(output_shapes[k], dtype, output_devices[k]));
+    for (size_t k = 0; k < g.size(); ++k) parts.push_back(g[k].defined() ? g[k] : zeros(output_shapes[k], dtype, output_device));
     return {cat(parts, dim)};
   }
 };
