@@ -171,7 +171,9 @@ Tensor empty(IntSpan shape, DType dtype, Device device) {
   bad |= __builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &nbytes);
   if (__builtin_expect(bad, 0)) bad_shape(shape);
   Dims strides = contiguous_strides(shape);  // checks the product of the nonzero sizes too
-  return Tensor(make_ref<TensorImpl>(Storage::allocate(static_cast<size_t>(nbytes)), 0, shape, strides, dtype));
+  Ref<Storage> storage = Storage::allocate(static_cast<size_t>(nbytes));
+  // Not make_ref: its shared instantiation is not inlined here, which cost W1 about 50 instructions.
+  return Tensor(Ref<TensorImpl>::adopt(new TensorImpl(std::move(storage), 0, shape, strides, dtype)));
 }
 
 Tensor zeros(IntSpan shape, DType dtype, Device device) {
