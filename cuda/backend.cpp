@@ -28,9 +28,9 @@ glia_error* cuda_error(cudaError_t st, const char* call, const std::string& deta
   return g_svc->error_new(code, m.c_str());
 }
 
-#define GLIA_CUDA_TRY(expr, detail)                           \
-  do {                                                        \
-    cudaError_t st_ = (expr);                                 \
+#define GLIA_CUDA_TRY(expr, detail)                                \
+  do {                                                             \
+    cudaError_t st_ = (expr);                                      \
     if (st_ != cudaSuccess) return cuda_error(st_, #expr, detail); \
   } while (0)
 
@@ -74,8 +74,8 @@ glia_error* alloc(int32_t device, size_t nbytes, void** out) {
   *out = nullptr;
   if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
   GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
-  GLIA_CUDA_TRY(cudaMalloc(out, nbytes ? nbytes : 1), std::to_string(nbytes) + " bytes on device " +
-                                                          std::to_string(device));
+  GLIA_CUDA_TRY(cudaMalloc(out, nbytes ? nbytes : 1),
+                std::to_string(nbytes) + " bytes on device " + std::to_string(device));
   Stats& s = g_stats[device];
   const uint64_t now = s.in_use += nbytes;
   uint64_t peak = s.peak.load();
@@ -123,8 +123,8 @@ glia_error* set_current_stream(int32_t device, void* stream) {
   return nullptr;
 }
 
-glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src,
-                 size_t nbytes, void* stream, int32_t non_blocking) {
+glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes,
+                 void* stream, int32_t non_blocking) {
   const int32_t dev = kind == GLIA_COPY_HOST_TO_DEVICE ? dst_device : src_device;
   GLIA_CUDA_TRY(cudaSetDevice(dev), "device " + std::to_string(dev));
   cudaStream_t s = stream ? static_cast<cudaStream_t>(stream) : t_stream[dev];

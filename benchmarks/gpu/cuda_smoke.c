@@ -13,9 +13,8 @@
  *   cc -std=c99 -I include benchmarks/gpu/cuda_smoke.c -L BUILD/src -lglia -Wl,-rpath,BUILD/src -ldl
  */
 #define _POSIX_C_SOURCE 200809L
-#include <glia/glia.h>
-
 #include <dlfcn.h>
+#include <glia/glia.h>
 #include <stdio.h>
 #include <string.h>
 

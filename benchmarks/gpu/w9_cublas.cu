@@ -7,8 +7,8 @@
 // median over the repetitions, in TFLOP/s (2 n^3 flop per product), after warm-up products. Inputs
 // are uniform in [-1, 1) from a hash of the index (the same on the host), and a few entries of C
 // are checked against a double-precision dot product on the host, so a wrong call (or TF32 in the
-// float32 product) cannot pass silently: the program exits 1 after printing its figures. Prints a readable line and a JSON line (prefix "JSON ") per measurement; scripts/
-// gpu-check.sh collects the JSON lines.
+// float32 product) cannot pass silently: the program exits 1 after printing its figures. Prints a readable line and a
+// JSON line (prefix "JSON ") per measurement; scripts/ gpu-check.sh collects the JSON lines.
 //
 //   nvcc -O2 -arch=sm_90 -o w9_cublas benchmarks/gpu/w9_cublas.cu -lcublas
 //   ./w9_cublas [--n 4096] [--reps 20] [--inner 10] [--warmup 5]
@@ -23,24 +23,23 @@
 #include <cstring>
 #include <vector>
 
-#define CUDA_CHECK(call)                                                                          \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "w9_cublas: %s failed: %s (%s:%d)\n", #call, cudaGetErrorString(e_),   \
-                   __FILE__, __LINE__);                                                           \
-      std::exit(1);                                                                               \
-    }                                                                                             \
+#define CUDA_CHECK(call)                                                                                             \
+  do {                                                                                                               \
+    cudaError_t e_ = (call);                                                                                         \
+    if (e_ != cudaSuccess) {                                                                                         \
+      std::fprintf(stderr, "w9_cublas: %s failed: %s (%s:%d)\n", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                                                  \
+    }                                                                                                                \
   } while (0)
 
-#define CUBLAS_CHECK(call)                                                                        \
-  do {                                                                                            \
-    cublasStatus_t s_ = (call);                                                                   \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                            \
-      std::fprintf(stderr, "w9_cublas: %s failed: %s (%s:%d)\n", #call, cublasGetStatusString(s_), \
-                   __FILE__, __LINE__);                                                           \
-      std::exit(1);                                                                               \
-    }                                                                                             \
+#define CUBLAS_CHECK(call)                                                                                   \
+  do {                                                                                                       \
+    cublasStatus_t s_ = (call);                                                                              \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                       \
+      std::fprintf(stderr, "w9_cublas: %s failed: %s (%s:%d)\n", #call, cublasGetStatusString(s_), __FILE__, \
+                   __LINE__);                                                                                \
+      std::exit(1);                                                                                          \
+    }                                                                                                        \
   } while (0)
 
 namespace {
@@ -135,15 +134,16 @@ double check(const Options& o, const T* d_c, bool bf16) {
   return worst;
 }
 
-void report(const char* workload, const char* call, double ms, double flop, double err, double tol,
-            const Options& o, const char* device) {
+void report(const char* workload, const char* call, double ms, double flop, double err, double tol, const Options& o,
+            const char* device) {
   const double tflops = flop / (ms * 1e-3) / 1e12;
-  std::printf("W9a cuBLAS %-44s %8.1f TFLOP/s  (%.3f ms per product, median of %d x %d; max rel err %.1e)\n",
-              workload, tflops, ms, o.reps, o.inner, err);
-  std::printf("JSON {\"id\": \"W9a\", \"workload\": \"%s\", \"impl\": \"cublas\", \"value\": %.2f, "
-              "\"unit\": \"TFLOP/s\", \"timing\": \"CUDA events, %d products per event pair, median of %d\", "
-              "\"ms\": %.4f, \"call\": \"%s\", \"max_rel_err\": %.3g, \"device\": \"%s\"}\n",
-              workload, tflops, o.inner, o.reps, ms, call, err, device);
+  std::printf("W9a cuBLAS %-44s %8.1f TFLOP/s  (%.3f ms per product, median of %d x %d; max rel err %.1e)\n", workload,
+              tflops, ms, o.reps, o.inner, err);
+  std::printf(
+      "JSON {\"id\": \"W9a\", \"workload\": \"%s\", \"impl\": \"cublas\", \"value\": %.2f, "
+      "\"unit\": \"TFLOP/s\", \"timing\": \"CUDA events, %d products per event pair, median of %d\", "
+      "\"ms\": %.4f, \"call\": \"%s\", \"max_rel_err\": %.3g, \"device\": \"%s\"}\n",
+      workload, tflops, o.inner, o.reps, ms, call, err, device);
   if (!(err <= tol)) {
     std::fprintf(stderr, "w9_cublas: %s: relative error %.3g above %.1g: wrong result\n", workload, err, tol);
     std::exit(1);
@@ -156,10 +156,14 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     int* dst = nullptr;
-    if (!std::strcmp(argv[i], "--n")) dst = &o.n;
-    else if (!std::strcmp(argv[i], "--reps")) dst = &o.reps;
-    else if (!std::strcmp(argv[i], "--inner")) dst = &o.inner;
-    else if (!std::strcmp(argv[i], "--warmup")) dst = &o.warmup;
+    if (!std::strcmp(argv[i], "--n"))
+      dst = &o.n;
+    else if (!std::strcmp(argv[i], "--reps"))
+      dst = &o.reps;
+    else if (!std::strcmp(argv[i], "--inner"))
+      dst = &o.inner;
+    else if (!std::strcmp(argv[i], "--warmup"))
+      dst = &o.warmup;
     if (!dst || i + 1 >= argc || (*dst = std::atoi(argv[i + 1])) <= 0) {
       std::fprintf(stderr, "usage: w9_cublas [--n 4096] [--reps 20] [--inner 10] [--warmup 5]\n");
       return 2;
@@ -181,9 +185,10 @@ int main(int argc, char** argv) {
   CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
   std::printf("w9_cublas: %s (sm_%d%d, %d SMs), CUDA runtime %d, driver API %d, cuBLAS %d, n = %d\n", prop.name,
               prop.major, prop.minor, prop.multiProcessorCount, runtime, driver, cublas_version, o.n);
-  std::printf("JSON {\"meta\": \"cublas\", \"device\": \"%s\", \"cuda_runtime\": %d, \"cuda_driver\": %d, "
-              "\"cublas\": %d, \"n\": %d}\n",
-              prop.name, runtime, driver, cublas_version, o.n);
+  std::printf(
+      "JSON {\"meta\": \"cublas\", \"device\": \"%s\", \"cuda_runtime\": %d, \"cuda_driver\": %d, "
+      "\"cublas\": %d, \"n\": %d}\n",
+      prop.name, runtime, driver, cublas_version, o.n);
 
   const size_t n = static_cast<size_t>(o.n), elems = n * n;
   const double flop = 2.0 * n * n * n;
@@ -199,7 +204,9 @@ int main(int argc, char** argv) {
     fill_f32<<<grid, block>>>(b, elems, 2);
     CUDA_CHECK(cudaGetLastError());
     const int m = o.n;
-    auto product = [&] { CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, a, m, b, m, &beta, c, m)); };
+    auto product = [&] {
+      CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, a, m, b, m, &beta, c, m));
+    };
     const double ms = time_ms(o, product);
     const double err = check(o, c, false);
     char workload[96];
@@ -220,8 +227,8 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaGetLastError());
     const int m = o.n;
     auto product = [&] {
-      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, a, CUDA_R_16BF, m, b, CUDA_R_16BF,
-                                m, &beta, c, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, a, CUDA_R_16BF, m, b, CUDA_R_16BF, m,
+                                &beta, c, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     };
     const double ms = time_ms(o, product);
     const double err = check(o, c, true);

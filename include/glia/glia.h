@@ -292,8 +292,8 @@ typedef struct glia_device {
  * Errors: GLIA_ERR_INVALID_ARGUMENT for an unknown type or a NULL buffer with capacity > 0.
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_backend_status(glia_device_type type, int32_t *out_device_count,
-                                                        char *buffer, size_t capacity, size_t *out_length);
+GLIA_API GLIA_NODISCARD glia_error *glia_backend_status(glia_device_type type, int32_t *out_device_count, char *buffer,
+                                                        size_t capacity, size_t *out_length);
 
 /**
  * Waits until all work queued on `device` has finished (a no-op for the CPU).

@@ -119,9 +119,9 @@ typedef struct glia_backend_memory_stats {
 /** What a backend offers libglia. Lives as long as the backend library. */
 typedef struct glia_backend {
   size_t struct_size;
-  uint32_t abi_version;          /**< GLIA_BACKEND_ABI_VERSION the backend was built for */
-  const char *name;              /**< "cuda", "testdevice": printed in device strings ("testdevice:1") */
-  glia_device_type device_type;  /**< the slot it takes: GLIA_CUDA or GLIA_PRIVATEUSE1 */
+  uint32_t abi_version;         /**< GLIA_BACKEND_ABI_VERSION the backend was built for */
+  const char *name;             /**< "cuda", "testdevice": printed in device strings ("testdevice:1") */
+  glia_device_type device_type; /**< the slot it takes: GLIA_CUDA or GLIA_PRIVATEUSE1 */
 
   /* ---- devices */
   /** Number of usable devices; 0 when unusable (then `unavailable_reason` says why). */

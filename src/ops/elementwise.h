@@ -277,63 +277,8 @@ Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compu
   return out;
 }
 
-// Applies f to a (converted to `compute`), storing as `out_dtype` (== compute, or bool).
-template <Types kTypes = Types::All, class F>
-Tensor unary_op(const Tensor& a, DType compute, DType out_dtype, F f) {
-  Tensor x = to_dtype(a, compute);
-  Tensor out = empty(a.shape(), out_dtype, a.device());
-  dispatch_types<kTypes>(compute, [&](auto ctag) {
-    using C = decltype(ctag);
-    using A = acc_t<C>;
-    if constexpr (std::is_same_v<decltype(f(std::declval<A>())), bool>) {  // Note [One kernel per op and dtype]
-      GLIA_CHECK(out_dtype == DType::Bool, Internal, "unary op: a predicate's result must be bool");
-      map_unary<bool, C>(out, x, f);
-    } else {
-      GLIA_CHECK(out_dtype == compute, Internal, "unary op: result dtype must be the compute dtype");
-      map_unary<C, C>(out, x, f);
-    }
-  });
-  return out;
-}
-
 // Checks torch's in-place rule: the result type `rt` must be castable to self's dtype.
 void check_inplace_cast(const char* name, DType rt, DType self);
-
-// In place: self = f(self, other) with other broadcast to self's shape and
-// the result cast to self's dtype. `rt` is the op's result type (default:
-// result_type(self, other)); it must be castable to self's dtype.
-template <class F>
-void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f, DType rt) {
-  Dims shape = broadcast_shapes(name, self.shape(), other.shape());
-  GLIA_CHECK(shape == self.shape(), Shape, name, ": output with shape ", self.shape(),
-             " doesn't match the broadcast shape ", shape);
-  check_inplace_cast(name, rt, self.dtype());
-  Tensor y = expand_to(to_dtype(other, self.dtype()), shape);
-  dispatch_all(self.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    using A = acc_t<T>;
-    if (self.is_contiguous() && (y.is_contiguous() || is_broadcast_scalar(y))) {
-      T* s = self.data_ptr<T>();  // no __restrict: y may alias self
-      const T* yp = y.data_ptr<T>();
-      if (y.is_contiguous()) {
-        flat_for(self.numel(), [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) s[i] = static_cast<T>(f(static_cast<A>(s[i]), static_cast<A>(yp[i])));
-        });
-      } else {
-        const A yv = static_cast<A>(*yp);
-        flat_for(self.numel(), [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) s[i] = static_cast<T>(f(static_cast<A>(s[i]), yv));
-        });
-      }
-      return;
-    }
-    binary_loop<T, T>(self, self, y, f);
-  });
-}
-template <class F>
-void binary_op_(const char* name, const Tensor& self, const Tensor& other, F f) {
-  binary_op_(name, self, other, f, result_type(self, other));
-}
 
 // ---- arithmetic (binary.cpp)
 Tensor add(const Tensor& a, const Tensor& b, double alpha);

@@ -18,22 +18,6 @@ namespace {
 constexpr glia_device kCpu{GLIA_CPU, 0};
 constexpr glia_device kDev0{GLIA_PRIVATEUSE1, 0};
 
-size_t item_size(glia_dtype t) {
-  switch (t) {
-    case GLIA_FLOAT64:
-    case GLIA_INT64:
-      return 8;
-    case GLIA_FLOAT32:
-    case GLIA_INT32:
-      return 4;
-    case GLIA_FLOAT16:
-    case GLIA_BFLOAT16:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 // One result as the host sees it: device, dtype, shape and bytes.
 struct Result {
   glia_device device{};
@@ -87,7 +71,7 @@ class ReduceLinalgDevice : public ::testing::Test {
     r.shape.resize(static_cast<size_t>(nd));
     EXPECT_EQ(glia_tensor_shape(t, nd, r.shape.data()), nullptr);
     EXPECT_EQ(glia_tensor_numel(t, &n), nullptr);
-    r.bytes.resize(static_cast<size_t>(n) * item_size(r.dtype));
+    r.bytes.resize(static_cast<size_t>(n) * glia_dtype_size(r.dtype));
     glia_error* e = glia_tensor_copy_to_host(t, r.bytes.data(), r.bytes.size());
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return r;
