@@ -242,41 +242,6 @@ void unary_kernel(const KernelArgs& k, F f) {
   });
 }
 
-// Applies f (a generic lambda on acc types) to broadcast a and b, computing in
-// the promoted dtype `compute` and storing as `out_dtype` (== compute, or bool).
-template <Types kTypes = Types::All, class F>
-Tensor binary_op(const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype, F f) {
-  Tensor out;
-  auto run = [&](const Tensor& x, const Tensor& y) {
-    dispatch_types<kTypes>(compute, [&](auto ctag) {
-      using C = decltype(ctag);
-      using A = acc_t<C>;
-      // Note [One kernel per op and dtype]: the stored type follows from f's result type at compile
-      // time, so each (op, dtype) instantiates one kernel, not a dead bool-output twin as well.
-      if constexpr (std::is_same_v<decltype(f(std::declval<A>(), std::declval<A>())), bool>) {
-        GLIA_CHECK(out_dtype == DType::Bool, Internal, name, ": a predicate's result must be bool");
-        map_binary<bool, C>(out, x, y, f);
-      } else {
-        GLIA_CHECK(out_dtype == compute, Internal, name, ": result dtype must be the compute dtype");
-        map_binary<C, C>(out, x, y, f);
-      }
-    });
-  };
-  if (a.dtype() == compute && b.dtype() == compute && a.shape() == b.shape()) {
-    // Same dtype and shape (the common case): no converted or expanded temporaries, whose
-    // reference counting was a sixth of a small op's cost (W1).
-    out = empty(a.shape(), out_dtype, a.device());
-    run(a, b);
-    return out;
-  }
-  Dims shape = broadcast_shapes(name, a.shape(), b.shape());
-  Tensor x = expand_to(to_dtype(a, compute), shape);
-  Tensor y = expand_to(to_dtype(b, compute), shape);
-  out = empty(shape, out_dtype, a.device());
-  run(x, y);
-  return out;
-}
-
 // Checks torch's in-place rule: the result type `rt` must be castable to self's dtype.
 void check_inplace_cast(const char* name, DType rt, DType self);
 

@@ -116,11 +116,7 @@ struct ExpBackward : Node {
 };
 
 Tensor exp_d(const Tensor& t) {
-  Tensor out = empty(t.shape(), t.dtype(), t.device());
-  dispatch_floating(t.dtype(), "exp", [&](auto tag) {
-    using T = decltype(tag);
-    ops::unary_loop<T, T>(out, t, [](auto x) { return std::exp(x); });
-  });
+  Tensor out = ops::exp(t);
   if (any_requires_grad({&t})) {
     auto n = make_ref<ExpBackward>();
     n->self = SavedTensor(t);
@@ -206,11 +202,11 @@ struct StdBackward : Node, ReduceInfo {
   const char* name() const override { return "StdBackward0"; }
   bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
-    // torch: var_backward((grad / (2 * result)).masked_fill_(result == 0, 0)).
+    // torch: var_backward((grad / (2 * result)).masked_fill_(result == 0, 0)), in ops (any device).
     Tensor r = result.unpack(name());
-    DType dt = r.dtype();
-    Tensor gs = ops::binary_op("std_backward", g[0], r, dt, dt,
-                               [](auto gv, auto rv) { return rv == 0 ? decltype(gv)(0) : gv / (2 * rv); });
+    const Tensor zero = ops::wrapped_scalar(0.0, false);
+    Tensor gs = ops::div(to_dtype(g[0], r.dtype()), ops::mul(r, ops::wrapped_scalar(2.0, false)), nullptr);
+    gs = ops::where(ops::compare(r, zero, ops::Cmp::Eq), zero, gs);
     return {var_backward(gs, self.unpack(name()), *this, correction)};
   }
   void release_variables() override {

@@ -1,11 +1,14 @@
-// Slicing views, index kernels (index_select, gather, scatter, masked_select)
-// and joining (cat, stack); messages follow torch 1.13.
+// Slicing views, index ops (index_select, index_add, gather, scatter,
+// masked_select, masked_scatter) and joining (cat, stack); messages follow
+// torch 1.13. Meta parts (glia::ops) and CPU kernels (glia::cpu), Note [Op =
+// meta + kernel + rule]; the kernels check the indices (torch's CPU messages).
 #include "ops/index.h"
 
 #include <cstring>
 #include <vector>
 
 #include "core/checked.h"
+#include "core/dispatch.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -13,77 +16,10 @@ namespace glia::ops {
 
 namespace {
 
-// t viewed with `shape` (each size <= t's, except along dim) and stride 0 along dim (torch's restride_dim).
-Tensor restride(const Tensor& t, IntSpan shape, int64_t dim) {
-  Dims st = t.strides();
-  st[dim] = 0;
-  return make_view(t, shape, st, t.offset());
-}
-
 // 0-dim tensors behave as 1-element 1-D tensors in the index kernels.
 Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? make_view(t, Dims{1}, Dims{1}, t.offset()) : t; }
 
 int64_t dim_or_1(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
-
-// First index (row-major) outside [0, size), if any.
-bool find_bad_index(const Tensor& index, int64_t size, int64_t& bad) {
-  if (index.numel() == 0) return false;
-  Tensor idx = index.dtype() == DType::Int64 ? index : to_dtype(index, DType::Int64);
-  Loop<1> loop({&idx});
-  bool found = false;
-  auto f = [&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
-    if (found) return;
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t v = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
-      if (v < 0 || v >= size) {
-        bad = v;
-        found = true;
-        return;
-      }
-    }
-  };
-  loop.run_range(0, loop.numel, f);
-  return found;
-}
-
-void check_index_bounds(const Tensor& index, int64_t dim, int64_t size) {
-  int64_t bad = 0;
-  GLIA_CHECK(!find_bad_index(index, size, bad), InvalidArgument, "index ", bad, " is out of bounds for dimension ", dim,
-             " with size ", size);
-}
-
-// Runs f over three same-shape operands (source values, int64 index, destination restrided along dim) for the
-// scatter-style kernels. Two elements that differ outside `dim` never write the same destination, so the
-// positions outside `dim` are split between threads and each walks `dim` in order (serial semantics kept).
-template <class F>
-void scatter_loop(const Tensor& src, const Tensor& idx, const Tensor& dst, int64_t dim, F& f) {
-  const int64_t k_size = src.shape()[dim];
-  if (src.numel() == 0) return;
-  std::array<Tensor, 3> first;  // the operands at position 0 along dim, without dim
-  std::array<int64_t, 3> step;
-  const Tensor* ops3[3] = {&src, &idx, &dst};
-  for (size_t j = 0; j < 3; ++j) {
-    const Tensor& t = *ops3[j];
-    step[j] = t.strides()[dim] * static_cast<int64_t>(itemsize(t.dtype()));
-    Dims shape = t.shape(), st = t.strides();
-    shape.erase(static_cast<size_t>(dim));
-    st.erase(static_cast<size_t>(dim));
-    first[j] = make_view(t, shape, st, t.offset());
-  }
-  const Loop<3> loop({&first[0], &first[1], &first[2]});
-  const int64_t cols = loop.numel;
-  auto body = [&](int64_t b, int64_t e) {
-    Loop<3> l = loop;
-    for (int64_t k = 0; k < k_size; ++k) {
-      l.run_range(b, e, f);
-      for (size_t j = 0; j < 3; ++j) l.base[j] += step[j];
-    }
-  };
-  if (cols * k_size < kGrain || cols == 1)
-    body(0, cols);
-  else
-    parallel_for(0, cols, std::max<int64_t>(1, kGrain / k_size), body);
-}
 
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
@@ -209,6 +145,12 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 void copy_strided(const Tensor& dst, const Tensor& src) {
   GLIA_CHECK(dst.shape() == src.shape(), Shape, "copy: shape ", src.shape(), " does not match ", dst.shape());
   if (dst.numel() == 0) return;
+  if (__builtin_expect(!dst.device().is_cpu() || !src.device().is_cpu(), 0)) {
+    // Other devices: their copy kernel (any strides and dtypes).
+    const Device dev = common_device("copy_", dst, src, false);
+    run_kernel(KernelId::copy, dev, {&src}, {&dst});
+    return;
+  }
   if (dst.dtype() != src.dtype()) {
     copy_into(dst, src);
     return;
@@ -232,73 +174,32 @@ void copy_strided(const Tensor& dst, const Tensor& src) {
 }
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
+  const Device dev = common_device("index_select", t, index, false);
   GLIA_CHECK(index.dim() <= 1, InvalidArgument, "index_select(): Index is supposed to be a vector");
   GLIA_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, DType,
              "index_select(): Expected dtype int32 or int64 for index");
   dim = wrap_dim(dim, t.dim());
   Tensor tv = as_1d(t);
-  int64_t size = tv.shape()[dim];
-  Tensor idx = contiguous(to_dtype(index, DType::Int64));
-  int64_t bad = 0;
-  GLIA_CHECK(!find_bad_index(idx, size, bad), InvalidArgument, "INDICES element is out of DATA bounds, id=", bad,
-             " axis_dim=", size);
-  int64_t n = idx.numel();
+  Tensor idx = contiguous(to_dtype(as_1d(index), DType::Int64));
+  const int64_t n = idx.numel();
   Dims shape = tv.shape();
   shape[dim] = n;
-  Tensor out = empty(shape, t.dtype(), t.device());
-  if (out.numel() > 0) {
-    Tensor src = restride(tv, shape, dim);
-    Dims ist(shape.size(), 0);
-    ist[dim] = 1;
-    Tensor iv = make_view(idx, shape, ist, idx.offset());
-    const size_t sz = itemsize(t.dtype());
-    const int64_t dstride = tv.strides()[dim] * static_cast<int64_t>(sz);
-    Loop<3> loop({&out, &iv, &src});
-    dispatch_size(sz, [&](auto tag) {
-      using U = decltype(tag);
-      loop.run([&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
-        if (s[1] == 0 && s[0] == static_cast<int64_t>(sz) && s[2] == static_cast<int64_t>(sz)) {
-          std::memcpy(p[0], p[2] + *reinterpret_cast<const int64_t*>(p[1]) * dstride, static_cast<size_t>(len) * sz);
-          return;
-        }
-        for (int64_t i = 0; i < len; ++i) {
-          int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-          U v;
-          std::memcpy(&v, p[2] + i * s[2] + k * dstride, sizeof(U));
-          std::memcpy(p[0] + i * s[0], &v, sizeof(U));
-        }
-      });
-    });
-  }
+  Tensor out = empty(shape, t.dtype(), dev);
+  // The kernel checks the indices (even when the result is empty).
+  if (n > 0) run_kernel(KernelId::index_select, dev, {&tv, &idx}, {&out}, {attr_i(dim)});
   if (t.dim() == 0 && n == 1) return make_view(out, Dims{}, Dims{}, out.offset());
   return out;
 }
 
 void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  const Device dev = common_device("index_add_", out, index, false);
+  common_device("index_add_", out, src, false);
   dim = wrap_dim(dim, out.dim());
   Tensor ov = as_1d(out), sv = as_1d(src);
-  Tensor idx = contiguous(to_dtype(index.dim() == 0 ? as_1d(index) : index, DType::Int64));
-  int64_t bad = 0;
-  GLIA_CHECK(!find_bad_index(idx, ov.shape()[dim], bad), InvalidArgument, "index out of range in self");
-  if (sv.numel() == 0) return;
-  Tensor dst = restride(ov, sv.shape(), dim);
-  Dims ist(sv.shape().size(), 0);
-  ist[dim] = 1;
-  Tensor iv = make_view(idx, sv.shape(), ist, idx.offset());
+  Tensor idx = contiguous(to_dtype(as_1d(index), DType::Int64));
+  if (idx.numel() == 0) return;
   Tensor s2 = to_dtype(sv, out.dtype());
-  const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(itemsize(out.dtype()));
-  dispatch_all(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-        T* d = reinterpret_cast<T*>(p[2] + i * s[2] + k * dstride);
-        *d = static_cast<T>(static_cast<acc_t<T>>(*d) +
-                            static_cast<acc_t<T>>(*reinterpret_cast<const T*>(p[0] + i * s[0])));
-      }
-    };
-    scatter_loop(s2, iv, dst, dim, f);
-  });
+  run_kernel(KernelId::index_add, dev, {&s2, &idx}, {&ov}, {attr_i(dim)});
 }
 
 void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
@@ -333,74 +234,31 @@ void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& in
 }
 
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
+  const Device dev = common_device("gather", t, index, false);
   check_gather("gather", t, dim, index, nullptr);
   dim = wrap_dim(dim, t.dim());
-  Tensor out = empty(index.shape(), t.dtype(), t.device());
+  Tensor out = empty(index.shape(), t.dtype(), dev);
   if (out.numel() == 0) return out;
   Tensor tv = as_1d(t), iv = as_1d(index), ov = as_1d(out);
-  check_index_bounds(iv, dim, tv.shape()[dim]);
-  Tensor src = restride(tv, iv.shape(), dim);
-  const size_t sz = itemsize(t.dtype());
-  const int64_t dstride = tv.strides()[dim] * static_cast<int64_t>(sz);
-  Loop<3> loop({&ov, &iv, &src});
-  dispatch_size(sz, [&](auto tag) {
-    using U = decltype(tag);
-    loop.run([&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-        U v;
-        std::memcpy(&v, p[2] + i * s[2] + k * dstride, sizeof(U));
-        std::memcpy(p[0] + i * s[0], &v, sizeof(U));
-      }
-    });
-  });
+  run_kernel(KernelId::gather, dev, {&tv, &iv}, {&ov}, {attr_i(dim)});
   return out;
 }
 
 void scatter_(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate) {
   const char* op = "scatter";  // torch names scatter_add's checks "scatter()" too
+  const Device dev = common_device(op, out, index, false);
+  common_device(op, out, src, false);
   check_gather(op, out, dim, index, &src);
   dim = wrap_dim(dim, out.dim());
   if (index.numel() == 0) return;
   Tensor ov = as_1d(out), iv = as_1d(index), sv = as_1d(src);
-  check_index_bounds(iv, dim, ov.shape()[dim]);
-  Tensor dst = restride(ov, iv.shape(), dim);
   Tensor s2 = make_view(sv, iv.shape(), sv.strides(), sv.offset());
-  const size_t sz = itemsize(out.dtype());
-  const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(sz);
-  if (!accumulate) {
-    dispatch_size(sz, [&](auto tag) {
-      using U = decltype(tag);
-      auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
-        for (int64_t i = 0; i < len; ++i) {
-          int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-          U v;
-          std::memcpy(&v, p[0] + i * s[0], sizeof(U));
-          std::memcpy(p[2] + i * s[2] + k * dstride, &v, sizeof(U));
-        }
-      };
-      scatter_loop(s2, iv, dst, dim, f);
-    });
-    return;
-  }
-  dispatch_all(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
-      for (int64_t i = 0; i < len; ++i) {
-        int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-        T* d = reinterpret_cast<T*>(p[2] + i * s[2] + k * dstride);
-        T v = *reinterpret_cast<const T*>(p[0] + i * s[0]);
-        if constexpr (std::is_same_v<T, bool>)
-          *d = *d || v;
-        else
-          *d = static_cast<T>(static_cast<acc_t<T>>(*d) + static_cast<acc_t<T>>(v));
-      }
-    };
-    scatter_loop(s2, iv, dst, dim, f);
-  });
+  run_kernel(KernelId::scatter, dev, {&s2, &iv}, {&ov}, {attr_i(dim), attr_i(accumulate)});
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate) {
+  common_device("scatter", t, index, false);
+  common_device("scatter", t, src, false);
   check_gather("scatter", t, dim, index, &src);
   Tensor out = clone(t);
   scatter_(out, dim, index, src, accumulate);
@@ -408,71 +266,45 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
-  // The value converted to t's dtype, broadcast (stride 0) over the index.
-  Tensor v = to_dtype(value.to_tensor(), t.dtype());
+  // The value converted to t's dtype (the fill kernel converts as a copy would), on t's device,
+  // broadcast (stride 0) over the index.
+  Tensor v = empty(Dims{}, t.dtype(), t.device());
+  const char* kind = value.kind == Scalar::Kind::Float ? "float" : value.kind == Scalar::Kind::Int ? "int" : "bool";
+  run_kernel(KernelId::fill, v.device(), {}, {&v}, {Attr{value.i, value.f, nullptr, 0, kind}});
   Tensor src = make_view(v, index.shape(), Dims(index.shape().size(), 0), v.offset());
   return scatter(t, dim, index, src, false);
 }
 
 Tensor masked_select(const Tensor& t, const Tensor& mask) {
+  const Device dev = common_device("masked_select", t, mask, false);
   GLIA_CHECK(mask.dtype() == DType::Bool || mask.dtype() == DType::UInt8, DType,
              "masked_select: expected BoolTensor or ByteTensor for mask");
   Dims shape = broadcast_shapes("masked_select", mask.shape(), t.shape());
   Tensor te = expand_to(t, shape), me = expand_to(mask, shape);
-  Loop<2> loop({&te, &me});
-  // Two passes over chunks of kGrain elements (in parallel when there are several): count the selected
-  // elements of each chunk, then each chunk copies its own to its prefix-sum offset.
-  const int64_t numel = loop.numel;
+  // Two kernels over chunks of about kGrain elements: count the selected elements of each chunk, then
+  // each chunk copies its own to its prefix-sum offset. The result's size needs the counts on the host:
+  // a small explicit copy (torch synchronises on CUDA here too).
+  const int64_t numel = te.numel();
   const int64_t chunks = numel == 0 ? 0 : (numel + kGrain - 1) / kGrain;
-  std::vector<int64_t> offsets(static_cast<size_t>(chunks) + 1, 0);
-  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      int64_t count = 0;
-      auto counter = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) count += p[1][i * st[1]] != 0;
-      };
-      loop.run_range(c * kGrain, std::min(numel, (c + 1) * kGrain), counter);
-      offsets[static_cast<size_t>(c) + 1] = count;
-    }
-  });
-  for (int64_t c = 0; c < chunks; ++c) offsets[static_cast<size_t>(c) + 1] += offsets[static_cast<size_t>(c)];
-  Tensor out = empty(Dims{offsets.back()}, t.dtype(), t.device());
-  if (offsets.back() == 0) return out;
-  const size_t sz = itemsize(t.dtype());
-  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      char* o = static_cast<char*>(out.data()) + offsets[static_cast<size_t>(c)] * static_cast<int64_t>(sz);
-      auto writer = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
-        for (int64_t i = 0; i < n; ++i)
-          if (p[1][i * st[1]]) {
-            std::memcpy(o, p[0] + i * st[0], sz);
-            o += sz;
-          }
-      };
-      loop.run_range(c * kGrain, std::min(numel, (c + 1) * kGrain), writer);
-    }
-  });
+  if (chunks == 0) return empty(Dims{0}, t.dtype(), dev);
+  Tensor counts = empty(Dims{chunks}, DType::Int64, dev);
+  run_kernel(KernelId::masked_select_count, dev, {&me}, {&counts});
+  const Tensor host = to_device(counts, Device{});
+  const int64_t* c = host.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < chunks; ++i) total += c[i];
+  Tensor out = empty(Dims{total}, t.dtype(), dev);
+  if (total > 0) run_kernel(KernelId::masked_select, dev, {&te, &me, &counts}, {&out});
   return out;
 }
 
 void masked_scatter_(const Tensor& out, const Tensor& mask, const Tensor& src) {
+  const Device dev = common_device("masked_scatter_", out, mask, false);
+  common_device("masked_scatter_", out, src, false);
   Tensor me = expand_to(mask, out.shape());
   Tensor s = contiguous(to_dtype(src, out.dtype()));
-  const size_t sz = itemsize(out.dtype());
-  const char* q = static_cast<const char*>(s.data());
-  const char* end = q + s.numel() * static_cast<int64_t>(sz);
-  Loop<2> loop({&out, &me});
-  auto f = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      if (p[1][i * st[1]]) {
-        GLIA_CHECK(q < end, InvalidArgument,
-                   "masked_scatter: expected source to have at least as many elements as "
-                   "ones in mask");
-        std::memcpy(p[0] + i * st[0], q, sz);
-        q += sz;
-      }
-  };
-  if (loop.numel > 0) loop.run_range(0, loop.numel, f);
+  if (out.numel() == 0) return;
+  run_kernel(KernelId::masked_scatter, dev, {&me, &s}, {&out});
 }
 
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
@@ -483,6 +315,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   const Tensor* first = nullptr;
   DType dt = ts[0].dtype();
   for (const Tensor& t : ts) {
+    common_device("cat", ts[0], t, false);
     dt = promote_types(dt, t.dtype());
     if (!first && !is_legacy_empty(t)) first = &t;
   }
@@ -517,6 +350,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   GLIA_CHECK(!ts.empty(), InvalidArgument, "stack expects a non-empty TensorList");
+  for (const Tensor& t : ts) common_device("stack", ts[0], t, false);
   for (size_t i = 1; i < ts.size(); ++i)
     GLIA_CHECK(ts[i].shape() == ts[0].shape(), Shape, "stack expects each tensor to be equal size, but got ",
                ts[0].shape(), " at entry 0 and ", ts[i].shape(), " at entry ", i);
@@ -528,3 +362,265 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
 }
 
 }  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::dispatch_size;
+using ops::kGrain;
+using ops::Loop;
+
+namespace {
+
+// t viewed with `shape` (each size <= t's, except along dim) and stride 0 along dim (torch's restride_dim).
+Tensor restride(const Tensor& t, IntSpan shape, int64_t dim) {
+  Dims st = t.strides();
+  st[dim] = 0;
+  return make_view(t, shape, st, t.offset());
+}
+
+// First int64 index (row-major) outside [0, size), if any.
+bool find_bad_index(const Tensor& idx, int64_t size, int64_t& bad) {
+  if (idx.numel() == 0) return false;
+  Loop<1> loop({&idx});
+  bool found = false;
+  auto f = [&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+    if (found) return;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
+      if (v < 0 || v >= size) {
+        bad = v;
+        found = true;
+        return;
+      }
+    }
+  };
+  loop.run_range(0, loop.numel, f);
+  return found;
+}
+
+void check_index_bounds(const Tensor& index, int64_t dim, int64_t size) {
+  int64_t bad = 0;
+  GLIA_CHECK(!find_bad_index(index, size, bad), InvalidArgument, "index ", bad, " is out of bounds for dimension ", dim,
+             " with size ", size);
+}
+
+// The index vector idx ([n], any stride) viewed with `shape` (n along dim, stride 0 elsewhere).
+Tensor index_along(const Tensor& idx, IntSpan shape, int64_t dim) {
+  Dims ist(shape.size(), 0);
+  ist[dim] = idx.strides()[0];
+  return make_view(idx, shape, ist, idx.offset());
+}
+
+// Runs f over three same-shape operands (source values, int64 index, destination restrided along dim) for the
+// scatter-style kernels. Two elements that differ outside `dim` never write the same destination, so the
+// positions outside `dim` are split between threads and each walks `dim` in order (serial semantics kept).
+template <class F>
+void scatter_loop(const Tensor& src, const Tensor& idx, const Tensor& dst, int64_t dim, F& f) {
+  const int64_t k_size = src.shape()[dim];
+  if (src.numel() == 0) return;
+  std::array<Tensor, 3> first;  // the operands at position 0 along dim, without dim
+  std::array<int64_t, 3> step;
+  const Tensor* ops3[3] = {&src, &idx, &dst};
+  for (size_t j = 0; j < 3; ++j) {
+    const Tensor& t = *ops3[j];
+    step[j] = t.strides()[dim] * static_cast<int64_t>(itemsize(t.dtype()));
+    Dims shape = t.shape(), st = t.strides();
+    shape.erase(static_cast<size_t>(dim));
+    st.erase(static_cast<size_t>(dim));
+    first[j] = make_view(t, shape, st, t.offset());
+  }
+  const Loop<3> loop({&first[0], &first[1], &first[2]});
+  const int64_t cols = loop.numel;
+  auto body = [&](int64_t b, int64_t e) {
+    Loop<3> l = loop;
+    for (int64_t k = 0; k < k_size; ++k) {
+      l.run_range(b, e, f);
+      for (size_t j = 0; j < 3; ++j) l.base[j] += step[j];
+    }
+  };
+  if (cols * k_size < kGrain || cols == 1)
+    body(0, cols);
+  else
+    parallel_for(0, cols, std::max<int64_t>(1, kGrain / k_size), body);
+}
+
+// dst[index] += src (bool: or) over scatter_loop's operands.
+void scatter_add_loop(const Tensor& src, const Tensor& iv, const Tensor& dst, int64_t dim, int64_t dstride) {
+  dispatch_all(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
+      for (int64_t i = 0; i < len; ++i) {
+        int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        T* d = reinterpret_cast<T*>(p[2] + i * s[2] + k * dstride);
+        T v = *reinterpret_cast<const T*>(p[0] + i * s[0]);
+        if constexpr (std::is_same_v<T, bool>)
+          *d = *d || v;
+        else
+          *d = static_cast<T>(static_cast<acc_t<T>>(*d) + static_cast<acc_t<T>>(v));
+      }
+    };
+    scatter_loop(src, iv, dst, dim, f);
+  });
+}
+
+// The chunks of masked_select: chunk c of `chunks` covers [c * len, min(numel, (c + 1) * len)).
+int64_t chunk_len(int64_t numel, int64_t chunks) { return (numel + chunks - 1) / chunks; }
+
+}  // namespace
+
+void index_select_kernel(const KernelArgs& k) {
+  const Tensor &tv = k.input(0), &idx = k.input(1), &out = k.output(0);
+  const int64_t dim = k.attr(0).i;
+  const int64_t size = tv.shape()[dim];
+  int64_t bad = 0;
+  GLIA_CHECK(!find_bad_index(idx, size, bad), InvalidArgument, "INDICES element is out of DATA bounds, id=", bad,
+             " axis_dim=", size);
+  if (out.numel() == 0) return;
+  const Dims& shape = out.shape();
+  Tensor src = restride(tv, shape, dim);
+  Tensor iv = index_along(idx, shape, dim);
+  const size_t sz = itemsize(tv.dtype());
+  const int64_t dstride = tv.strides()[dim] * static_cast<int64_t>(sz);
+  Loop<3> loop({&out, &iv, &src});
+  dispatch_size(sz, [&](auto tag) {
+    using U = decltype(tag);
+    loop.run([&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
+      if (s[1] == 0 && s[0] == static_cast<int64_t>(sz) && s[2] == static_cast<int64_t>(sz)) {
+        std::memcpy(p[0], p[2] + *reinterpret_cast<const int64_t*>(p[1]) * dstride, static_cast<size_t>(len) * sz);
+        return;
+      }
+      for (int64_t i = 0; i < len; ++i) {
+        int64_t j = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        U v;
+        std::memcpy(&v, p[2] + i * s[2] + j * dstride, sizeof(U));
+        std::memcpy(p[0] + i * s[0], &v, sizeof(U));
+      }
+    });
+  });
+}
+
+void index_add_kernel(const KernelArgs& k) {
+  const Tensor &sv = k.input(0), &idx = k.input(1), &ov = k.output(0);
+  const int64_t dim = k.attr(0).i;
+  int64_t bad = 0;
+  GLIA_CHECK(!find_bad_index(idx, ov.shape()[dim], bad), InvalidArgument, "index out of range in self");
+  if (sv.numel() == 0) return;
+  Tensor dst = restride(ov, sv.shape(), dim);
+  Tensor iv = index_along(idx, sv.shape(), dim);
+  scatter_add_loop(sv, iv, dst, dim, ov.strides()[dim] * static_cast<int64_t>(itemsize(ov.dtype())));
+}
+
+void gather_kernel(const KernelArgs& k) {
+  const Tensor &tv = k.input(0), &iv = k.input(1), &ov = k.output(0);
+  const int64_t dim = k.attr(0).i;
+  check_index_bounds(iv, dim, tv.shape()[dim]);
+  Tensor src = restride(tv, iv.shape(), dim);
+  const size_t sz = itemsize(tv.dtype());
+  const int64_t dstride = tv.strides()[dim] * static_cast<int64_t>(sz);
+  Loop<3> loop({&ov, &iv, &src});
+  dispatch_size(sz, [&](auto tag) {
+    using U = decltype(tag);
+    loop.run([&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
+      for (int64_t i = 0; i < len; ++i) {
+        int64_t j = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        U v;
+        std::memcpy(&v, p[2] + i * s[2] + j * dstride, sizeof(U));
+        std::memcpy(p[0] + i * s[0], &v, sizeof(U));
+      }
+    });
+  });
+}
+
+void scatter_kernel(const KernelArgs& k) {
+  const Tensor &s2 = k.input(0), &iv = k.input(1), &ov = k.output(0);
+  const int64_t dim = k.attr(0).i;
+  const bool accumulate = k.attr(1).i != 0;
+  check_index_bounds(iv, dim, ov.shape()[dim]);
+  Tensor dst = restride(ov, iv.shape(), dim);
+  const size_t sz = itemsize(ov.dtype());
+  const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(sz);
+  if (accumulate) {
+    scatter_add_loop(s2, iv, dst, dim, dstride);
+    return;
+  }
+  dispatch_size(sz, [&](auto tag) {
+    using U = decltype(tag);
+    auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
+      for (int64_t i = 0; i < len; ++i) {
+        int64_t j = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        U v;
+        std::memcpy(&v, p[0] + i * s[0], sizeof(U));
+        std::memcpy(p[2] + i * s[2] + j * dstride, &v, sizeof(U));
+      }
+    };
+    scatter_loop(s2, iv, dst, dim, f);
+  });
+}
+
+void masked_select_count_kernel(const KernelArgs& k) {
+  const Tensor &me = k.input(0), &counts = k.output(0);
+  const int64_t numel = me.numel(), chunks = counts.numel();
+  if (chunks == 0) return;
+  const int64_t len = chunk_len(numel, chunks);
+  int64_t* out = counts.data_ptr<int64_t>();
+  const Loop<1> loop({&me});
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      int64_t count = 0;
+      auto counter = [&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) count += p[0][i * st[0]] != 0;
+      };
+      if (c * len < numel) loop.run_range(c * len, std::min(numel, (c + 1) * len), counter);
+      out[c] = count;
+    }
+  });
+}
+
+void masked_select_kernel(const KernelArgs& k) {
+  const Tensor &te = k.input(0), &me = k.input(1), &counts = k.input(2), &out = k.output(0);
+  const int64_t numel = te.numel(), chunks = counts.numel();
+  if (chunks == 0 || out.numel() == 0) return;
+  const int64_t len = chunk_len(numel, chunks);
+  std::vector<int64_t> offsets(static_cast<size_t>(chunks) + 1, 0);
+  const int64_t* cp = counts.data_ptr<int64_t>();
+  for (int64_t c = 0; c < chunks; ++c) offsets[static_cast<size_t>(c) + 1] = offsets[static_cast<size_t>(c)] + cp[c];
+  const size_t sz = itemsize(te.dtype());
+  const Loop<2> loop({&te, &me});
+  char* base = static_cast<char*>(out.data());
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      char* o = base + offsets[static_cast<size_t>(c)] * static_cast<int64_t>(sz);
+      auto writer = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          if (p[1][i * st[1]]) {
+            std::memcpy(o, p[0] + i * st[0], sz);
+            o += sz;
+          }
+      };
+      if (c * len < numel) loop.run_range(c * len, std::min(numel, (c + 1) * len), writer);
+    }
+  });
+}
+
+void masked_scatter_kernel(const KernelArgs& k) {
+  const Tensor &me = k.input(0), &s = k.input(1), &out = k.output(0);
+  const size_t sz = itemsize(out.dtype());
+  const char* q = static_cast<const char*>(s.impl()->data());
+  const char* end = q + s.numel() * static_cast<int64_t>(sz);
+  Loop<2> loop({&out, &me});
+  auto f = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (p[1][i * st[1]]) {
+        GLIA_CHECK(q < end, InvalidArgument,
+                   "masked_scatter: expected source to have at least as many elements as "
+                   "ones in mask");
+        std::memcpy(p[0] + i * st[0], q, sz);
+        q += sz;
+      }
+  };
+  if (loop.numel > 0) loop.run_range(0, loop.numel, f);
+}
+
+}  // namespace glia::cpu

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "core/parallel.h"
 #include "core/random.h"
 #include "ops/iter.h"
@@ -38,40 +39,76 @@ std::vector<int64_t> index_values(const Tensor& idx) {
 
 }  // namespace
 
-// ---- embedding
+// ---- embedding: the meta parts here, their kernels below (Note [Op = meta + kernel + rule]).
 
 void check_embedding(const Tensor& weight, const Tensor& indices) {
+  common_device("embedding", weight, indices, false);
   GLIA_CHECK(indices.dtype() == DType::Int64 || indices.dtype() == DType::Int32, DType,
              "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
              "torch.",
              scalar_type_name(indices.dtype()), "Tensor instead (while checking arguments for embedding)");
   GLIA_CHECK(weight.dim() == 2, Shape, "'weight' must be 2-D");
-  const int64_t num = weight.size(0);
-  bool ok = true;
-  for_each_index(indices, [&](int64_t, int64_t i) { ok &= (i >= 0) & (i < num); });
-  GLIA_CHECK(ok, InvalidArgument, "index out of range in self");
+  // The indices' range is checked by the kernels ("index out of range in self").
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   Dims shape = indices.shape();
-  const int64_t dim = weight.size(1);
-  shape.push_back(dim);
-  Tensor out = empty(shape, weight.dtype());
-  Tensor w = contiguous(weight);
-  std::vector<int64_t> idx = index_values(indices);
-  const size_t row = static_cast<size_t>(dim) * w.impl()->itemsize();
-  if (row == 0) return out;
-  const char* src = static_cast<const char*>(w.data());
-  char* dst = static_cast<char*>(out.data());
-  parallel_for(0, static_cast<int64_t>(idx.size()), std::max<int64_t>(1, kGrain / std::max<int64_t>(1, dim)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t k = b; k < e; ++k) std::memcpy(dst + k * row, src + idx[k] * row, row);
-               });
+  shape.push_back(weight.size(1));
+  Tensor out = empty(shape, weight.dtype(), weight.device());
+  if (indices.numel() == 0) return out;
+  Tensor w = contiguous(weight), idx = contiguous(indices);
+  run_kernel(KernelId::embedding, weight.device(), {&w, &idx}, {&out});
   return out;
 }
 
 void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {
-  std::vector<int64_t> idx = index_values(indices);
+  if (indices.numel() == 0) return;
+  Tensor idx = contiguous(indices);
+  run_kernel(KernelId::embedding_renorm, weight.device(), {&idx}, {&weight}, {attr_f(max_norm), attr_f(norm_type)});
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx) {
+  const int64_t dim = grad.dim() == 0 ? 1 : grad.size(-1);
+  Tensor out = empty(Dims{num_weights, dim}, grad.dtype(), grad.device());
+  if (out.numel() == 0) return out;
+  Tensor g = contiguous(grad), idx = contiguous(indices);
+  run_kernel(KernelId::embedding_backward, grad.device(), {&g, &idx}, {&out}, {attr_i(padding_idx)});
+  return out;
+}
+
+}  // namespace glia::ops
+
+namespace glia::cpu {
+
+namespace {
+// The indices (in1 of embedding, in0 of embedding_renorm) as int64, checked against the weight's rows.
+std::vector<int64_t> checked_indices(const Tensor& idx, int64_t num) {
+  std::vector<int64_t> v = ops::index_values(idx);
+  bool ok = true;
+  for (int64_t i : v) ok &= (i >= 0) & (i < num);
+  GLIA_CHECK(ok, InvalidArgument, "index out of range in self");
+  return v;
+}
+}  // namespace
+
+void embedding_kernel(const KernelArgs& k) {
+  const Tensor &w = k.input(0), &out = k.output(0);
+  const std::vector<int64_t> idx = checked_indices(k.input(1), w.size(0));
+  const int64_t dim = w.size(1);
+  const size_t row = static_cast<size_t>(dim) * w.impl()->itemsize();
+  if (row == 0) return;
+  const char* src = static_cast<const char*>(w.data());
+  char* dst = static_cast<char*>(out.data());
+  parallel_for(0, static_cast<int64_t>(idx.size()), std::max<int64_t>(1, ops::kGrain / std::max<int64_t>(1, dim)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t j = b; j < e; ++j) std::memcpy(dst + j * row, src + idx[j] * row, row);
+               });
+}
+
+void embedding_renorm_kernel(const KernelArgs& k) {
+  const Tensor& weight = k.output(0);
+  const double max_norm = k.attr(0).f, norm_type = k.attr(1).f;
+  std::vector<int64_t> idx = checked_indices(k.input(0), weight.size(0));
   std::sort(idx.begin(), idx.end());
   idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
   const int64_t dim = weight.size(1), s0 = weight.stride(0), s1 = weight.stride(1);
@@ -108,33 +145,36 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
   });
 }
 
-Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx) {
-  const int64_t dim = grad.dim() == 0 ? 1 : grad.size(-1);
-  Tensor out = zeros(Dims{num_weights, dim}, grad.dtype());
-  if (dim == 0 || num_weights == 0) return out;
-  Tensor g = contiguous(grad);
-  std::vector<int64_t> idx = index_values(indices);
+void embedding_backward_kernel(const KernelArgs& k) {
+  const Tensor &g = k.input(0), &out = k.output(0);
+  const int64_t padding_idx = k.attr(0).i;
+  const int64_t num_weights = out.size(0), dim = out.size(1);
+  const std::vector<int64_t> idx = ops::index_values(k.input(1));
   const int64_t k_count = static_cast<int64_t>(idx.size());
-  dispatch_floating(grad.dtype(), "embedding_backward", [&](auto tag) {
+  dispatch_floating(g.dtype(), "embedding_backward", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
     const T* pg = g.data_ptr<T>();
     T* po = out.data_ptr<T>();
+    std::fill(po, po + num_weights * dim, T(0.0f));
     // Split over ranges of weight rows: each task adds the gradient rows that land in its range.
     const int64_t work = k_count * dim;
-    const int64_t grain = work <= kGrain ? num_weights : std::max<int64_t>(1, num_weights / 64);
+    const int64_t grain = work <= ops::kGrain ? num_weights : std::max<int64_t>(1, num_weights / 64);
     parallel_for(0, num_weights, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t k = 0; k < k_count; ++k) {
-        const int64_t i = idx[k];
+      for (int64_t n = 0; n < k_count; ++n) {
+        const int64_t i = idx[n];
         if (i < r0 || i >= r1 || i == padding_idx) continue;
         T* __restrict o = po + i * dim;
-        const T* __restrict s = pg + k * dim;
+        const T* __restrict s = pg + n * dim;
         for (int64_t j = 0; j < dim; ++j) o[j] = static_cast<T>(static_cast<C>(o[j]) + static_cast<C>(s[j]));
       }
     });
   });
-  return out;
 }
+
+}  // namespace glia::cpu
+
+namespace glia::ops {
 
 // ---- dropout
 

@@ -1,11 +1,14 @@
 // torch.nn.functional.pad: constant (torch's constant_pad_nd, negative pads
-// crop) and reflect / replicate / circular (torch 1.13's checks), one copy
-// kernel driven by per-dim source index maps.
+// crop: a fill and a copy) and reflect / replicate / circular (torch 1.13's
+// checks), one copy kernel driven by per-dim source index maps, and its
+// backward kernel. Meta parts (glia::ops) and CPU kernels (glia::cpu).
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/checked.h"
+#include "core/dispatch.h"
 #include "core/scalar.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
@@ -253,42 +256,71 @@ Tensor pad(const Tensor& t, IntSpan pad, PadMode mode, double value) {
   }
   Tensor out = empty(shape, t.dtype(), t.device());
   if (out.numel() == 0) return out;
-  PadGeom g = geometry(t.shape(), pad, mode);
   Tensor c = contiguous(t);
-  dispatch_size(itemsize(t.dtype()), [&](auto tag) {
-    using U = decltype(tag);
-    pad_copy(static_cast<const U*>(c.data()), static_cast<U*>(out.data()), g);
-  });
+  run_kernel(KernelId::pad, t.device(), {&c}, {&out}, {attr_ints(pad), attr_i(static_cast<int64_t>(mode))});
   return out;
 }
 
 Tensor pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pad, PadMode mode) {
-  PadGeom g = geometry(in_shape, pad, mode);
-  Tensor gi = zeros(in_shape, grad.dtype(), grad.device());
-  if (grad.numel() == 0 || gi.numel() == 0) return gi;
+  Tensor gi = empty(in_shape, grad.dtype(), grad.device());
+  if (gi.numel() == 0) return gi;
+  if (grad.numel() == 0) {
+    fill(gi, 0.0);
+    return gi;
+  }
   Tensor gc = contiguous(grad);
-  const int64_t k = g.k;
-  const int64_t ow = g.out[k - 1], iw = g.in[k - 1];
-  const int64_t oh = k >= 2 ? g.out[k - 2] : 1, od = k >= 3 ? g.out[0] : 1;
-  const int64_t ih = k >= 2 ? g.in[k - 2] : 1, id = k >= 3 ? g.in[0] : 1;
-  const int64_t plane_out = od * oh * ow;
-  dispatch_floating(grad.dtype(), "pad backward", [&](auto tag) {
+  run_kernel(KernelId::pad_backward, grad.device(), {&gc}, {&gi}, {attr_ints(pad), attr_i(static_cast<int64_t>(mode))});
+  return gi;
+}
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+namespace {
+ops::PadGeom pad_geometry(const Tensor& in, const KernelArgs& k) {
+  const Attr& p = k.attr(0);
+  return ops::geometry(in.shape(), IntSpan(p.ints, static_cast<size_t>(p.n_ints)), static_cast<PadMode>(k.attr(1).i));
+}
+}  // namespace
+
+void pad_kernel(const KernelArgs& k) {
+  const Tensor &c = k.input(0), &out = k.output(0);
+  const ops::PadGeom g = pad_geometry(c, k);
+  ops::dispatch_size(itemsize(c.dtype()), [&](auto tag) {
+    using U = decltype(tag);
+    ops::pad_copy(static_cast<const U*>(c.data()), static_cast<U*>(out.data()), g);
+  });
+}
+
+void pad_backward_kernel(const KernelArgs& k) {
+  const Tensor &gc = k.input(0), &gi = k.output(0);
+  const ops::PadGeom g = pad_geometry(gi, k);
+  const int64_t kd = g.k;
+  const int64_t ow = g.out[kd - 1], iw = g.in[kd - 1];
+  const int64_t oh = kd >= 2 ? g.out[kd - 2] : 1, od = kd >= 3 ? g.out[0] : 1;
+  const int64_t ih = kd >= 2 ? g.in[kd - 2] : 1, id = kd >= 3 ? g.in[0] : 1;
+  const int64_t plane_out = od * oh * ow, plane_in = id * ih * iw;
+  dispatch_floating(gc.dtype(), "pad backward", [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* go = gc.data_ptr<T>();
     T* gin = gi.data_ptr<T>();
     // Planes are independent; within a plane several outputs map to one input.
-    parallel_for(0, g.planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(plane_out, 1)),
+    parallel_for(0, g.planes, std::max<int64_t>(1, ops::kGrain / std::max<int64_t>(plane_out, 1)),
                  [&](int64_t b, int64_t e) {
+                   std::fill(gin + b * plane_in, gin + e * plane_in, T(0.0f));
                    for (int64_t p = b; p < e; ++p) {
                      for (int64_t dd = 0; dd < od; ++dd) {
-                       int64_t sd = k >= 3 ? g.map[0][dd] : 0;
+                       int64_t sd = kd >= 3 ? g.map[0][dd] : 0;
                        for (int64_t h = 0; h < oh; ++h) {
-                         int64_t sh = k >= 2 ? g.map[k - 2][h] : 0;
+                         int64_t sh = kd >= 2 ? g.map[kd - 2][h] : 0;
                          T* dst = gin + ((p * id + sd) * ih + sh) * iw;
                          const T* src = go + ((p * od + dd) * oh + h) * ow;
                          for (int64_t o = 0; o < ow; ++o) {
-                           int64_t i = g.map[k - 1][o];
+                           int64_t i = g.map[kd - 1][o];
                            dst[i] = static_cast<T>(static_cast<A>(dst[i]) + static_cast<A>(src[o]));
                          }
                        }
@@ -296,7 +328,6 @@ Tensor pad_backward(const Tensor& grad, IntSpan in_shape, IntSpan pad, PadMode m
                    }
                  });
   });
-  return gi;
 }
 
-}  // namespace glia::ops
+}  // namespace glia::cpu
