@@ -1,6 +1,7 @@
 // Slicing, indexing, joining and padding (no autograd): views where torch
-// returns views (narrow, slice, select, unflatten, split, chunk), copy kernels
-// for the rest (src/ops/cpu/index.cpp, src/ops/cpu/pad.cpp).
+// returns views (narrow, slice, select, unflatten, split, chunk), meta parts
+// over kernels for the rest (src/ops/cpu/index.cpp, src/ops/cpu/pad.cpp; Note
+// [Op = meta + kernel + rule]). Index bounds are checked by the kernels.
 #pragma once
 
 #include <vector>
@@ -42,7 +43,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntSpan sizes, int64_t dim
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
 
 // ---- copies
-// dst <- src elementwise (same shapes); fast row copies when dtypes match.
+// dst <- src elementwise (same shapes); fast row copies when dtypes match (CPU), the copy kernel elsewhere.
 void copy_strided(const Tensor& dst, const Tensor& src);
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
 // out[index[i]] += src[i] along dim (torch's index_add_ with alpha 1); out is modified.
@@ -57,7 +58,7 @@ Tensor scatter_value(const Tensor& t, int64_t dim, const Tensor& index, const Sc
 Tensor masked_select(const Tensor& t, const Tensor& mask);
 // out (broadcast shape of mask) gets src's first elements at the true positions of mask, in order.
 void masked_scatter_(const Tensor& out, const Tensor& mask, const Tensor& src);
-// Checks shared by the differentiable wrappers (done again by the kernels).
+// torch's argument checks of gather (src null) and scatter (not the index bounds: the kernels check those).
 void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
