@@ -57,7 +57,7 @@ class TestDevice : public ::testing::Test {
   }
   glia_tensor* to(glia_tensor* t, glia_device d, glia_dtype dt = GLIA_FLOAT32) {
     glia_tensor* out = nullptr;
-    glia_error* e = glia_tensor_to(t, d, dt, &out);
+    glia_error* e = glia_tensor_to(t, &d, &dt, &out);
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return keep(out);
   }
@@ -231,7 +231,8 @@ TEST_F(TestDevice, InjectedOutOfMemoryFailsTheCallAndLeaksNothing) {
   ASSERT_NE(fail_after, nullptr);
   fail_after(0);
   glia_tensor* d = nullptr;
-  EXPECT_GLIA_MSG(glia_tensor_to(x, kDev0, GLIA_FLOAT32, &d), GLIA_ERR_OUT_OF_MEMORY, "out of memory (injected)");
+  EXPECT_GLIA_MSG(glia_tensor_to(x, &kDev0, ptr_to(GLIA_FLOAT32), &d), GLIA_ERR_OUT_OF_MEMORY,
+                  "out of memory (injected)");
   EXPECT_EQ(d, nullptr);
   // The second allocation of a device op fails: the first (a converted input) is given back.
   glia_tensor* dx = to(x, kDev0);
@@ -266,8 +267,8 @@ TEST_F(TestDevice, StickyErrorsSurfaceUntilCleared) {
 TEST_F(TestDevice, DevicesOutOfRangeAreRefused) {
   glia_tensor* x = host({1}, {1});
   glia_tensor* r = nullptr;
-  EXPECT_GLIA_MSG(glia_tensor_to(x, glia_device{GLIA_PRIVATEUSE1, 2}, GLIA_FLOAT32, &r), GLIA_ERR_DEVICE,
-                  "device testdevice:2 is not available (the testdevice backend has 2 devices)");
+  EXPECT_GLIA_MSG(glia_tensor_to(x, ptr_to(glia_device{GLIA_PRIVATEUSE1, 2}), ptr_to(GLIA_FLOAT32), &r),
+                  GLIA_ERR_DEVICE, "device testdevice:2 is not available (the testdevice backend has 2 devices)");
   EXPECT_EQ(r, nullptr);
 }
 
