@@ -193,7 +193,7 @@ GLIA_API void glia_allocator_init(glia_allocator *allocator);
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_set_allocator(const glia_allocator *allocator);
 
-/** CPU memory statistics (bytes of tensor storage). */
+/** Memory statistics (bytes of tensor storage): the CPU's, or one device's (glia_device_memory_stats_get). */
 typedef struct glia_memory_stats {
   size_t struct_size;
   uint64_t bytes_in_use;      /**< held by live tensors */
@@ -303,6 +303,20 @@ GLIA_API GLIA_NODISCARD glia_error *glia_backend_status(glia_device_type type, i
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_device_synchronize(glia_device device);
+
+/**
+ * Memory statistics of one device (torch.cuda.memory_stats(device)): for the
+ * CPU the same as glia_memory_stats_get, for a backend's device what its
+ * allocator reports. `out_stats` as for glia_memory_stats_get.
+ * Errors: GLIA_ERR_DEVICE for a device that is not available,
+ * GLIA_ERR_UNSUPPORTED for a backend that keeps no statistics.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_memory_stats_get(glia_device device, glia_memory_stats *out_stats);
+/** glia_reset_peak_memory_stats for one device. Errors: GLIA_ERR_DEVICE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_reset_peak_memory_stats(glia_device device);
+/** glia_empty_cache for one device (torch.cuda.empty_cache). Errors: GLIA_ERR_DEVICE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_empty_cache(glia_device device);
 
 /* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */

@@ -423,6 +423,9 @@ extern "C" {
     pub fn glia_dtype_name(dtype: glia_dtype) -> *const c_char;
     pub fn glia_backend_status(type_: glia_device_type, out_device_count: *mut i32, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
     pub fn glia_device_synchronize(device: glia_device) -> *mut glia_error;
+    pub fn glia_device_memory_stats_get(device: glia_device, out_stats: *mut glia_memory_stats) -> *mut glia_error;
+    pub fn glia_device_reset_peak_memory_stats(device: glia_device) -> *mut glia_error;
+    pub fn glia_device_empty_cache(device: glia_device) -> *mut glia_error;
     pub fn glia_tensor_retain(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_release(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_options_init(options: *mut glia_tensor_options);
