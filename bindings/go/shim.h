@@ -85,11 +85,8 @@ static inline glia_error *gs_copy_to_host(gh t, void *dst, size_t nbytes) {
 }
 static inline glia_error *gs_item(gh t, double *out) { return glia_tensor_item_double(GS_T(t), out); }
 static inline glia_error *gs_to_dtype(gh t, int dtype, gh *out) {
-  glia_device cpu = {GLIA_CPU, 0};
-  glia_device dev = cpu;
-  glia_error *e = glia_tensor_device(GS_T(t), &dev);
-  if (e) return e;
-  return glia_tensor_to(GS_T(t), dev, (glia_dtype)dtype, GS_OUT_T(out));
+  glia_dtype d = (glia_dtype)dtype;
+  return glia_tensor_to(GS_T(t), NULL, &d, GS_OUT_T(out));
 }
 static inline glia_error *gs_to_string(gh t, char *buf, size_t cap, size_t *len) {
   return glia_tensor_to_string(GS_T(t), buf, cap, len);

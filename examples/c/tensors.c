@@ -27,7 +27,7 @@ int main(void) {
   printf("glia %s\n", glia_version_string());
   check(glia_tensor_from_data(values, sizeof values, shape, 2, GLIA_FLOAT32, &a));
   print("a", a);
-  check(glia_tensor_to(a, (glia_device){GLIA_CPU, 0}, GLIA_FLOAT16, &h));
+  check(glia_tensor_to(a, NULL, &(glia_dtype){GLIA_FLOAT16}, &h));
   print("a.half()", h);
   glia_manual_seed(0);
   check(glia_tensor_randn(shape, 2, NULL, &r));

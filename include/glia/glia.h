@@ -118,10 +118,10 @@ GLIA_API const char *glia_version_string(void);
  * starts its n - 1 worker threads lazily, on the first parallel kernel. With
  * a host job system installed (glia_set_parallel_for) this sets how many
  * chunks a kernel is split into. Not to be called while kernels run.
- * Errors: GLIA_ERR_INVALID_ARGUMENT when n < 1 or n > 1024.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT when n_threads < 1 or n_threads > 1024.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_set_num_threads(int32_t n);
+GLIA_API GLIA_NODISCARD glia_error *glia_set_num_threads(int32_t n_threads);
 
 /** The number of threads set by glia_set_num_threads (default: the number of cores). @since 0.1 */
 GLIA_API int32_t glia_get_num_threads(void);
@@ -193,7 +193,7 @@ GLIA_API void glia_allocator_init(glia_allocator *allocator);
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_set_allocator(const glia_allocator *allocator);
 
-/** CPU memory statistics (bytes of tensor storage). */
+/** Memory statistics (bytes of tensor storage): the CPU's, or one device's (glia_device_memory_stats_get). */
 typedef struct glia_memory_stats {
   size_t struct_size;
   uint64_t bytes_in_use;      /**< held by live tensors */
@@ -303,6 +303,20 @@ GLIA_API GLIA_NODISCARD glia_error *glia_backend_status(glia_device_type type, i
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_device_synchronize(glia_device device);
+
+/**
+ * Memory statistics of one device (torch.cuda.memory_stats(device)): for the
+ * CPU the same as glia_memory_stats_get, for a backend's device what its
+ * allocator reports. `out_stats` as for glia_memory_stats_get.
+ * Errors: GLIA_ERR_DEVICE for a device that is not available,
+ * GLIA_ERR_UNSUPPORTED for a backend that keeps no statistics.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_memory_stats_get(glia_device device, glia_memory_stats *out_stats);
+/** glia_reset_peak_memory_stats for one device. Errors: GLIA_ERR_DEVICE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_reset_peak_memory_stats(glia_device device);
+/** glia_empty_cache for one device (torch.cuda.empty_cache). Errors: GLIA_ERR_DEVICE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_empty_cache(glia_device device);
 
 /* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */
@@ -470,13 +484,16 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_item_double(const glia_tensor *t
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_item_int64(const glia_tensor *tensor, int64_t *out_value);
 
 /**
- * A tensor on `device` with `dtype`; a new reference to `tensor` itself when
- * both already match (torch's .to()). Conversions follow torch: round to
- * nearest even for float16/bfloat16, truncation toward zero for float to
- * integer, nonzero is true for bool. @since 0.1
+ * torch's .to(device, dtype): a tensor on `*device` with `*dtype`, either
+ * NULL to keep the tensor's own (as glia_module_to); a new reference to
+ * `tensor` itself when both already match. Differentiable across devices.
+ * Conversions follow torch: round to nearest even for float16/bfloat16,
+ * truncation toward zero for float to integer, nonzero is true for bool.
+ * Copies to the host wait for the device's stream before they return.
+ * @since 0.1 (pointer arguments since 0.2)
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to(const glia_tensor *tensor, glia_device device, glia_dtype dtype,
-                                                   glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to(const glia_tensor *tensor, const glia_device *device,
+                                                   const glia_dtype *dtype, glia_tensor **out);
 /** A contiguous tensor with the same values: `tensor` itself (new reference) when already contiguous. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_contiguous(const glia_tensor *tensor, glia_tensor **out);
 /** A copy with its own contiguous storage. @since 0.1 */
@@ -627,8 +644,8 @@ typedef struct glia_autograd_ctx glia_autograd_ctx;
  * GLIA_ERR_CALLBACK carrying its message.
  */
 typedef glia_error *(*glia_autograd_forward_fn)(void *user_data, glia_autograd_ctx *ctx,
-                                                const glia_tensor *const *inputs, int64_t n_inputs,
-                                                glia_tensor **outputs, int64_t n_outputs);
+                                                const glia_tensor *const *inputs, int64_t n_inputs, glia_tensor **outs,
+                                                int64_t n_outs);
 /**
  * Backward: receives one gradient per output (zeros for outputs no gradient
  * reached) and writes a new reference (or leaves NULL: no gradient) to each
@@ -659,7 +676,7 @@ GLIA_API void glia_autograd_function_def_init(glia_autograd_function_def *def);
 /**
  * Applies a custom function (torch.autograd.Function.apply): runs forward,
  * and when grad mode is on and an input requires grad, records a node whose
- * backward is the callback. Writes n_outputs new references to `outputs`;
+ * backward is the callback. Writes n_outs new references to `outs`;
  * on failure nothing is written.
  * Errors: GLIA_ERR_CALLBACK (a callback failed; its message is carried),
  * GLIA_ERR_INVALID_ARGUMENT (bad def, NULL arrays, an output left NULL).
@@ -667,7 +684,7 @@ GLIA_API void glia_autograd_function_def_init(glia_autograd_function_def *def);
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_function_apply(const glia_autograd_function_def *def,
                                                                  const glia_tensor *const *inputs, int64_t n_inputs,
-                                                                 glia_tensor **outputs, int64_t n_outputs);
+                                                                 glia_tensor **outs, int64_t n_outs);
 
 /**
  * ctx.save_for_backward during forward: inputs, outputs or other tensors
@@ -684,7 +701,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_save_for_backward(glia_aut
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_saved_tensors(glia_autograd_ctx *ctx, glia_tensor **outs,
-                                                                    int64_t capacity, int64_t *n_outs);
+                                                                    int64_t capacity, int64_t *out_count);
 /** ctx.needs_input_grad[index]. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const glia_autograd_ctx *ctx, int64_t index,
                                                                        int32_t *out);
@@ -1097,9 +1114,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_transpose(const glia_tensor *a, int64_t
 GLIA_API GLIA_NODISCARD glia_error *glia_expand(const glia_tensor *a, const int64_t *shape, int64_t ndim,
                                                 glia_tensor **out);
 
-/** torch.unflatten: dim `dim` of `a` split into `sizes` (n entries, one may be -1); a view. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_unflatten(const glia_tensor *a, int64_t dim, const int64_t *sizes, int64_t n,
-                                                   glia_tensor **out);
+/** torch.unflatten: dim `dim` of `a` split into `sizes` (n_sizes entries, one may be -1); a view. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_unflatten(const glia_tensor *a, int64_t dim, const int64_t *sizes,
+                                                   int64_t n_sizes, glia_tensor **out);
 /** torch.narrow: a view of `length` entries of dim `dim` from `start` (negative: from the end). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_narrow(const glia_tensor *a, int64_t dim, int64_t start, int64_t length,
                                                 glia_tensor **out);
@@ -1130,26 +1147,27 @@ GLIA_API GLIA_NODISCARD glia_error *glia_scatter_value(const glia_tensor *a, int
 /** torch.masked_select: the 1-D tensor of a's entries where `mask` (bool, broadcast with a) is true. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_masked_select(const glia_tensor *a, const glia_tensor *mask,
                                                        glia_tensor **out);
-/** torch.cat of n tensors along dim (types promoted; 1-D empty tensors are skipped as torch does). @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_cat(const glia_tensor *const *tensors, int64_t n, int64_t dim,
+/** torch.cat of n_tensors tensors along dim (types promoted; 1-D empty tensors are skipped as torch does). @since 0.1
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cat(const glia_tensor *const *tensors, int64_t n_tensors, int64_t dim,
                                              glia_tensor **out);
-/** torch.stack of n tensors of equal shape along a new dim `dim`. @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_stack(const glia_tensor *const *tensors, int64_t n, int64_t dim,
+/** torch.stack of n_tensors tensors of equal shape along a new dim `dim`. @since 0.1 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stack(const glia_tensor *const *tensors, int64_t n_tensors, int64_t dim,
                                                glia_tensor **out);
 /**
  * torch.split(a, split_size, dim): views of split_size entries (the last may be smaller). The results go to
- * outs[0..*n_outs); outs NULL with capacity 0 only stores the count in *n_outs.
+ * outs[0..*out_count); outs NULL with capacity 0 only stores the count in *out_count.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_split(const glia_tensor *a, int64_t split_size, int64_t dim,
-                                               glia_tensor **outs, int64_t capacity, int64_t *n_outs);
+                                               glia_tensor **outs, int64_t capacity, int64_t *out_count);
 /** torch.split(a, sizes, dim) with sizes summing to a's size along dim; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, const int64_t *sizes, int64_t n_sizes,
                                                           int64_t dim, glia_tensor **outs, int64_t capacity,
-                                                          int64_t *n_outs);
+                                                          int64_t *out_count);
 /** torch.chunk: at most `chunks` views of ceil(size / chunks) entries; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
-                                               int64_t capacity, int64_t *n_outs);
+                                               int64_t capacity, int64_t *out_count);
 
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
@@ -1173,12 +1191,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t
 
 /* Convolution and pooling (NCHW; an unbatched [C, H, W] input gives an unbatched result). */
 
-/** Padding of glia_conv2d: explicit sizes, torch's "valid" (none) or "same" (output size = input size). */
-typedef enum glia_padding_mode GLIA_ENUM_BASE {
+/**
+ * torch's padding= of a convolution: explicit sizes, "valid" (none) or "same"
+ * (output size = input size). Not torch's padding_mode (glia_pad_mode).
+ */
+typedef enum glia_padding_kind GLIA_ENUM_BASE {
   GLIA_PADDING_EXPLICIT = 0,
   GLIA_PADDING_VALID = 1,
   GLIA_PADDING_SAME = 2
-} glia_padding_mode;
+} glia_padding_kind;
 
 /** Options of glia_conv2d. Initialise with glia_conv2d_options_init(). Pairs are (height, width). */
 typedef struct glia_conv2d_options {
@@ -1187,7 +1208,7 @@ typedef struct glia_conv2d_options {
   int64_t padding[2];             /**< default {0, 0}; used with GLIA_PADDING_EXPLICIT */
   int64_t dilation[2];            /**< default {1, 1} */
   int64_t groups;                 /**< default 1 */
-  glia_padding_mode padding_mode; /**< default GLIA_PADDING_EXPLICIT */
+  glia_padding_kind padding_kind; /**< default GLIA_PADDING_EXPLICIT */
 } glia_conv2d_options;
 /** Sets torch's defaults and struct_size. @since 0.1 */
 GLIA_API void glia_conv2d_options_init(glia_conv2d_options *options);
@@ -1290,13 +1311,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_batch_norm(const glia_tensor *x, glia_t
                                                     double eps, glia_tensor **out);
 /**
  * torch.nn.functional.layer_norm: normalises over the last n dims of x, which
- * must equal normalized_shape (n >= 1 entries); weight and bias (optional, NULL)
+ * must equal normalized_shape (normalized_ndim >= 1 entries); weight and bias (optional, NULL)
  * have shape normalized_shape and x's dtype. eps: torch's default 1e-5.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_layer_norm(const glia_tensor *x, const int64_t *normalized_shape, int64_t n,
-                                                    const glia_tensor *weight, const glia_tensor *bias, double eps,
-                                                    glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_layer_norm(const glia_tensor *x, const int64_t *normalized_shape,
+                                                    int64_t normalized_ndim, const glia_tensor *weight,
+                                                    const glia_tensor *bias, double eps, glia_tensor **out);
 /**
  * torch.nn.functional.group_norm on x of shape [N, C, *]: C must be divisible
  * by num_groups (> 0); weight and bias (optional, NULL) are vectors of C
@@ -1368,12 +1389,12 @@ GLIA_API void glia_string_free(char *s);
 /**
  * A host module's forward: receives the inputs (borrowed handles; NULL
  * entries are allowed) and writes up to `capacity` (GLIA_MODULE_MAX_OUTPUTS)
- * new references to `outputs`, their count to *out_n_outputs. `self` is a
+ * new references to `outs`, their count to *out_count. `self` is a
  * borrowed handle valid during the call.
  */
 typedef glia_error *(*glia_module_forward_fn)(void *user_data, glia_module *self, const glia_tensor *const *inputs,
-                                              int64_t n_inputs, glia_tensor **outputs, int64_t capacity,
-                                              int64_t *out_n_outputs);
+                                              int64_t n_inputs, glia_tensor **outs, int64_t capacity,
+                                              int64_t *out_count);
 /** torch's extra_repr: writes snprintf style (called again with a bigger buffer when the text did not fit). */
 typedef glia_error *(*glia_module_extra_repr_fn)(void *user_data, glia_module *self, char *buffer, size_t capacity,
                                                  size_t *out_length);
@@ -1467,18 +1488,18 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_named_buffers(glia_module *modul
  * named_children (each child once, registration order) and
  * named_modules(prefix, remove_duplicate) (pre-order, the module itself
  * first). The glia_module_forward output convention: with out_modules NULL
- * and capacity 0 only *out_n is written; otherwise capacity must hold all of
+ * and capacity 0 only *out_count is written; otherwise capacity must hold all of
  * them (else GLIA_ERR_INVALID_ARGUMENT and nothing is written). out_names may
  * be NULL; else it receives one new string per module (free each with
  * glia_string_free).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_named_children(glia_module *module, glia_module **out_modules,
-                                                               char **out_names, int64_t capacity, int64_t *out_n);
+                                                               char **out_names, int64_t capacity, int64_t *out_count);
 /** See glia_module_named_children. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_named_modules(glia_module *module, const char *prefix,
                                                               int32_t remove_duplicate, glia_module **out_modules,
-                                                              char **out_names, int64_t capacity, int64_t *out_n);
+                                                              char **out_names, int64_t capacity, int64_t *out_count);
 
 /** Called once per module by glia_module_apply; `module` is borrowed. */
 typedef glia_error *(*glia_module_apply_fn)(void *user_data, glia_module *module);
@@ -1491,15 +1512,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_apply(glia_module *module, glia_
  * NULL (None): a built-in that computes on an input refuses a NULL one with
  * GLIA_ERR_INVALID_ARGUMENT ("Linear.forward: input 1 of 1 is None, expected
  * a Tensor"), Identity returns it, a host forward receives it. Outputs
- * follow the check_outputs convention: with outputs NULL and capacity 0 only
+ * follow the check_outputs convention: with outs NULL and capacity 0 only
  * the count is computed (forward runs); otherwise capacity must hold them all.
  * Errors: whatever forward raises; GLIA_ERR_CALLBACK when a host callback or
  * hook failed (its message is carried).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_forward(glia_module *module, const glia_tensor *const *inputs,
-                                                        int64_t n_inputs, glia_tensor **outputs, int64_t capacity,
-                                                        int64_t *out_n_outputs);
+                                                        int64_t n_inputs, glia_tensor **outs, int64_t capacity,
+                                                        int64_t *out_count);
 
 /** train(mode) / eval(): recursive. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_train(glia_module *module, int32_t mode);
@@ -1539,7 +1560,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_extra_repr(const glia_module *mo
 #define GLIA_HOOK_ALWAYS_CALL 2u /**< forward hooks: run even when forward fails (outputs then empty) */
 
 /*
- * Hooks may replace what they receive: the library sets *out_n_replacement
+ * Hooks may replace what they receive: the library sets *out_count
  * to -1 before the call; a hook that leaves it at -1 keeps the value, one that
  * sets it to n >= 0 has written n new references (NULL allowed) to
  * `replacement` (capacity GLIA_MODULE_MAX_OUTPUTS). All tensor arguments are
@@ -1549,21 +1570,20 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_extra_repr(const glia_module *mo
 /** forward pre-hook(module, inputs) -> new inputs or keep. */
 typedef glia_error *(*glia_forward_pre_hook_fn)(void *user_data, glia_module *module, const glia_tensor *const *inputs,
                                                 int64_t n_inputs, glia_tensor **replacement, int64_t capacity,
-                                                int64_t *out_n_replacement);
+                                                int64_t *out_count);
 /** forward hook(module, inputs, outputs) -> new outputs or keep. */
 typedef glia_error *(*glia_forward_hook_fn)(void *user_data, glia_module *module, const glia_tensor *const *inputs,
                                             int64_t n_inputs, const glia_tensor *const *outputs, int64_t n_outputs,
-                                            glia_tensor **replacement, int64_t capacity, int64_t *out_n_replacement);
+                                            glia_tensor **replacement, int64_t capacity, int64_t *out_count);
 /** full backward pre-hook(module, grad_output) -> new grad_output (same count) or keep. */
 typedef glia_error *(*glia_backward_pre_hook_fn)(void *user_data, glia_module *module,
                                                  const glia_tensor *const *grad_outputs, int64_t n_grad_outputs,
-                                                 glia_tensor **replacement, int64_t capacity,
-                                                 int64_t *out_n_replacement);
+                                                 glia_tensor **replacement, int64_t capacity, int64_t *out_count);
 /** full backward hook(module, grad_input, grad_output) -> new grad_input (same count) or keep. */
 typedef glia_error *(*glia_backward_hook_fn)(void *user_data, glia_module *module,
                                              const glia_tensor *const *grad_inputs, int64_t n_grad_inputs,
                                              const glia_tensor *const *grad_outputs, int64_t n_grad_outputs,
-                                             glia_tensor **replacement, int64_t capacity, int64_t *out_n_replacement);
+                                             glia_tensor **replacement, int64_t capacity, int64_t *out_count);
 /** state-dict hook(module, dict, prefix): runs after the module wrote its entries; may edit dict. */
 typedef glia_error *(*glia_state_dict_hook_fn)(void *user_data, glia_module *module, glia_tensor_dict *dict,
                                                const char *prefix);
@@ -1859,7 +1879,7 @@ typedef struct glia_nn_conv2d_options {
   int64_t dilation[2];            /**< default {1, 1} */
   int64_t groups;                 /**< default 1 */
   int32_t bias;                   /**< default 1 */
-  glia_padding_mode padding_kind; /**< torch's padding="valid" / "same"; default GLIA_PADDING_EXPLICIT */
+  glia_padding_kind padding_kind; /**< torch's padding="valid" / "same"; default GLIA_PADDING_EXPLICIT */
   glia_pad_mode padding_mode;     /**< torch's padding_mode; default GLIA_PAD_CONSTANT ("zeros") */
 } glia_nn_conv2d_options;
 /** Sets torch's defaults and struct_size. @since 0.1 */
@@ -2026,11 +2046,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm2d(int64_t num_features, c
  * (n in [0, 64]). weight (ones) and, when bias != 0, bias (zeros) when
  * elementwise_affine; reserved (None) otherwise. Repr as torch's:
  * "LayerNorm((4,), eps=1e-05, elementwise_affine=True)".
- * Errors: GLIA_ERR_INVALID_ARGUMENT (NULL shape with n > 0, negative sizes).
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (NULL shape with normalized_ndim > 0, negative sizes).
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_layer_norm(const int64_t *normalized_shape, int64_t n, double eps,
-                                                       int32_t elementwise_affine, int32_t bias,
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_layer_norm(const int64_t *normalized_shape, int64_t normalized_ndim,
+                                                       double eps, int32_t elementwise_affine, int32_t bias,
                                                        const glia_factory_options *factory, glia_module **out);
 /**
  * torch.nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True): input
@@ -2097,7 +2117,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_bce_with_logits_loss(glia_tensor *we
  * previous one's outputs; an empty Sequential returns its input.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential(glia_module *const *modules, int64_t n, glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential(glia_module *const *modules, int64_t n_modules,
+                                                       glia_module **out);
 /** Sequential.append: the child is named str(len). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_append(glia_module *seq, glia_module *module);
 /** Sequential.insert(index, module): -len <= index <= len ("Index out of range: 7"); later children move up one key.
@@ -2124,12 +2145,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_slice(glia_module *seq, i
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_sequential_pop(glia_module *seq, int64_t index, glia_module **out);
 
 /** torch.nn.ModuleList(modules): children "0", "1", ...; calling it fails as torch's (no forward). @since 0.1 */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list(glia_module *const *modules, int64_t n, glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list(glia_module *const *modules, int64_t n_modules,
+                                                        glia_module **out);
 /** ModuleList.append. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_append(glia_module *list, glia_module *module);
 /** ModuleList.extend(modules). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_extend(glia_module *list, glia_module *const *modules,
-                                                               int64_t n);
+                                                               int64_t n_modules);
 /** ModuleList.insert(index, module): -len <= index <= len. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_insert(glia_module *list, int64_t index, glia_module *module);
 /** list[index] (new reference). @since 0.1 */
@@ -2147,8 +2169,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_list_pop(glia_module *list, i
  * update from an ordered mapping). Keys follow add_module's rules.
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys, glia_module *const *modules, int64_t n,
-                                                        glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict(const char *const *keys, glia_module *const *modules,
+                                                        int64_t n_modules, glia_module **out);
 /** dict[key] = module (a new key goes last; an existing key keeps its position). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_module_dict_set(glia_module *dict, const char *key, glia_module *module);
 /** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND ("'key'", Python's KeyError). @since 0.1 */
@@ -2171,7 +2193,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_key_at(const glia_module *dict,
  * Calling it is GLIA_ERR_UNSUPPORTED "ParameterList should not be called.".
  * @since 0.1
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list(glia_tensor *const *params, int64_t n, glia_module **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list(glia_tensor *const *params, int64_t n_params,
+                                                           glia_module **out);
 /** ParameterList.append. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list_append(glia_module *list, glia_tensor *param);
 /** list[index] (new reference). @since 0.1 */
@@ -2188,7 +2211,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_list_set(glia_module *list
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict(const char *const *keys, glia_tensor *const *params,
-                                                           int64_t n, glia_module **out);
+                                                           int64_t n_params, glia_module **out);
 /** dict[key] = param. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_parameter_dict_set(glia_module *dict, const char *key, glia_tensor *param);
 /** dict[key] (new reference). Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */

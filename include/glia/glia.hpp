@@ -26,7 +26,13 @@
 
 #include "glia/glia.h"
 
+// The wrapper's classes live in glia::cxx, an inline namespace: user code
+// writes glia::Tensor, while the symbols are glia::cxx::Tensor and so can
+// never meet the library's internal glia:: classes at link time (a static
+// libglia.a linked into a program that also uses this header), and a
+// translation unit that sees both fails to compile instead of mixing them.
 namespace glia {
+inline namespace cxx {
 
 /** The C error codes (enum glia_error_code: the name alone is also a function). */
 using ErrorCode = enum glia_error_code;
@@ -329,9 +335,14 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   }
 
   // ---- conversions ----
-  Tensor to(glia_dtype d) const { return to(device(), d); }
+  Tensor to(glia_dtype d) const {
+    return unary([&](glia_tensor** o) { return glia_tensor_to(get(), nullptr, &d, o); });
+  }
+  Tensor to(glia_device dev) const {
+    return unary([&](glia_tensor** o) { return glia_tensor_to(get(), &dev, nullptr, o); });
+  }
   Tensor to(glia_device dev, glia_dtype d) const {
-    return unary([&](glia_tensor** o) { return glia_tensor_to(get(), dev, d, o); });
+    return unary([&](glia_tensor** o) { return glia_tensor_to(get(), &dev, &d, o); });
   }
   Tensor clone() const {
     return unary([&](glia_tensor** o) { return glia_tensor_clone(get(), o); });
@@ -1206,7 +1217,7 @@ inline LrScheduler CosineAnnealingLR(const Optimizer& opt, int64_t t_max, double
 
 // ---- runtime ----
 inline void manual_seed(uint64_t seed) { glia_manual_seed(seed); }
-inline void set_num_threads(int32_t n) { detail::check(glia_set_num_threads(n)); }
+inline void set_num_threads(int32_t n_threads) { detail::check(glia_set_num_threads(n_threads)); }
 inline int32_t get_num_threads() { return glia_get_num_threads(); }
 inline std::string version_string() { return glia_version_string(); }
 inline glia_memory_stats memory_stats() {
@@ -1216,6 +1227,7 @@ inline glia_memory_stats memory_stats() {
   return s;
 }
 
+}  // namespace cxx
 }  // namespace glia
 
 #endif  // GLIA_GLIA_HPP

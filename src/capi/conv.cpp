@@ -19,7 +19,7 @@ void glia_conv2d_options_init(glia_conv2d_options* o) {
   o->stride[0] = o->stride[1] = 1;
   o->dilation[0] = o->dilation[1] = 1;
   o->groups = 1;
-  o->padding_mode = GLIA_PADDING_EXPLICIT;
+  o->padding_kind = GLIA_PADDING_EXPLICIT;
 }
 
 void glia_conv_transpose2d_options_init(glia_conv_transpose2d_options* o) {
@@ -62,9 +62,9 @@ glia_error* glia_conv2d(const glia_tensor* x, const glia_tensor* weight, const g
       GLIA_READ_PAIR(options, padding, o.padding);
       GLIA_READ_PAIR(options, dilation, o.dilation);
       GLIA_READ(options, groups, o.groups);
-      if (GLIA_COVERS(options, padding_mode)) {
-        int m = static_cast<int>(options->padding_mode);
-        GLIA_CHECK(m >= 0 && m <= 2, InvalidArgument, fn, ": unknown padding_mode ", m);
+      if (GLIA_COVERS(options, padding_kind)) {
+        int m = static_cast<int>(options->padding_kind);
+        GLIA_CHECK(m >= 0 && m <= 2, InvalidArgument, fn, ": options->padding_kind ", m, " is not a glia_padding_kind");
         o.padding_mode = m;
       }
     }

@@ -79,7 +79,7 @@ glia_error* glia_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t ke
       GLIA_READ_FLAG(options, bias, a.bias);
       if (GLIA_COVERS(options, padding_kind)) {
         int k = static_cast<int>(options->padding_kind);
-        GLIA_CHECK(k >= 0 && k <= 2, InvalidArgument, fn, ": options->padding_kind ", k, " is not a glia_padding_mode");
+        GLIA_CHECK(k >= 0 && k <= 2, InvalidArgument, fn, ": options->padding_kind ", k, " is not a glia_padding_kind");
         a.padding_kind = k;
       }
       if (GLIA_COVERS(options, padding_mode)) {

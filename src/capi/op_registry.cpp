@@ -7,7 +7,7 @@ constexpr OpGrad NOGRAD = OpGrad::None;
 constexpr OpGrad GRAD = OpGrad::First;
 constexpr OpGrad GRAD2 = OpGrad::Second;
 constexpr OpInfo kOps[] = {
-#define GLIA_OP(name, grad) {#name, grad},
+#define GLIA_OP(name, grad, fixture) {#name, grad, #fixture},
 #include "capi/ops.def"
 #undef GLIA_OP
 };

@@ -10,6 +10,7 @@ enum class OpGrad { None, First, Second };
 struct OpInfo {
   const char* name;  // the C function is glia_<name>
   OpGrad grad;
+  const char* fixture;  // tests/golden/ops/<fixture>.json holds its golden cases
 };
 
 std::span<const OpInfo> op_registry();

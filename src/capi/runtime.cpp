@@ -86,19 +86,39 @@ glia_error* glia_set_allocator(const glia_allocator* a) {
   });
 }
 
+namespace {
+
+void write_stats(glia_memory_stats* out, const char* fn, Device device) {
+  capi::check_out(out, fn, "out_stats");
+  GLIA_CHECK(out->struct_size >= offsetof(glia_memory_stats, bytes_in_use) + sizeof(uint64_t), InvalidArgument, fn,
+             ": struct_size ", out->struct_size, " is too small");
+  MemoryStats s = device_memory_stats(device, fn);
+  glia_memory_stats full{sizeof(glia_memory_stats), s.bytes_in_use, s.peak_bytes_in_use, s.bytes_cached, s.allocations};
+  size_t n = out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
+  size_t keep = out->struct_size;
+  std::memcpy(static_cast<void*>(out), &full, n);
+  out->struct_size = keep;
+}
+
+}  // namespace
+
 glia_error* glia_memory_stats_get(glia_memory_stats* out) {
-  return capi::guard([&] {
-    capi::check_out(out, "glia_memory_stats_get", "out_stats");
-    GLIA_CHECK(out->struct_size >= offsetof(glia_memory_stats, bytes_in_use) + sizeof(uint64_t), InvalidArgument,
-               "glia_memory_stats_get: struct_size ", out->struct_size, " is too small");
-    MemoryStats s = memory_stats();
-    glia_memory_stats full{sizeof(glia_memory_stats), s.bytes_in_use, s.peak_bytes_in_use, s.bytes_cached,
-                           s.allocations};
-    size_t n = out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
-    size_t keep = out->struct_size;
-    std::memcpy(static_cast<void*>(out), &full, n);
-    out->struct_size = keep;
-  });
+  return capi::guard([&] { write_stats(out, "glia_memory_stats_get", Device{}); });
+}
+
+glia_error* glia_device_memory_stats_get(glia_device device, glia_memory_stats* out) {
+  const char* fn = "glia_device_memory_stats_get";
+  return capi::guard([&] { write_stats(out, fn, capi::device_arg(device, fn)); });
+}
+
+glia_error* glia_device_reset_peak_memory_stats(glia_device device) {
+  const char* fn = "glia_device_reset_peak_memory_stats";
+  return capi::guard([&] { device_reset_peak_memory_stats(capi::device_arg(device, fn), fn); });
+}
+
+glia_error* glia_device_empty_cache(glia_device device) {
+  const char* fn = "glia_device_empty_cache";
+  return capi::guard([&] { device_empty_cache(capi::device_arg(device, fn), fn); });
 }
 
 void glia_reset_peak_memory_stats(void) { reset_peak_memory_stats(); }

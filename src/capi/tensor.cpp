@@ -275,12 +275,13 @@ glia_error* glia_tensor_item_int64(const glia_tensor* tensor, int64_t* out) {
   });
 }
 
-glia_error* glia_tensor_to(const glia_tensor* tensor, glia_device device, glia_dtype dtype, glia_tensor** out) {
+glia_error* glia_tensor_to(const glia_tensor* tensor, const glia_device* device, const glia_dtype* dtype,
+                           glia_tensor** out) {
   return guard([&] {
     const char* fn = "glia_tensor_to";
     Tensor t = tensor_arg(tensor, fn, "tensor");
-    Device dev = device_arg(device, fn);
-    DType dt = dtype_arg(dtype, fn, "dtype");
+    Device dev = device ? device_arg(*device, fn) : t.device();
+    DType dt = dtype ? dtype_arg(*dtype, fn, "dtype") : t.dtype();
     check_out(out, fn, "out");
     *out = tensor_handle(to_with_grad(t, dev, dt));
   });

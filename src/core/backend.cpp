@@ -160,8 +160,8 @@ void load_locked(const std::string& name) {
              name, "\" is not a glia backend of ABI version ", GLIA_BACKEND_ABI_VERSION,
              t ? " (its table is of another version or incomplete)" : " (its entry point returned NULL)");
   const int type = static_cast<int>(t->device_type);
-  GLIA_CHECK(type > 0 && type < kDeviceTypeCount, Unsupported, "backend_load: \"", name,
-             "\" names device type ", type, ", which is not a backend slot (1 cuda, 2 privateuse1)");
+  GLIA_CHECK(type > 0 && type < kDeviceTypeCount, Unsupported, "backend_load: \"", name, "\" names device type ", type,
+             ", which is not a backend slot (1 cuda, 2 privateuse1)");
   Slot& s = g_slots[type];
   const glia_backend* old = s.table.load();
   if (old == t) return;  // loaded twice (by name and by path)
@@ -272,6 +272,28 @@ void* device_alloc(Device device, size_t nbytes) {
   return p;
 }
 
+MemoryStats device_memory_stats(Device device, const char* what) {
+  if (device.is_cpu()) return memory_stats();
+  const glia_backend& b = backend_of(device, what);
+  GLIA_CHECK(b.memory_stats, Unsupported, what, ": the ", b.name, " backend keeps no memory statistics");
+  glia_backend_memory_stats s{};
+  s.struct_size = sizeof s;
+  throw_backend_error(b.memory_stats(device.index, &s));
+  return MemoryStats{s.bytes_in_use, s.peak_bytes_in_use, s.bytes_cached, s.allocations};
+}
+
+void device_reset_peak_memory_stats(Device device, const char* what) {
+  if (device.is_cpu()) return reset_peak_memory_stats();
+  const glia_backend& b = backend_of(device, what);
+  if (b.reset_peak_memory_stats) b.reset_peak_memory_stats(device.index);
+}
+
+void device_empty_cache(Device device, const char* what) {
+  if (device.is_cpu()) return empty_cache();
+  const glia_backend& b = backend_of(device, what);
+  if (b.empty_cache) b.empty_cache(device.index);
+}
+
 void device_free(Device device, void* ptr, size_t nbytes) {
   if (const glia_backend* b = backend_for(device.type)) b->free(device.index, ptr, nbytes);
 }
@@ -360,7 +382,7 @@ void run_kernel_external(KernelId id, Device device, const KernelArgs& k) {
                                device.index,
                                0};
   }
-  const glia_kernel_call call{sizeof(glia_kernel_call), kid, k.n_in, k.n_out, k.n_attrs, ts, ts + k.n_in, k.attrs,
+  const glia_kernel_call call{sizeof(glia_kernel_call),      kid, k.n_in, k.n_out, k.n_attrs, ts, ts + k.n_in, k.attrs,
                               b.current_stream(device.index)};
   throw_backend_error(fn(&call));
 }

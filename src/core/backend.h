@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/allocator.h"
 #include "core/device.h"
 #include "glia/glia_backend.h"
 
@@ -46,5 +47,10 @@ void device_free(Device device, void* ptr, size_t nbytes);
 // nbytes contiguous bytes between any two devices (CPU included); blocking.
 void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes);
 void device_synchronize(Device device);
+// Memory statistics of one device: the CPU allocator's, or the backend's (Unsupported when it keeps none).
+// `what` names the caller in errors.
+MemoryStats device_memory_stats(Device device, const char* what);
+void device_reset_peak_memory_stats(Device device, const char* what);
+void device_empty_cache(Device device, const char* what);
 
 }  // namespace glia

@@ -15,3 +15,9 @@ add_test(NAME abi.struct_layout
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/struct_layout.py
     --cc ${CMAKE_C_COMPILER} --include ${PROJECT_SOURCE_DIR}/include --layout ${PROJECT_SOURCE_DIR}/abi/glia.layout)
 set_tests_properties(abi.struct_layout PROPERTIES LABELS abi SKIP_RETURN_CODE 77)
+
+# The naming rules of docs/c-api.md ("one spelling per concept"): out-parameters, array lengths, optional
+# arguments, padding_mode vs padding_kind.
+add_test(NAME abi.naming
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/naming.py ${PROJECT_SOURCE_DIR}/include/glia/glia.h)
+set_tests_properties(abi.naming PROPERTIES LABELS abi)

@@ -308,11 +308,11 @@ static void test_to(void) {
 
   if (!t) return;
   /* Same device and dtype: a new reference to the same handle. */
-  if (OK(glia_tensor_to(t, kCpu, GLIA_FLOAT32, &u))) {
+  if (OK(glia_tensor_to(t, &kCpu, &(glia_dtype){GLIA_FLOAT32}, &u))) {
     CHECK(u == t);
     release(u);
   }
-  if (OK(glia_tensor_to(t, kCpu, GLIA_FLOAT16, &u))) {
+  if (OK(glia_tensor_to(t, &kCpu, &(glia_dtype){GLIA_FLOAT16}, &u))) {
     OK(glia_tensor_dtype(u, &dtype));
     CHECK(dtype == GLIA_FLOAT16);
     OK(glia_tensor_copy_to_host(u, bits, sizeof bits));
@@ -320,23 +320,23 @@ static void test_to(void) {
     CHECK_REPR(u, "tensor([ 1.0000,  2.5000, -3.0000,  0.1000], dtype=torch.float16)");
     release(u);
   }
-  if (OK(glia_tensor_to(t, kCpu, GLIA_BFLOAT16, &u))) {
+  if (OK(glia_tensor_to(t, &kCpu, &(glia_dtype){GLIA_BFLOAT16}, &u))) {
     OK(glia_tensor_copy_to_host(u, bits, sizeof bits));
     CHECK(bits[0] == 16256 && bits[1] == 16416 && bits[2] == -16320 && bits[3] == 15821);
     release(u);
   }
-  ERR(glia_tensor_to(t, kCpu, (glia_dtype)99, &u), GLIA_ERR_DTYPE);
+  ERR(glia_tensor_to(t, &kCpu, &(glia_dtype){(glia_dtype)99}, &u), GLIA_ERR_DTYPE);
   release(t);
 
   t = from_floats(truncated, 3, three, 1);
   if (!t) return;
-  if (OK(glia_tensor_to(t, kCpu, GLIA_INT64, &u))) {
+  if (OK(glia_tensor_to(t, &kCpu, &(glia_dtype){GLIA_INT64}, &u))) {
     OK(glia_tensor_copy_to_host(u, i64, sizeof i64));
     CHECK(i64[0] == 2 && i64[1] == -2 && i64[2] == 0);
     CHECK_REPR(u, "tensor([ 2, -2,  0])");
     release(u);
   }
-  if (OK(glia_tensor_to(t, kCpu, GLIA_BOOL, &u))) {
+  if (OK(glia_tensor_to(t, &kCpu, &(glia_dtype){GLIA_BOOL}, &u))) {
     OK(glia_tensor_copy_to_host(u, flags, sizeof flags));
     CHECK(flags[0] == 1 && flags[1] == 1 && flags[2] == 0);
     CHECK_REPR(u, "tensor([ True,  True, False])");
@@ -443,7 +443,7 @@ static void test_misuse(void) {
     ERR(glia_tensor_numel(foreign[k], &n), GLIA_ERR_INVALID_HANDLE);
     ERR(glia_tensor_retain(foreign[k]), GLIA_ERR_INVALID_HANDLE);
     ERR(glia_tensor_release(foreign[k]), GLIA_ERR_INVALID_HANDLE);
-    ERR(glia_tensor_to(foreign[k], kCpu, GLIA_FLOAT32, &out), GLIA_ERR_INVALID_HANDLE);
+    ERR(glia_tensor_to(foreign[k], &kCpu, &(glia_dtype){GLIA_FLOAT32}, &out), GLIA_ERR_INVALID_HANDLE);
   }
   CHECK(n == -7 && out == NULL);
   glia_error_free(foreign_object);

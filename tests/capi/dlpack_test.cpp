@@ -384,7 +384,7 @@ TEST(DLPack, ImportedValuesPerDType) {
   GLIA_OK_(glia_tensor_copy_to_host(t, u, sizeof(u)));
   EXPECT_EQ(u[2], 255);
   glia_tensor* f = nullptr;
-  GLIA_OK_(glia_tensor_to(t, glia_device{GLIA_CPU, 0}, GLIA_FLOAT32, &f));
+  GLIA_OK_(glia_tensor_to(t, ptr_to(glia_device{GLIA_CPU, 0}), ptr_to(GLIA_FLOAT32), &f));
   float fl[3];
   GLIA_OK_(glia_tensor_copy_to_host(f, fl, sizeof(fl)));
   EXPECT_EQ(fl[2], 255.0f);
@@ -393,7 +393,7 @@ TEST(DLPack, ImportedValuesPerDType) {
 
   uint8_t flags[2] = {0, 1};
   GLIA_OK_(glia_tensor_from_dlpack(make_managed(flags, {2}, {}, DLDataType{kBoolCode, 8, 1}, &calls), &t));
-  GLIA_OK_(glia_tensor_to(t, glia_device{GLIA_CPU, 0}, GLIA_FLOAT32, &f));
+  GLIA_OK_(glia_tensor_to(t, ptr_to(glia_device{GLIA_CPU, 0}), ptr_to(GLIA_FLOAT32), &f));
   GLIA_OK_(glia_tensor_copy_to_host(f, fl, 2 * sizeof(float)));
   EXPECT_EQ(fl[0], 0.0f);
   EXPECT_EQ(fl[1], 1.0f);

@@ -546,13 +546,13 @@ TEST_F(ExtremeValues, SweepConvolution) {
         return glia_conv2d(x, w, b, &o, out);
       });
     }
-    for (glia_padding_mode pm : {GLIA_PADDING_VALID, GLIA_PADDING_SAME}) {
+    for (glia_padding_kind pm : {GLIA_PADDING_VALID, GLIA_PADDING_SAME}) {
       for (int arg : {4, 5}) {
-        check(label(std::string("glia_conv2d padding_mode ") + std::to_string(pm), names[arg], v),
+        check(label(std::string("glia_conv2d padding_kind ") + std::to_string(pm), names[arg], v),
               [&](glia_tensor** out) {
                 glia_conv2d_options o;
                 glia_conv2d_options_init(&o);
-                o.padding_mode = pm;
+                o.padding_kind = pm;
                 o.dilation[arg - 4] = v;
                 return glia_conv2d(x, w, b, &o, out);
               });
@@ -824,7 +824,7 @@ TEST_F(ExtremeValues, SweepFloatToIntConversions) {
     glia_tensor* f = make(h, {v, 1.5}, {2}, GLIA_FLOAT64);
     for (glia_dtype d : {GLIA_INT64, GLIA_INT32, GLIA_UINT8, GLIA_BOOL, GLIA_FLOAT16, GLIA_BFLOAT16, GLIA_FLOAT32}) {
       check(labeld("glia_tensor_to dtype " + std::to_string(d), "value", v),
-            [&](glia_tensor** out) { return glia_tensor_to(f, kCpu, d, out); });
+            [&](glia_tensor** out) { return glia_tensor_to(f, &kCpu, &d, out); });
     }
     glia_tensor* one = make(h, {v}, {1}, GLIA_FLOAT64);
     int64_t i = 0;

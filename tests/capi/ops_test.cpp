@@ -55,7 +55,7 @@ glia_dtype dtype_of(const glia_tensor* t) {
 // The elements as doubles (row-major), whatever the dtype.
 std::vector<double> host(Handles& h, glia_tensor* t) {
   glia_tensor* f64 = nullptr;
-  glia_error* e = glia_tensor_to(t, kCpu, GLIA_FLOAT64, &f64);
+  glia_error* e = glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT64), &f64);
   EXPECT_EQ(e, nullptr) << glia_error_message(e);
   glia_error_free(e);
   h.add(f64);
@@ -74,7 +74,7 @@ glia_tensor* vec(Handles& h, std::vector<double> v) { return from_doubles(h, v, 
 
 glia_tensor* typed(Handles& h, std::vector<double> v, glia_dtype d) {
   glia_tensor* t = nullptr;
-  EXPECT_EQ(glia_tensor_to(vec(h, v), kCpu, d, &t), nullptr);
+  EXPECT_EQ(glia_tensor_to(vec(h, v), &kCpu, &d, &t), nullptr);
   return h.add(t);
 }
 

@@ -441,7 +441,7 @@ TEST(ProbeAutograd, DtypeConversionRecordsToCopyBackward) {
   glia_tensor* x = make(h, {1.5, -2.0, 3.0}, {3}, GLIA_FLOAT32);
   GLIA_OK_(glia_tensor_set_requires_grad(x, 1));
   glia_tensor* y = nullptr;
-  GLIA_OK_(glia_tensor_to(x, kCpu, GLIA_FLOAT64, &y));
+  GLIA_OK_(glia_tensor_to(x, &kCpu, ptr_to(GLIA_FLOAT64), &y));
   h.add(y);
   EXPECT_EQ(grad_fn_name(y), "ToCopyBackward0");
   glia_tensor* sq = nullptr;
@@ -458,18 +458,18 @@ TEST(ProbeAutograd, DtypeConversionRecordsToCopyBackward) {
 
   // Half and back: still differentiable; an integer result is not.
   glia_tensor* half = nullptr;
-  GLIA_OK_(glia_tensor_to(x, kCpu, GLIA_FLOAT16, &half));
+  GLIA_OK_(glia_tensor_to(x, &kCpu, ptr_to(GLIA_FLOAT16), &half));
   h.add(half);
   EXPECT_EQ(grad_fn_name(half), "ToCopyBackward0");
   glia_tensor* as_long = nullptr;
-  GLIA_OK_(glia_tensor_to(x, kCpu, GLIA_INT64, &as_long));
+  GLIA_OK_(glia_tensor_to(x, &kCpu, ptr_to(GLIA_INT64), &as_long));
   h.add(as_long);
   int32_t rg = 1;
   GLIA_OK_(glia_tensor_requires_grad(as_long, &rg));
   EXPECT_EQ(rg, 0);
   // Same dtype: the tensor itself.
   glia_tensor* same = nullptr;
-  GLIA_OK_(glia_tensor_to(x, kCpu, GLIA_FLOAT32, &same));
+  GLIA_OK_(glia_tensor_to(x, &kCpu, ptr_to(GLIA_FLOAT32), &same));
   h.add(same);
   EXPECT_EQ(grad_fn_name(same), "");
 }

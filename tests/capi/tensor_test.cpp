@@ -116,7 +116,7 @@ TEST(TensorFactories, EmptyZerosOnesFull) {
     GLIA_OK_(glia_tensor_ones(shape, 2, &o, &t));
     EXPECT_EQ(dtype_of(t), dtype);
     glia_tensor* f = nullptr;
-    GLIA_OK_(glia_tensor_to(t, kCpu, GLIA_FLOAT64, &f));
+    GLIA_OK_(glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT64), &f));
     EXPECT_EQ(host<double>(f), std::vector<double>(6, 1.0));
     GLIA_OK_(glia_tensor_release(f));
     GLIA_OK_(glia_tensor_release(t));
@@ -367,19 +367,27 @@ TEST(TensorConversions, ToFollowsTorch) {
   GLIA_OK_(glia_tensor_from_data(vals, sizeof(vals), shape, 1, GLIA_FLOAT32, &t));
 
   glia_tensor* same = nullptr;
-  GLIA_OK_(glia_tensor_to(t, kCpu, GLIA_FLOAT32, &same));
+  GLIA_OK_(glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT32), &same));
   EXPECT_EQ(same, t);  // the same object has the same handle
   GLIA_OK_(glia_tensor_release(same));
   EXPECT_EQ(numel_of(t), 5);  // t still alive: `same` was its own reference
 
+  // NULL keeps the tensor's own device or dtype (torch's .to(dtype) / .to(device)).
+  GLIA_OK_(glia_tensor_to(t, nullptr, nullptr, &same));
+  EXPECT_EQ(same, t);
+  GLIA_OK_(glia_tensor_release(same));
+  GLIA_OK_(glia_tensor_to(t, &kCpu, nullptr, &same));
+  EXPECT_EQ(same, t);
+  GLIA_OK_(glia_tensor_release(same));
+
   glia_tensor* i64 = nullptr;
-  GLIA_OK_(glia_tensor_to(t, kCpu, GLIA_INT64, &i64));
+  GLIA_OK_(glia_tensor_to(t, nullptr, ptr_to(GLIA_INT64), &i64));
   EXPECT_NE(i64, t);
   EXPECT_EQ(host<int64_t>(i64), (std::vector<int64_t>{1, -2, 0, 3, 0}));
   GLIA_OK_(glia_tensor_release(i64));
 
   glia_tensor* b = nullptr;
-  GLIA_OK_(glia_tensor_to(t, kCpu, GLIA_BOOL, &b));
+  GLIA_OK_(glia_tensor_to(t, &kCpu, ptr_to(GLIA_BOOL), &b));
   EXPECT_EQ(host<uint8_t>(b), (std::vector<uint8_t>{1, 1, 0, 1, 1}));
   GLIA_OK_(glia_tensor_release(b));
 
@@ -390,21 +398,21 @@ TEST(TensorConversions, ToFollowsTorch) {
   glia_tensor* e = nullptr;
   GLIA_OK_(glia_tensor_from_data(edge, sizeof(edge), four, 1, GLIA_FLOAT32, &e));
   glia_tensor* h = nullptr;
-  GLIA_OK_(glia_tensor_to(e, kCpu, GLIA_FLOAT16, &h));
+  GLIA_OK_(glia_tensor_to(e, &kCpu, ptr_to(GLIA_FLOAT16), &h));
   EXPECT_EQ(host<uint16_t>(h), (std::vector<uint16_t>{0x3C00, 0x3C02, 0x7C00, 0x3555}));
   GLIA_OK_(glia_tensor_release(h));
   GLIA_OK_(glia_tensor_release(e));
 
   float bedge[3] = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f / 3.0f};
   GLIA_OK_(glia_tensor_from_data(bedge, sizeof(bedge), three, 1, GLIA_FLOAT32, &e));
-  GLIA_OK_(glia_tensor_to(e, kCpu, GLIA_BFLOAT16, &h));
+  GLIA_OK_(glia_tensor_to(e, &kCpu, ptr_to(GLIA_BFLOAT16), &h));
   EXPECT_EQ(host<uint16_t>(h), (std::vector<uint16_t>{0x3F80, 0x3F82, 0x3EAB}));
   GLIA_OK_(glia_tensor_release(h));
   GLIA_OK_(glia_tensor_release(e));
 
   glia_tensor* bad = nullptr;
-  EXPECT_GLIA_ERR(glia_tensor_to(t, glia_device{GLIA_CUDA, 63}, GLIA_FLOAT32, &bad), GLIA_ERR_DEVICE);
-  EXPECT_GLIA_ERR(glia_tensor_to(t, kCpu, static_cast<glia_dtype>(42), &bad), GLIA_ERR_DTYPE);
+  EXPECT_GLIA_ERR(glia_tensor_to(t, ptr_to(glia_device{GLIA_CUDA, 63}), ptr_to(GLIA_FLOAT32), &bad), GLIA_ERR_DEVICE);
+  EXPECT_GLIA_ERR(glia_tensor_to(t, &kCpu, ptr_to(static_cast<glia_dtype>(42)), &bad), GLIA_ERR_DTYPE);
   EXPECT_EQ(bad, nullptr);
   GLIA_OK_(glia_tensor_release(t));
 }
@@ -525,7 +533,7 @@ TEST(TensorRandom, RandIsInUnitIntervalForEveryFloatingDType) {
     glia_tensor* t = nullptr;
     GLIA_OK_(glia_tensor_rand(shape, 1, &o, &t));
     glia_tensor* f = nullptr;
-    GLIA_OK_(glia_tensor_to(t, kCpu, GLIA_FLOAT64, &f));
+    GLIA_OK_(glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT64), &f));
     std::vector<double> v = host<double>(f);
     double lo = 1, hi = 0, sum = 0;
     for (double x : v) {

@@ -13,6 +13,11 @@
 
 #include "glia/glia.hpp"
 
+// The wrapper's classes are glia::cxx::* (an inline namespace), so their symbols never meet the
+// library's internal glia:: classes when libglia is linked statically.
+static_assert(std::is_same_v<glia::Tensor, glia::cxx::Tensor>);
+static_assert(std::is_same_v<glia::Module, glia::cxx::Module>);
+
 namespace {
 
 uint64_t bytes_in_use() { return glia::memory_stats().bytes_in_use; }

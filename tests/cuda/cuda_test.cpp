@@ -72,7 +72,7 @@ TEST_F(CudaDevice, TensorsMoveToTheGpuAndBack) {
   glia_tensor *x = nullptr, *d = nullptr, *dt = nullptr, *back = nullptr;
   GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 2, GLIA_FLOAT32, &x));
   keep(x);
-  GLIA_OK_(glia_tensor_to(x, kCuda, GLIA_FLOAT32, &d));
+  GLIA_OK_(glia_tensor_to(x, &kCuda, ptr_to(GLIA_FLOAT32), &d));
   keep(d);
   glia_device dev{};
   GLIA_OK_(glia_tensor_device(d, &dev));
@@ -84,7 +84,7 @@ TEST_F(CudaDevice, TensorsMoveToTheGpuAndBack) {
   // A transposed view on the GPU comes back in row-major order, through a float64 conversion.
   GLIA_OK_(glia_transpose(d, 0, 1, &dt));
   keep(dt);
-  GLIA_OK_(glia_tensor_to(dt, kCpu, GLIA_FLOAT64, &back));
+  GLIA_OK_(glia_tensor_to(dt, &kCpu, ptr_to(GLIA_FLOAT64), &back));
   keep(back);
   std::vector<double> got(6);
   GLIA_OK_(glia_tensor_copy_to_host(back, got.data(), got.size() * sizeof(double)));
@@ -100,7 +100,7 @@ TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
   glia_tensor *x = nullptr, *d = nullptr, *r = nullptr;
   GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 1, GLIA_FLOAT32, &x));
   keep(x);
-  GLIA_OK_(glia_tensor_to(x, kCuda, GLIA_FLOAT32, &d));
+  GLIA_OK_(glia_tensor_to(x, &kCuda, ptr_to(GLIA_FLOAT32), &d));
   keep(d);
   EXPECT_GLIA_MSG(glia_mul(d, d, &r), GLIA_ERR_UNSUPPORTED, "'mul' is not implemented for device cuda:0");
   EXPECT_EQ(r, nullptr);

@@ -285,7 +285,7 @@ TEST(LayersArgs, OptionsStructsAndNullArguments) {
   o.padding_mode = static_cast<glia_pad_mode>(7);
   EXPECT_GLIA_ERR(glia_nn_conv2d(1, 1, 3, 3, &o, nullptr, &m), GLIA_ERR_INVALID_ARGUMENT);
   glia_nn_conv2d_options_init(&o);
-  o.padding_kind = static_cast<glia_padding_mode>(5);
+  o.padding_kind = static_cast<glia_padding_kind>(5);
   EXPECT_GLIA_ERR(glia_nn_conv2d(1, 1, 3, 3, &o, nullptr, &m), GLIA_ERR_INVALID_ARGUMENT);
   o.struct_size = 0;
   EXPECT_GLIA_ERR(glia_nn_conv2d(1, 1, 3, 3, &o, nullptr, &m), GLIA_ERR_INVALID_ARGUMENT);

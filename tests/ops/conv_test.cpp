@@ -22,7 +22,7 @@ GLIA_ADAPTER(conv2d) {
   pair(c, "dilation", o.dilation, 1);
   o.groups = c.integer("groups", 1);
   std::string mode = c.str("padding_mode", "");
-  o.padding_mode = mode == "same" ? GLIA_PADDING_SAME : mode == "valid" ? GLIA_PADDING_VALID : GLIA_PADDING_EXPLICIT;
+  o.padding_kind = mode == "same" ? GLIA_PADDING_SAME : mode == "valid" ? GLIA_PADDING_VALID : GLIA_PADDING_EXPLICIT;
   return glia_conv2d(c.in[0], c.in[1], c.in[2], &o, c.out());
 }
 GLIA_ADAPTER(conv_transpose2d) {

@@ -33,7 +33,7 @@ glia_tensor* operand(Handles& h, const json& in, const glia_device* device) {
   if (device) {
     // Built on the host and copied: the device run sees the same values, and the transposed view is taken there.
     glia_tensor* d = nullptr;
-    ok(glia_tensor_to(t, *device, dtype(t), &d), "copy an operand to the device");
+    ok(glia_tensor_to(t, device, ptr_to(dtype(t)), &d), "copy an operand to the device");
     t = h.add(d);
   }
   if (!transposed) return t;
@@ -227,7 +227,7 @@ void run_case(const char* file, const json& c, const glia_device* device, Refusa
       glia_tensor* w = make(h, decode_all(c["w"][k]), outs[k]["shape"].get<std::vector<int64_t>>());
       if (device) {
         glia_tensor* dw = nullptr;
-        ok(glia_tensor_to(w, *device, GLIA_FLOAT64, &dw), "copy w to the device");
+        ok(glia_tensor_to(w, device, ptr_to(GLIA_FLOAT64), &dw), "copy w to the device");
         w = h.add(dw);
       }
       ws.push_back(glia::capi::tensor_arg(w, "test", "w"));
@@ -256,7 +256,8 @@ void run_case(const char* file, const json& c, const glia_device* device, Refusa
     if (ge) {
       ADD_FAILURE() << op << ": gradient failed: " << glia_error_message(ge)
                     << (device && glia_error_code(ge) == GLIA_ERR_UNSUPPORTED
-                            ? "\n(no device kernel: list \"" + grad_entry + "\" in tests/testdevice/unsupported_ops.txt)"
+                            ? "\n(no device kernel: list \"" + grad_entry +
+                                  "\" in tests/testdevice/unsupported_ops.txt)"
                             : "");
       glia_error_free(ge);
       return;

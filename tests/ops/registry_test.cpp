@@ -19,8 +19,9 @@ using glia::capi::OpGrad;
 using glia_ops_test::json;
 
 struct Coverage {
-  int forward = 0;  // cases
-  int grad = 0;     // float64 cases with gradients and a finite-difference check
+  int forward = 0;              // cases
+  int grad = 0;                 // float64 cases with gradients and a finite-difference check
+  std::set<std::string> files;  // the fixtures holding its cases
 };
 
 std::map<std::string, Coverage> scan_fixtures() {
@@ -32,6 +33,7 @@ std::map<std::string, Coverage> scan_fixtures() {
     for (const json& c : f["cases"]) {
       Coverage& k = cov[c["op"].get<std::string>()];
       ++k.forward;
+      k.files.insert(entry.path().stem().string());
       if (c.contains("grads") && c.value("gradcheck", true)) ++k.grad;
     }
     for (const json& c : f["errors"]) cov[c["op"].get<std::string>()];
@@ -58,6 +60,9 @@ TEST(OpRegistry, EveryOpIsExportedAdaptedAndCovered) {
     EXPECT_NE(glia_ops_test::find_adapter(op.name), nullptr) << "no adapter in tests/ops/";
     auto it = cov.find(op.name);
     EXPECT_TRUE(it != cov.end() && it->second.forward > 0) << "no golden forward case in tests/golden/ops/";
+    if (it != cov.end() && it->second.forward > 0)
+      EXPECT_EQ(it->second.files, std::set<std::string>{op.fixture})
+          << "ops.def names fixture " << op.fixture << ".json; the cases are elsewhere";
     if (op.grad != OpGrad::None)
       EXPECT_TRUE(it != cov.end() && it->second.grad > 0)
           << "differentiable but no float64 case with gradients and a finite-difference check";

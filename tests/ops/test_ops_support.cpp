@@ -24,9 +24,9 @@
 // It is the ops_tests binary run with --backend (this file holds its main();
 // without --backend it runs the GoogleTest suite); the build links
 // glia-test-ops to it, so the adapters are compiled once.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -62,7 +62,9 @@ void check(glia_error* e, const char* what) {
   throw std::runtime_error(m);
 }
 
-bool is_float(glia_dtype d) { return d == GLIA_FLOAT32 || d == GLIA_FLOAT64 || d == GLIA_FLOAT16 || d == GLIA_BFLOAT16; }
+bool is_float(glia_dtype d) {
+  return d == GLIA_FLOAT32 || d == GLIA_FLOAT64 || d == GLIA_FLOAT16 || d == GLIA_BFLOAT16;
+}
 
 // One input: values as float64, converted to its dtype, placed on `dev`
 // (offset: as a view starting one element into a larger buffer), transposed when asked.
@@ -75,7 +77,7 @@ glia_tensor* build(Owned& o, const std::vector<double>& v, std::vector<int64_t> 
   glia_tensor *t = nullptr, *c = nullptr;
   check(glia_tensor_from_data(buf.data(), buf.size() * sizeof(double), &n, 1, GLIA_FLOAT64, &t), "from_data");
   o.add(t);
-  check(glia_tensor_to(t, dev, dt, &c), "to device");
+  check(glia_tensor_to(t, &dev, &dt, &c), "to device");
   o.add(c);
   if (offset) {
     glia_tensor* s = nullptr;
@@ -97,8 +99,8 @@ struct Outcome {
   std::vector<glia_tensor*> outs;
 };
 
-Outcome run(const Adapter& a, const json& c, const std::vector<std::vector<double>>& vals, bool offset,
-            glia_device dev, Owned& o) {
+Outcome run(const Adapter& a, const json& c, const std::vector<std::vector<double>>& vals, bool offset, glia_device dev,
+            Owned& o) {
   Call call{c["args"], {}, {}};
   const json& ins = c["inputs"];
   for (size_t k = 0; k < ins.size(); ++k) {
@@ -125,7 +127,7 @@ Outcome run(const Adapter& a, const json& c, const std::vector<std::vector<doubl
 std::vector<double> host_values(glia_tensor* t) {
   Owned o;
   glia_tensor *f = nullptr, *c = nullptr;
-  check(glia_tensor_to(t, glia_device{GLIA_CPU, 0}, GLIA_FLOAT64, &f), "to host");
+  check(glia_tensor_to(t, ptr_to(glia_device{GLIA_CPU, 0}), ptr_to(GLIA_FLOAT64), &f), "to host");
   o.add(f);
   check(glia_tensor_contiguous(f, &c), "contiguous");
   o.add(c);
@@ -139,8 +141,8 @@ std::vector<double> host_values(glia_tensor* t) {
 // "" when the two outcomes agree, else what differs.
 std::string compare(const Outcome& cpu, const Outcome& dev, glia_device device, double tol_case) {
   if (cpu.code != dev.code)
-    return std::string("cpu: ") + glia_error_code_name(cpu.code) + " " + cpu.message + "; device: " +
-           glia_error_code_name(dev.code) + " " + dev.message;
+    return std::string("cpu: ") + glia_error_code_name(cpu.code) + " " + cpu.message +
+           "; device: " + glia_error_code_name(dev.code) + " " + dev.message;
   if (cpu.code != GLIA_OK) return "";
   if (cpu.outs.size() != dev.outs.size()) return "number of outputs differs";
   for (size_t k = 0; k < cpu.outs.size(); ++k) {
@@ -255,8 +257,8 @@ int test_ops(int argc, char** argv) {
         const char* name;
         const std::vector<std::vector<double>>* vals;
         bool offset;
-      } variants[] = {{"random", &random_vals, false}, {"random offset", &random_vals, true},
-                      {"fixture", &fixture_vals, false}};
+      } variants[] = {
+          {"random", &random_vals, false}, {"random offset", &random_vals, true}, {"fixture", &fixture_vals, false}};
       for (const Variant& v : variants) {
         ++r.cases;
         try {
@@ -278,7 +280,8 @@ int test_ops(int argc, char** argv) {
             continue;
           }
           ++r.failed;
-          if (r.first_failure.empty()) r.first_failure = file + ": " + std::string(c["name"]) + " (" + v.name + "): " + diff;
+          if (r.first_failure.empty())
+            r.first_failure = file + ": " + std::string(c["name"]) + " (" + v.name + "): " + diff;
         } catch (const std::exception& e) {
           ++r.failed;
           if (r.first_failure.empty())

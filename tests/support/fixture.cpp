@@ -98,7 +98,7 @@ glia_tensor* make(Handles& h, const std::vector<double>& v, const std::vector<in
   h.add(t);
   if (d == GLIA_FLOAT64) return t;
   glia_tensor* c = nullptr;
-  ok(glia_tensor_to(t, kCpu, d, &c), "glia_tensor_to");
+  ok(glia_tensor_to(t, &kCpu, &d, &c), "glia_tensor_to");
   return h.add(c);
 }
 
@@ -119,7 +119,7 @@ glia_dtype dtype(const glia_tensor* t) {
 std::vector<double> values(glia_tensor* t) {
   Handles h;
   glia_tensor* f64 = nullptr;
-  ok(glia_tensor_to(t, kCpu, GLIA_FLOAT64, &f64), "to float64");
+  ok(glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT64), &f64), "to float64");
   h.add(f64);
   glia_tensor* c = nullptr;
   ok(glia_tensor_contiguous(f64, &c), "contiguous");

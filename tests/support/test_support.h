@@ -21,6 +21,13 @@ ErrorInfo take(glia_error* e);
 
 }  // namespace glia_test
 
+// The address of a value for the duration of a call: glia's optional
+// arguments are pointers (glia_tensor_to(t, &kCpu, ptr_to(GLIA_FLOAT64), &out)).
+template <class T>
+const T* ptr_to(const T& v) {
+  return &v;
+}
+
 // Asserts a glia call succeeded, printing the error message otherwise.
 #define GLIA_OK_(call)                                                           \
   do {                                                                           \

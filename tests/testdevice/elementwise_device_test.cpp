@@ -69,7 +69,7 @@ class ElementwiseDevice : public ::testing::Test {
   }
   T to(CT t, glia_device d, glia_dtype dt) {
     T out = nullptr;
-    glia_error* e = glia_tensor_to(t, d, dt, &out);
+    glia_error* e = glia_tensor_to(t, &d, &dt, &out);
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return keep(out);
   }
@@ -150,15 +150,14 @@ class ElementwiseDevice : public ::testing::Test {
   }
   // In place on a clone of self (self's dtype and shape are kept), on the CPU and on the device.
   void inplace(const std::string& what, const OpInplace& op, CT self, CT other) {
-    expect_same(
-        what,
-        [&](const std::vector<CT>& v, T* o) {
-          T s = clone(v[0]);
-          glia_error* e = op(s, v[1]);
-          if (e) return e;
-          return glia_tensor_clone(s, o);
-        },
-        {self, other});
+    expect_same(what,
+                [&](const std::vector<CT>& v, T* o) {
+                  T s = clone(v[0]);
+                  glia_error* e = op(s, v[1]);
+                  if (e) return e;
+                  return glia_tensor_clone(s, o);
+                },
+                {self, other});
   }
   std::vector<T> owned_;
 };
@@ -196,15 +195,18 @@ TEST_F(ElementwiseDevice, UnaryOpsMatchTheCpu) {
       {"pow_scalar -1", [](CT x, T* o) { return glia_pow_scalar(x, glia_scalar_int(-1), o); }},
       {"pow_scalar 2.5", [](CT x, T* o) { return glia_pow_scalar(x, glia_scalar_float(2.5), o); }},
       {"scalar_pow", [](CT x, T* o) { return glia_scalar_pow(glia_scalar_float(1.5), x, o); }},
-      {"clamp both", [](CT x, T* o) {
+      {"clamp both",
+       [](CT x, T* o) {
          glia_scalar lo = glia_scalar_float(-1), hi = glia_scalar_float(2);
          return glia_clamp(x, &lo, &hi, o);
        }},
-      {"clamp min", [](CT x, T* o) {
+      {"clamp min",
+       [](CT x, T* o) {
          glia_scalar lo = glia_scalar_float(0.25);
          return glia_clamp(x, &lo, nullptr, o);
        }},
-      {"clamp max NaN", [](CT x, T* o) {
+      {"clamp max NaN",
+       [](CT x, T* o) {
          glia_scalar hi = glia_scalar_float(NAN);
          return glia_clamp(x, nullptr, &hi, o);
        }},
@@ -213,8 +215,9 @@ TEST_F(ElementwiseDevice, UnaryOpsMatchTheCpu) {
   };
   for (const auto& [name, op] : ops) unary(name, op, a);
   // Integer inputs: the float ops compute in float32, the others in the input's dtype.
-  const char* int_ops[] = {"abs", "sign", "neg", "exp", "log", "sqrt", "sigmoid", "tanh", "relu",
-                           "logical_not", "hardtanh", "pow_scalar 2.5", "clamp both", "eq_scalar"};
+  const char* int_ops[] = {"abs",      "sign",           "neg",        "exp",      "log",
+                           "sqrt",     "sigmoid",        "tanh",       "relu",     "logical_not",
+                           "hardtanh", "pow_scalar 2.5", "clamp both", "eq_scalar"};
   for (const auto& [name, op] : ops)
     for (const char* n : int_ops)
       if (name == n) unary(name + " int32", op, ai);
@@ -260,9 +263,10 @@ TEST_F(ElementwiseDevice, TernaryOpsMatchTheCpu) {
   keep(cond);
   T lo = host({-1, 0, 0.5f}, {3});
   T hi = host({1}, {1});
-  ternary("clamp_tensor both", [](CT x, CT l, CT h, T* o) { return glia_clamp_tensor(x, l, h, o); }, a, lo, hi);
-  ternary("clamp_tensor int32 bounds", [](CT x, CT l, CT h, T* o) { return glia_clamp_tensor(x, l, h, o); }, ai, lo,
-          hi);
+  ternary(
+      "clamp_tensor both", [](CT x, CT l, CT h, T* o) { return glia_clamp_tensor(x, l, h, o); }, a, lo, hi);
+  ternary(
+      "clamp_tensor int32 bounds", [](CT x, CT l, CT h, T* o) { return glia_clamp_tensor(x, l, h, o); }, ai, lo, hi);
   ternary("where", glia_where, cond, a, b);
   ternary("where int32 x float32", glia_where, cond, ai, b);
   ternary("where cpu scalar", glia_where, cond, a, scalar(-7));
@@ -288,7 +292,8 @@ TEST_F(ElementwiseDevice, InPlaceOpsMatchTheCpu) {
       {"fill_ int", [](T s, CT) { return glia_fill_(s, glia_scalar_int(7)); }},
       {"zero_", [](T s, CT) { return glia_zero_(s); }},
       {"relu_", [](T s, CT) { return glia_relu_(s); }},
-      {"clamp_", [](T s, CT) {
+      {"clamp_",
+       [](T s, CT) {
          glia_scalar lo = glia_scalar_float(-1), hi = glia_scalar_float(1);
          return glia_clamp_(s, &lo, &hi);
        }},

@@ -52,7 +52,7 @@ class ReduceLinalgDevice : public ::testing::Test {
   }
   glia_tensor* to(const glia_tensor* t, glia_device d, glia_dtype dt = GLIA_FLOAT32) {
     glia_tensor* out = nullptr;
-    glia_error* e = glia_tensor_to(t, d, dt, &out);
+    glia_error* e = glia_tensor_to(t, &d, &dt, &out);
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return keep(out);
   }

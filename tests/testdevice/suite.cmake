@@ -3,7 +3,7 @@
 # device dispatch, copies and the backend ABI are tested on every CI machine.
 add_library(glia_testdevice SHARED ${CMAKE_CURRENT_LIST_DIR}/testdevice.cpp)
 target_include_directories(glia_testdevice PRIVATE ${PROJECT_SOURCE_DIR}/include)
-target_compile_options(glia_testdevice PRIVATE -Wall -Wextra -Wno-unused-parameter)
+target_compile_options(glia_testdevice PRIVATE ${GLIA_WARNINGS})
 set_target_properties(glia_testdevice PROPERTIES CXX_VISIBILITY_PRESET hidden)
 target_link_options(glia_testdevice PRIVATE -Wl,--no-undefined)
 

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -57,7 +58,7 @@ class TestDevice : public ::testing::Test {
   }
   glia_tensor* to(glia_tensor* t, glia_device d, glia_dtype dt = GLIA_FLOAT32) {
     glia_tensor* out = nullptr;
-    glia_error* e = glia_tensor_to(t, d, dt, &out);
+    glia_error* e = glia_tensor_to(t, &d, &dt, &out);
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return keep(out);
   }
@@ -231,7 +232,8 @@ TEST_F(TestDevice, InjectedOutOfMemoryFailsTheCallAndLeaksNothing) {
   ASSERT_NE(fail_after, nullptr);
   fail_after(0);
   glia_tensor* d = nullptr;
-  EXPECT_GLIA_MSG(glia_tensor_to(x, kDev0, GLIA_FLOAT32, &d), GLIA_ERR_OUT_OF_MEMORY, "out of memory (injected)");
+  EXPECT_GLIA_MSG(glia_tensor_to(x, &kDev0, ptr_to(GLIA_FLOAT32), &d), GLIA_ERR_OUT_OF_MEMORY,
+                  "out of memory (injected)");
   EXPECT_EQ(d, nullptr);
   // The second allocation of a device op fails: the first (a converted input) is given back.
   glia_tensor* dx = to(x, kDev0);
@@ -266,8 +268,8 @@ TEST_F(TestDevice, StickyErrorsSurfaceUntilCleared) {
 TEST_F(TestDevice, DevicesOutOfRangeAreRefused) {
   glia_tensor* x = host({1}, {1});
   glia_tensor* r = nullptr;
-  EXPECT_GLIA_MSG(glia_tensor_to(x, glia_device{GLIA_PRIVATEUSE1, 2}, GLIA_FLOAT32, &r), GLIA_ERR_DEVICE,
-                  "device testdevice:2 is not available (the testdevice backend has 2 devices)");
+  EXPECT_GLIA_MSG(glia_tensor_to(x, ptr_to(glia_device{GLIA_PRIVATEUSE1, 2}), ptr_to(GLIA_FLOAT32), &r),
+                  GLIA_ERR_DEVICE, "device testdevice:2 is not available (the testdevice backend has 2 devices)");
   EXPECT_EQ(r, nullptr);
 }
 
@@ -304,3 +306,43 @@ TEST_F(TestDevice, ModulesMoveToTheDeviceAndBack) {
 }
 
 }  // namespace
+
+TEST_F(TestDevice, MemoryStatsArePerDevice) {
+  glia_memory_stats cpu0{}, d0{}, d1{};
+  cpu0.struct_size = d0.struct_size = d1.struct_size = sizeof(glia_memory_stats);
+  GLIA_OK_(glia_memory_stats_get(&cpu0));
+  GLIA_OK_(glia_device_memory_stats_get(kDev0, &d0));
+  GLIA_OK_(glia_device_memory_stats_get(kDev1, &d1));
+  glia_tensor* x = host(std::vector<float>(256, 1.0f), {256});  // 1 KiB on the CPU
+  glia_memory_stats cpu_after_host{};
+  cpu_after_host.struct_size = sizeof cpu_after_host;
+  GLIA_OK_(glia_device_memory_stats_get(kCpu, &cpu_after_host));
+  glia_tensor* dx = to(x, kDev0);
+  glia_memory_stats a0{}, a1{}, acpu{};
+  a0.struct_size = a1.struct_size = acpu.struct_size = sizeof(glia_memory_stats);
+  GLIA_OK_(glia_device_memory_stats_get(kDev0, &a0));
+  GLIA_OK_(glia_device_memory_stats_get(kDev1, &a1));
+  GLIA_OK_(glia_memory_stats_get(&acpu));
+  EXPECT_EQ(a0.bytes_in_use, d0.bytes_in_use + 1024);  // the copy lives on testdevice:0 ...
+  EXPECT_EQ(a0.allocations, d0.allocations + 1);
+  EXPECT_EQ(a1.bytes_in_use, d1.bytes_in_use);                // ... not on testdevice:1
+  EXPECT_EQ(acpu.bytes_in_use, cpu_after_host.bytes_in_use);  // and not on the CPU
+  EXPECT_GE(a0.peak_bytes_in_use, a0.bytes_in_use);
+  GLIA_OK_(glia_tensor_release(dx));
+  owned_.erase(std::find(owned_.begin(), owned_.end(), dx));
+  GLIA_OK_(glia_device_memory_stats_get(kDev0, &a0));
+  EXPECT_EQ(a0.bytes_in_use, d0.bytes_in_use);
+  EXPECT_GE(a0.peak_bytes_in_use, d0.bytes_in_use + 1024);
+  GLIA_OK_(glia_device_reset_peak_memory_stats(kDev0));
+  GLIA_OK_(glia_device_memory_stats_get(kDev0, &a0));
+  EXPECT_EQ(a0.peak_bytes_in_use, a0.bytes_in_use);
+  GLIA_OK_(glia_device_empty_cache(kDev0));
+  GLIA_OK_(glia_device_empty_cache(kCpu));
+
+  EXPECT_GLIA_MSG(
+      glia_device_memory_stats_get(glia_device{GLIA_PRIVATEUSE1, 5}, &a0), GLIA_ERR_DEVICE,
+      "glia_device_memory_stats_get: device testdevice:5 is not available (the testdevice backend has 2 devices)");
+  EXPECT_GLIA_ERR(glia_device_memory_stats_get(glia_device{GLIA_CUDA, 63}, &a0), GLIA_ERR_DEVICE);
+  EXPECT_GLIA_ERR(glia_device_reset_peak_memory_stats(glia_device{GLIA_CUDA, 63}), GLIA_ERR_DEVICE);
+  EXPECT_GLIA_ERR(glia_device_memory_stats_get(kDev0, nullptr), GLIA_ERR_INVALID_ARGUMENT);
+}

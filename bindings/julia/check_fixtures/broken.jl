@@ -72,7 +72,8 @@ end
 
 ok_numel(t, n) = ccall((:glia_tensor_numel, LIB), P, (P, Ref{Int64}), t, n)
 ok_version() = @ccall LIB.glia_version()::UInt32
-ok_to(t, d, out) = ccall((:glia_tensor_to, LIB), P, (P, Device, Cint, Ref{P}), t, d, 0, out)
+ok_to(t, d, out) = ccall((:glia_tensor_to, LIB), P, (P, Ref{Device}, Ptr{Cint}, Ref{P}), t, d, C_NULL, out)
+ok_to_empty(m, d) = ccall((:glia_module_to_empty, LIB), P, (P, Device), m, d)
 ok_sgd(ps, n, o, out) = ccall((:glia_optim_sgd, LIB), P, (Ptr{P}, Int64, Ref{SGDOptions}, Ref{P}), ps, n, o, out)
 ok_zeros(s, n, out) = @g glia_tensor_zeros P (Ptr{Int64}, Int64, P, Ref{P}) s n C_NULL out
 ok_name(e) = unsafe_string(@ccall LIB.glia_error_message(e::P)::Cstring)
@@ -106,8 +107,8 @@ bad_unsigned(t, d, out) = @g glia_softmax P (P, UInt64, Ref{P}) t d out  # EXPEC
 bad_unknown(t) = ccall((:glia_tensor_frobnicate, LIB), P, (P,), t)  # EXPECT: glia_tensor_frobnicate | - | not declared in glia.h
 bad_order(ps, n, o, out) = ccall((:glia_optim_sgd, LIB), P, (Ptr{P}, Int64, Ref{SwappedSGDOptions}, Ref{P}), ps, n, o, out)  # EXPECT: glia_optim_sgd | argument 3 | C field weight_decay is double at offset 32 (8 bytes), Julia field nesterov is Int32 at offset 32 (4 bytes)
 bad_short(o) = ccall((:glia_adam_options_init, LIB), Cvoid, (Ref{ShortAdamOptions},), o)  # EXPECT: glia_adam_options_init | argument 1 | C field betas is double[2] at offset 16 (16 bytes), Julia field betas is Cdouble at offset 16 (8 bytes)
-bad_by_value(t, d, out) = ccall((:glia_tensor_to, LIB), P, (P, WideDevice, Cint, Ref{P}), t, d, 0, out)  # EXPECT: glia_tensor_to | argument 2 | layout differs
-bad_mutable(t, d, out) = ccall((:glia_tensor_to, LIB), P, (P, MutableDevice, Cint, Ref{P}), t, d, 0, out)  # EXPECT: glia_tensor_to | argument 2 | a mutable struct is passed by reference
+bad_by_value(m, d) = ccall((:glia_module_to_empty, LIB), P, (P, WideDevice), m, d)  # EXPECT: glia_module_to_empty | argument 2 | layout differs
+bad_mutable(m, d) = ccall((:glia_module_to_empty, LIB), P, (P, MutableDevice), m, d)  # EXPECT: glia_module_to_empty | argument 2 | a mutable struct is passed by reference
 bad_ret() = ccall(  # EXPECT: glia_version | return value | C is a unsigned 32-bit integer, Julia a signed 64-bit integer
     (:glia_version, LIB),
     Int64,

@@ -772,9 +772,9 @@ class Tensor:
                 raise TypeError("to() received an invalid combination of arguments: " + type(a).__name__)
         if kwargs:
             raise TypeError("to() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
-        dev = dev or self.device
-        dt = dt or self.dtype
-        r = _new(C.glia_tensor_to, self._h, dev._c(), dt._code)
+        dev_c = None if dev is None else ctypes.byref(dev._c())
+        dt_c = None if dt is None else ctypes.byref(ctypes.c_int(dt._code))
+        r = _new(C.glia_tensor_to, self._h, dev_c, dt_c)
         if copy and r._h == self._h:
             return self.clone()
         return r

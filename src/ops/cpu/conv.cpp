@@ -194,12 +194,11 @@ __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, cons
                                                            int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
                                                            float* dst) {
   const int64_t nch = (g.Wo + 15) / 16;
-  __mmask16 lm[4], sm[4];
+  __mmask16 lm[4];
   for (int64_t ch = 0; ch < nch; ++ch) {
-    const int64_t ow = 16 * ch, n = std::min<int64_t>(16, g.Wo - ow);
+    const int64_t ow = 16 * ch;
     const int64_t lo = std::clamp<int64_t>(ow0 - ow, 0, 16), hi = std::clamp<int64_t>(ow1 - ow, 0, 16);
     lm[ch] = static_cast<__mmask16>(hi > lo ? ((1u << hi) - 1) & ~((1u << lo) - 1) : 0u);
-    sm[ch] = static_cast<__mmask16>((1u << n) - 1);
   }
   const uintptr_t col0 = static_cast<uintptr_t>(kj * g.dw - g.pw) * sizeof(float);
   for (int64_t oh = oh0; oh < oh1; ++oh) {

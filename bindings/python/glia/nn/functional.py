@@ -174,13 +174,13 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     o.groups = int(groups)
     if isinstance(padding, str):
         if padding == "valid":
-            o.padding_mode = GLIA_PADDING_VALID
+            o.padding_kind = GLIA_PADDING_VALID
         elif padding == "same":
-            o.padding_mode = GLIA_PADDING_SAME
+            o.padding_kind = GLIA_PADDING_SAME
         else:
             raise ValueError("Invalid padding string '%s', should be one of {'valid', 'same'}" % padding)
     else:
-        o.padding_mode = GLIA_PADDING_EXPLICIT
+        o.padding_kind = GLIA_PADDING_EXPLICIT
         o.padding[:] = _pair(padding, "padding")
     return _new(C.glia_conv2d, _tensor_arg("conv2d", "input", 1, input), _tensor_arg("conv2d", "weight", 2, weight),
                 _tensor_arg("conv2d", "bias", 3, bias, True), byref(o))

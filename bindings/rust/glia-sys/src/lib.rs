@@ -186,10 +186,10 @@ pub const GLIA_PAD_REFLECT: glia_pad_mode = 1;
 pub const GLIA_PAD_REPLICATE: glia_pad_mode = 2;
 pub const GLIA_PAD_CIRCULAR: glia_pad_mode = 3;
 
-pub type glia_padding_mode = c_int;
-pub const GLIA_PADDING_EXPLICIT: glia_padding_mode = 0;
-pub const GLIA_PADDING_VALID: glia_padding_mode = 1;
-pub const GLIA_PADDING_SAME: glia_padding_mode = 2;
+pub type glia_padding_kind = c_int;
+pub const GLIA_PADDING_EXPLICIT: glia_padding_kind = 0;
+pub const GLIA_PADDING_VALID: glia_padding_kind = 1;
+pub const GLIA_PADDING_SAME: glia_padding_kind = 2;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -199,7 +199,7 @@ pub struct glia_conv2d_options {
     pub padding: [i64; 2],
     pub dilation: [i64; 2],
     pub groups: i64,
-    pub padding_mode: glia_padding_mode,
+    pub padding_kind: glia_padding_kind,
 }
 
 #[repr(C)]
@@ -315,7 +315,7 @@ pub struct glia_nn_conv2d_options {
     pub dilation: [i64; 2],
     pub groups: i64,
     pub bias: i32,
-    pub padding_kind: glia_padding_mode,
+    pub padding_kind: glia_padding_kind,
     pub padding_mode: glia_pad_mode,
 }
 
@@ -405,7 +405,7 @@ extern "C" {
     pub fn glia_error_code_name(code: glia_error_code) -> *const c_char;
     pub fn glia_version() -> u32;
     pub fn glia_version_string() -> *const c_char;
-    pub fn glia_set_num_threads(n: i32) -> *mut glia_error;
+    pub fn glia_set_num_threads(n_threads: i32) -> *mut glia_error;
     pub fn glia_get_num_threads() -> i32;
     pub fn glia_set_parallel_for(fn_: glia_parallel_for_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>) -> *mut glia_error;
     pub fn glia_shutdown();
@@ -423,6 +423,9 @@ extern "C" {
     pub fn glia_dtype_name(dtype: glia_dtype) -> *const c_char;
     pub fn glia_backend_status(type_: glia_device_type, out_device_count: *mut i32, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
     pub fn glia_device_synchronize(device: glia_device) -> *mut glia_error;
+    pub fn glia_device_memory_stats_get(device: glia_device, out_stats: *mut glia_memory_stats) -> *mut glia_error;
+    pub fn glia_device_reset_peak_memory_stats(device: glia_device) -> *mut glia_error;
+    pub fn glia_device_empty_cache(device: glia_device) -> *mut glia_error;
     pub fn glia_tensor_retain(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_release(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_options_init(options: *mut glia_tensor_options);
@@ -449,7 +452,7 @@ extern "C" {
     pub fn glia_tensor_copy_to_host(tensor: *const glia_tensor, dst: *mut c_void, nbytes: usize) -> *mut glia_error;
     pub fn glia_tensor_item_double(tensor: *const glia_tensor, out_value: *mut f64) -> *mut glia_error;
     pub fn glia_tensor_item_int64(tensor: *const glia_tensor, out_value: *mut i64) -> *mut glia_error;
-    pub fn glia_tensor_to(tensor: *const glia_tensor, device: glia_device, dtype: glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_to(tensor: *const glia_tensor, device: *const glia_device, dtype: *const glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_contiguous(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_clone(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_detach(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -472,9 +475,9 @@ extern "C" {
     pub fn glia_tensor_register_hook(tensor: *mut glia_tensor, fn_: glia_tensor_hook_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, out_hook_id: *mut u64) -> *mut glia_error;
     pub fn glia_tensor_remove_hook(tensor: *mut glia_tensor, hook_id: u64) -> *mut glia_error;
     pub fn glia_autograd_function_def_init(def: *mut glia_autograd_function_def);
-    pub fn glia_autograd_function_apply(def: *const glia_autograd_function_def, inputs: *const *const glia_tensor, n_inputs: i64, outputs: *mut *mut glia_tensor, n_outputs: i64) -> *mut glia_error;
+    pub fn glia_autograd_function_apply(def: *const glia_autograd_function_def, inputs: *const *const glia_tensor, n_inputs: i64, outs: *mut *mut glia_tensor, n_outs: i64) -> *mut glia_error;
     pub fn glia_autograd_ctx_save_for_backward(ctx: *mut glia_autograd_ctx, tensors: *const *const glia_tensor, n_tensors: i64) -> *mut glia_error;
-    pub fn glia_autograd_ctx_saved_tensors(ctx: *mut glia_autograd_ctx, outs: *mut *mut glia_tensor, capacity: i64, n_outs: *mut i64) -> *mut glia_error;
+    pub fn glia_autograd_ctx_saved_tensors(ctx: *mut glia_autograd_ctx, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_autograd_ctx_needs_input_grad(ctx: *const glia_autograd_ctx, index: i64, out: *mut i32) -> *mut glia_error;
     pub fn glia_add(a: *const glia_tensor, b: *const glia_tensor, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_sub(a: *const glia_tensor, b: *const glia_tensor, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -579,7 +582,7 @@ extern "C" {
     pub fn glia_permute(a: *const glia_tensor, dims: *const i64, n_dims: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_transpose(a: *const glia_tensor, dim0: i64, dim1: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_expand(a: *const glia_tensor, shape: *const i64, ndim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_unflatten(a: *const glia_tensor, dim: i64, sizes: *const i64, n: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_unflatten(a: *const glia_tensor, dim: i64, sizes: *const i64, n_sizes: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_narrow(a: *const glia_tensor, dim: i64, start: i64, length: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_slice(a: *const glia_tensor, dim: i64, start: i64, end: i64, step: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_select(a: *const glia_tensor, dim: i64, index: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -589,11 +592,11 @@ extern "C" {
     pub fn glia_scatter_add(a: *const glia_tensor, dim: i64, index: *const glia_tensor, src: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_scatter_value(a: *const glia_tensor, dim: i64, index: *const glia_tensor, value: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_masked_select(a: *const glia_tensor, mask: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_cat(tensors: *const *const glia_tensor, n: i64, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_stack(tensors: *const *const glia_tensor, n: i64, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_split(a: *const glia_tensor, split_size: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, n_outs: *mut i64) -> *mut glia_error;
-    pub fn glia_split_with_sizes(a: *const glia_tensor, sizes: *const i64, n_sizes: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, n_outs: *mut i64) -> *mut glia_error;
-    pub fn glia_chunk(a: *const glia_tensor, chunks: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, n_outs: *mut i64) -> *mut glia_error;
+    pub fn glia_cat(tensors: *const *const glia_tensor, n_tensors: i64, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_stack(tensors: *const *const glia_tensor, n_tensors: i64, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_split(a: *const glia_tensor, split_size: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
+    pub fn glia_split_with_sizes(a: *const glia_tensor, sizes: *const i64, n_sizes: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
+    pub fn glia_chunk(a: *const glia_tensor, chunks: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv2d_options_init(options: *mut glia_conv2d_options);
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -605,7 +608,7 @@ extern "C" {
     pub fn glia_avg_pool2d(x: *const glia_tensor, options: *const glia_avg_pool2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_adaptive_avg_pool2d(x: *const glia_tensor, out_h: i64, out_w: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_batch_norm(x: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, training: i32, momentum: f64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, n: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, normalized_ndim: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_group_norm(x: *const glia_tensor, num_groups: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_embedding(weight: *mut glia_tensor, indices: *const glia_tensor, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_dropout(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -624,10 +627,10 @@ extern "C" {
     pub fn glia_module_get_buffer(module: *mut glia_module, path: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_module_named_parameters(module: *mut glia_module, prefix: *const c_char, recurse: i32, remove_duplicate: i32, out: *mut *mut glia_tensor_dict) -> *mut glia_error;
     pub fn glia_module_named_buffers(module: *mut glia_module, prefix: *const c_char, recurse: i32, remove_duplicate: i32, out: *mut *mut glia_tensor_dict) -> *mut glia_error;
-    pub fn glia_module_named_children(module: *mut glia_module, out_modules: *mut *mut glia_module, out_names: *mut *mut c_char, capacity: i64, out_n: *mut i64) -> *mut glia_error;
-    pub fn glia_module_named_modules(module: *mut glia_module, prefix: *const c_char, remove_duplicate: i32, out_modules: *mut *mut glia_module, out_names: *mut *mut c_char, capacity: i64, out_n: *mut i64) -> *mut glia_error;
+    pub fn glia_module_named_children(module: *mut glia_module, out_modules: *mut *mut glia_module, out_names: *mut *mut c_char, capacity: i64, out_count: *mut i64) -> *mut glia_error;
+    pub fn glia_module_named_modules(module: *mut glia_module, prefix: *const c_char, remove_duplicate: i32, out_modules: *mut *mut glia_module, out_names: *mut *mut c_char, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_module_apply(module: *mut glia_module, fn_: glia_module_apply_fn, user_data: *mut c_void) -> *mut glia_error;
-    pub fn glia_module_forward(module: *mut glia_module, inputs: *const *const glia_tensor, n_inputs: i64, outputs: *mut *mut glia_tensor, capacity: i64, out_n_outputs: *mut i64) -> *mut glia_error;
+    pub fn glia_module_forward(module: *mut glia_module, inputs: *const *const glia_tensor, n_inputs: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_module_train(module: *mut glia_module, mode: i32) -> *mut glia_error;
     pub fn glia_module_is_training(module: *const glia_module, out: *mut i32) -> *mut glia_error;
     pub fn glia_module_set_training(module: *mut glia_module, mode: i32) -> *mut glia_error;
@@ -701,7 +704,7 @@ extern "C" {
     pub fn glia_batch_norm_options_init(options: *mut glia_batch_norm_options);
     pub fn glia_nn_batch_norm1d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_batch_norm2d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_layer_norm(normalized_shape: *const i64, n: i64, eps: f64, elementwise_affine: i32, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_layer_norm(normalized_shape: *const i64, normalized_ndim: i64, eps: f64, elementwise_affine: i32, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_group_norm(num_groups: i64, num_channels: i64, eps: f64, affine: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_cross_entropy_loss(options: *const glia_cross_entropy_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_nll_loss(options: *const glia_nll_loss_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
@@ -711,31 +714,31 @@ extern "C" {
     pub fn glia_nn_huber_loss(reduction: glia_reduction, delta: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_bce_loss(weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_bce_with_logits_loss(weight_or_null: *mut glia_tensor, pos_weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_sequential(modules: *const *mut glia_module, n: i64, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_sequential(modules: *const *mut glia_module, n_modules: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_append(seq: *mut glia_module, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_insert(seq: *mut glia_module, index: i64, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_get(seq: *mut glia_module, index: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_set(seq: *mut glia_module, index: i64, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_slice(seq: *mut glia_module, start: i64, stop: i64, step: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_pop(seq: *mut glia_module, index: i64, out: *mut *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_module_list(modules: *const *mut glia_module, n: i64, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_module_list(modules: *const *mut glia_module, n_modules: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_list_append(list: *mut glia_module, module: *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_module_list_extend(list: *mut glia_module, modules: *const *mut glia_module, n: i64) -> *mut glia_error;
+    pub fn glia_nn_module_list_extend(list: *mut glia_module, modules: *const *mut glia_module, n_modules: i64) -> *mut glia_error;
     pub fn glia_nn_module_list_insert(list: *mut glia_module, index: i64, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_list_get(list: *mut glia_module, index: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_list_set(list: *mut glia_module, index: i64, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_list_slice(list: *mut glia_module, start: i64, stop: i64, step: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_list_pop(list: *mut glia_module, index: i64, out: *mut *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_module_dict(keys: *const *const c_char, modules: *const *mut glia_module, n: i64, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_module_dict(keys: *const *const c_char, modules: *const *mut glia_module, n_modules: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_dict_set(dict: *mut glia_module, key: *const c_char, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_dict_get(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_module_dict_pop(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_dict_key_at(dict: *const glia_module, index: i64, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
-    pub fn glia_nn_parameter_list(params: *const *mut glia_tensor, n: i64, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_parameter_list(params: *const *mut glia_tensor, n_params: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_parameter_list_append(list: *mut glia_module, param: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_parameter_list_get(list: *mut glia_module, index: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_parameter_list_set(list: *mut glia_module, index: i64, param: *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_nn_parameter_dict(keys: *const *const c_char, params: *const *mut glia_tensor, n: i64, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_parameter_dict(keys: *const *const c_char, params: *const *mut glia_tensor, n_params: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_parameter_dict_set(dict: *mut glia_module, key: *const c_char, param: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_parameter_dict_get(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_parameter_dict_pop(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;

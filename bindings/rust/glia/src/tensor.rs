@@ -359,13 +359,13 @@ impl Tensor {
     }
     /// A copy converted to `dtype` (this tensor itself when it already is).
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
-        let dev = self.device().to_raw();
-        new_tensor(|o| unsafe { sys::glia_tensor_to(self.as_ptr(), dev, dtype.to_raw(), o) })
+        let d = dtype.to_raw();
+        new_tensor(|o| unsafe { sys::glia_tensor_to(self.as_ptr(), std::ptr::null(), &d, o) })
     }
     /// On `device` (this tensor itself when it already is).
     pub fn to_device(&self, device: Device) -> Result<Tensor> {
-        let d = self.dtype().to_raw();
-        new_tensor(|o| unsafe { sys::glia_tensor_to(self.as_ptr(), device.to_raw(), d, o) })
+        let dev = device.to_raw();
+        new_tensor(|o| unsafe { sys::glia_tensor_to(self.as_ptr(), &dev, std::ptr::null(), o) })
     }
 
     unary! {
