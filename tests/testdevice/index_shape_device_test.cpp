@@ -70,7 +70,7 @@ class IndexShapeDevice : public ::testing::Test {
   }
   glia_tensor* to(const glia_tensor* t, glia_device d, glia_dtype dt) {
     glia_tensor* out = nullptr;
-    glia_error* e = glia_tensor_to(t, d, dt, &out);
+    glia_error* e = glia_tensor_to(t, &d, &dt, &out);
     EXPECT_EQ(e, nullptr) << glia_error_message(e);
     return keep(out);
   }
