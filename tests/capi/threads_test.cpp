@@ -75,7 +75,7 @@ TEST(Threads, AllocationsAndLargeKernelsFromSeveralThreadsGiveEachItsOwnResult) 
       glia_tensor *a = nullptr, *b = nullptr, *c = nullptr;
       EXPECT_EQ(glia_tensor_full(shape, 1, i + 1.0, &o, &a), nullptr);
       EXPECT_EQ(glia_tensor_full(shape, 1, k, &o, &b), nullptr);
-      EXPECT_EQ(glia_add(a, b, &c), nullptr);
+      EXPECT_EQ(glia_add(a, b, 1.0, &c), nullptr);
       EXPECT_FLOAT_EQ(sum_of(c), static_cast<float>((i + 1.0 + k) * (1 << 18)));
       glia_memory_stats s{};
       s.struct_size = sizeof s;
