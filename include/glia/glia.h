@@ -1748,7 +1748,8 @@ typedef enum glia_format GLIA_ENUM_BASE {
 } glia_format;
 
 /**
- * Writes every entry of `dict` (CPU tensors of any strides) and, for
+ * Writes every entry of `dict` (tensors of any strides; a tensor on a device is written from a host copy, as
+ * torch.save writes it after .cpu()) and, for
  * safetensors, its metadata (the torch format has no place for it). Atomic: the bytes go to a temp file in the same
  * directory that replaces `path` only when complete and synced; on any error the previous file is intact. The torch
  * format writes what torch.load(path, weights_only=True) reads back as an OrderedDict, byte for byte what torch.save
@@ -1756,7 +1757,7 @@ typedef enum glia_format GLIA_ENUM_BASE {
  * writes all of its storage, as torch does), and requires_grad is written false. safetensors cannot express sharing:
  * each tensor gets its own bytes, every one aligned to its element size so that it loads without a copy. Errors:
  * GLIA_ERR_INVALID_ARGUMENT (format; a key or metadata that is not UTF-8; one storage viewed as two dtypes in the torch
- * format), GLIA_ERR_DEVICE (a tensor not on the CPU), GLIA_ERR_IO (with the OS's reason).
+ * format), GLIA_ERR_DEVICE (a device error while copying a tensor to the host), GLIA_ERR_IO (with the OS's reason).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save(const glia_tensor_dict *dict, const char *path,

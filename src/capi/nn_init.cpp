@@ -85,7 +85,8 @@ glia_error* glia_nn_utils_clip_grad_norm_(glia_tensor* const* params, int64_t n,
   const char* fn = "glia_nn_utils_clip_grad_norm_";
   return guard([&] {
     std::vector<Tensor> ps = tensors_arg(const_cast<const glia_tensor* const*>(params), n, fn, "params");
-    double total = nn::utils::clip_grad_norm_(ps, max_norm, norm_type, error_if_nonfinite != 0);
+    // The total comes back as a 0-dim tensor on the grads' device: read through a copy.
+    double total = item_double(nn::utils::clip_grad_norm_(ps, max_norm, norm_type, error_if_nonfinite != 0));
     if (out_total_norm) *out_total_norm = total;
   });
 }

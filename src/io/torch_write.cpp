@@ -24,8 +24,9 @@
 // - requires_grad is written False (state dicts are detached). A dict's metadata is
 //   not written: torch's format has no place for it.
 // - Tensors of different dtypes over one storage are refused, as torch.save
-//   refuses them. Tensors not on the CPU are refused (Error(Device)): this build
-//   has no device-to-host copy; torch writes them as 'cpu' after a copy.
+//   refuses them. A tensor on a device is written from a host copy of its
+//   storage (one copy per storage, so sharing survives), located 'cpu': the
+//   file holds what torch.save writes for the state dict moved to the CPU.
 #include <bit>
 #include <cstring>
 #include <map>
@@ -189,6 +190,7 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
   std::vector<StorageEntry> storages;
   std::unordered_map<const Storage*, size_t> storage_index;
   std::unordered_map<const TensorImpl*, uint32_t> tensor_memo;  // the same tensor under two keys
+  std::unordered_map<const Storage*, Tensor> host_copies;       // a device storage -> its host copy
 
   Pickler p;
   p.proto();
@@ -216,10 +218,17 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
         p.get(it->second);
         continue;
       }
-      GLIA_CHECK(t.device().is_cpu(), Device, "torch write: tensor \"", key, "\" is on ", t.device(),
-                 "; copy it to the CPU first (no device copy in this build)");
       const Storage* s = t.impl()->storage().get();
       size_t item = itemsize(t.dtype());
+      if (!t.device().is_cpu()) {  // the whole storage, copied to the host once (an explicit device-to-host copy)
+        auto [hc, fresh] = host_copies.emplace(s, Tensor());
+        if (fresh) {
+          const int64_t numel = static_cast<int64_t>(s->nbytes() / item), one = 1;
+          hc->second = empty(IntSpan(&numel, 1), t.dtype());
+          copy_into(hc->second, make_view(t, IntSpan(&numel, 1), IntSpan(&one, 1), 0));
+        }
+        s = hc->second.impl()->storage().get();
+      }
       auto [it, added] = storage_index.emplace(s, storages.size());
       if (added) {
         storages.push_back({std::to_string(storages.size()), t.dtype(), s, static_cast<int64_t>(s->nbytes() / item)});

@@ -9,12 +9,14 @@ namespace glia::nn::init {
 
 namespace {
 
-// Draws one double per element (row-major order) and writes them into t.
+// Draws one double per element (row-major order) and writes them into t. The draws are made on
+// the host, from the calling thread's generator, into a CPU float64 tensor that is then copied
+// into t wherever it lives: a tensor on a device gets exactly the values the CPU would.
 template <class F>
 void fill_with(const Tensor& t, const char* fn, F draw) {
   GLIA_CHECK(t.defined(), InvalidArgument, fn, ": tensor is undefined");
   GLIA_CHECK(is_floating(t.dtype()), DType, fn, ": expected a floating point tensor, got ", dtype_name(t.dtype()));
-  Tensor tmp = empty(t.shape(), DType::Float64, t.device());
+  Tensor tmp = empty(t.shape(), DType::Float64);
   double* p = tmp.data_ptr<double>();
   for (int64_t i = 0; i < tmp.numel(); ++i) p[i] = draw();
   copy_into(t, tmp);

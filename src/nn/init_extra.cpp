@@ -20,9 +20,10 @@ void check_floating(const Tensor& t, const char* fn) {
   GLIA_CHECK(is_floating(t.dtype()), DType, fn, ": expected a floating point tensor, got ", dtype_name(t.dtype()));
 }
 
-// Writes row-major doubles into t (any layout and floating dtype) and bumps its version.
+// Writes row-major doubles into t (any layout, floating dtype and device: a host tensor is
+// copied over) and bumps its version.
 void store(const Tensor& t, const std::vector<double>& v) {
-  Tensor tmp = empty(t.shape(), DType::Float64, t.device());
+  Tensor tmp = empty(t.shape(), DType::Float64);
   std::copy(v.begin(), v.end(), tmp.data_ptr<double>());
   copy_into(t, tmp);
   bump_version(t);

@@ -132,14 +132,8 @@ Ref<LoadReport> Module::load_state_dict(const TensorDict& dict, bool strict, boo
                          " from checkpoint, the shape in current model is " + shape_str(param.shape()) + ".");
         continue;
       }
-      if (!assign && input.device() != param.device()) {
-        std::ostringstream os;
-        os << "While copying the parameter named \"" << key << "\", whose dimensions in the model are " << param.shape()
-           << " and whose dimensions in the checkpoint are " << input.shape()
-           << ", an exception occurred : ('cannot copy from " << input.device() << " to " << param.device() << "',).";
-        errors.push_back(os.str());
-        continue;
-      }
+      // torch's param.copy_(input_param): a checkpoint on the CPU loads into a module on a device
+      // (and back), copied through the backends.
       actions.push_back({assign ? LoadAction::Assign : LoadAction::Copy, ModuleRef::share(&m), e.name, i < n_params,
                          input, Tensor()});
     }

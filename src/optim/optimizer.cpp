@@ -162,22 +162,55 @@ void Optimizer::add_param_group(std::vector<Tensor> params, std::vector<Option> 
   groups_.push_back(ParamGroup{std::move(params), std::move(merged)});
 }
 
+void Update::run() {
+  if (step.defined()) fill(step, step_value);
+  const Tensor* in[1] = {fast ? &g : &gd};
+  const Tensor* out[4];
+  out[0] = fast ? &p : &pd;
+  for (int32_t i = 0; i < n_states; ++i) out[i + 1] = fast ? &states[i] : &sd[i];
+  const KernelArgs k{in, out, attrs.data(), 1, n_states + 1, n_attrs};
+  const Device dev = p.device();
+  if (__builtin_expect(dev.is_cpu(), 1))
+    kCpuKernels[static_cast<uint32_t>(kernel)](k);
+  else
+    run_kernel_external(kernel, dev, k);
+  if (!fast) {
+    copy_into(p, pd);
+    for (int32_t i = 0; i < n_states; ++i) copy_into(states[i], sd[i]);
+  }
+  bump_version(p);
+}
+
 void Optimizer::step() {
   GradModeGuard no_grad(false);
-  // Note [All-or-nothing step]: the structure of the state (which entries exist) is copied (the
-  // tensors are shared, not cloned) and put back if a prepare pass fails.
-  auto saved_state = state_;
-  auto saved_index = state_index_;
+  // Note [All-or-nothing step]: what the prepare passes may change is recorded first (how many
+  // states there are, each state's entry count and which entries are defined) and taken back if
+  // one of them fails.
+  const size_t n_states = state_.size();
+  std::vector<uint32_t> n_entries(n_states);
+  std::vector<bool> defined;
+  for (size_t i = 0; i < n_states; ++i) {
+    const auto& entries = state_[i].second.entries;
+    n_entries[i] = static_cast<uint32_t>(entries.size());
+    for (const auto& e : entries) defined.push_back(e.second.defined());
+  }
   Commit commit;
   try {
     commit.reserve(static_cast<size_t>(num_params()));
     for (ParamGroup& g : groups_) prepare_group(g, commit);
   } catch (...) {
-    state_ = std::move(saved_state);
-    state_index_ = std::move(saved_index);
+    for (size_t i = state_.size(); i > n_states; --i) state_index_.erase(state_[i - 1].first.get());
+    state_.resize(n_states);
+    size_t flag = 0;
+    for (size_t i = 0; i < n_states; ++i) {
+      auto& entries = state_[i].second.entries;
+      entries.resize(n_entries[i]);
+      for (auto& e : entries)
+        if (!defined[flag++]) e.second = Tensor();
+    }
     throw;
   }
-  for (auto& update : commit) update();
+  for (Update& u : commit) u.run();
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -298,7 +331,8 @@ void Optimizer::load_state_dict(const nn::TensorDict& dict) {
                ".params\" must be a 1-D integer tensor");
     GLIA_CHECK(idx.numel() == static_cast<int64_t>(groups_[g].params.size()), InvalidArgument,
                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
-    Tensor idx64 = contiguous(to_dtype(idx, DType::Int64));
+    // Read on the host: a dict given on a device is copied first (an explicit device-to-host copy).
+    Tensor idx64 = contiguous(to_dtype(to_device(idx, Device{}), DType::Int64));
     for (int64_t i = 0; i < idx64.numel(); ++i) id_map[idx64.data_ptr<int64_t>()[i]] = groups_[g].params[i];
     std::vector<Option> opts;
     for (const Option& d : defaults_) {
@@ -309,7 +343,7 @@ void Optimizer::load_state_dict(const nn::TensorDict& dict) {
       GLIA_CHECK(found->numel() == static_cast<int64_t>(d.value.size()), InvalidArgument,
                  "loaded state dict's \"param_groups.", g, ".", d.name, "\" has ", found->numel(), " values, expected ",
                  d.value.size());
-      Tensor c = contiguous(to_dtype(*found, DType::Float64));
+      Tensor c = contiguous(to_dtype(to_device(*found, Device{}), DType::Float64));
       Option o{d.name, {}};
       for (int64_t i = 0; i < c.numel(); ++i) o.value.push_back(c.data_ptr<double>()[i]);
       opts.push_back(std::move(o));
@@ -328,7 +362,8 @@ void Optimizer::load_state_dict(const nn::TensorDict& dict) {
     validate(opts);
     new_options[g] = std::move(opts);
   }
-  // State: copies cast to the parameter's dtype ("step" kept as is), torch's deepcopy.
+  // State: copies cast to the parameter's dtype and moved to its device ("step" kept as is, on its
+  // device, as torch keeps it when neither capturable nor fused), torch's deepcopy.
   std::vector<std::pair<Ref<TensorImpl>, ParamState>> new_state;
   std::unordered_map<const TensorImpl*, size_t> new_index;
   for (auto& [i, name, v] : sin) {

@@ -5,20 +5,26 @@
 //
 // Note [Optimizer semantics follow torch]: the update of each parameter is
 // torch's single-tensor ("foreach=False") reference, fused into one pass over
-// the data (float32/float64 contiguous fast paths; other dtypes and layouts go
-// through a float64 copy). step() records no autograd graph, skips parameters
-// whose .grad is undefined and bumps the version of every updated parameter.
+// the data (a kernel per algorithm, dispatched to the parameter's device:
+// float32/float64 contiguous fast paths; other dtypes and layouts go through a
+// float64 copy). step() records no autograd graph, skips parameters whose
+// .grad is undefined and bumps the version of every updated parameter. State
+// tensors live on their parameter's device, "step" on the CPU (as torch keeps
+// it when neither capturable nor fused); state_dict() hands out the state
+// tensors themselves (saving copies them to the host), load_state_dict casts
+// and moves loaded state to each parameter's dtype and device.
 // Options are a per-group ordered list of named values in torch's defaults
 // order (betas is a pair), which is also the state-dict layout:
 // "param_groups.<g>.<option>" and "state.<param index>.<name>".
 #pragma once
 
-#include <functional>
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "core/refcount.h"
 #include "core/small_vector.h"
 #include "core/tensor.h"
@@ -51,10 +57,34 @@ struct ParamState {
   Tensor& get_or_add(const std::string& name);
 };
 
+// One parameter's update, as a step's prepare pass leaves it for its commit
+// pass (Note [All-or-nothing step]): a fused update kernel (sgd_step,
+// adam_step, rmsprop_step; core/kernels.def) with its tensors and attributes.
+// The kernel gets the parameter, its grad and its states contiguous and of
+// one dtype, float32 or float64; otherwise (`fast` false) it runs on float64
+// contiguous working copies made by the prepare pass on the parameter's
+// device, which run() writes back. States are handles sharing the state
+// tensors' storage. run() allocates nothing.
+struct Update {
+  KernelId kernel{};
+  Tensor p, g;  // the parameter and its grad
+  std::array<Tensor, 3> states;
+  int32_t n_states = 0;
+  bool fast = true;
+  Tensor pd, gd;                // slow path: float64 working copies
+  std::array<Tensor, 3> sd;     // slow path: float64 copies of the states
+  std::array<Attr, 9> attrs{};  // the kernel's attributes
+  int32_t n_attrs = 0;
+  Tensor step;  // when defined: state "step", set to step_value before the update
+  double step_value = 0;
+
+  void run();
+};
+
 class Optimizer : public RefCounted {
  public:
   // The updates a step's prepare pass leaves for its commit pass (Note [All-or-nothing step]).
-  using Commit = std::vector<std::function<void()>>;
+  using Commit = std::vector<Update>;
 
   // The type's name ("SGD") for messages.
   virtual const char* type_name() const = 0;
@@ -98,12 +128,15 @@ class Optimizer : public RefCounted {
   virtual void validate(const std::vector<Option>& options) const = 0;
   // Note [All-or-nothing step]: a step runs in two passes. prepare_group does
   // everything that may fail (creating state entries and zero tensors,
-  // float64 working copies) and appends to `commit` the updates of the
-  // group's parameters that have a grad; those run only after every group
-  // was prepared, and neither allocate nor fail. When a prepare throws, step
-  // restores the state's structure as it was, so parameters and state are
-  // unchanged (a host parallel_for that fails during the commit is the
-  // exception: its chunks that ran have updated their elements).
+  // float64 working copies, device checks) and appends to `commit` the
+  // updates of the group's parameters that have a grad; those run only after
+  // every group was prepared, and neither allocate nor fail. A prepare pass
+  // changes the state's structure only by adding: states of new parameters,
+  // entries appended to a state, and tensors given to undefined entries
+  // (never replacing a defined one). When a prepare throws, step takes those
+  // additions back, so parameters and state are unchanged (a host
+  // parallel_for or a device that fails during the commit is the exception:
+  // what ran has updated its elements).
   virtual void prepare_group(ParamGroup& group, Commit& commit) = 0;
   // Names of state entries that are not shaped like the parameter ("step").
   virtual bool is_scalar_state(const std::string& name) const { return name == "step"; }

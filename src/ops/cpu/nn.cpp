@@ -193,7 +193,8 @@ Tensor dropout_noise(const Tensor& x, double p) {
     Generator& gen = thread_generator();
     for (int64_t i = 0; i < n; ++i) o[i] = gen.next_double() < keep ? scale : zero;
   });
-  return noise;
+  // Drawn on the host from glia's generator, so that a device gets the CPU's mask for the same seed.
+  return to_device(noise, x.device());
 }
 
 // ---- normalize (torchvision)
