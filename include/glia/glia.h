@@ -534,8 +534,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_is_leaf(const glia_tensor *tenso
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad(const glia_tensor *tensor, glia_tensor **out_grad);
 
 /**
- * Sets .grad (NULL clears it). Errors: GLIA_ERR_SHAPE / GLIA_ERR_DTYPE when
- * `grad` does not match the tensor's shape and dtype.
+ * Sets .grad (NULL clears it). Errors: GLIA_ERR_SHAPE / GLIA_ERR_DTYPE /
+ * GLIA_ERR_DEVICE when `grad` does not match the tensor's shape, dtype or
+ * device (torch's .grad setter); the tensor's grad is then unchanged.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_grad(glia_tensor *tensor, glia_tensor *grad);

@@ -73,6 +73,8 @@ glia_error* glia_tensor_set_grad(glia_tensor* tensor, glia_tensor* grad) {
       GLIA_CHECK(g.dtype() == t.dtype(), DType, fn,
                  ": assigned grad has data of a different type: ", dtype_name(g.dtype()), " vs tensor ",
                  dtype_name(t.dtype()));
+      GLIA_CHECK(g.device() == t.device(), Device, fn,
+                 ": assigned grad has data located on a different device: ", g.device(), " vs tensor ", t.device());
     }
     autograd_meta(t).grad = g;
   });
