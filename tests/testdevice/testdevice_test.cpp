@@ -192,8 +192,10 @@ TEST_F(TestDevice, CpuScalarsJoinDeviceOpsOtherCpuTensorsDoNot) {
 TEST_F(TestDevice, OpsWithoutADeviceKernelFailCleanly) {
   glia_tensor* d = to(host({1, 2, 3}, {3}), kDev0);
   glia_tensor* r = nullptr;
-  // mse_loss has no device kernel yet: an error naming the device, not a read of device memory.
-  EXPECT_GLIA_MSG(glia_mse_loss(d, d, GLIA_REDUCTION_MEAN, &r), GLIA_ERR_UNSUPPORTED, "testdevice:0");
+  // embedding has no device kernel yet: an error naming the device, not a read of device memory.
+  glia_tensor* w = to(host({1, 2, 3, 4}, {2, 2}), kDev0);
+  glia_tensor* idx = to(host({1, 0}, {2}), kDev0, GLIA_INT64);
+  EXPECT_GLIA_MSG(glia_embedding(w, idx, nullptr, nullptr, 2.0, &r), GLIA_ERR_UNSUPPORTED, "testdevice:0");
   EXPECT_EQ(r, nullptr);
   void* p = nullptr;
   EXPECT_GLIA_MSG(glia_tensor_data(d, &p), GLIA_ERR_DEVICE, "testdevice:0");
