@@ -39,8 +39,7 @@ struct ClassLossArgs {
 };
 struct ClassLossResult {
   Tensor loss;
-  Tensor lse;           // cross_entropy: per position log-sum-exp (float64, [N * S]) for the backward
-  Tensor total_weight;  // sum of the weights of the non-ignored targets (float64, 0-dim, on the input's device)
+  Tensor lse;  // cross_entropy: per position log-sum-exp (float64, [N * S]) for the backward
 };
 ClassLossResult class_loss(const ClassLossArgs& a);
 Tensor class_loss_backward(const ClassLossArgs& a, const ClassLossResult& r, const Tensor& grad);

@@ -257,12 +257,10 @@ ClassLossResult class_loss(const ClassLossArgs& a) {
   Tensor tg = contiguous(a.target);
   Tensor w = a.weight.defined() ? contiguous(to_dtype(a.weight, DType::Float64)) : x;
   ClassLossResult r;
-  r.total_weight = empty({}, DType::Float64, dev);
   if (a.log_softmax) r.lse = empty(Dims{l.N * l.S}, DType::Float64, dev);
   r.loss = a.reduction == Reduction::None ? empty(l.out_shape, x.dtype(), dev) : empty({}, x.dtype(), dev);
   const ClassAttrs at(a, l);
-  run_kernel(KernelId::class_loss, dev, {&x, &tg, &w},
-             {&r.loss, a.log_softmax ? &r.lse : &r.total_weight, &r.total_weight},
+  run_kernel(KernelId::class_loss, dev, {&x, &tg, &w}, {&r.loss, a.log_softmax ? &r.lse : &r.loss},
              {at.attrs[0], at.attrs[1], at.attrs[2], at.attrs[3], at.attrs[4], at.attrs[5]});
   return r;
 }
@@ -276,7 +274,7 @@ Tensor class_loss_backward(const ClassLossArgs& a, const ClassLossResult& r, con
   Tensor g = contiguous(to_dtype(to_device(grad, dev), DType::Float64));
   Tensor gi = empty(x.shape(), x.dtype(), dev);
   const ClassAttrs at(a, l);
-  run_kernel(KernelId::class_loss_backward, dev, {&x, &tg, &w, a.log_softmax ? &r.lse : &x, &r.total_weight, &g}, {&gi},
+  run_kernel(KernelId::class_loss_backward, dev, {&x, &tg, &w, a.log_softmax ? &r.lse : &x, &g}, {&gi},
              {at.attrs[0], at.attrs[1], at.attrs[2], at.attrs[3], at.attrs[4], at.attrs[5]});
   return gi;
 }
@@ -577,6 +575,14 @@ struct ClassKernelArgs {
         wp(k.attr(5).i ? k.input(2).data_ptr<double>() : nullptr) {}
 };
 
+// The sum of the weights of the non-ignored targets (the mean's divisor), in target order.
+double class_total_weight(const ClassKernelArgs& a, const int64_t* tp, int64_t P) {
+  double total = 0;
+  for (int64_t i = 0; i < P; ++i)
+    if (tp[i] != a.ignore_index) total += a.wp ? a.wp[tp[i]] : 1.0;
+  return total;
+}
+
 }  // namespace
 
 void class_loss_kernel(const KernelArgs& k) {
@@ -590,10 +596,7 @@ void class_loss_kernel(const KernelArgs& k) {
     GLIA_CHECK(c == a.ignore_index || (c >= 0 && c < C), InvalidArgument, "Target ", c, " is out of bounds.");
   }
   const double* wp = a.wp;
-  double total_weight = 0;
-  for (int64_t i = 0; i < P; ++i)
-    if (tp[i] != a.ignore_index) total_weight += wp ? wp[tp[i]] : 1.0;
-  *k.output(2).data_ptr<double>() = total_weight;
+  const double total_weight = class_total_weight(a, tp, P);
   double* lsep = a.log_softmax ? k.output(1).data_ptr<double>() : nullptr;
   const bool none = a.reduction == Reduction::None;
   const double ls = a.ls;
@@ -639,9 +642,9 @@ void class_loss_backward_kernel(const KernelArgs& k) {
   double w_all = 0;
   for (int64_t c = 0; c < C; ++c) w_all += wp ? wp[c] : 1.0;
   const bool none = a.reduction == Reduction::None;
-  const double* gp = k.input(5).data_ptr<double>();
+  const double* gp = k.input(4).data_ptr<double>();
   double scale = none ? 1.0 : gp[0];
-  if (a.reduction == Reduction::Mean) scale /= *k.input(4).data_ptr<double>();
+  if (a.reduction == Reduction::Mean) scale /= class_total_weight(a, tp, P);
   const double ls = a.ls;
   const double* lsep = a.log_softmax ? k.input(3).data_ptr<double>() : nullptr;
   if (gi.numel() > 0) std::memset(gi.data(), 0, static_cast<size_t>(gi.numel()) * itemsize(gi.dtype()));

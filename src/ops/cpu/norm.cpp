@@ -120,11 +120,13 @@ NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& w
   const Device dev = x.device();
   const int64_t c = x.size(1);
   NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
   if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
   if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
-  if (!mask[0] && !mask[1] && !mask[2]) return r;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   Tensor w = optional_in(weight, xc);
   const Tensor& any = first_wanted(r, mask);
   run_kernel(KernelId::batch_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
@@ -188,11 +190,13 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
   int64_t n = 1;
   for (int64_t v : normalized_shape) n *= v;
   NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
   if (mask[1]) r.weight = empty(normalized_shape, DType::Float64, dev);
   if (mask[2]) r.bias = empty(normalized_shape, DType::Float64, dev);
-  if (!mask[0] && !mask[1] && !mask[2]) return r;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   Tensor w = optional_in(weight, xc);
   const Tensor& any = first_wanted(r, mask);
   run_kernel(KernelId::layer_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
@@ -239,11 +243,13 @@ NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_gro
   const Device dev = x.device();
   const int64_t c = x.size(1);
   NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
   if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
   if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
-  if (!mask[0] && !mask[1] && !mask[2]) return r;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   Tensor w = optional_in(weight, xc);
   const Tensor& any = first_wanted(r, mask);
   run_kernel(KernelId::group_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
@@ -370,11 +376,11 @@ std::vector<double> f64_values(const Tensor& t) {
 }
 
 // running = momentum * stat * factor + (1 - momentum) * running, in place in running's dtype.
-void update_running(const Tensor& running, const std::vector<double>& stat, double momentum, double factor) {
+void update_running(const Tensor& running, const double* stat, double momentum, double factor) {
   dispatch_floating(running.dtype(), "batch_norm", [&](auto tag) {
     using T = decltype(tag);
     T* p = running.data_ptr<T>();
-    for (size_t c = 0; c < stat.size(); ++c)
+    for (int64_t c = 0; c < running.numel(); ++c)
       p[c] = convert<T, double>(momentum * stat[c] * factor + (1 - momentum) * convert<double, T>(p[c]));
   });
 }
@@ -510,9 +516,9 @@ void batch_norm_kernel(const KernelArgs& k) {
   });
   if (training && count > 0) {
     // torch: running = momentum * batch + (1 - momentum) * running, unbiased variance.
-    if (flags & 4) update_running(k.input(3), std::vector<double>(mean, mean + d.c), momentum, 1.0);
+    if (flags & 4) update_running(k.input(3), mean, momentum, 1.0);
     if (flags & 8)
-      update_running(k.input(4), var, momentum, static_cast<double>(count) / static_cast<double>(count - 1));
+      update_running(k.input(4), var.data(), momentum, static_cast<double>(count) / static_cast<double>(count - 1));
   }
 }
 
