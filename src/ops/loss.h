@@ -1,4 +1,5 @@
-// Loss functions (no autograd): fused forward kernels and their backward kernels.
+// Loss functions (no autograd): meta parts of fused forward kernels and their backward kernels
+// (ops/cpu/loss.cpp); results live on the input's device.
 #pragma once
 
 #include "ops/iter.h"
@@ -38,8 +39,7 @@ struct ClassLossArgs {
 };
 struct ClassLossResult {
   Tensor loss;
-  Tensor lse;           // cross_entropy: per position log-sum-exp (float64, [N * S]) for the backward
-  double total_weight;  // sum of the weights of the non-ignored targets
+  Tensor lse;  // cross_entropy: per position log-sum-exp (float64, [N * S]) for the backward
 };
 ClassLossResult class_loss(const ClassLossArgs& a);
 Tensor class_loss_backward(const ClassLossArgs& a, const ClassLossResult& r, const Tensor& grad);

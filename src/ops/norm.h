@@ -1,6 +1,7 @@
-// Normalisation kernels (batch, layer and group norm), embedding, dropout and
+// Normalisation (batch, layer and group norm), embedding, dropout and
 // torchvision's normalize: fused kernels without autograd (autograd/fn/norm.h
-// and fn/nn.h wrap them).
+// and fn/nn.h wrap them). The normalisations and normalize are meta parts of
+// device kernels (results on x's device; ops/cpu/norm.cpp, nn.cpp).
 #pragma once
 
 #include <array>
@@ -60,7 +61,7 @@ Tensor dropout_noise(const Tensor& x, double p);
 
 // torchvision.transforms.functional.normalize on [..., C, H, W]: (x - mean[c]) / std[c],
 // rounded to x's dtype after each step as torchvision's sub_/div_ do. `std_out`
-// receives std as a [C', 1, 1] tensor of x's dtype (C' = number of std values), for backward.
+// receives std as a [C', 1, 1] tensor of x's dtype on x's device (C' = number of std values), for backward.
 Tensor normalize(const Tensor& x, std::span<const double> mean, std::span<const double> std, Tensor* std_out);
 
 }  // namespace glia::ops

@@ -39,10 +39,12 @@ void expect_near_all(const std::vector<double>& got, const std::vector<double>& 
 
 }  // namespace
 
-// Running statistics come from the args (not differentiable, updated in place);
-// the outputs after y are the running statistics after the call.
+// Running statistics come from the args (not differentiable, updated in place),
+// on the input's device; the outputs after y are the running statistics after the call.
 GLIA_ADAPTER(batch_norm) {
   glia_dtype sd = c.has("stats_dtype") ? dtype_from_name(c.str("stats_dtype", "")) : dtype(c.in[0]);
+  glia_device xd{};
+  if (glia_error* e = glia_tensor_device(c.in[0], &xd)) return e;
   Handles local;
   glia_tensor* stats[2] = {nullptr, nullptr};
   const char* keys[2] = {"running_mean", "running_var"};
@@ -51,6 +53,11 @@ GLIA_ADAPTER(batch_norm) {
     if (c.has(keys[k])) {
       std::vector<double> v = doubles(c.args[keys[k]]);
       stats[k] = make(local, v, {static_cast<int64_t>(v.size())}, sd);
+      if (xd.type != GLIA_CPU) {
+        glia_tensor* on_device = nullptr;
+        if (glia_error* e = glia_tensor_to(stats[k], &xd, &sd, &on_device)) return e;
+        stats[k] = local.add(on_device);
+      }
       ++n_stats;
     }
   glia_tensor** outs = c.out(1 + n_stats);

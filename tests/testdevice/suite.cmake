@@ -16,3 +16,10 @@ target_compile_definitions(testdevice_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARG
   GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
 add_dependencies(testdevice_tests glia_testdevice)
 gtest_discover_tests(testdevice_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
+
+# A backend without some kernels (the test device hides those named in GLIA_TESTDEVICE_WITHOUT_KERNELS):
+# the ops fail cleanly. Its own process, since a backend's kernels are read once when it loads.
+add_test(NAME testdevice.missing_kernel COMMAND testdevice_tests --gtest_also_run_disabled_tests
+  --gtest_filter=TestDevice.DISABLED_OpsWithoutADeviceKernelFailCleanly)
+set_tests_properties(testdevice.missing_kernel PROPERTIES LABELS testdevice
+  ENVIRONMENT GLIA_TESTDEVICE_WITHOUT_KERNELS=embedding,mul)

@@ -74,7 +74,8 @@ const char* unavailable_reason() { return device_count() > 0 ? nullptr : "GLIA_T
 
 glia_error* check_device(int32_t d) {
   if (g_sticky) return device_error(GLIA_ERR_DEVICE, "sticky error (injected): the device must be reset");
-  if (d < 0 || d >= device_count()) return device_error(GLIA_ERR_DEVICE, "device index " + std::to_string(d) + " out of range");
+  if (d < 0 || d >= device_count())
+    return device_error(GLIA_ERR_DEVICE, "device index " + std::to_string(d) + " out of range");
   return nullptr;
 }
 
@@ -96,7 +97,8 @@ glia_error* alloc(int32_t device, size_t nbytes, void** out) {
   *out = nullptr;
   if (glia_error* e = check_device(device)) return e;
   if (g_fail_after >= 0 && g_fail_after-- == 0)
-    return device_error(GLIA_ERR_OUT_OF_MEMORY, "out of memory (injected) allocating " + std::to_string(nbytes) + " bytes");
+    return device_error(GLIA_ERR_OUT_OF_MEMORY,
+                        "out of memory (injected) allocating " + std::to_string(nbytes) + " bytes");
   const size_t len = (nbytes + 64 + page() - 1) / page() * page();  // at least 64 guard bytes
   void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return device_error(GLIA_ERR_OUT_OF_MEMORY, "mmap of " + std::to_string(len) + " bytes failed");
@@ -151,20 +153,23 @@ void reset_peak(int32_t device) {
 
 void empty_cache(int32_t) {}
 
-glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src,
-                 size_t nbytes, void*, int32_t) {
+glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes,
+                 void*, int32_t) {
   std::lock_guard<std::mutex> lock(g_mu);
   const std::pair<const uintptr_t, Alloc>* d = nullptr;
   const std::pair<const uintptr_t, Alloc>* s = nullptr;
   if (kind != GLIA_COPY_DEVICE_TO_HOST) {
     if (glia_error* e = check_device(dst_device)) return e;
     d = find(dst, nbytes, dst_device);
-    if (!d) return device_error(GLIA_ERR_INTERNAL, "copy: destination is not memory of testdevice:" + std::to_string(dst_device));
+    if (!d)
+      return device_error(GLIA_ERR_INTERNAL,
+                          "copy: destination is not memory of testdevice:" + std::to_string(dst_device));
   }
   if (kind != GLIA_COPY_HOST_TO_DEVICE) {
     if (glia_error* e = check_device(src_device)) return e;
     s = find(src, nbytes, src_device);
-    if (!s) return device_error(GLIA_ERR_INTERNAL, "copy: source is not memory of testdevice:" + std::to_string(src_device));
+    if (!s)
+      return device_error(GLIA_ERR_INTERNAL, "copy: source is not memory of testdevice:" + std::to_string(src_device));
   }
   if (d) protect(d->first, d->second.len, PROT_READ | PROT_WRITE);
   if (s) protect(s->first, s->second.len, PROT_READ | PROT_WRITE);
@@ -219,15 +224,17 @@ glia_error* run_kernel(const glia_kernel_call* call) {
     const glia_kernel_tensor& t = i < call->n_inputs ? call->inputs[i] : call->outputs[i - call->n_inputs];
     if (device < 0) device = t.device_index;
     if (t.device_index != device)
-      return device_error(GLIA_ERR_INTERNAL, std::string(name ? name : "?") + ": tensors on testdevice:" +
-                                        std::to_string(device) + " and testdevice:" + std::to_string(t.device_index));
+      return device_error(GLIA_ERR_INTERNAL, std::string(name ? name : "?") +
+                                                 ": tensors on testdevice:" + std::to_string(device) +
+                                                 " and testdevice:" + std::to_string(t.device_index));
     if (glia_error* e = check_device(t.device_index)) return e;
     const size_t bytes = span_bytes(t);
     if (!t.data || bytes == 0) continue;
     auto a = find(t.data, bytes, t.device_index);
     if (!a)
-      return device_error(GLIA_ERR_INTERNAL, std::string(name ? name : "?") + ": argument " + std::to_string(i) +
-                                        " is not inside memory of testdevice:" + std::to_string(t.device_index));
+      return device_error(GLIA_ERR_INTERNAL,
+                          std::string(name ? name : "?") + ": argument " + std::to_string(i) +
+                              " is not inside memory of testdevice:" + std::to_string(t.device_index));
     touched.insert(a->first);
   }
   if (device >= 0)
@@ -238,7 +245,17 @@ glia_error* run_kernel(const glia_kernel_call* call) {
   return e;
 }
 
-glia_kernel_fn kernel(uint32_t id) { return g_svc->kernel_name(id) ? &run_kernel : nullptr; }
+// Every kernel of the core, except those named in GLIA_TESTDEVICE_WITHOUT_KERNELS (comma-separated),
+// so that a test can see how the core handles a backend that lacks a kernel.
+glia_kernel_fn kernel(uint32_t id) {
+  const char* name = g_svc->kernel_name(id);
+  if (!name) return nullptr;
+  if (const char* skip = std::getenv("GLIA_TESTDEVICE_WITHOUT_KERNELS")) {
+    const std::string list = std::string(",") + skip + ",";
+    if (list.find(std::string(",") + name + ",") != std::string::npos) return nullptr;
+  }
+  return &run_kernel;
+}
 
 const glia_backend kTable{sizeof(glia_backend),
                           GLIA_BACKEND_ABI_VERSION,

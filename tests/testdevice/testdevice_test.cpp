@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -190,14 +191,29 @@ TEST_F(TestDevice, CpuScalarsJoinDeviceOpsOtherCpuTensorsDoNot) {
   EXPECT_EQ(bad, nullptr);
 }
 
-TEST_F(TestDevice, OpsWithoutADeviceKernelFailCleanly) {
+TEST_F(TestDevice, HostReadsOfDeviceTensorsAreRefused) {
   glia_tensor* d = to(host({1, 2, 3}, {3}), kDev0);
-  glia_tensor* r = nullptr;
-  // mse_loss has no device kernel yet: an error naming the device, not a read of device memory.
-  EXPECT_GLIA_MSG(glia_mse_loss(d, d, GLIA_REDUCTION_MEAN, &r), GLIA_ERR_UNSUPPORTED, "testdevice:0");
-  EXPECT_EQ(r, nullptr);
   void* p = nullptr;
   EXPECT_GLIA_MSG(glia_tensor_data(d, &p), GLIA_ERR_DEVICE, "testdevice:0");
+  EXPECT_EQ(p, nullptr);
+}
+
+// Run by the ctest testdevice.missing_kernel, with GLIA_TESTDEVICE_WITHOUT_KERNELS=embedding,mul (the
+// test device then reports no kernel for those): an op whose kernel a backend lacks fails with an
+// error naming op and device, never reading device memory or falling back to the CPU.
+TEST_F(TestDevice, DISABLED_OpsWithoutADeviceKernelFailCleanly) {
+  ASSERT_STREQ(std::getenv("GLIA_TESTDEVICE_WITHOUT_KERNELS"), "embedding,mul");
+  glia_tensor* w = to(host({1, 2, 3, 4}, {2, 2}), kDev0);
+  glia_tensor* idx = to(host({1, 0}, {2}), kDev0, GLIA_INT64);
+  glia_tensor* r = nullptr;
+  EXPECT_GLIA_MSG(glia_embedding(w, idx, nullptr, nullptr, 2.0, &r), GLIA_ERR_UNSUPPORTED, "testdevice:0");
+  EXPECT_EQ(r, nullptr);
+  EXPECT_GLIA_MSG(glia_mul(w, w, &r), GLIA_ERR_UNSUPPORTED,
+                  "'mul' is not implemented for device testdevice:0 (the testdevice backend has no kernel for it)");
+  EXPECT_EQ(r, nullptr);
+  GLIA_OK_(glia_add(w, w, 1.0, &r));  // other kernels are there
+  keep(r);
+  EXPECT_EQ(values(r), (std::vector<float>{2, 4, 6, 8}));
 }
 
 TEST_F(TestDevice, AutogradRunsOnTheDeviceAndBackAcrossACopy) {

@@ -187,7 +187,7 @@ Tensor class_loss(const Tensor& input, const Tensor& target, const Tensor& weigh
     n->target = SavedTensor(target);
     n->weight = SavedTensor(weight.defined() ? detach(weight) : weight);
     n->args = ops::ClassLossArgs{{}, {}, {}, ignore_index, reduction, label_smoothing, log_softmax};
-    n->result = ops::ClassLossResult{Tensor(), r.lse, r.total_weight};
+    n->result = ops::ClassLossResult{Tensor(), r.lse};
     n->node_name = log_softmax && label_smoothing > 0 ? "AddBackward0"
                    : input.dim() >= 3                 ? "NllLoss2DBackward0"
                                                       : "NllLossBackward0";

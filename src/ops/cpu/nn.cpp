@@ -208,53 +208,74 @@ Tensor normalize(const Tensor& x, std::span<const double> mean, std::span<const 
              IntSpan(x.shape()), ")");
   const int64_t ch = x.size(-3);
   const int64_t lm = static_cast<int64_t>(mean.size()), ls = static_cast<int64_t>(std.size());
-  Tensor out = empty(x.shape(), x.dtype());
+  // torchvision converts mean and std to x's dtype first: [L, 1, 1] tensors made on the
+  // host from the arguments, then copied to x's device.
+  Tensor m = empty(Dims{lm, 1, 1}, x.dtype()), s = empty(Dims{ls, 1, 1}, x.dtype());
   dispatch_floating(x.dtype(), "normalize", [&](auto tag) {
     using T = decltype(tag);
-    using C = acc_t<T>;
-    // torchvision converts mean and std to x's dtype first.
-    std::vector<C> m(static_cast<size_t>(lm)), s(static_cast<size_t>(ls));
+    T* pm = m.data_ptr<T>();
+    T* ps = s.data_ptr<T>();
     bool zero = false;
     for (int64_t i = 0; i < ls; ++i) {
-      s[i] = static_cast<C>(convert<T>(std[i]));
-      zero |= s[i] == C(0);
+      ps[i] = convert<T>(std[i]);
+      zero |= static_cast<acc_t<T>>(ps[i]) == acc_t<T>(0);
     }
     GLIA_CHECK(!zero, InvalidArgument, "std evaluated to zero after conversion to torch.", dtype_name(x.dtype()),
                ", leading to division by zero.");
-    for (int64_t i = 0; i < lm; ++i) m[i] = static_cast<C>(convert<T>(mean[i]));
-    // In place on a clone: the [L, 1, 1] operand must broadcast to x's shape.
-    for (int64_t l : {lm, ls}) {
-      if (l == 1 || l == ch) continue;
-      if (ch == 1) {
-        Dims b = x.shape();
-        b[b.size() - 3] = l;
-        fail(Code::Shape, "output with shape ", IntSpan(x.shape()), " doesn't match the broadcast shape ", IntSpan(b));
-      }
-      fail(Code::Shape, "The size of tensor a (", ch, ") must match the size of tensor b (", l,
-           ") at non-singleton dimension ", x.dim() - 3);
+    for (int64_t i = 0; i < lm; ++i) pm[i] = convert<T>(mean[i]);
+  });
+  // In place on a clone: the [L, 1, 1] operand must broadcast to x's shape.
+  for (int64_t l : {lm, ls}) {
+    if (l == 1 || l == ch) continue;
+    if (ch == 1) {
+      Dims b = x.shape();
+      b[b.size() - 3] = l;
+      fail(Code::Shape, "output with shape ", IntSpan(x.shape()), " doesn't match the broadcast shape ", IntSpan(b));
     }
-    Tensor xc = contiguous(x);
-    const int64_t hw = x.size(-1) * x.size(-2);
-    const int64_t planes = hw == 0 ? 0 : x.numel() / hw;
-    const T* px = xc.data_ptr<T>();
+    fail(Code::Shape, "The size of tensor a (", ch, ") must match the size of tensor b (", l,
+         ") at non-singleton dimension ", x.dim() - 3);
+  }
+  const Device dev = x.device();
+  m = to_device(m, dev);
+  s = to_device(s, dev);
+  Tensor xc = contiguous(x);
+  Tensor out = empty(x.shape(), x.dtype(), dev);
+  run_kernel(KernelId::normalize, dev, {&xc, &m, &s}, {&out});
+  if (std_out) *std_out = s;
+  return out;
+}
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::kGrain;
+
+void normalize_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &out = k.output(0);
+  const int64_t ch = x.size(-3), lm = k.input(1).numel(), ls = k.input(2).numel();
+  const int64_t hw = x.size(-1) * x.size(-2);
+  const int64_t planes = hw == 0 ? 0 : x.numel() / hw;
+  dispatch_floating(x.dtype(), "normalize", [&](auto tag) {
+    using T = decltype(tag);
+    using C = acc_t<T>;
+    const T* pm = k.input(1).data_ptr<T>();
+    const T* ps = k.input(2).data_ptr<T>();
+    const T* px = x.data_ptr<T>();
     T* py = out.data_ptr<T>();
     parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, hw)), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const int64_t c = ch == 0 ? 0 : p % ch;
-        const C mc = m[lm == 1 ? 0 : c], sc = s[ls == 1 ? 0 : c];
+        const C mc = static_cast<C>(pm[lm == 1 ? 0 : c]), sc = static_cast<C>(ps[ls == 1 ? 0 : c]);
         const T* __restrict xr = px + p * hw;
         T* __restrict yr = py + p * hw;
         for (int64_t i = 0; i < hw; ++i)
           yr[i] = static_cast<T>(static_cast<C>(static_cast<T>(static_cast<C>(xr[i]) - mc)) / sc);
       }
     });
-    if (std_out) {
-      *std_out = empty(Dims{ls, 1, 1}, x.dtype());
-      T* so = std_out->data_ptr<T>();
-      for (int64_t i = 0; i < ls; ++i) so[i] = static_cast<T>(s[i]);
-    }
   });
-  return out;
 }
 
-}  // namespace glia::ops
+}  // namespace glia::cpu

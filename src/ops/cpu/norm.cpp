@@ -1,4 +1,7 @@
 // Batch, layer and group normalisation: fused kernels over contiguous rows.
+// Meta parts (glia::ops: torch's checks and messages, outputs allocated on the
+// input's device) and CPU kernels (glia::cpu, below); Note [Op = meta + kernel
+// + rule] in core/dispatch.h.
 //
 // Statistics are two-pass (mean, then the sum of squared deviations) with
 // float64 accumulators in several independent lanes (so the loops vectorise
@@ -12,11 +15,256 @@
 #include <cmath>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "core/parallel.h"
 #include "ops/iter.h"
 #include "ops/reduce.h"
 
 namespace glia::ops {
+
+namespace {
+
+void check_floating(const Tensor& x, const char* kernel) {
+  if (!is_floating(x.dtype())) not_implemented_for(kernel, x.dtype());
+}
+
+void check_same_dtype(const Tensor& p, DType want) {
+  if (!p.defined()) return;
+  GLIA_CHECK(p.dtype() == want, DType, "expected scalar type ", scalar_type_name(want), " but found ",
+             scalar_type_name(p.dtype()));
+}
+
+// The parameters of a normalisation live on the input's device (torch's check
+// on CUDA; no wrapped-scalar exception: they are not TensorIterator operands).
+void check_devices(const char* op, const Tensor& x, std::initializer_list<const Tensor*> params) {
+  for (const Tensor* p : params)
+    if (p->defined() && p->device() != x.device()) fail_devices(op, x.device(), p->device());
+}
+
+// An optional kernel input: the tensor, contiguous, or (absent) the stand-in `x`
+// that the kernel does not read (Note [Optional kernel arguments] in core/kernels.def).
+Tensor optional_in(const Tensor& t, const Tensor& x) { return t.defined() ? contiguous(t) : x; }
+
+// The backward kernels' mask attribute and output slots: an output not asked
+// for holds one that is (Note [Optional kernel arguments]).
+int64_t mask_bits(GradMask m) { return (m[0] ? 1 : 0) | (m[1] ? 2 : 0) | (m[2] ? 4 : 0); }
+const Tensor& first_wanted(const NormGrads& r, GradMask m) { return m[0] ? r.input : m[1] ? r.weight : r.bias; }
+
+// [N, C, S] view sizes of a batch/group norm input.
+struct NCS {
+  int64_t n, c, s;
+};
+NCS ncs(const Tensor& x) {
+  NCS r{x.size(0), x.size(1), 1};
+  for (int64_t d = 2; d < x.dim(); ++d) r.s *= x.size(d);
+  return r;
+}
+
+}  // namespace
+
+// ---- batch norm
+
+NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                   const Tensor& running_var, bool training, double momentum, double eps) {
+  check_floating(x, "batch_norm");
+  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
+  const NCS d = ncs(x);
+  GLIA_CHECK(!training || d.n * d.s != 1, InvalidArgument,
+             "Expected more than 1 value per channel when training, got input size ", IntSpan(x.shape()));
+  struct Named {
+    const Tensor* t;
+    const char* name;
+  };
+  const Named params[] = {
+      {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
+  for (const Named& p : params)
+    if (p.t->defined())
+      GLIA_CHECK(p.t->numel() == d.c, Shape, p.name, " should contain ", d.c, " elements not ", p.t->numel());
+  GLIA_CHECK(training || (running_mean.defined() && running_var.defined()), InvalidArgument,
+             running_mean.defined() ? "running_var" : "running_mean", " must be defined in evaluation mode");
+  // Parameters share x's dtype, or (torch's mixed type) are all float32 for a bfloat16 x
+  // (float16 too in glia), with torch's checks in torch's order.
+  bool mixed = false;
+  for (const Named& p : params) mixed |= p.t->defined() && p.t->dtype() != x.dtype();
+  if (mixed) {
+    for (const Named& p : params)
+      GLIA_CHECK(!p.t->defined() || p.t->dtype() == DType::Float32, DType,
+                 "mixed dtype (CPU): expect parameter to have scalar type of Float");
+    GLIA_CHECK(x.dtype() == DType::BFloat16 || x.dtype() == DType::Float16, DType,
+               "mixed dtype (CPU): expect input to have scalar type of BFloat16");
+  }
+  check_devices("batch_norm", x, {&weight, &bias, &running_mean, &running_var});
+
+  const Device dev = x.device();
+  Tensor xc = contiguous(x);
+  NormOut r{empty(x.shape(), x.dtype(), dev), empty(Dims{d.c}, DType::Float64, dev),
+            empty(Dims{d.c}, DType::Float64, dev)};
+  Tensor w = optional_in(weight, xc), b = optional_in(bias, xc);
+  // The running statistics are updated in place by the kernel: a non-contiguous
+  // one through a contiguous copy written back afterwards.
+  Tensor rm = optional_in(running_mean, xc), rv = optional_in(running_var, xc);
+  const int64_t flags = (weight.defined() ? 1 : 0) | (bias.defined() ? 2 : 0) | (running_mean.defined() ? 4 : 0) |
+                        (running_var.defined() ? 8 : 0);
+  run_kernel(KernelId::batch_norm, dev, {&xc, &w, &b, &rm, &rv}, {&r.out, &r.mean, &r.rstd},
+             {attr_i(training), attr_f(momentum), attr_f(eps), attr_i(flags)});
+  if (training && d.n * d.s > 0) {
+    if (running_mean.defined() && !running_mean.is_contiguous()) copy_into(running_mean, rm);
+    if (running_var.defined() && !running_var.is_contiguous()) copy_into(running_var, rv);
+  }
+  return r;
+}
+
+NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                              const Tensor& rstd, bool training, GradMask mask) {
+  check_devices("batch_norm_backward", x, {&dy, &weight, &mean, &rstd});
+  const Device dev = x.device();
+  const int64_t c = x.size(1);
+  NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
+  if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
+  if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
+  if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
+  Tensor w = optional_in(weight, xc);
+  const Tensor& any = first_wanted(r, mask);
+  run_kernel(KernelId::batch_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
+             {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
+             {attr_i(training), attr_i(weight.defined()), attr_i(mask_bits(mask))});
+  return r;
+}
+
+// ---- layer norm
+
+NormOut layer_norm(const Tensor& x, IntSpan normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  GLIA_CHECK(nd >= 1, InvalidArgument,
+             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
+             "normalized_shape = ",
+             normalized_shape);
+  auto same = [&](const Tensor& t) {
+    return IntSpan(t.shape()).size() == normalized_shape.size() &&
+           std::equal(normalized_shape.begin(), normalized_shape.end(), t.shape().begin());
+  };
+  GLIA_CHECK(!weight.defined() || same(weight), Shape,
+             "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+             IntSpan(weight.defined() ? weight.shape() : Dims{}), " and normalized_shape = ", normalized_shape);
+  GLIA_CHECK(!bias.defined() || same(bias), Shape,
+             "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
+             IntSpan(bias.defined() ? bias.shape() : Dims{}), " and normalized_shape = ", normalized_shape);
+  bool ok = x.dim() >= nd;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = x.size(x.dim() - nd + i) == normalized_shape[i];
+  GLIA_CHECK(
+      ok, Shape, "Given normalized_shape=", normalized_shape, ", expected input with shape [*",
+      [&] {
+        std::string s;
+        for (int64_t v : normalized_shape) s += ", " + std::to_string(v);
+        return s;
+      }(),
+      "], but got input of size", IntSpan(x.shape()));
+  check_floating(x, "LayerNormKernelImpl");
+  check_same_dtype(weight, x.dtype());
+  check_same_dtype(bias, x.dtype());
+  check_devices("layer_norm", x, {&weight, &bias});
+
+  int64_t n = 1;
+  for (int64_t v : normalized_shape) n *= v;
+  int64_t rows = 1;
+  for (int64_t i = 0; i < x.dim() - nd; ++i) rows *= x.size(i);
+  const Device dev = x.device();
+  Tensor xc = contiguous(x);
+  NormOut r{empty(x.shape(), x.dtype(), dev), empty(Dims{rows}, DType::Float64, dev),
+            empty(Dims{rows}, DType::Float64, dev)};
+  Tensor w = optional_in(weight, xc), b = optional_in(bias, xc);
+  const int64_t flags = (weight.defined() ? 1 : 0) | (bias.defined() ? 2 : 0);
+  run_kernel(KernelId::layer_norm, dev, {&xc, &w, &b}, {&r.out, &r.mean, &r.rstd},
+             {attr_i(n), attr_f(eps), attr_i(flags)});
+  return r;
+}
+
+NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normalized_shape, const Tensor& mean,
+                              const Tensor& rstd, const Tensor& weight, GradMask mask) {
+  check_devices("layer_norm_backward", x, {&dy, &weight, &mean, &rstd});
+  const Device dev = x.device();
+  int64_t n = 1;
+  for (int64_t v : normalized_shape) n *= v;
+  NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
+  if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
+  if (mask[1]) r.weight = empty(normalized_shape, DType::Float64, dev);
+  if (mask[2]) r.bias = empty(normalized_shape, DType::Float64, dev);
+  Tensor w = optional_in(weight, xc);
+  const Tensor& any = first_wanted(r, mask);
+  run_kernel(KernelId::layer_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
+             {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
+             {attr_i(n), attr_i(weight.defined()), attr_i(mask_bits(mask))});
+  return r;
+}
+
+// ---- group norm
+
+NormOut group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
+  GLIA_CHECK(num_groups > 0, InvalidArgument, "group_norm: num_groups must be positive, got ", num_groups);
+  const NCS d = ncs(x);
+  GLIA_CHECK(d.c % num_groups == 0, Shape,
+             "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
+             IntSpan(x.shape()), " and num_groups=", num_groups);
+  GLIA_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == d.c), Shape,
+             "Expected weight to be a vector of size equal to the number of channels in input, but got weight of "
+             "shape ",
+             IntSpan(weight.defined() ? weight.shape() : Dims{}), " and input of shape ", IntSpan(x.shape()));
+  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == d.c), Shape,
+             "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape ",
+             IntSpan(bias.defined() ? bias.shape() : Dims{}), " and input of shape ", IntSpan(x.shape()));
+  check_floating(x, "GroupNormKernelImpl");
+  check_same_dtype(weight, x.dtype());
+  check_same_dtype(bias, x.dtype());
+  check_devices("group_norm", x, {&weight, &bias});
+
+  const Device dev = x.device();
+  Tensor xc = contiguous(x);
+  NormOut r{empty(x.shape(), x.dtype(), dev), empty(Dims{d.n, num_groups}, DType::Float64, dev),
+            empty(Dims{d.n, num_groups}, DType::Float64, dev)};
+  Tensor w = optional_in(weight, xc), b = optional_in(bias, xc);
+  const int64_t flags = (weight.defined() ? 1 : 0) | (bias.defined() ? 2 : 0);
+  run_kernel(KernelId::group_norm, dev, {&xc, &w, &b}, {&r.out, &r.mean, &r.rstd},
+             {attr_i(num_groups), attr_f(eps), attr_i(flags)});
+  return r;
+}
+
+NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_groups, const Tensor& mean,
+                              const Tensor& rstd, const Tensor& weight, GradMask mask) {
+  check_devices("group_norm_backward", x, {&dy, &weight, &mean, &rstd});
+  const Device dev = x.device();
+  const int64_t c = x.size(1);
+  NormGrads r;
+  if (!mask[0] && !mask[1] && !mask[2]) return r;
+  // The operands first, then the outputs (the order the allocator serves best: the
+  // converted gradient is a temporary).
+  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
+  if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
+  if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
+  if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
+  Tensor w = optional_in(weight, xc);
+  const Tensor& any = first_wanted(r, mask);
+  run_kernel(KernelId::group_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
+             {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
+             {attr_i(num_groups), attr_i(weight.defined()), attr_i(mask_bits(mask))});
+  return r;
+}
+
+}  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+using ops::kGrain;
 
 namespace {
 
@@ -115,31 +363,34 @@ inline void affine_row(const T* __restrict x, T* __restrict y, int64_t n, acc_t<
 // Items of `per_item` elements each per parallel task.
 inline int64_t grain_for(int64_t per_item) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(1, per_item)); }
 
-// A parameter vector as float64 values (undefined: empty).
-std::vector<double> as_f64(const Tensor& t) {
-  if (!t.defined()) return {};
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
+// A contiguous floating tensor's values as float64 (torch's conversion).
+std::vector<double> f64_values(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  if (v.empty()) return v;
+  dispatch_floating(t.dtype(), "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data_ptr<T>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = convert<double, T>(p[i]);
+  });
+  return v;
 }
 
-Tensor f64_vector(const std::vector<double>& v, IntSpan shape) {
-  Tensor t = empty(shape, DType::Float64);
-  std::copy(v.begin(), v.end(), t.data_ptr<double>());
-  return t;
+// running = momentum * stat * factor + (1 - momentum) * running, in place in running's dtype.
+void update_running(const Tensor& running, const double* stat, double momentum, double factor) {
+  dispatch_floating(running.dtype(), "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = running.data_ptr<T>();
+    for (int64_t c = 0; c < running.numel(); ++c)
+      p[c] = convert<T, double>(momentum * stat[c] * factor + (1 - momentum) * convert<double, T>(p[c]));
+  });
 }
 
-void check_floating(const Tensor& x, const char* kernel) {
-  if (!is_floating(x.dtype())) not_implemented_for(kernel, x.dtype());
+// Copies v into a float64 output of v's size.
+void write_f64(const Tensor& out, const std::vector<double>& v) {
+  std::copy(v.begin(), v.end(), out.data_ptr<double>());
 }
 
-void check_same_dtype(const Tensor& p, DType want) {
-  if (!p.defined()) return;
-  GLIA_CHECK(p.dtype() == want, DType, "expected scalar type ", scalar_type_name(want), " but found ",
-             scalar_type_name(p.dtype()));
-}
-
-// [N, C, S] view sizes of a batch/group norm input.
+// [N, C, S] sizes of a batch/group norm input.
 struct NCS {
   int64_t n, c, s;
 };
@@ -153,53 +404,31 @@ NCS ncs(const Tensor& x) {
 
 // ---- batch norm
 
-NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                   const Tensor& running_var, bool training, double momentum, double eps) {
-  check_floating(x, "batch_norm");
-  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
+void batch_norm_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &out = k.output(0);
+  const bool training = k.attr(0).i != 0;
+  const double momentum = k.attr(1).f, eps = k.attr(2).f;
+  const int64_t flags = k.attr(3).i;
   const NCS d = ncs(x);
-  GLIA_CHECK(!training || d.n * d.s != 1, InvalidArgument,
-             "Expected more than 1 value per channel when training, got input size ", IntSpan(x.shape()));
-  struct Named {
-    const Tensor* t;
-    const char* name;
-  };
-  const Named params[] = {
-      {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
-  for (const Named& p : params)
-    if (p.t->defined())
-      GLIA_CHECK(p.t->numel() == d.c, Shape, p.name, " should contain ", d.c, " elements not ", p.t->numel());
-  GLIA_CHECK(training || (running_mean.defined() && running_var.defined()), InvalidArgument,
-             running_mean.defined() ? "running_var" : "running_mean", " must be defined in evaluation mode");
-  // Parameters share x's dtype, or (torch's mixed type) are all float32 for a bfloat16 x
-  // (float16 too in glia), with torch's checks in torch's order.
-  bool mixed = false;
-  for (const Named& p : params) mixed |= p.t->defined() && p.t->dtype() != x.dtype();
-  if (mixed) {
-    for (const Named& p : params)
-      GLIA_CHECK(!p.t->defined() || p.t->dtype() == DType::Float32, DType,
-                 "mixed dtype (CPU): expect parameter to have scalar type of Float");
-    GLIA_CHECK(x.dtype() == DType::BFloat16 || x.dtype() == DType::Float16, DType,
-               "mixed dtype (CPU): expect input to have scalar type of BFloat16");
-  }
-
-  Tensor xc = contiguous(x);
-  Tensor out = empty(x.shape(), x.dtype());
-  std::vector<double> mean(d.c), rstd(d.c), var(d.c);
+  double* mean = k.output(1).data_ptr<double>();
+  double* rstd = k.output(2).data_ptr<double>();
+  std::vector<double> var(static_cast<size_t>(d.c));
   const int64_t count = d.n * d.s;
   const bool use_batch = training;
   if (!use_batch) {
-    std::vector<double> rm = as_f64(running_mean), rv = as_f64(running_var);
+    std::vector<double> rm = f64_values(k.input(3)), rv = f64_values(k.input(4));
     for (int64_t c = 0; c < d.c; ++c) {
       mean[c] = rm[c];
       rstd[c] = 1.0 / std::sqrt(rv[c] + eps);
     }
   }
-  std::vector<double> w = as_f64(weight), b = as_f64(bias);
+  std::vector<double> w, b;
+  if (flags & 1) w = f64_values(k.input(1));
+  if (flags & 2) b = f64_values(k.input(2));
   dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
-    const T* px = xc.data_ptr<T>();
+    const T* px = x.data_ptr<T>();
     T* py = out.data_ptr<T>();
     if (d.s == 1) {
       // [N, C]: the channels are columns; walk the rows, vectorised across a block of channels.
@@ -287,40 +516,29 @@ NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, co
   });
   if (training && count > 0) {
     // torch: running = momentum * batch + (1 - momentum) * running, unbiased variance.
-    if (running_mean.defined()) {
-      std::vector<double> rm = as_f64(running_mean);
-      for (int64_t c = 0; c < d.c; ++c) rm[c] = momentum * mean[c] + (1 - momentum) * rm[c];
-      copy_into(running_mean, make_view(f64_vector(rm, Dims{d.c}), running_mean.shape(),
-                                        contiguous_strides(running_mean.shape()), 0));
-    }
-    if (running_var.defined()) {
-      std::vector<double> rv = as_f64(running_var);
-      double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
-      for (int64_t c = 0; c < d.c; ++c) rv[c] = momentum * var[c] * unbias + (1 - momentum) * rv[c];
-      copy_into(running_var,
-                make_view(f64_vector(rv, Dims{d.c}), running_var.shape(), contiguous_strides(running_var.shape()), 0));
-    }
+    if (flags & 4) update_running(k.input(3), mean, momentum, 1.0);
+    if (flags & 8)
+      update_running(k.input(4), var.data(), momentum, static_cast<double>(count) / static_cast<double>(count - 1));
   }
-  return {out, f64_vector(mean, Dims{d.c}), f64_vector(rstd, Dims{d.c})};
 }
 
-NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean_t,
-                              const Tensor& rstd_t, bool training, GradMask mask) {
+void batch_norm_backward_kernel(const KernelArgs& k) {
+  const Tensor &pgt = k.input(0), &x = k.input(1);
+  const bool training = k.attr(0).i != 0;
+  const int64_t mask = k.attr(2).i;
   const NCS d = ncs(x);
   const int64_t count = d.n * d.s;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
-  std::vector<double> w = as_f64(weight);
-  const double* mean = mean_t.data_ptr<double>();
-  const double* rstd = rstd_t.data_ptr<double>();
-  NormGrads r;
-  if (mask[0]) r.input = empty(x.shape(), x.dtype());
+  std::vector<double> w;
+  if (k.attr(1).i) w = f64_values(k.input(2));
+  const double* mean = k.input(3).data_ptr<double>();
+  const double* rstd = k.input(4).data_ptr<double>();
   std::vector<double> dw(d.c), db(d.c);
   dispatch_floating(x.dtype(), "batch_norm_backward", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
-    const T* px = xc.data_ptr<T>();
-    const T* pg = gc.data_ptr<T>();
-    T* pdx = mask[0] ? r.input.data_ptr<T>() : nullptr;
+    const T* px = x.data_ptr<T>();
+    const T* pg = pgt.data_ptr<T>();
+    T* pdx = (mask & 1) ? k.output(0).data_ptr<T>() : nullptr;
     // dx = (dy - mean(dy) - (x - mean) * rstd^2 * mean((x - mean) dy)) * rstd * w  (training)
     // dx = dy * rstd * w                                                        (eval)
     // as dx = dy * a + x * bx + cst per channel.
@@ -394,65 +612,31 @@ NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& w
       }
     });
   });
-  if (mask[1]) r.weight = f64_vector(dw, Dims{d.c});
-  if (mask[2]) r.bias = f64_vector(db, Dims{d.c});
-  return r;
+  if (mask & 2) write_f64(k.output(1), dw);
+  if (mask & 4) write_f64(k.output(2), db);
 }
 
 // ---- layer norm
 
-NormOut layer_norm(const Tensor& x, IntSpan normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
-  GLIA_CHECK(nd >= 1, InvalidArgument,
-             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
-             "normalized_shape = ",
-             normalized_shape);
-  auto same = [&](const Tensor& t) {
-    return IntSpan(t.shape()).size() == normalized_shape.size() &&
-           std::equal(normalized_shape.begin(), normalized_shape.end(), t.shape().begin());
-  };
-  GLIA_CHECK(!weight.defined() || same(weight), Shape,
-             "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
-             IntSpan(weight.defined() ? weight.shape() : Dims{}), " and normalized_shape = ", normalized_shape);
-  GLIA_CHECK(!bias.defined() || same(bias), Shape,
-             "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
-             IntSpan(bias.defined() ? bias.shape() : Dims{}), " and normalized_shape = ", normalized_shape);
-  bool ok = x.dim() >= nd;
-  for (int64_t i = 0; ok && i < nd; ++i) ok = x.size(x.dim() - nd + i) == normalized_shape[i];
-  GLIA_CHECK(
-      ok, Shape, "Given normalized_shape=", normalized_shape, ", expected input with shape [*",
-      [&] {
-        std::string s;
-        for (int64_t v : normalized_shape) s += ", " + std::to_string(v);
-        return s;
-      }(),
-      "], but got input of size", IntSpan(x.shape()));
-  check_floating(x, "LayerNormKernelImpl");
-  check_same_dtype(weight, x.dtype());
-  check_same_dtype(bias, x.dtype());
-
-  int64_t n = 1;
-  for (int64_t v : normalized_shape) n *= v;
+void layer_norm_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &out = k.output(0);
+  const int64_t n = k.attr(0).i, flags = k.attr(2).i;
+  const double eps = k.attr(1).f;
   const int64_t m = n == 0 ? 0 : x.numel() / n;
-  int64_t rows = 1;
-  for (int64_t i = 0; i < x.dim() - nd; ++i) rows *= x.size(i);
-  Tensor xc = contiguous(x);
-  Tensor out = empty(x.shape(), x.dtype());
-  Tensor mean_t = empty(Dims{rows}, DType::Float64), rstd_t = empty(Dims{rows}, DType::Float64);
-  double* mean = mean_t.data_ptr<double>();
-  double* rstd = rstd_t.data_ptr<double>();
+  const int64_t rows = k.output(1).numel();
+  double* mean = k.output(1).data_ptr<double>();
+  double* rstd = k.output(2).data_ptr<double>();
   if (m == 0) {
     for (int64_t i = 0; i < rows; ++i) mean[i] = NAN, rstd[i] = NAN;
-    return {out, mean_t, rstd_t};
+    return;
   }
   dispatch_floating(x.dtype(), "LayerNormKernelImpl", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
-    const T* px = xc.data_ptr<T>();
+    const T* px = x.data_ptr<T>();
     T* py = out.data_ptr<T>();
-    Tensor wc = weight.defined() ? contiguous(weight) : Tensor(), bc = bias.defined() ? contiguous(bias) : Tensor();
-    const T* pw = wc.defined() ? wc.data_ptr<T>() : nullptr;
-    const T* pb = bc.defined() ? bc.data_ptr<T>() : nullptr;
+    const T* pw = (flags & 1) ? k.input(1).data_ptr<T>() : nullptr;
+    const T* pb = (flags & 2) ? k.input(2).data_ptr<T>() : nullptr;
     parallel_for(0, m, grain_for(n), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const T* __restrict xr = px + r * n;
@@ -481,29 +665,25 @@ NormOut layer_norm(const Tensor& x, IntSpan normalized_shape, const Tensor& weig
       }
     });
   });
-  return {out, mean_t, rstd_t};
 }
 
-NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normalized_shape, const Tensor& mean_t,
-                              const Tensor& rstd_t, const Tensor& weight, GradMask mask) {
-  int64_t n = 1;
-  for (int64_t v : normalized_shape) n *= v;
+void layer_norm_backward_kernel(const KernelArgs& k) {
+  const Tensor &dy = k.input(0), &x = k.input(1);
+  const int64_t n = k.attr(0).i, mask = k.attr(2).i;
   const int64_t m = n == 0 ? 0 : x.numel() / n;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
-  std::vector<double> w = as_f64(weight);
-  const double* mean = mean_t.data_ptr<double>();
-  const double* rstd = rstd_t.data_ptr<double>();
-  NormGrads r;
-  if (mask[0]) r.input = m > 0 ? empty(x.shape(), x.dtype()) : zeros(x.shape(), x.dtype());
+  std::vector<double> w;
+  if (k.attr(1).i) w = f64_values(k.input(2));
+  const double* mean = k.input(3).data_ptr<double>();
+  const double* rstd = k.input(4).data_ptr<double>();
   std::vector<double> dw(static_cast<size_t>(n)), db(static_cast<size_t>(n));
   if (m > 0)
     dispatch_floating(x.dtype(), "LayerNormBackwardKernelImpl", [&](auto tag) {
       using T = decltype(tag);
       using C = acc_t<T>;
-      const T* px = xc.data_ptr<T>();
-      const T* pg = gc.data_ptr<T>();
-      if (mask[0]) {
-        T* pdx = r.input.data_ptr<T>();
+      const T* px = x.data_ptr<T>();
+      const T* pg = dy.data_ptr<T>();
+      if ((mask & 1)) {
+        T* pdx = k.output(0).data_ptr<T>();
         parallel_for(0, m, grain_for(n), [&](int64_t r0, int64_t r1) {
           for (int64_t row = r0; row < r1; ++row) {
             const T* __restrict xr = px + row * n;
@@ -530,7 +710,7 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
           }
         });
       }
-      if (mask[1] || mask[2]) {
+      if ((mask & 6)) {
         // Column sums over rows: dgamma[j] = sum_i dy * (x - mean_i) * rstd_i, dbeta[j] = sum_i dy.
         // Rows are cut into chunks (their number depends on the size only, so results do not
         // depend on the thread count), columns into blocks; chunk partials are added in order.
@@ -566,42 +746,27 @@ NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normali
         }
       }
     });
-  if (mask[1]) r.weight = f64_vector(dw, normalized_shape);
-  if (mask[2]) r.bias = f64_vector(db, normalized_shape);
-  return r;
+  if (mask & 2) write_f64(k.output(1), dw);
+  if (mask & 4) write_f64(k.output(2), db);
 }
 
 // ---- group norm
 
-NormOut group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
-  wrap_dim(1, x.dim());  // the channel dim must exist (torch's "Dimension out of range" otherwise)
-  GLIA_CHECK(num_groups > 0, InvalidArgument, "group_norm: num_groups must be positive, got ", num_groups);
+void group_norm_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &out = k.output(0);
+  const int64_t g = k.attr(0).i, flags = k.attr(2).i;
+  const double eps = k.attr(1).f;
   const NCS d = ncs(x);
-  GLIA_CHECK(d.c % num_groups == 0, Shape,
-             "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
-             IntSpan(x.shape()), " and num_groups=", num_groups);
-  GLIA_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == d.c), Shape,
-             "Expected weight to be a vector of size equal to the number of channels in input, but got weight of "
-             "shape ",
-             IntSpan(weight.defined() ? weight.shape() : Dims{}), " and input of shape ", IntSpan(x.shape()));
-  GLIA_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == d.c), Shape,
-             "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape ",
-             IntSpan(bias.defined() ? bias.shape() : Dims{}), " and input of shape ", IntSpan(x.shape()));
-  check_floating(x, "GroupNormKernelImpl");
-  check_same_dtype(weight, x.dtype());
-  check_same_dtype(bias, x.dtype());
-
-  const int64_t g = num_groups, dpg = d.c / g, len = dpg * d.s;
-  Tensor xc = contiguous(x);
-  Tensor out = empty(x.shape(), x.dtype());
-  Tensor mean_t = empty(Dims{d.n, g}, DType::Float64), rstd_t = empty(Dims{d.n, g}, DType::Float64);
-  double* mean = mean_t.data_ptr<double>();
-  double* rstd = rstd_t.data_ptr<double>();
-  std::vector<double> w = as_f64(weight), b = as_f64(bias);
+  const int64_t dpg = d.c / g, len = dpg * d.s;
+  double* mean = k.output(1).data_ptr<double>();
+  double* rstd = k.output(2).data_ptr<double>();
+  std::vector<double> w, b;
+  if (flags & 1) w = f64_values(k.input(1));
+  if (flags & 2) b = f64_values(k.input(2));
   dispatch_floating(x.dtype(), "GroupNormKernelImpl", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
-    const T* px = xc.data_ptr<T>();
+    const T* px = x.data_ptr<T>();
     T* py = out.data_ptr<T>();
     parallel_for(0, d.n * g, grain_for(len), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
@@ -622,27 +787,25 @@ NormOut group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, co
       }
     });
   });
-  return {out, mean_t, rstd_t};
 }
 
-NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_groups, const Tensor& mean_t,
-                              const Tensor& rstd_t, const Tensor& weight, GradMask mask) {
+void group_norm_backward_kernel(const KernelArgs& k) {
+  const Tensor &dy = k.input(0), &x = k.input(1);
+  const int64_t g = k.attr(0).i, mask = k.attr(2).i;
   const NCS d = ncs(x);
-  const int64_t g = num_groups, dpg = d.c / g, len = dpg * d.s;
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
-  std::vector<double> w = as_f64(weight);
-  const double* mean = mean_t.data_ptr<double>();
-  const double* rstd = rstd_t.data_ptr<double>();
+  const int64_t dpg = d.c / g, len = dpg * d.s;
+  std::vector<double> w;
+  if (k.attr(1).i) w = f64_values(k.input(2));
+  const double* mean = k.input(3).data_ptr<double>();
+  const double* rstd = k.input(4).data_ptr<double>();
   // Per (n, c): ds = sum(dy * x), db = sum(dy) over the spatial dims.
   std::vector<double> ds(static_cast<size_t>(d.n * d.c)), dbv(static_cast<size_t>(d.n * d.c));
-  NormGrads r;
-  if (mask[0]) r.input = empty(x.shape(), x.dtype());
   dispatch_floating(x.dtype(), "GroupNormBackwardKernelImpl", [&](auto tag) {
     using T = decltype(tag);
     using C = acc_t<T>;
-    const T* px = xc.data_ptr<T>();
-    const T* pg = gc.data_ptr<T>();
-    T* pdx = mask[0] ? r.input.data_ptr<T>() : nullptr;
+    const T* px = x.data_ptr<T>();
+    const T* pg = dy.data_ptr<T>();
+    T* pdx = (mask & 1) ? k.output(0).data_ptr<T>() : nullptr;
     parallel_for(0, d.n * g, grain_for(len), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t nn = i / g, gi = i % g;
@@ -677,7 +840,7 @@ NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_gro
       }
     });
   });
-  if (mask[1] || mask[2]) {
+  if ((mask & 6)) {
     std::vector<double> dw(static_cast<size_t>(d.c)), db(static_cast<size_t>(d.c));
     for (int64_t nn = 0; nn < d.n; ++nn)
       for (int64_t c = 0; c < d.c; ++c) {
@@ -685,10 +848,9 @@ NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_gro
         dw[c] += (ds[nn * d.c + c] - dbv[nn * d.c + c] * mean[i]) * rstd[i];
         db[c] += dbv[nn * d.c + c];
       }
-    if (mask[1]) r.weight = f64_vector(dw, Dims{d.c});
-    if (mask[2]) r.bias = f64_vector(db, Dims{d.c});
+    if (mask & 2) write_f64(k.output(1), dw);
+    if (mask & 4) write_f64(k.output(2), db);
   }
-  return r;
 }
 
-}  // namespace glia::ops
+}  // namespace glia::cpu
