@@ -86,8 +86,7 @@ Tensor conv_common(const Tensor& x4, const Tensor& w, const Tensor& bias, const 
     // Keep x's im2col for the weight gradient when there will be one (Note [Kept im2col]).
     y = ops::conv2d_forward(x4, w, bias, g, needs_grad && any_requires_grad({&w}) ? &cols : nullptr);
   } else {
-    y = ops::conv2d_backward_input(x4, w, g);
-    if (bias.defined()) ops::add_channel_bias(y, bias);
+    y = ops::conv2d_backward_input(x4, w, g, bias);
   }
   if (needs_grad) {
     auto n = make_ref<ConvolutionBackward>();

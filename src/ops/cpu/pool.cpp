@@ -1,11 +1,14 @@
-// 2-D pooling: one pass per output plane, parallel over the N * C planes.
+// 2-D pooling: one pass per output plane, parallel over the N * C planes. Meta parts (glia::ops)
+// and CPU kernels (glia::cpu), Note [Op = meta + kernel + rule].
 #include <immintrin.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
 #include "core/checked.h"
+#include "core/dispatch.h"
 #include "ops/conv.h"
 #include "ops/linalg.h"
 
@@ -146,11 +149,11 @@ PoolGeom pool2d_geom(const Tensor& x, const int64_t kernel[2], const int64_t str
   return g;
 }
 
-Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices) {
-  Tensor x = contiguous(x_in);
-  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
-  Tensor y = empty(shape, x.dtype());
-  Tensor idx = empty(shape, DType::Int64);
+namespace {
+
+// ---- the bodies of the CPU kernels: x, gy and indices contiguous, outputs allocated.
+
+void max_pool2d_into(const Tensor& x, const PoolGeom& g, const Tensor& y, const Tensor& idx) {
   dispatch_pool(x.dtype(), "max_pool2d", false, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
@@ -261,15 +264,14 @@ Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices
       }
     });
   });
-  if (indices) *indices = idx;
-  return y;
 }
 
-Tensor max_pool2d_backward(const Tensor& gy_in, const Tensor& indices, const PoolGeom& g, DType dtype) {
-  Tensor gy = contiguous(to_dtype(gy_in, dtype));
-  int64_t shape[4] = {g.N, g.C, g.H, g.W};
-  Tensor gx = zeros(shape, dtype);
-  dispatch_pool(dtype, "max_pool2d_backward", false, [&](auto tag) {
+// Sets every element of the contiguous t to zero (all-zero bits: 0 for the pooling dtypes).
+void zero_fill(const Tensor& t) { std::memset(t.data(), 0, static_cast<size_t>(t.numel()) * itemsize(t.dtype())); }
+
+void max_pool2d_backward_into(const Tensor& gy, const Tensor& indices, const PoolGeom& g, const Tensor& gx) {
+  zero_fill(gx);
+  dispatch_pool(gx.dtype(), "max_pool2d_backward", false, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* gp = gy.data_ptr<T>();
@@ -286,10 +288,7 @@ Tensor max_pool2d_backward(const Tensor& gy_in, const Tensor& indices, const Poo
       }
     });
   });
-  return gx;
 }
-
-namespace {
 
 // Window of output (oh, ow) of avg_pool2d, clipped, and its divisor (torch's avg_pool2d kernel).
 struct AvgWindow {
@@ -309,12 +308,8 @@ inline AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool coun
   return {h0, h1, w0, w1, div};
 }
 
-}  // namespace
-
-Tensor avg_pool2d_forward(const Tensor& x_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override) {
-  Tensor x = contiguous(x_in);
-  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
-  Tensor y = empty(shape, x.dtype());
+void avg_pool2d_into(const Tensor& x, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
+                     const Tensor& y) {
   dispatch_pool(x.dtype(), "avg_pool2d", true, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
@@ -340,15 +335,12 @@ Tensor avg_pool2d_forward(const Tensor& x_in, const PoolGeom& g, bool count_incl
       }
     });
   });
-  return y;
 }
 
-Tensor avg_pool2d_backward(const Tensor& gy_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
-                           DType dtype) {
-  Tensor gy = contiguous(to_dtype(gy_in, dtype));
-  int64_t shape[4] = {g.N, g.C, g.H, g.W};
-  Tensor gx = zeros(shape, dtype);
-  dispatch_pool(dtype, "avg_pool2d_backward", false, [&](auto tag) {
+void avg_pool2d_backward_into(const Tensor& gy, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
+                              const Tensor& gx) {
+  zero_fill(gx);
+  dispatch_pool(gx.dtype(), "avg_pool2d_backward", false, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* gp = gy.data_ptr<T>();
@@ -369,19 +361,13 @@ Tensor avg_pool2d_backward(const Tensor& gy_in, const PoolGeom& g, bool count_in
       }
     });
   });
-  return gx;
 }
 
-namespace {
 inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
 inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
-}  // namespace
 
-Tensor adaptive_avg_pool2d_forward(const Tensor& x_in, int64_t OH, int64_t OW) {
-  Tensor x = contiguous(x_in);
-  int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
-  int64_t shape[4] = {N, C, OH, OW};
-  Tensor y = empty(shape, x.dtype());
+void adaptive_avg_pool2d_into(const Tensor& x, const Tensor& y) {
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), OH = y.size(2), OW = y.size(3);
   dispatch_pool(x.dtype(), "adaptive_avg_pool2d", false, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
@@ -404,15 +390,12 @@ Tensor adaptive_avg_pool2d_forward(const Tensor& x_in, int64_t OH, int64_t OW) {
       }
     });
   });
-  return y;
 }
 
-Tensor adaptive_avg_pool2d_backward(const Tensor& gy_in, int64_t H, int64_t W, DType dtype) {
-  Tensor gy = contiguous(to_dtype(gy_in, dtype));
-  int64_t N = gy.size(0), C = gy.size(1), OH = gy.size(2), OW = gy.size(3);
-  int64_t shape[4] = {N, C, H, W};
-  Tensor gx = zeros(shape, dtype);
-  dispatch_pool(dtype, "adaptive_avg_pool2d_backward", false, [&](auto tag) {
+void adaptive_avg_pool2d_backward_into(const Tensor& gy, const Tensor& gx) {
+  const int64_t N = gy.size(0), C = gy.size(1), OH = gy.size(2), OW = gy.size(3), H = gx.size(2), W = gx.size(3);
+  zero_fill(gx);
+  dispatch_pool(gx.dtype(), "adaptive_avg_pool2d_backward", false, [&](auto tag) {
     using T = decltype(tag);
     using A = acc_t<T>;
     const T* gp = gy.data_ptr<T>();
@@ -433,7 +416,142 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& gy_in, int64_t H, int64_t W, D
       }
     });
   });
+}
+
+}  // namespace
+
+// ---- meta parts (Note [Op = meta + kernel + rule] in core/dispatch.h): the checks are
+// pool2d_geom's (and adaptive_avg_pool2d's in autograd/fn/conv.cpp) and the dtypes'; these convert,
+// allocate on the input's device and run the kernel.
+
+namespace {
+
+// dispatch_pool's dtypes, with its message.
+void check_pool_dtype(DType t, const char* op, bool allow_int64) {
+  if (t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || (allow_int64 && t == DType::Int64)) return;
+  not_implemented_for(op, t);
+}
+
+}  // namespace
+
+Tensor max_pool2d_forward(const Tensor& x_in, const PoolGeom& g, Tensor* indices) {
+  check_pool_dtype(x_in.dtype(), "max_pool2d", false);
+  const Device dev = x_in.device();
+  Tensor x = contiguous(x_in);
+  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
+  Tensor y = empty(shape, x.dtype(), dev);
+  Tensor idx = empty(shape, DType::Int64, dev);
+  if (y.numel() > 0) {
+    const int64_t k[2] = {g.kh, g.kw}, s[2] = {g.sh, g.sw}, p[2] = {g.ph, g.pw}, d[2] = {g.dh, g.dw};
+    run_kernel(KernelId::max_pool2d, dev, {&x}, {&y, &idx}, {attr_ints(k), attr_ints(s), attr_ints(p), attr_ints(d)});
+  }
+  if (indices) *indices = idx;
+  return y;
+}
+
+Tensor max_pool2d_backward(const Tensor& gy_in, const Tensor& indices, const PoolGeom& g, DType dtype) {
+  const Device dev = common_device("max_pool2d_with_indices_backward", gy_in, indices, false);
+  Tensor gy = contiguous(to_dtype(gy_in, dtype)), idx = contiguous(indices);
+  int64_t shape[4] = {g.N, g.C, g.H, g.W};
+  Tensor gx = empty(shape, dtype, dev);
+  if (gx.numel() > 0) run_kernel(KernelId::max_pool2d_backward, dev, {&gy, &idx}, {&gx});
+  return gx;
+}
+
+Tensor avg_pool2d_forward(const Tensor& x_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override) {
+  check_pool_dtype(x_in.dtype(), "avg_pool2d", true);
+  const Device dev = x_in.device();
+  Tensor x = contiguous(x_in);
+  int64_t shape[4] = {g.N, g.C, g.Ho, g.Wo};
+  Tensor y = empty(shape, x.dtype(), dev);
+  if (y.numel() > 0) {
+    const int64_t k[2] = {g.kh, g.kw}, s[2] = {g.sh, g.sw}, p[2] = {g.ph, g.pw};
+    run_kernel(KernelId::avg_pool2d, dev, {&x}, {&y},
+               {attr_ints(k), attr_ints(s), attr_ints(p), attr_i(count_include_pad), attr_i(divisor_override)});
+  }
+  return y;
+}
+
+Tensor avg_pool2d_backward(const Tensor& gy_in, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
+                           DType dtype) {
+  const Device dev = gy_in.device();
+  Tensor gy = contiguous(to_dtype(gy_in, dtype));
+  int64_t shape[4] = {g.N, g.C, g.H, g.W};
+  Tensor gx = empty(shape, dtype, dev);
+  if (gx.numel() > 0) {
+    const int64_t k[2] = {g.kh, g.kw}, s[2] = {g.sh, g.sw}, p[2] = {g.ph, g.pw};
+    run_kernel(KernelId::avg_pool2d_backward, dev, {&gy}, {&gx},
+               {attr_ints(k), attr_ints(s), attr_ints(p), attr_i(count_include_pad), attr_i(divisor_override)});
+  }
+  return gx;
+}
+
+Tensor adaptive_avg_pool2d_forward(const Tensor& x_in, int64_t OH, int64_t OW) {
+  check_pool_dtype(x_in.dtype(), "adaptive_avg_pool2d", false);
+  Tensor x = contiguous(x_in);
+  int64_t shape[4] = {x.size(0), x.size(1), OH, OW};
+  Tensor y = empty(shape, x.dtype(), x.device());
+  if (y.numel() > 0) run_kernel(KernelId::adaptive_avg_pool2d, x.device(), {&x}, {&y});
+  return y;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& gy_in, int64_t H, int64_t W, DType dtype) {
+  Tensor gy = contiguous(to_dtype(gy_in, dtype));
+  int64_t shape[4] = {gy.size(0), gy.size(1), H, W};
+  Tensor gx = empty(shape, dtype, gy.device());
+  if (gx.numel() > 0) run_kernel(KernelId::adaptive_avg_pool2d_backward, gy.device(), {&gy}, {&gx});
   return gx;
 }
 
 }  // namespace glia::ops
+
+// ---- CPU kernels
+
+namespace glia::cpu {
+
+namespace {
+
+using ops::PoolGeom;
+
+// The geometry from x [N, C, H, W], y [N, C, Ho, Wo] and the attributes kernel, stride, padding
+// (.ints) and, with `dilated`, dilation (.ints).
+PoolGeom pool_geom(const Tensor& x, const Tensor& y, const KernelArgs& k, bool dilated) {
+  PoolGeom g;
+  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3), g.Ho = y.size(2), g.Wo = y.size(3);
+  g.kh = k.attr(0).ints[0], g.kw = k.attr(0).ints[1], g.sh = k.attr(1).ints[0], g.sw = k.attr(1).ints[1];
+  g.ph = k.attr(2).ints[0], g.pw = k.attr(2).ints[1];
+  if (dilated) g.dh = k.attr(3).ints[0], g.dw = k.attr(3).ints[1];
+  return g;
+}
+
+}  // namespace
+
+void max_pool2d_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &y = k.output(0);
+  ops::max_pool2d_into(x, pool_geom(x, y, k, true), y, k.output(1));
+}
+
+void max_pool2d_backward_kernel(const KernelArgs& k) {
+  const Tensor &gy = k.input(0), &gx = k.output(0);
+  PoolGeom g{};
+  g.N = gx.size(0), g.C = gx.size(1), g.H = gx.size(2), g.W = gx.size(3), g.Ho = gy.size(2), g.Wo = gy.size(3);
+  ops::max_pool2d_backward_into(gy, k.input(1), g, gx);
+}
+
+void avg_pool2d_kernel(const KernelArgs& k) {
+  const Tensor &x = k.input(0), &y = k.output(0);
+  ops::avg_pool2d_into(x, pool_geom(x, y, k, false), k.attr(3).i != 0, k.attr(4).i, y);
+}
+
+void avg_pool2d_backward_kernel(const KernelArgs& k) {
+  const Tensor &gy = k.input(0), &gx = k.output(0);
+  ops::avg_pool2d_backward_into(gy, pool_geom(gx, gy, k, false), k.attr(3).i != 0, k.attr(4).i, gx);
+}
+
+void adaptive_avg_pool2d_kernel(const KernelArgs& k) { ops::adaptive_avg_pool2d_into(k.input(0), k.output(0)); }
+
+void adaptive_avg_pool2d_backward_kernel(const KernelArgs& k) {
+  ops::adaptive_avg_pool2d_backward_into(k.input(0), k.output(0));
+}
+
+}  // namespace glia::cpu
