@@ -33,12 +33,12 @@ using Op = std::function<glia_error*(const std::vector<const glia_tensor*>&, gli
 
 glia_conv2d_options conv_opts(std::vector<int64_t> stride = {1, 1}, std::vector<int64_t> pad = {0, 0},
                               std::vector<int64_t> dil = {1, 1}, int64_t groups = 1,
-                              glia_padding_mode mode = GLIA_PADDING_EXPLICIT) {
+                              glia_padding_kind kind = GLIA_PADDING_EXPLICIT) {
   glia_conv2d_options o;
   glia_conv2d_options_init(&o);
   for (int i = 0; i < 2; ++i) o.stride[i] = stride[i], o.padding[i] = pad[i], o.dilation[i] = dil[i];
   o.groups = groups;
-  o.padding_mode = mode;
+  o.padding_kind = kind;
   return o;
 }
 
@@ -203,7 +203,7 @@ TEST_F(ConvPoolDevice, ConvolutionsMatchTheCpu) {
       };
       check(what, c, d, op);
       // x permuted in H and W (a non-contiguous input) with a weight permuted the same way.
-      if (dt == GLIA_FLOAT32 && o.padding_mode == GLIA_PADDING_EXPLICIT && o.stride[0] == o.stride[1] &&
+      if (dt == GLIA_FLOAT32 && o.padding_kind == GLIA_PADDING_EXPLICIT && o.stride[0] == o.stride[1] &&
           o.dilation[0] == o.dilation[1] && o.padding[0] == o.padding[1]) {
         std::vector<const glia_tensor*> ct = c, dtv = d;
         ct[0] = transposed(c[0], 2, 3), dtv[0] = transposed(d[0], 2, 3);
