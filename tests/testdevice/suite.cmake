@@ -18,8 +18,14 @@ add_dependencies(testdevice_tests glia_testdevice)
 gtest_discover_tests(testdevice_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
 
 # A backend without some kernels (the test device hides those named in GLIA_TESTDEVICE_WITHOUT_KERNELS):
-# the ops fail cleanly. Its own process, since a backend's kernels are read once when it loads.
-add_test(NAME testdevice.missing_kernel COMMAND testdevice_tests --gtest_also_run_disabled_tests
-  --gtest_filter=TestDevice.DISABLED_OpsWithoutADeviceKernelFailCleanly)
+# the ops fail cleanly. A binary of its own, since a backend's kernels are read once, when it loads.
+add_executable(testdevice_missing_kernel ${CMAKE_CURRENT_LIST_DIR}/missing_kernel.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+target_link_libraries(testdevice_missing_kernel PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+target_include_directories(testdevice_missing_kernel PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(testdevice_missing_kernel PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>"
+  GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
+add_dependencies(testdevice_missing_kernel glia_testdevice)
+add_test(NAME testdevice.missing_kernel COMMAND testdevice_missing_kernel)
 set_tests_properties(testdevice.missing_kernel PROPERTIES LABELS testdevice
   ENVIRONMENT GLIA_TESTDEVICE_WITHOUT_KERNELS=embedding,mul)
