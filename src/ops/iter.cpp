@@ -92,16 +92,4 @@ Tensor expand_to(const Tensor& t, IntSpan shape) {
   return make_view(t, shape, st, t.offset());
 }
 
-bool cpu_has_avx2() {
-  static const bool has = [] {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-#else
-    return false;
-#endif
-  }();
-  return has;
-}
-
 }  // namespace glia::ops

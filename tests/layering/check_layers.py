@@ -2,7 +2,9 @@
 """Checks the include rules of design/ARCHITECTURE.md:
 - a file in src/<layer>/ includes headers of its own layer or of earlier layers only;
 - a file in cuda/ includes headers of src/core/ only;
-- no file of src/ or cuda/ outside src/capi/ includes glia/glia.h (only capi knows the C ABI).
+- no file of src/ or cuda/ outside src/capi/ includes glia/glia.h (only capi knows the C ABI);
+- no file outside src/ops/cpu/ includes a header of src/ops/cpu/: the CPU's loop helpers and kernels
+  stay behind the kernel table (Note [Op = meta + kernel + rule] in core/dispatch.h).
 
   check_layers.py --root . --layers core ops autograd nn optim io distributed capi
 """
@@ -77,6 +79,9 @@ def main():
                 line = text.count("\n", 0, m.start()) + 1
                 target = include_target(root, path, quote, header, order)
                 where = f"{rel}:{line}: #include {quote}{header}{'>' if quote == '<' else quote}"
+                in_cpu = rel.startswith(os.path.join("src", "ops", "cpu") + os.sep)
+                if header.startswith("ops/cpu/") and not in_cpu:
+                    problems.append(f"{where}: only src/ops/cpu/ includes the CPU's loop helpers and kernels")
                 if target == "abi":
                     if layer != "capi":
                         problems.append(f"{where}: only src/capi/ may include the C ABI header")

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/functions.h"
+#include "ops/cpu/loops.h"
 #include "ops/golden_support.h"
 #include "ops/shape.h"
 

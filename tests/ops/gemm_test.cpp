@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/loops.h"
 #include "ops/linalg.h"
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "autograd/functions.h"
 #include "capi/api.h"
+#include "ops/cpu/loops.h"
 #include "ops/golden_support.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 
 namespace glia::ops {

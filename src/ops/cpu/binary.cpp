@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 
 namespace glia::ops {
@@ -210,8 +211,7 @@ void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
   Tensor q = div(t1, t2, nullptr);
   const Tensor* ops3[] = {&self, &t1, &t2};
   DType rt = result_type(ops3);
-  inplace_meta(KernelId::add, "addcdiv_", self, q, is_floating(rt) ? rt : DType::Float32,
-               {attr_f(value.to_double())});
+  inplace_meta(KernelId::add, "addcdiv_", self, q, is_floating(rt) ? rt : DType::Float32, {attr_f(value.to_double())});
 }
 
 void fill_(const Tensor& self, const Scalar& value) {

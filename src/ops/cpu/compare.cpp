@@ -1,12 +1,12 @@
 // Comparisons (eq ne lt le gt ge) and logical and / or / xor / not; results are bool.
+#include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 
 namespace glia::ops {
 
 namespace {
 constexpr const char* kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-constexpr KernelId kCmpKernels[] = {KernelId::eq, KernelId::ne, KernelId::lt,
-                                    KernelId::le, KernelId::gt, KernelId::ge};
+constexpr KernelId kCmpKernels[] = {KernelId::eq, KernelId::ne, KernelId::lt, KernelId::le, KernelId::gt, KernelId::ge};
 }  // namespace
 
 // ---- meta parts (Note [Op = meta + kernel + rule])

@@ -16,6 +16,7 @@
 #include "core/checked.h"
 #include "core/dispatch.h"
 #include "core/scratch.h"
+#include "ops/cpu/loops.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
 

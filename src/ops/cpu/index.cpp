@@ -9,6 +9,7 @@
 
 #include "core/checked.h"
 #include "core/dispatch.h"
+#include "ops/cpu/loops.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 

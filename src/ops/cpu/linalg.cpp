@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "ops/cpu/gemm.h"
+#include "ops/cpu/loops.h"
 
 namespace glia::ops {
 

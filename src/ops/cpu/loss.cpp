@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 

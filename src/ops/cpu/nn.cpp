@@ -10,6 +10,7 @@
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "core/random.h"
+#include "ops/cpu/loops.h"
 #include "ops/iter.h"
 #include "ops/norm.h"
 

@@ -17,6 +17,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/cpu/loops.h"
 #include "ops/iter.h"
 #include "ops/reduce.h"
 

@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/dispatch.h"
 #include "core/scalar.h"
+#include "ops/cpu/loops.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"

@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/dispatch.h"
 #include "ops/conv.h"
+#include "ops/cpu/loops.h"
 #include "ops/linalg.h"
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.

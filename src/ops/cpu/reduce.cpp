@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "ops/cpu/loops.h"
 #include "ops/shape.h"
 
 namespace glia::ops {

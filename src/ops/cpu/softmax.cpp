@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "ops/cpu/loops.h"
 #include "ops/reduce.h"
 
 namespace glia::ops {

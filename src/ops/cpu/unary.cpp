@@ -2,6 +2,7 @@
 // tanh), pow, clamp, maximum, minimum and where.
 #include <cmath>
 
+#include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 
 namespace glia::ops {
