@@ -1,8 +1,8 @@
 // Tensors the library makes for other tensors land on those tensors' devices
 // (the factories of core/tensor.h take the device explicitly): autograd's
 // zero-fills and the gradients it sends back, on the test device (Note [Test
-// device memory]). The copy_ case failed before: the gradient was made on the
-// wrong device.
+// device memory]). The copy_ and backward hook cases failed before: the
+// gradient was made on the wrong device.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -26,7 +26,9 @@ class FactoriesDevice : public ::testing::Test {
     ASSERT_EQ(e, nullptr) << glia_error_message(e);
   }
   void TearDown() override {
+    for (glia_module* m : modules_) glia_module_release(m);
     for (T t : owned_) glia_tensor_release(t);
+    modules_.clear();
     owned_.clear();
     void* h = dlopen(GLIA_TESTDEVICE_PATH, RTLD_NOW | RTLD_NOLOAD);
     ASSERT_NE(h, nullptr);
@@ -42,6 +44,10 @@ class FactoriesDevice : public ::testing::Test {
   T keep(T t) {
     if (t) owned_.push_back(t);
     return t;
+  }
+  glia_module* keep(glia_module* m) {
+    if (m) modules_.push_back(m);
+    return m;
   }
   T host(const std::vector<float>& v, std::vector<int64_t> shape) {
     T t = nullptr;
@@ -95,6 +101,7 @@ class FactoriesDevice : public ::testing::Test {
   }
 
   std::vector<T> owned_;
+  std::vector<glia_module*> modules_;
 };
 
 // copy_ across devices: src's gradient goes back to src's device (torch's CopyBackwards:
@@ -112,6 +119,69 @@ TEST_F(FactoriesDevice, CopyAcrossDevicesSendsTheGradientBackToTheSource) {
     EXPECT_TRUE(same(device_of(g), src_dev));
     EXPECT_EQ(floats(g), std::vector<float>(6, 1.0f));
   }
+}
+
+// A full backward hook wraps the module's inputs in one node; an input the forward leaves unused
+// gets no gradient, and the engine's zero-fill for it is made on the inputs' device, so its grad
+// is zeros there (torch: zeros like the input).
+glia_error* first_input_doubled(void*, glia_module*, const glia_tensor* const* in, int64_t, glia_tensor** outs, int64_t,
+                                int64_t* n) {
+  *n = 1;
+  return glia_add(in[0], in[0], 1.0, outs);
+}
+
+struct Seen {
+  int calls = 0;
+  bool all_on_device = true;
+};
+
+glia_error* note_backward(void* ud, glia_module*, const glia_tensor* const* gin, int64_t n_gin,
+                          const glia_tensor* const* gout, int64_t n_gout, glia_tensor**, int64_t, int64_t*) {
+  auto* seen = static_cast<Seen*>(ud);
+  ++seen->calls;
+  auto note = [&](const glia_tensor* t) {
+    glia_device d{};
+    if (t && (glia_tensor_device(t, &d) != nullptr || d.type != GLIA_PRIVATEUSE1)) seen->all_on_device = false;
+  };
+  for (int64_t i = 0; i < n_gin; ++i) note(gin[i]);
+  for (int64_t i = 0; i < n_gout; ++i) note(gout[i]);
+  return nullptr;
+}
+
+TEST_F(FactoriesDevice, BackwardHookZeroFillsAnUnusedInputOnItsDevice) {
+  glia_module_def def;
+  glia_module_def_init(&def);
+  def.forward = first_input_doubled;
+  glia_module* m = nullptr;
+  ok(glia_module_create("FirstInput", &def, &m));
+  keep(m);
+  Seen seen;
+  uint64_t id = 0;
+  ok(glia_module_add_backward_hook(m, note_backward, &seen, nullptr, 0, &id));
+  T a = leaf({1, 2, 3}, {3}, kDev0), b = leaf({4, 5, 6}, {3}, kDev0);
+  const glia_tensor* in[2] = {a, b};
+  T out = nullptr;
+  int64_t n = 0;
+  ok(glia_module_forward(m, in, 2, &out, 1, &n));
+  keep(out);
+  ok(glia_tensor_backward(sum(out), nullptr, 0));
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_TRUE(seen.all_on_device);
+  T ga = grad_of(a), gb = grad_of(b);
+  ASSERT_NE(ga, nullptr);
+  ASSERT_NE(gb, nullptr);
+  EXPECT_TRUE(same(device_of(ga), kDev0));
+  EXPECT_TRUE(same(device_of(gb), kDev0));
+  EXPECT_EQ(floats(ga), std::vector<float>(3, 2.0f));
+  EXPECT_EQ(floats(gb), std::vector<float>(3, 0.0f));
+  // A second backward accumulates into b's grad on the device (a CPU grad there would be refused).
+  T out2 = nullptr;
+  ok(glia_module_forward(m, in, 2, &out2, 1, &n));
+  keep(out2);
+  ok(glia_tensor_backward(sum(out2), nullptr, 0));
+  T gb2 = grad_of(b);
+  ASSERT_NE(gb2, nullptr);
+  EXPECT_TRUE(same(device_of(gb2), kDev0));
 }
 
 // dropout with p = 1 is x * 0 with the zero on x's device (torch: at::zeros({}, input.options())).
