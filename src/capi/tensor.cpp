@@ -123,7 +123,7 @@ glia_error* glia_tensor_from_data(const void* data, size_t nbytes, const int64_t
     GLIA_CHECK(nbytes == expected, InvalidArgument, fn, ": argument 'nbytes' is ", nbytes, " but shape ", s, " of ",
                dtype_name(dt), " needs ", expected, " bytes");
     GLIA_CHECK(data || nbytes == 0, InvalidArgument, fn, ": argument 'data' is NULL");
-    Tensor t = empty(s, dt);
+    Tensor t = empty(s, dt, Device{});
     if (nbytes) std::memcpy(t.data(), data, nbytes);
     *out = tensor_handle(t);
   });

@@ -79,15 +79,15 @@ Tensor Scalar::to_tensor() const {
   Tensor t;
   switch (kind) {
     case Kind::Float:
-      t = empty({}, DType::Float64);
+      t = empty({}, DType::Float64, Device{});
       *t.data_ptr<double>() = f;
       break;
     case Kind::Int:
-      t = empty({}, DType::Int64);
+      t = empty({}, DType::Int64, Device{});
       *t.data_ptr<int64_t>() = i;
       break;
     case Kind::Bool:
-      t = empty({}, DType::Bool);
+      t = empty({}, DType::Bool, Device{});
       *t.data_ptr<bool>() = i != 0;
       break;
   }

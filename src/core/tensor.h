@@ -109,14 +109,20 @@ int64_t checked_numel(IntSpan shape);
 // Validates a user-given shape: ndim in [0, 64], sizes >= 0, numel fits. `what` names the caller.
 void check_shape(const char* what, IntSpan shape);
 
-// Factories (CPU). empty leaves memory uninitialised.
-Tensor empty(IntSpan shape, DType dtype, Device device = {});
-Tensor zeros(IntSpan shape, DType dtype, Device device = {});
-Tensor ones(IntSpan shape, DType dtype, Device device = {});
-Tensor full(IntSpan shape, double value, DType dtype, Device device = {});
-Tensor arange(double start, double end, double step, DType dtype, Device device = {});
-Tensor rand(IntSpan shape, DType dtype, Device device = {});
-Tensor randn(IntSpan shape, DType dtype, Device device = {});
+// Factories. empty leaves memory uninitialised.
+// No default device: the caller names it. A tensor that stands for another one (its gradient, a
+// zero-fill, a buffer combined with it) is made on that tensor's device (x.device(),
+// grad.device()...); Device{} (the CPU) is written out only for genuine host tensors (checkpoint
+// readers, host copies, wrapped scalars, lr-scheduler and optimizer "step" state that torch keeps
+// on the CPU, scratch inside a CPU kernel). A forgotten device would otherwise allocate on the
+// CPU silently, a bug that only shows when the tensor later meets device tensors.
+Tensor empty(IntSpan shape, DType dtype, Device device);
+Tensor zeros(IntSpan shape, DType dtype, Device device);
+Tensor ones(IntSpan shape, DType dtype, Device device);
+Tensor full(IntSpan shape, double value, DType dtype, Device device);
+Tensor arange(double start, double end, double step, DType dtype, Device device);
+Tensor rand(IntSpan shape, DType dtype, Device device);
+Tensor randn(IntSpan shape, DType dtype, Device device);
 Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device device, BlobDeleter deleter,
                  void* context);
 

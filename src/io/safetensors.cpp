@@ -544,7 +544,7 @@ void write_safetensors(const nn::TensorDict& dict, Sink& out) {
     if (t.device().is_cpu() && t.is_contiguous()) {
       host[i] = t;
     } else {  // strided views and device tensors: one contiguous host copy each
-      host[i] = empty(t.shape(), t.dtype());
+      host[i] = empty(t.shape(), t.dtype(), Device{});
       copy_into(host[i], t);
     }
   }

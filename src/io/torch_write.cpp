@@ -224,7 +224,7 @@ void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archi
         auto [hc, fresh] = host_copies.emplace(s, Tensor());
         if (fresh) {
           const int64_t numel = static_cast<int64_t>(s->nbytes() / item), one = 1;
-          hc->second = empty(IntSpan(&numel, 1), t.dtype());
+          hc->second = empty(IntSpan(&numel, 1), t.dtype(), Device{});
           copy_into(hc->second, make_view(t, IntSpan(&numel, 1), IntSpan(&one, 1), 0));
         }
         s = hc->second.impl()->storage().get();

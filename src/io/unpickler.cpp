@@ -1098,7 +1098,7 @@ Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& stora
     dict->set(key, t);
   };
   auto scalar = [&](DType dtype, double v) {
-    Tensor t = full({}, v, dtype);
+    Tensor t = full({}, v, dtype, Device{});
     return t;
   };
 
@@ -1166,7 +1166,7 @@ Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& stora
         emit(container, scalar(DType::Bool, static_cast<double>(v.i)));
         break;
       case Kind::Int: {
-        Tensor t = empty({}, DType::Int64);
+        Tensor t = empty({}, DType::Int64, Device{});
         *t.data_ptr<int64_t>() = v.i;  // exact beyond 2^53
         emit(container, t);
         break;

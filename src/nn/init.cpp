@@ -16,7 +16,7 @@ template <class F>
 void fill_with(const Tensor& t, const char* fn, F draw) {
   GLIA_CHECK(t.defined(), InvalidArgument, fn, ": tensor is undefined");
   GLIA_CHECK(is_floating(t.dtype()), DType, fn, ": expected a floating point tensor, got ", dtype_name(t.dtype()));
-  Tensor tmp = empty(t.shape(), DType::Float64);
+  Tensor tmp = empty(t.shape(), DType::Float64, Device{});
   double* p = tmp.data_ptr<double>();
   for (int64_t i = 0; i < tmp.numel(); ++i) p[i] = draw();
   copy_into(t, tmp);

@@ -23,7 +23,7 @@ void check_floating(const Tensor& t, const char* fn) {
 // Writes row-major doubles into t (any layout, floating dtype and device: a host tensor is
 // copied over) and bumps its version.
 void store(const Tensor& t, const std::vector<double>& v) {
-  Tensor tmp = empty(t.shape(), DType::Float64);
+  Tensor tmp = empty(t.shape(), DType::Float64, Device{});
   std::copy(v.begin(), v.end(), tmp.data_ptr<double>());
   copy_into(t, tmp);
   bump_version(t);

@@ -165,6 +165,14 @@ std::optional<std::vector<size_t>> wrap_tensors(const std::shared_ptr<BackwardHo
     node->output_shapes.push_back(t.shape());
     node->output_dtypes.push_back(t.dtype());
   }
+  // Where the engine zero-fills an output that got no gradient (an input the forward left unused):
+  // one device per node, as set_history takes it; the first tensor that requires grad (the
+  // others' fills are dropped, their edges being invalid).
+  for (size_t i : idx)
+    if (args[i].requires_grad()) {
+      node->output_device = args[i].device();
+      break;
+    }
   for (size_t k = 0; k < idx.size(); ++k) {
     Tensor& t = args[idx[k]];
     if (!t.requires_grad()) continue;  // non-differentiable: passed through as is

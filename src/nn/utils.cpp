@@ -32,7 +32,7 @@ std::vector<Tensor> grads_of(const std::vector<Tensor>& params) {
 // multiplied into each grad in place. Only error_if_nonfinite reads the total on the host.
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
   std::vector<Tensor> gs = grads_of(params);
-  if (gs.empty()) return zeros({}, DType::Float32);  // torch.tensor(0.0)
+  if (gs.empty()) return zeros({}, DType::Float32, Device{});  // torch.tensor(0.0), on the CPU
   GradModeGuard no_grad(false);
   const Device dev = gs[0].device();
   DType dt = gs[0].dtype();

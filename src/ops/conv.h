@@ -58,6 +58,6 @@ Tensor adaptive_avg_pool2d_forward(const Tensor& x, int64_t oh, int64_t ow);
 Tensor adaptive_avg_pool2d_backward(const Tensor& gy, int64_t H, int64_t W, DType dtype);
 
 // "torch.FloatTensor" style names of torch's conv messages ("torch.cuda.FloatTensor" off the CPU).
-std::string torch_tensor_type(DType t, Device d = Device{});
+std::string torch_tensor_type(DType t, Device d);
 
 }  // namespace glia::ops

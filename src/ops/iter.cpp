@@ -72,7 +72,7 @@ void not_implemented_for(const char* kernel, DType t) {
 }
 
 Tensor wrapped_scalar(double v, bool integral) {
-  Tensor t = empty({}, integral ? DType::Int64 : DType::Float64);
+  Tensor t = empty({}, integral ? DType::Int64 : DType::Float64, Device{});
   if (integral)
     *t.data_ptr<int64_t>() = static_cast<int64_t>(v);
   else

@@ -60,7 +60,7 @@ Tensor zeros_like(const Tensor& p) { return zeros(p.shape(), p.dtype(), p.device
 // state["step"] (a float32 0-dim tensor, as torch >= 1.12 stores it), created at 0 when absent.
 Tensor step_tensor(ParamState& st) {
   Tensor& step = st.get_or_add("step");
-  if (!step.defined()) step = zeros({}, DType::Float32);
+  if (!step.defined()) step = zeros({}, DType::Float32, Device{});
   return step;
 }
 // The step count after this step (prepare pass; the commit pass stores it with fill). torch keeps
@@ -145,7 +145,7 @@ class Adam final : public Optimizer {
       if (!g.defined()) continue;
       ParamState& st = state_of(p);
       if (st.find("step") == nullptr) {
-        st.get_or_add("step") = zeros({}, DType::Float32);
+        st.get_or_add("step") = zeros({}, DType::Float32, Device{});
         st.get_or_add("exp_avg") = zeros_like(p);
         st.get_or_add("exp_avg_sq") = zeros_like(p);
         if (amsgrad) st.get_or_add("max_exp_avg_sq") = zeros_like(p);
@@ -194,7 +194,7 @@ class RMSprop final : public Optimizer {
       if (!g.defined()) continue;
       ParamState& st = state_of(p);
       if (st.find("step") == nullptr) {
-        st.get_or_add("step") = zeros({}, DType::Float32);
+        st.get_or_add("step") = zeros({}, DType::Float32, Device{});
         st.get_or_add("square_avg") = zeros_like(p);
         if (momentum > 0) st.get_or_add("momentum_buffer") = zeros_like(p);
         if (centered) st.get_or_add("grad_avg") = zeros_like(p);

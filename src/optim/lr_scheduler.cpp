@@ -40,11 +40,11 @@ void LRScheduler::step() {
 
 namespace {
 
-Tensor f64_scalar(double v) { return full({}, v, DType::Float64); }
-Tensor i64_scalar(int64_t v) { return full({}, static_cast<double>(v), DType::Int64); }
+Tensor f64_scalar(double v) { return full({}, v, DType::Float64, Device{}); }
+Tensor i64_scalar(int64_t v) { return full({}, static_cast<double>(v), DType::Int64, Device{}); }
 Tensor f64_vector(const std::vector<double>& v) {
   const auto n = static_cast<int64_t>(v.size());
-  Tensor t = empty(IntSpan(&n, 1), DType::Float64);
+  Tensor t = empty(IntSpan(&n, 1), DType::Float64, Device{});
   for (size_t i = 0; i < v.size(); ++i) t.data_ptr<double>()[i] = v[i];
   return t;
 }
@@ -161,7 +161,7 @@ class MultiStepLR final : public LRScheduler {
     for (const auto& [m, c] : counts_)
       for (int64_t k = 0; k < c; ++k) ms.push_back(m);
     const auto n = static_cast<int64_t>(ms.size());
-    Tensor t = empty(IntSpan(&n, 1), DType::Int64);
+    Tensor t = empty(IntSpan(&n, 1), DType::Int64, Device{});
     for (size_t i = 0; i < ms.size(); ++i) t.data_ptr<int64_t>()[i] = ms[i];
     d.set("milestones", t);
     d.set("gamma", f64_scalar(gamma_));

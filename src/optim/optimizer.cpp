@@ -233,9 +233,9 @@ void Optimizer::zero_grad(bool set_to_none) {
 namespace {
 
 Tensor option_tensor(const Option& o) {
-  if (o.value.size() == 1) return full({}, o.value[0], DType::Float64);
+  if (o.value.size() == 1) return full({}, o.value[0], DType::Float64, Device{});
   const int64_t n = static_cast<int64_t>(o.value.size());
-  Tensor t = empty(IntSpan(&n, 1), DType::Float64);
+  Tensor t = empty(IntSpan(&n, 1), DType::Float64, Device{});
   for (size_t i = 0; i < o.value.size(); ++i) t.data_ptr<double>()[i] = o.value[i];
   return t;
 }
@@ -279,7 +279,7 @@ Ref<nn::TensorDict> Optimizer::state_dict() const {
     std::string prefix = "param_groups." + std::to_string(gi) + ".";
     for (const Option& o : g.options) d->set(prefix + o.name, option_tensor(o));
     const int64_t n = static_cast<int64_t>(g.params.size());
-    Tensor idx = empty(IntSpan(&n, 1), DType::Int64);
+    Tensor idx = empty(IntSpan(&n, 1), DType::Int64, Device{});
     for (size_t i = 0; i < g.params.size(); ++i) idx.data_ptr<int64_t>()[i] = next++;
     d->set(prefix + "params", idx);
   }

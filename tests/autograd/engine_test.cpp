@@ -460,7 +460,7 @@ TEST(Engine, RequiresGradPropagation) {
   EXPECT_STREQ(glia::grad_fn(glia::sum(x, dim0, false))->name(), "SumBackward1");
   expect_error([&] { glia::set_requires_grad(y, false); }, Code::State,
                "you can only change requires_grad flags of leaf variables");
-  Tensor i = glia::zeros(glia::Dims{2}, DType::Int64);
+  Tensor i = glia::zeros(glia::Dims{2}, DType::Int64, glia::Device{});
   expect_error([&] { glia::set_requires_grad(i, true); }, Code::DType,
                "only Tensors of floating point dtype can require gradients");
   // Rounding division: torch's DivBackward2, zero gradients (flat almost everywhere).
@@ -530,7 +530,7 @@ TEST(Engine, SeveralRoots) {
 
 TEST(Engine, MixedDtypeGradientsMatchInputs) {
   Tensor x = leaf({2}, {1, 2});
-  Tensor f = glia::full(glia::Dims{2}, 0.5, DType::Float32);
+  Tensor f = glia::full(glia::Dims{2}, 0.5, DType::Float32, glia::Device{});
   glia::set_requires_grad(f, true);
   Tensor y = glia::sum(glia::mul(x, f));
   EXPECT_EQ(y.dtype(), DType::Float64);

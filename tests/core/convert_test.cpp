@@ -71,7 +71,7 @@ bool is_nan(T v) {
 Tensor make_input(DType dt, const json& values, int64_t stride) {
   int64_t n = static_cast<int64_t>(values.size());
   int64_t len = n * stride;
-  Tensor storage = glia::zeros({&len, 1}, dt);
+  Tensor storage = glia::zeros({&len, 1}, dt, glia::Device{});
   glia::dispatch_all(dt, [&](auto tag) {
     using T = decltype(tag);
     for (int64_t i = 0; i < n; ++i) storage.data_ptr<T>()[i * stride] = decode<T>(values[static_cast<size_t>(i)]);
@@ -113,7 +113,7 @@ TEST(Convert, MatchesTorch) {
     // The contiguous loop and the strided row walker of copy_into both go through convert<>.
     check_outputs(glia::to_dtype(make_input(from, c["inputs"], 1), to), c, k, "contiguous");
     Tensor strided = make_input(from, c["inputs"], 3);
-    Tensor out = glia::empty(strided.shape(), to);
+    Tensor out = glia::empty(strided.shape(), to, glia::Device{});
     glia::copy_into(out, strided);
     check_outputs(out, c, k, "strided");
   }

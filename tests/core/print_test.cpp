@@ -42,7 +42,7 @@ Tensor build(const json& c) {
   DType dt = dtype_named(c["dtype"].get<std::string>());
   const json& values = c["storage"];
   int64_t n = static_cast<int64_t>(values.size());
-  Tensor storage = glia::empty({&n, 1}, dt);
+  Tensor storage = glia::empty({&n, 1}, dt, glia::Device{});
   glia::dispatch_all(dt, [&](auto tag) {
     using T = decltype(tag);
     T* p = storage.data_ptr<T>();
@@ -94,7 +94,7 @@ TEST(Print, FixtureCoversEveryDTypeAndLayout) {
 
 TEST(Print, ElidedElementsDoNotWidenColumns) {
   // The formatter sees only what get_summarized_data keeps.
-  Tensor t = glia::zeros(std::vector<int64_t>{100, 100}, DType::Int32);
+  Tensor t = glia::zeros(std::vector<int64_t>{100, 100}, DType::Int32, glia::Device{});
   t.data_ptr<int32_t>()[5050] = 123456;
   EXPECT_EQ(glia::to_string(t),
             "tensor([[0, 0, 0,  ..., 0, 0, 0],\n"
@@ -108,7 +108,7 @@ TEST(Print, ElidedElementsDoNotWidenColumns) {
 
 TEST(Print, SeveralSuffixesWrapOneByOne) {
   // _add_suffixes puts each part on a new line once the line would pass 80 columns.
-  Tensor t = glia::arange(0, 9, 1, DType::Float64);
+  Tensor t = glia::arange(0, 9, 1, DType::Float64, glia::Device{});
   EXPECT_EQ(glia::to_string(t, ", requires_grad=True, names=('N',)"),
             "tensor([0., 1., 2., 3., 4., 5., 6., 7., 8.], dtype=torch.float64,\n"
             "       requires_grad=True, names=('N',))");

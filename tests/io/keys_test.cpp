@@ -30,7 +30,7 @@ Code code_of(const std::function<void()>& f, std::string* message) {
 
 Ref<nn::TensorDict> dict_with_key(const std::string& key) {
   auto d = make_ref<nn::TensorDict>();
-  d->set(key, zeros(std::vector<int64_t>{2}, DType::Float32));
+  d->set(key, zeros(std::vector<int64_t>{2}, DType::Float32, Device{}));
   return d;
 }
 

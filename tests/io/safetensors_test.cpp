@@ -29,7 +29,7 @@ namespace nn = glia::nn;
 
 template <class T>
 Tensor tensor_of(std::vector<int64_t> shape, DType dtype, const std::vector<T>& values) {
-  Tensor t = glia::empty(shape, dtype);
+  Tensor t = glia::empty(shape, dtype, glia::Device{});
   EXPECT_EQ(static_cast<size_t>(t.numel()) * glia::itemsize(dtype), values.size() * sizeof(T));
   if (!values.empty()) std::memcpy(t.data(), values.data(), values.size() * sizeof(T));
   return t;
@@ -275,10 +275,12 @@ TEST(SafetensorsRead, ZeroCopyOf100MBFileAndWritesNeverReachTheFile) {
   int64_t total = 0;
   for (int i = 0; total < (100 << 20); ++i) {
     int64_t rows = (i % 3 == 0) ? 1024 : 64;
-    Tensor t = glia::full(std::vector<int64_t>{rows, 1024}, static_cast<double>(i % 100), DType::Float32);
+    Tensor t =
+        glia::full(std::vector<int64_t>{rows, 1024}, static_cast<double>(i % 100), DType::Float32, glia::Device{});
     d.set("layer" + std::to_string(i) + ".weight", t);
     d.set("layer" + std::to_string(i) + ".num_batches_tracked", tensor_of<int64_t>({}, DType::Int64, {i}));
-    d.set("layer" + std::to_string(i) + ".half", glia::full(std::vector<int64_t>{7}, 1.0, DType::Float16));
+    d.set("layer" + std::to_string(i) + ".half",
+          glia::full(std::vector<int64_t>{7}, 1.0, DType::Float16, glia::Device{}));
     total += rows * 1024 * 4 + 8 + 14;
   }
   io::save_file(d, path, io::Format::Safetensors);

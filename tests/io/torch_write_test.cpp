@@ -95,7 +95,7 @@ std::string to_hex(const void* data, size_t n) {
 
 // A tensor of `shape` whose elements have the given bit patterns (row-major).
 Tensor from_bits(const Dims& shape, DType dt, const std::vector<uint64_t>& bits) {
-  Tensor t = empty(shape, dt);
+  Tensor t = empty(shape, dt, Device{});
   EXPECT_EQ(static_cast<size_t>(t.numel()), bits.size());
   size_t item = itemsize(dt);
   for (size_t i = 0; i < bits.size(); ++i) std::memcpy(static_cast<char*>(t.data()) + i * item, &bits[i], item);
@@ -105,7 +105,7 @@ Tensor from_bits(const Dims& shape, DType dt, const std::vector<uint64_t>& bits)
 // Float32 values exactly representable, a function of (tensor k, element i), that the
 // script recomputes.
 Tensor formula_f32(const Dims& shape, int k) {
-  Tensor t = empty(shape, DType::Float32);
+  Tensor t = empty(shape, DType::Float32, Device{});
   for (int64_t i = 0; i < t.numel(); ++i)
     t.data_ptr<float>()[i] = static_cast<float>((i * 7 + k * 3) % 23 - 11) / 16.0f;
   return t;
@@ -126,14 +126,14 @@ Ref<nn::TensorDict> dict_dtypes() {
   d->set("u8", from_bits({5}, DType::UInt8, {0, 1, 127, 128, 255}));
   d->set("bool", from_bits({3}, DType::Bool, {1, 0, 1}));
   d->set("scalar", from_bits({}, DType::Float64, {0x400a000000000000}));  // 3.25, 0-dim
-  d->set("empty", empty(Dims{0, 3}, DType::Float32));
-  d->set("empty_i64", empty(Dims{0}, DType::Int64));
+  d->set("empty", empty(Dims{0, 3}, DType::Float32, Device{}));
+  d->set("empty_i64", empty(Dims{0}, DType::Int64, Device{}));
   return d;
 }
 
 Ref<nn::TensorDict> dict_views() {
   auto d = make_ref<nn::TensorDict>();
-  Tensor base = empty(Dims{4, 6}, DType::Float32);
+  Tensor base = empty(Dims{4, 6}, DType::Float32, Device{});
   for (int i = 0; i < 24; ++i) base.data_ptr<float>()[i] = static_cast<float>(i) * 0.5f - 3.0f;
   d->set("base", base);
   d->set("t", make_view(base, Dims{6, 4}, Dims{1, 6}, 0));
@@ -141,11 +141,11 @@ Ref<nn::TensorDict> dict_views() {
   d->set("block", make_view(base, Dims{2, 3}, Dims{6, 2}, 7));
   d->set("expand", make_view(base, Dims{3, 4}, Dims{0, 1}, 8));
   d->set("scalar_view", make_view(base, Dims{}, Dims{}, 23));
-  Tensor idx = empty(Dims{10}, DType::Int64);
+  Tensor idx = empty(Dims{10}, DType::Int64, Device{});
   for (int i = 0; i < 10; ++i) idx.data_ptr<int64_t>()[i] = 1000 - 37 * i;
   d->set("idx_tail", make_view(idx, Dims{4}, Dims{1}, 6));  // the storage appears first through a view
   d->set("idx", idx);
-  Tensor bytes = empty(Dims{8}, DType::UInt8);
+  Tensor bytes = empty(Dims{8}, DType::UInt8, Device{});
   for (int i = 0; i < 8; ++i) bytes.data_ptr<uint8_t>()[i] = static_cast<uint8_t>(200 + i);
   d->set("part", make_view(bytes, Dims{2}, Dims{1}, 3));  // the whole 8-byte storage is written
   return d;
@@ -159,7 +159,7 @@ Ref<nn::TensorDict> dict_model() {
   d->set("bn1.weight", formula_f32({4}, k++));
   d->set("bn1.bias", formula_f32({4}, k++));
   d->set("bn1.running_mean", formula_f32({4}, k++));
-  Tensor var = empty(Dims{4}, DType::Float32);
+  Tensor var = empty(Dims{4}, DType::Float32, Device{});
   for (int i = 0; i < 4; ++i) var.data_ptr<float>()[i] = static_cast<float>(i + 1) / 4.0f;
   d->set("bn1.running_var", var);
   d->set("bn1.num_batches_tracked", from_bits({}, DType::Int64, {7}));
@@ -388,21 +388,21 @@ TEST(TorchWrite, RefusesWhatTorchCannotRead) {
   };
   {  // views of one storage as two dtypes (torch.save refuses them too)
     auto d = make_ref<nn::TensorDict>();
-    Tensor a = zeros(Dims{4}, DType::Int32);
+    Tensor a = zeros(Dims{4}, DType::Int32, Device{});
     d->set("a", a);
     d->set("b", Tensor(make_ref<TensorImpl>(a.impl()->storage(), 0, Dims{4}, Dims{1}, DType::Float32)));
     expect_error(*d, Code::InvalidArgument, "tensor \"b\" (float32) shares its storage with a int32 tensor");
   }
   {  // a view past the end of its storage (make_view refuses one: built here around it)
     auto d = make_ref<nn::TensorDict>();
-    d->set("over", Tensor(make_ref<TensorImpl>(zeros(Dims{4}, DType::Float32).impl()->storage(), 0, Dims{2, 3},
-                                               Dims{2, 1}, DType::Float32)));
+    d->set("over", Tensor(make_ref<TensorImpl>(zeros(Dims{4}, DType::Float32, Device{}).impl()->storage(), 0,
+                                               Dims{2, 3}, Dims{2, 1}, DType::Float32)));
     expect_error(*d, Code::Internal,
                  "tensor \"over\" (offset 0, shape [2, 3], strides [2, 1]) reaches past its storage");
   }
   {  // keys Python cannot decode
     auto d = make_ref<nn::TensorDict>();
-    d->set("bad\xff", zeros(Dims{1}, DType::Float32));
+    d->set("bad\xff", zeros(Dims{1}, DType::Float32, Device{}));
     expect_error(*d, Code::InvalidArgument, "is not valid UTF-8");
   }
   {  // a tensor on a device that cannot be reached (no backend here; never dereferenced): its

@@ -37,7 +37,7 @@ TEST(Activation, GeluNullApproximateIsNone) {
 
 TEST(Activation, GradFnNames) {
   using glia::Tensor;
-  Tensor x = glia::randn(glia::Dims{3}, glia::DType::Float64);
+  Tensor x = glia::randn(glia::Dims{3}, glia::DType::Float64, glia::Device{});
   glia::set_requires_grad(x, true);
   auto name = [](const Tensor& t) { return std::string(glia::grad_fn(t)->name()); };
   EXPECT_EQ(name(glia::relu(x)), "ReluBackward0");
@@ -55,7 +55,7 @@ TEST(Activation, GradFnNames) {
 // composite rules (create_graph) give the same gradients.
 TEST(Activation, FusedBackwardMatchesComposite) {
   using glia::Tensor;
-  Tensor x = glia::randn(glia::Dims{50}, glia::DType::Float64);
+  Tensor x = glia::randn(glia::Dims{50}, glia::DType::Float64, glia::Device{});
   glia::set_requires_grad(x, true);
   std::vector<std::function<Tensor(const Tensor&)>> fs = {
       [](const Tensor& t) { return glia::relu(t); },       [](const Tensor& t) { return glia::sigmoid(t); },

@@ -109,8 +109,8 @@ Tensor strided(const Tensor& t) {
 // Above the parallel grain (kGrain = 32768): the contiguous fast paths, the
 // scalar-broadcast path and the strided Loop<N> path agree, for every kernel.
 TEST(Elementwise, ParallelFastPathsMatchStridedPath) {
-  Tensor x = glia::randn(glia::Dims{300, 130}, DType::Float32);
-  Tensor y = glia::randn(glia::Dims{300, 130}, DType::Float32);
+  Tensor x = glia::randn(glia::Dims{300, 130}, DType::Float32, glia::Device{});
+  Tensor y = glia::randn(glia::Dims{300, 130}, DType::Float32, glia::Device{});
   Tensor xs = strided(x), ys = strided(y);
   ASSERT_FALSE(xs.is_contiguous());
   namespace o = glia::ops;
@@ -127,14 +127,14 @@ TEST(Elementwise, ParallelFastPathsMatchStridedPath) {
               o::clamp(xs, o::wrapped_scalar(-0.5, false), o::wrapped_scalar(0.5, false)));
   expect_same(o::where(o::compare(x, y, o::Cmp::Gt), x, y), o::where(o::compare(xs, ys, o::Cmp::Gt), xs, ys));
   // Scalar broadcast (stride-0 operand) on either side vs. a materialised copy.
-  Tensor s = glia::full(glia::Dims{}, 1.5, DType::Float32);
-  Tensor sfull = glia::full(glia::Dims{300, 130}, 1.5, DType::Float32);
+  Tensor s = glia::full(glia::Dims{}, 1.5, DType::Float32, glia::Device{});
+  Tensor sfull = glia::full(glia::Dims{300, 130}, 1.5, DType::Float32, glia::Device{});
   expect_same(o::sub(x, s, 1.0), o::sub(x, sfull, 1.0));
   expect_same(o::sub(s, x, 1.0), o::sub(sfull, x, 1.0));
   expect_same(o::pow(x, o::wrapped_scalar(2, true)), o::mul(x, x));
   // where with a broadcast-scalar branch (the backward rules' where(mask, g, 0)).
-  Tensor zero = glia::zeros(glia::Dims{}, DType::Float32);
-  Tensor zfull = glia::zeros(glia::Dims{300, 130}, DType::Float32);
+  Tensor zero = glia::zeros(glia::Dims{}, DType::Float32, glia::Device{});
+  Tensor zfull = glia::zeros(glia::Dims{300, 130}, DType::Float32, glia::Device{});
   Tensor m = o::compare(x, y, o::Cmp::Gt);
   expect_same(o::where(m, x, zero), o::where(m, x, zfull));
   expect_same(o::where(m, zero, xs), o::where(m, zfull, x));
@@ -149,7 +149,7 @@ TEST(Elementwise, ParallelFastPathsMatchStridedPath) {
 
 // Every float dtype through the half/bfloat16 path agrees with float32 after rounding.
 TEST(Elementwise, HalfComputesInFloat) {
-  Tensor x = glia::randn(glia::Dims{64}, DType::Float32);
+  Tensor x = glia::randn(glia::Dims{64}, DType::Float32, glia::Device{});
   Tensor h = glia::to_dtype(x, DType::Float16);
   Tensor want = glia::to_dtype(glia::ops::exp(glia::to_dtype(h, DType::Float32)), DType::Float16);
   expect_same(glia::ops::exp(h), want);
@@ -157,7 +157,7 @@ TEST(Elementwise, HalfComputesInFloat) {
 
 // Comparisons and logic record no graph even when an input requires grad.
 TEST(Elementwise, ComparisonsAreNotDifferentiable) {
-  Tensor x = glia::randn(glia::Dims{3}, DType::Float64);
+  Tensor x = glia::randn(glia::Dims{3}, DType::Float64, glia::Device{});
   glia::set_requires_grad(x, true);
   Tensor r = glia::compare(x, x, glia::ops::Cmp::Eq);
   EXPECT_EQ(r.dtype(), DType::Bool);
@@ -167,7 +167,7 @@ TEST(Elementwise, ComparisonsAreNotDifferentiable) {
 
 // grad_fn names are torch's.
 TEST(Elementwise, GradFnNames) {
-  Tensor x = glia::randn(glia::Dims{3}, DType::Float64);
+  Tensor x = glia::randn(glia::Dims{3}, DType::Float64, glia::Device{});
   glia::set_requires_grad(x, true);
   auto name = [](const Tensor& t) { return std::string(glia::grad_fn(t)->name()); };
   using glia::Scalar;

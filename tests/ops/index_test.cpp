@@ -82,7 +82,7 @@ namespace ops = glia::ops;
 // Deterministic values i * 7 mod 101 (exact in float32).
 Tensor pattern(Dims shape, DType dt = DType::Float32) {
   int64_t n = glia::checked_numel(shape);
-  Tensor t = glia::empty(Dims{n}, DType::Float64);
+  Tensor t = glia::empty(Dims{n}, DType::Float64, glia::Device{});
   double* p = t.data_ptr<double>();
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>((i * 7) % 101);
   return glia::to_dtype(ops::reshape(t, shape), dt);
@@ -106,10 +106,10 @@ TEST(Index, LargeCatMatchesInputs) {
 
 TEST(Index, LargeIndexSelectGatherScatter) {
   Tensor x = pattern({400, 100});
-  Tensor idx = glia::empty(Dims{400}, DType::Int64);
+  Tensor idx = glia::empty(Dims{400}, DType::Int64, glia::Device{});
   for (int64_t i = 0; i < 400; ++i) idx.data_ptr<int64_t>()[i] = (i * 13) % 400;
   Tensor sel = ops::index_select(x, 0, idx);
-  Tensor idx1 = glia::empty(Dims{100}, DType::Int64);
+  Tensor idx1 = glia::empty(Dims{100}, DType::Int64, glia::Device{});
   for (int64_t i = 0; i < 100; ++i) idx1.data_ptr<int64_t>()[i] = (i * 13) % 100;
   Tensor sel1 = ops::index_select(x, 1, idx1);
   Tensor gidx = ops::expand(ops::unsqueeze(idx, 1), Dims{400, 100});
@@ -122,8 +122,8 @@ TEST(Index, LargeIndexSelectGatherScatter) {
       EXPECT_EQ(at(sel1, {i, j}), at(x, {i, (j * 13) % 100}));
     }
   // scatter_add of ones counts how often each row is hit: 13 is coprime to 400, so once.
-  Tensor counts = ops::scatter(glia::zeros(Dims{400, 100}, DType::Float32), 0, glia::contiguous(gidx),
-                               glia::ones(Dims{400, 100}, DType::Float32), true);
+  Tensor counts = ops::scatter(glia::zeros(Dims{400, 100}, DType::Float32, glia::Device{}), 0, glia::contiguous(gidx),
+                               glia::ones(Dims{400, 100}, DType::Float32, glia::Device{}), true);
   EXPECT_EQ(glia::item_double(ops::sum(counts, {}, false)), 40000.0);
   EXPECT_EQ(at(counts, {5, 3}), 1.0);
 }
@@ -138,10 +138,10 @@ TEST(Index, LargePadAndMaskedSelect) {
   Tensor c = ops::pad(x, Dims{2, 3, 1, 1}, glia::PadMode::Constant, 7.5);
   EXPECT_EQ(at(c, {0, 0, 5}), 7.5);
   EXPECT_EQ(at(c, {0, 5, 5}), at(x, {0, 4, 3}));
-  Tensor g =
-      ops::pad_backward(glia::ones(p.shape(), DType::Float32), x.shape(), Dims{2, 3, 1, 1}, glia::PadMode::Reflect);
+  Tensor g = ops::pad_backward(glia::ones(p.shape(), DType::Float32, glia::Device{}), x.shape(), Dims{2, 3, 1, 1},
+                               glia::PadMode::Reflect);
   EXPECT_EQ(glia::item_double(ops::sum(g, {}, false)), static_cast<double>(p.numel()));
-  Tensor mask = glia::empty(x.shape(), DType::Bool);
+  Tensor mask = glia::empty(x.shape(), DType::Bool, glia::Device{});
   for (int64_t i = 0; i < mask.numel(); ++i) mask.data_ptr<bool>()[i] = i % 3 == 0;
   Tensor m = ops::masked_select(x, mask);
   ASSERT_EQ(m.numel(), (x.numel() + 2) / 3);
@@ -174,7 +174,7 @@ TEST(Index, SplitQueriesCountAndChecksCapacity) {
 TEST(Index, GradFnNames) {
   Tensor x = pattern({3, 4}, DType::Float64);
   glia::set_requires_grad(x, true);
-  Tensor i = glia::zeros(Dims{2}, DType::Int64);
+  Tensor i = glia::zeros(Dims{2}, DType::Int64, glia::Device{});
   EXPECT_STREQ(glia::grad_fn(glia::index_select(x, 0, i))->name(), "IndexSelectBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::cat({x, x}, 0))->name(), "CatBackward0");
   EXPECT_STREQ(glia::grad_fn(glia::stack({x, x}, 0))->name(), "StackBackward0");
@@ -226,16 +226,16 @@ TEST(Index, SplitGradientsFillMissingWithZeros) {
 TEST(Index, LargeScatterAddAlongInnerAndOuterDims) {
   // Row sums through scatter_add along dim 1 (every index 0) and column sums along dim 0.
   Tensor x = pattern({600, 80}, DType::Float64);
-  Tensor zeros_idx = glia::zeros(Dims{600, 80}, DType::Int64);
-  Tensor rows = ops::scatter(glia::zeros(Dims{600, 1}, DType::Float64), 1, zeros_idx, x, true);
-  Tensor cols = ops::scatter(glia::zeros(Dims{1, 80}, DType::Float64), 0, zeros_idx, x, true);
+  Tensor zeros_idx = glia::zeros(Dims{600, 80}, DType::Int64, glia::Device{});
+  Tensor rows = ops::scatter(glia::zeros(Dims{600, 1}, DType::Float64, glia::Device{}), 1, zeros_idx, x, true);
+  Tensor cols = ops::scatter(glia::zeros(Dims{1, 80}, DType::Float64, glia::Device{}), 0, zeros_idx, x, true);
   Tensor want_rows = ops::sum(x, Dims{1}, true), want_cols = ops::sum(x, Dims{0}, true);
   for (int64_t i : {0, 1, 299, 599}) EXPECT_EQ(at(rows, {i, 0}), at(want_rows, {i, 0}));
   for (int64_t j : {0, 1, 40, 79}) EXPECT_EQ(at(cols, {0, j}), at(want_cols, {0, j}));
   // index_add_ (index_select's backward) along dim 0 with repeated rows.
-  Tensor idx = glia::empty(Dims{600}, DType::Int64);
+  Tensor idx = glia::empty(Dims{600}, DType::Int64, glia::Device{});
   for (int64_t i = 0; i < 600; ++i) idx.data_ptr<int64_t>()[i] = i % 7;
-  Tensor acc = glia::zeros(Dims{7, 80}, DType::Float64);
+  Tensor acc = glia::zeros(Dims{7, 80}, DType::Float64, glia::Device{});
   ops::index_add_(acc, 0, idx, x);
   double want = 0;
   for (int64_t i = 3; i < 600; i += 7) want += at(x, {i, 5});
@@ -246,7 +246,7 @@ TEST(Index, ScatterGradientToLargerSrc) {
   // src [2, 3] with index [2, 1]: only src[:, :1] is used; its gradient is zero elsewhere.
   Tensor self = pattern({2, 3}, DType::Float64), src = pattern({2, 3}, DType::Float64);
   glia::set_requires_grad(src, true);
-  Tensor idx = glia::zeros(Dims{2, 1}, DType::Int64);
+  Tensor idx = glia::zeros(Dims{2, 1}, DType::Int64, glia::Device{});
   Tensor out = glia::scatter(self, 1, idx, src);
   Handles h;
   glia_tensor* s = h.add(glia::capi::tensor_handle(glia::sum(out)));

@@ -47,8 +47,8 @@ TEST(Linalg, StridedOperands) {
     SCOPED_TRACE(glia::dtype_name(t));
     double tol = t == DType::BFloat16 ? 1e-2 : t == DType::Float32 ? 1e-5 : 1e-12;
     auto rnd = [&](Dims s) {
-      Tensor r = glia::randn(s, DType::Float64);
-      if (t == DType::Int64) r = glia::ops::mul(r, glia::full({}, 4.0, DType::Float64));
+      Tensor r = glia::randn(s, DType::Float64, glia::Device{});
+      if (t == DType::Int64) r = glia::ops::mul(r, glia::full({}, 4.0, DType::Float64, glia::Device{}));
       return glia::to_dtype(r, t);
     };
     Tensor base = rnd({6, 9});
@@ -76,9 +76,11 @@ TEST(Linalg, StridedOperands) {
 
 // Large products split across the pool agree with one thread.
 TEST(Linalg, ParallelMatchesSerial) {
-  Tensor a = glia::randn(Dims{130, 90}, DType::Float64), b = glia::randn(Dims{90, 70}, DType::Float64);
-  Tensor at = glia::ops::transpose(glia::randn(Dims{90, 130}, DType::Float64), 0, 1);
-  Tensor a3 = glia::randn(Dims{6, 40, 50}, DType::Float64), b3 = glia::randn(Dims{6, 50, 60}, DType::Float64);
+  Tensor a = glia::randn(Dims{130, 90}, DType::Float64, glia::Device{}),
+         b = glia::randn(Dims{90, 70}, DType::Float64, glia::Device{});
+  Tensor at = glia::ops::transpose(glia::randn(Dims{90, 130}, DType::Float64, glia::Device{}), 0, 1);
+  Tensor a3 = glia::randn(Dims{6, 40, 50}, DType::Float64, glia::Device{}),
+         b3 = glia::randn(Dims{6, 50, 60}, DType::Float64, glia::Device{});
   ASSERT_EQ(glia_set_num_threads(1), nullptr);
   Tensor r1 = glia::ops::mm(a, b), r2 = glia::ops::mm(at, b), r3 = glia::ops::bmm(a3, b3);
   Tensor r4 = glia::ops::mm(glia::ops::transpose(b, 0, 1), glia::ops::transpose(a, 0, 1));

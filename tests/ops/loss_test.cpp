@@ -94,7 +94,7 @@ TEST(Loss, OptionsDefaultsAndStructSize) {
 namespace {
 using glia::Tensor;
 Tensor det_values(const std::vector<int64_t>& shape, glia::DType dt, uint64_t seed, double lo, double hi) {
-  Tensor t = glia::empty(shape, glia::DType::Float64);
+  Tensor t = glia::empty(shape, glia::DType::Float64, glia::Device{});
   double* p = t.data_ptr<double>();
   uint64_t s = seed;
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -111,7 +111,7 @@ TEST(Loss, LargeParallelMatchesSerial) {
   using glia::Reduction;
   Tensor x = det_values({3000, 40}, DType::Float32, 1, -3, 3);
   Tensor y = det_values({3000, 40}, DType::Float32, 2, 0, 1);
-  Tensor tgt = glia::empty(std::vector<int64_t>{3000}, DType::Int64);
+  Tensor tgt = glia::empty(std::vector<int64_t>{3000}, DType::Int64, glia::Device{});
   for (int64_t i = 0; i < 3000; ++i) tgt.data_ptr<int64_t>()[i] = (i * 7) % 40;
   auto run = [&] {
     return std::vector<double>{

@@ -74,9 +74,9 @@ TEST(Embedding, OutOfRangeNeverTouchesMemoryOrWeight) {
 
 TEST(Embedding, GradientSkipsPaddingRow) {
   using namespace glia;
-  Tensor w = ones(Dims{4, 3}, DType::Float32);
+  Tensor w = ones(Dims{4, 3}, DType::Float32, Device{});
   set_requires_grad(w, true);
-  Tensor idx = empty(Dims{5}, DType::Int64);
+  Tensor idx = empty(Dims{5}, DType::Int64, Device{});
   int64_t iv[5] = {1, 2, 1, 3, 2};
   std::copy(iv, iv + 5, idx.data_ptr<int64_t>());
   Tensor y = embedding(w, idx, int64_t{2});
@@ -151,7 +151,7 @@ TEST(Dropout, SeedReproducesMaskAcrossThreadCounts) {
 
 TEST(Dropout, GradientIsMaskTimesScale) {
   using namespace glia;
-  Tensor x = full(Dims{1000}, 3.0, DType::Float64);
+  Tensor x = full(Dims{1000}, 3.0, DType::Float64, Device{});
   set_requires_grad(x, true);
   Tensor y = dropout(x, 0.2, true);
   EXPECT_STREQ(grad_fn(y)->name(), "MulBackward0");
@@ -181,7 +181,7 @@ TEST(Dropout, EvalAndZeroPReturnInput) {
 
 TEST(Normalize, GradFnAndGradient) {
   using namespace glia;
-  Tensor x = full(Dims{2, 2, 2}, 1.0, DType::Float64);
+  Tensor x = full(Dims{2, 2, 2}, 1.0, DType::Float64, Device{});
   set_requires_grad(x, true);
   const double mean[2] = {0.5, 0.25}, stdv[2] = {2.0, 4.0};
   Tensor y = normalize(x, mean, stdv);

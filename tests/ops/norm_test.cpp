@@ -139,7 +139,7 @@ TEST(Norm, BatchNormFailureLeavesRunningStats) {
 TEST(Norm, BatchNormRunningStatsNotTrackedByAutograd) {
   using namespace glia;
   Tensor x = glia_test::random_leaf({4, 3, 2}, 11);
-  Tensor rm = zeros(Dims{3}, DType::Float64), rv = ones(Dims{3}, DType::Float64);
+  Tensor rm = zeros(Dims{3}, DType::Float64, Device{}), rv = ones(Dims{3}, DType::Float64, Device{});
   Tensor y = batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.1, 1e-5);
   EXPECT_TRUE(y.requires_grad());
   EXPECT_FALSE(rm.requires_grad());
@@ -171,26 +171,26 @@ TEST(Norm, GradFnNamesAndNoDoubleBackward) {
 TEST(Norm, ParallelMatchesSerial) {
   using namespace glia;
   if (get_num_threads() < 2) GTEST_SKIP() << "one thread";
-  Tensor x = randn(Dims{4, 32, 24, 24}, DType::Float32);
-  Tensor w = randn(Dims{32}, DType::Float32), b = randn(Dims{32}, DType::Float32);
-  Tensor wl = randn(Dims{24, 24}, DType::Float32);
+  Tensor x = randn(Dims{4, 32, 24, 24}, DType::Float32, Device{});
+  Tensor w = randn(Dims{32}, DType::Float32, Device{}), b = randn(Dims{32}, DType::Float32, Device{});
+  Tensor wl = randn(Dims{24, 24}, DType::Float32, Device{});
   set_requires_grad(x, true);
   set_requires_grad(w, true);
   set_requires_grad(wl, true);
-  Tensor x2 = randn(Dims{256, 200}, DType::Float32);   // [N, C]: the column-block path
-  Tensor x3 = randn(Dims{16000, 40}, DType::Float32);  // many short rows: row chunks for dgamma
-  Tensor w3 = randn(Dims{40}, DType::Float32);
+  Tensor x2 = randn(Dims{256, 200}, DType::Float32, Device{});   // [N, C]: the column-block path
+  Tensor x3 = randn(Dims{16000, 40}, DType::Float32, Device{});  // many short rows: row chunks for dgamma
+  Tensor w3 = randn(Dims{40}, DType::Float32, Device{});
   set_requires_grad(w3, true);
-  Tensor w2 = randn(Dims{200}, DType::Float32);
+  Tensor w2 = randn(Dims{200}, DType::Float32, Device{});
   set_requires_grad(x2, true);
   auto run = [&] {
     TensorList r;
-    Tensor rm = zeros(Dims{32}, DType::Float32), rv = ones(Dims{32}, DType::Float32);
+    Tensor rm = zeros(Dims{32}, DType::Float32, Device{}), rv = ones(Dims{32}, DType::Float32, Device{});
     Tensor ys[5] = {layer_norm(x3, Dims{40}, w3, w3, 1e-5), batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5),
                     layer_norm(x, Dims{24, 24}, wl, Tensor(), 1e-5), group_norm(x, 8, w, b, 1e-5),
                     batch_norm(x2, Tensor(), Tensor(), w2, Tensor(), true, 0.1, 1e-5)};
     for (const Tensor& y : ys) {
-      Tensor wy = randn(y.shape(), DType::Float32);
+      Tensor wy = randn(y.shape(), DType::Float32, Device{});
       r.push_back(y);
       for (const Tensor& g : grad({sum(mul(y, wy), {}, false)}, {x, w, wl, x2, w3}, {}, false, false, true))
         r.push_back(g);
@@ -233,9 +233,9 @@ TEST(Norm, GroupNormBiasOnlyGradcheck) {
 // agree with float32 compute to float16's precision.
 TEST(Norm, Float16MatchesFloat32) {
   using namespace glia;
-  Tensor x = to_dtype(randn(Dims{4, 6, 5}, DType::Float32), DType::Float16);
-  Tensor w = to_dtype(randn(Dims{6}, DType::Float32), DType::Float16);
-  Tensor b = to_dtype(randn(Dims{6}, DType::Float32), DType::Float16);
+  Tensor x = to_dtype(randn(Dims{4, 6, 5}, DType::Float32, Device{}), DType::Float16);
+  Tensor w = to_dtype(randn(Dims{6}, DType::Float32, Device{}), DType::Float16);
+  Tensor b = to_dtype(randn(Dims{6}, DType::Float32, Device{}), DType::Float16);
   Tensor x32 = to_dtype(x, DType::Float32), w32 = to_dtype(w, DType::Float32), b32 = to_dtype(b, DType::Float32);
   std::pair<Tensor, Tensor> pairs[] = {
       {batch_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5),
@@ -257,11 +257,11 @@ TEST(Norm, Float16MatchesFloat32) {
 // Running statistics may be strided views (written through their strides) or of another shape with C elements.
 TEST(Norm, BatchNormStridedRunningStats) {
   using namespace glia;
-  Tensor x = randn(Dims{5, 3, 4}, DType::Float64);
-  Tensor base = zeros(Dims{6}, DType::Float64);
+  Tensor x = randn(Dims{5, 3, 4}, DType::Float64, Device{});
+  Tensor base = zeros(Dims{6}, DType::Float64, Device{});
   Tensor rm = make_view(base, Dims{3}, Dims{2}, 1);  // elements 1, 3, 5
-  Tensor rv = ones(Dims{1, 3}, DType::Float64);
-  Tensor rm_ref = zeros(Dims{3}, DType::Float64), rv_ref = ones(Dims{3}, DType::Float64);
+  Tensor rv = ones(Dims{1, 3}, DType::Float64, Device{});
+  Tensor rm_ref = zeros(Dims{3}, DType::Float64, Device{}), rv_ref = ones(Dims{3}, DType::Float64, Device{});
   batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.25, 1e-5);
   batch_norm(x, rm_ref, rv_ref, Tensor(), Tensor(), true, 0.25, 1e-5);
   const double* pb = base.data_ptr<double>();
@@ -289,11 +289,11 @@ TEST(Norm, CApiArguments) {
 // sum(grad * normalized) and sum(grad) over the rows.
 TEST(Norm, LayerNormRowChunksParamGrads) {
   using namespace glia;
-  Tensor x = randn(Dims{16000, 40}, DType::Float64);
-  Tensor w = randn(Dims{40}, DType::Float64), b = randn(Dims{40}, DType::Float64);
+  Tensor x = randn(Dims{16000, 40}, DType::Float64, Device{});
+  Tensor w = randn(Dims{40}, DType::Float64, Device{}), b = randn(Dims{40}, DType::Float64, Device{});
   set_requires_grad(w, true);
   set_requires_grad(b, true);
-  Tensor g = randn(Dims{16000, 40}, DType::Float64);
+  Tensor g = randn(Dims{16000, 40}, DType::Float64, Device{});
   TensorList gr = glia::grad({layer_norm(x, Dims{40}, w, b, 1e-5)}, {w, b}, {g}, false, false, false);
   Tensor xhat = layer_norm(x, Dims{40}, Tensor(), Tensor(), 1e-5);
   Tensor want_w = contiguous(sum(mul(g, xhat), Dims{0}, false)), want_b = contiguous(sum(g, Dims{0}, false));

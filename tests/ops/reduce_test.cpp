@@ -68,7 +68,7 @@ using glia::Tensor;
 
 // Deterministic float32 values in [-2, 2).
 Tensor values_f32(const std::vector<int64_t>& shape, uint64_t seed) {
-  Tensor t = glia::empty(shape, glia::DType::Float32);
+  Tensor t = glia::empty(shape, glia::DType::Float32, glia::Device{});
   float* p = t.data_ptr<float>();
   uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -172,7 +172,7 @@ TEST(Reductions, NanPropagatesOnEveryPath) {
 }
 
 TEST(Reductions, IntegerSumsOnEveryPath) {
-  Tensor x = glia::empty(std::vector<int64_t>{50, 64}, glia::DType::Int32);
+  Tensor x = glia::empty(std::vector<int64_t>{50, 64}, glia::DType::Int32, glia::Device{});
   int64_t want_rows[50] = {}, want_cols[64] = {};
   for (int64_t i = 0; i < 50; ++i)
     for (int64_t j = 0; j < 64; ++j) {
@@ -189,15 +189,15 @@ TEST(Reductions, IntegerSumsOnEveryPath) {
 
 TEST(Reductions, LargeBoolAndIntChunkedPaths) {
   // Long runs take the chunked paths (full reduction; tall-narrow columns).
-  Tensor b = glia::zeros(std::vector<int64_t>{2, 200000}, glia::DType::Bool);
+  Tensor b = glia::zeros(std::vector<int64_t>{2, 200000}, glia::DType::Bool, glia::Device{});
   b.data_ptr<bool>()[150000] = true;
   static const glia::Dims D0{0}, D1{1};
   auto any = as_doubles(glia::amax(b, D1));
   EXPECT_EQ(any, (std::vector<double>{1.0, 0.0}));
-  Tensor tall = glia::zeros(std::vector<int64_t>{60000, 5}, glia::DType::Bool);
+  Tensor tall = glia::zeros(std::vector<int64_t>{60000, 5}, glia::DType::Bool, glia::Device{});
   tall.data_ptr<bool>()[59999 * 5 + 3] = true;
   EXPECT_EQ(as_doubles(glia::amax(tall, D0)), (std::vector<double>{0, 0, 0, 1, 0}));
-  Tensor ints = glia::full(std::vector<int64_t>{60000, 5}, 3.0, glia::DType::Int64);
+  Tensor ints = glia::full(std::vector<int64_t>{60000, 5}, 3.0, glia::DType::Int64, glia::Device{});
   EXPECT_EQ(as_doubles(glia::sum(ints, D0)), (std::vector<double>(5, 180000.0)));
   EXPECT_EQ(as_doubles(glia::sum(ints, glia::Dims{})), (std::vector<double>{900000.0}));
 }

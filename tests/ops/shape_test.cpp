@@ -52,7 +52,7 @@ namespace {
 using glia::Tensor;
 
 Tensor arange_t(int64_t n, glia::DType dt = glia::DType::Float64) {
-  return glia::arange(0, static_cast<double>(n), 1, dt);
+  return glia::arange(0, static_cast<double>(n), 1, dt, glia::Device{});
 }
 
 bool shares(const Tensor& a, const Tensor& b) { return a.impl()->storage() == b.impl()->storage(); }

@@ -30,7 +30,7 @@ double* element(const Tensor& t, int64_t i) {
 Tensor random_like(glia::IntSpan shape, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Tensor t = glia::empty(shape, DType::Float64);
+  Tensor t = glia::empty(shape, DType::Float64, glia::Device{});
   for (int64_t i = 0; i < t.numel(); ++i) t.data_ptr<double>()[i] = u(rng);
   return t;
 }
@@ -137,7 +137,7 @@ bool close(double a, double n, const GradcheckOptions& opt) {
     for (const Tensor& x : xs)
       if (x.defined() && x.requires_grad()) diff.push_back(x);
     Tensor y = f(xs);
-    Tensor total = glia::zeros({}, DType::Float64);
+    Tensor total = glia::zeros({}, DType::Float64, glia::Device{});
     if (!y.requires_grad()) return total;
     Tensor v = random_like(y.shape(), 0xface + static_cast<uint64_t>(y.numel()));
     TensorList gs = glia::grad({y}, diff, {v}, true, true, true);
@@ -152,7 +152,7 @@ bool close(double a, double n, const GradcheckOptions& opt) {
 }
 
 Tensor leaf(const std::vector<int64_t>& shape, std::initializer_list<double> values, bool requires_grad) {
-  Tensor t = glia::empty(shape, DType::Float64);
+  Tensor t = glia::empty(shape, DType::Float64, glia::Device{});
   EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel()) << "leaf: value count";
   int64_t i = 0;
   for (double v : values)
@@ -165,7 +165,7 @@ Tensor random_leaf(const std::vector<int64_t>& shape, uint64_t seed, bool requir
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.5, 2.0);
   std::bernoulli_distribution sign(0.5);
-  Tensor t = glia::empty(shape, DType::Float64);
+  Tensor t = glia::empty(shape, DType::Float64, glia::Device{});
   for (int64_t i = 0; i < t.numel(); ++i) t.data_ptr<double>()[i] = sign(rng) ? u(rng) : -u(rng);
   if (requires_grad) glia::set_requires_grad(t, true);
   return t;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/fn/reduce.h"
+#include "autograd/fn/shape.h"
 #include "autograd/grad_mode.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -404,11 +405,12 @@ struct OverwriteBackward : Node, UnaryInfo {
 struct CopyBackward : Node {
   Dims self_shape, src_shape;
   DType self_dtype, src_dtype;
+  Device src_device;  // copy_ may cross devices: src's gradient goes back to src's device (torch: grad.to(src))
   const char* name() const override { return "CopyBackwards"; }
   TensorList apply(TensorList&& g) override {
     TensorList r(2);
     if (next_edges[0].valid()) r[0] = zeros(self_shape, self_dtype, g[0].device());
-    if (next_edges[1].valid()) r[1] = as_input(sum_to(g[0], src_shape), src_dtype);
+    if (next_edges[1].valid()) r[1] = to_with_grad(sum_to(g[0], src_shape), src_device, src_dtype);
     return r;
   }
 };
@@ -792,6 +794,7 @@ void copy_(const Tensor& self, const Tensor& src) {
     n->src_shape = src.shape();
     n->self_dtype = self.dtype();
     n->src_dtype = src.dtype();
+    n->src_device = src.device();
     set_history(n.get(), {&self, &src}, {&self});
   }
 }

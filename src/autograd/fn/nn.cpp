@@ -60,7 +60,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   GLIA_CHECK(p >= 0 && p <= 1, InvalidArgument, "dropout probability has to be between 0 and 1, but got ", p);
   if (p == 0 || !training || x.numel() == 0) return x;
   // torch: x * 0 for p = 1 (so NaN and inf stay NaN, signs of zeros follow x), else x * noise.
-  if (p == 1) return mul(x, zeros(Dims{}, x.dtype()));
+  if (p == 1) return mul(x, zeros(Dims{}, x.dtype(), x.device()));
   GLIA_CHECK(is_floating(x.dtype()), DType, "result type Float can't be cast to the desired output type ",
              scalar_type_name(x.dtype()));
   return mul(x, ops::dropout_noise(x, p));

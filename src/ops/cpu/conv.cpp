@@ -1017,7 +1017,7 @@ Tensor conv2d_forward(const Tensor& x_in, const Tensor& w_in, const Tensor& bias
   const int32_t n_in = bias.defined() ? 3 : 2;
   if (cols_out && dev.is_cpu() && x.dtype() == DType::Float32 && keeps_cols(g, DType::Float32)) {
     int64_t kshape[2] = {g.N, kept_cols_stride(g)};
-    Tensor kept = empty(kshape, DType::Float32);
+    Tensor kept = empty(kshape, DType::Float32, dev);
     const Tensor* out[2] = {&y, &kept};
     run_conv(KernelId::conv2d, dev, in, n_in, out, 2, g);
     *cols_out = std::move(kept);
@@ -1098,7 +1098,7 @@ void conv2d_kernel(const KernelArgs& k) {
   const Tensor& bias = k.n_in > 2 ? k.input(2) : none;
   const ConvGeom g = conv_geom(x, w, y, k);
   if (y.dtype() == DType::BFloat16) {
-    Tensor yf = empty(y.shape(), DType::Float32);
+    Tensor yf = empty(y.shape(), DType::Float32, y.device());
     ops::conv2d_forward_into(as_float(x), as_float(w), as_float(bias), g, yf, none);
     copy_into(y, yf);
     return;
@@ -1110,7 +1110,7 @@ void conv2d_backward_input_kernel(const KernelArgs& k) {
   const Tensor &gy = k.input(0), &w = k.input(1), &gx = k.output(0);
   const ConvGeom g = conv_geom(gx, w, gy, k);
   if (gx.dtype() == DType::BFloat16) {
-    Tensor gxf = empty(gx.shape(), DType::Float32);
+    Tensor gxf = empty(gx.shape(), DType::Float32, gx.device());
     ops::conv2d_backward_input_into(as_float(gy), as_float(w), g, gxf);
     copy_into(gx, gxf);
   } else {
@@ -1125,7 +1125,7 @@ void conv2d_backward_weight_kernel(const KernelArgs& k) {
   const Tensor &gy = k.input(0), &x = k.input(1), &gw = k.output(0);
   const ConvGeom g = conv_geom(x, gw, gy, k);
   if (gw.dtype() == DType::BFloat16) {
-    Tensor gwf = empty(gw.shape(), DType::Float32);
+    Tensor gwf = empty(gw.shape(), DType::Float32, gw.device());
     ops::conv2d_backward_weight_into(as_float(gy), as_float(x), g, none, gwf);
     copy_into(gw, gwf);
     return;

@@ -283,7 +283,7 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
   if (t == DType::BFloat16) {
     // Compute in float32, round once on store.
     Tensor af = to_dtype(a, DType::Float32), bf = to_dtype(b, DType::Float32);
-    Tensor of = beta != 0 ? to_dtype(out, DType::Float32) : empty(out.shape(), DType::Float32);
+    Tensor of = beta != 0 ? to_dtype(out, DType::Float32) : empty(out.shape(), DType::Float32, out.device());
     int64_t nd = a.dim();
     run_gemm(batch, M, N, K, of, os, af, nd == 3 ? af.strides()[0] : 0, af.strides()[nd - 2], af.strides()[nd - 1], bf,
              nd == 3 ? bf.strides()[0] : 0, bf.strides()[nd - 2], bf.strides()[nd - 1], beta, alpha, op);

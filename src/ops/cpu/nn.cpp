@@ -180,7 +180,7 @@ namespace glia::ops {
 // ---- dropout
 
 Tensor dropout_noise(const Tensor& x, double p) {
-  Tensor noise = empty(x.shape(), x.dtype());
+  Tensor noise = empty(x.shape(), x.dtype(), Device{});
   const int64_t n = noise.numel();
   const double keep = 1.0 - p;
   dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
@@ -211,7 +211,7 @@ Tensor normalize(const Tensor& x, std::span<const double> mean, std::span<const 
   const int64_t lm = static_cast<int64_t>(mean.size()), ls = static_cast<int64_t>(std.size());
   // torchvision converts mean and std to x's dtype first: [L, 1, 1] tensors made on the
   // host from the arguments, then copied to x's device.
-  Tensor m = empty(Dims{lm, 1, 1}, x.dtype()), s = empty(Dims{ls, 1, 1}, x.dtype());
+  Tensor m = empty(Dims{lm, 1, 1}, x.dtype(), Device{}), s = empty(Dims{ls, 1, 1}, x.dtype(), Device{});
   dispatch_floating(x.dtype(), "normalize", [&](auto tag) {
     using T = decltype(tag);
     T* pm = m.data_ptr<T>();
