@@ -194,6 +194,10 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
       if (!e.fn) continue;
       Task& nt = tasks[e.fn.get()];
       if (i < outs.size() && outs[i].defined()) {
+        // torch's validate_outputs: a 0-dim gradient on another device than the tensor it stands for
+        // (a CPU scalar that took part in a device op) goes back to that tensor's device.
+        if (__builtin_expect(outs[i].device() != e.fn->output_device, 0) && outs[i].dim() == 0)
+          outs[i] = to_with_grad(outs[i], e.fn->output_device, outs[i].dtype());
         if (nt.inputs.empty()) nt.inputs.resize(e.fn->num_outputs);
         accumulate(nt.inputs, e.input_nr, std::move(outs[i]));
       }

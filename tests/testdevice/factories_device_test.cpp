@@ -202,3 +202,33 @@ TEST_F(FactoriesDevice, DropoutOfOneIsZeroOnTheDevice) {
 }
 
 }  // namespace
+
+// torch's validate_outputs: a 0-dim CPU tensor that took part in a device op (a wrapped scalar) gets
+// its gradient back on the CPU, whether it is a leaf or an intermediate result of CPU ops; the
+// device operand's gradient stays on the device. Also under create_graph (the move is differentiable).
+TEST_F(FactoriesDevice, ZeroDimCpuOperandsGetTheirGradientsOnTheCpu) {
+  for (int create_graph : {0, 1}) {
+    SCOPED_TRACE(create_graph);
+    T a = leaf({1, 2, 3}, {3}, kDev0);
+    T s = leaf({2}, {}, kCpu);  // a 0-dim CPU leaf
+    T x = leaf({0.5f}, {}, kCpu);
+    T sx = nullptr;  // 0-dim CPU intermediate: s * x
+    ok(glia_mul(s, x, &sx));
+    keep(sx);
+    T as = nullptr, asx = nullptr, y = nullptr;
+    ok(glia_mul(a, s, &as));     // on the device
+    ok(glia_mul(as, sx, &asx));  // on the device
+    keep(as);
+    keep(asx);
+    y = sum(asx);
+    ok(glia_autograd_backward(&y, 1, nullptr, create_graph, create_graph));
+    T ga = grad_of(a), gs = grad_of(s), gx = grad_of(x);
+    EXPECT_TRUE(same(device_of(ga), kDev0));
+    EXPECT_TRUE(same(device_of(gs), kCpu));
+    EXPECT_TRUE(same(device_of(gx), kCpu));
+    // y = sum(a) * s^2 * x: dy/da = s^2 x = 2, dy/ds = 2 s x sum(a) = 12, dy/dx = s^2 sum(a) = 24.
+    EXPECT_EQ(floats(ga), (std::vector<float>{2, 2, 2}));
+    EXPECT_EQ(floats(gs), (std::vector<float>{12}));
+    EXPECT_EQ(floats(gx), (std::vector<float>{24}));
+  }
+}
