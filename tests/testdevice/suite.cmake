@@ -23,3 +23,9 @@ add_test(NAME testdevice.missing_kernel COMMAND testdevice_tests --gtest_also_ru
   --gtest_filter=TestDevice.DISABLED_OpsWithoutADeviceKernelFailCleanly)
 set_tests_properties(testdevice.missing_kernel PROPERTIES LABELS testdevice
   ENVIRONMENT GLIA_TESTDEVICE_WITHOUT_KERNELS=embedding,mul)
+
+# A backend built before the fields appended to ABI version 2, without pinned memory (GLIA_TESTDEVICE_MINIMAL):
+# streams, events and non-blocking copies work through the core's fallbacks. Its own process, as above.
+add_test(NAME testdevice.minimal_backend COMMAND testdevice_tests --gtest_also_run_disabled_tests
+  --gtest_filter=TestDeviceStreams.DISABLED_ABackendWithoutTheAppendedFieldsStillWorks)
+set_tests_properties(testdevice.minimal_backend PROPERTIES LABELS testdevice ENVIRONMENT GLIA_TESTDEVICE_MINIMAL=1)
