@@ -1,16 +1,16 @@
 // Entry point of libglia_cuda.so: the backend table of the backend ABI v2
 // (include/glia/glia_backend.h) over the CUDA runtime.
 //
-// Today: devices, memory (plain cudaMalloc, no caching yet), copies, streams
-// and events. The kernels, the caching allocator, cuBLAS and cuDNN arrive with
-// the CUDA-backend issue; until then kernel() returns NULL for every id, so
-// any op on a CUDA tensor other than a copy is a GLIA_ERR_UNSUPPORTED naming
-// the op, and tensors can move to a GPU and back.
+// Today: devices, memory (plain cudaMalloc, no caching yet), pinned host
+// memory, copies, streams (with priorities) and events (with timing). The kernels, the caching allocator, cuBLAS and
+// cuDNN arrive with the CUDA-backend issue; until then kernel() returns NULL for every id, so any op on a CUDA tensor
+// other than a copy is a GLIA_ERR_UNSUPPORTED naming the op, and tensors can move to a GPU and back.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstdio>
+#include <new>
 #include <string>
 
 #include "glia/glia_backend.h"
@@ -113,21 +113,41 @@ glia_error* host_alloc_pinned(size_t nbytes, void** out) {
 }
 void host_free_pinned(void* p) { cudaFreeHost(p); }
 
-thread_local cudaStream_t t_stream[64] = {};  // the current stream per device (0: the legacy default stream)
+// Streams and events are the backend's own handles, which know their device: CUDA's legacy default
+// stream is 0 on every device, so a bare cudaStream_t could not say which device's default stream it
+// is (event_record and stream_wait_event take no device). glia_backend.stream_native unwraps them.
+struct CudaStream {
+  cudaStream_t stream;  // nullptr: the legacy default stream of `device`
+  int32_t device;
+};
+struct CudaEvent {
+  cudaEvent_t event;
+  int32_t device;
+};
 
-void* current_stream(int32_t device) { return device >= 0 && device < 64 ? t_stream[device] : nullptr; }
+CudaStream g_default_streams[64] = {};       // the default stream of each device (device set by the entry point)
+thread_local CudaStream* t_stream[64] = {};  // the current stream per device (nullptr: the default stream)
+
+CudaStream* stream_of(void* stream, int32_t device) {
+  if (stream) return static_cast<CudaStream*>(stream);
+  return t_stream[device] ? t_stream[device] : &g_default_streams[device];
+}
+
+void* current_stream(int32_t device) { return device >= 0 && device < 64 ? stream_of(nullptr, device) : nullptr; }
 
 glia_error* set_current_stream(int32_t device, void* stream) {
   if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
-  t_stream[device] = static_cast<cudaStream_t>(stream);
+  auto* s = static_cast<CudaStream*>(stream);
+  t_stream[device] = s == &g_default_streams[device] ? nullptr : s;
   return nullptr;
 }
 
 glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes,
                  void* stream, int32_t non_blocking) {
   const int32_t dev = kind == GLIA_COPY_HOST_TO_DEVICE ? dst_device : src_device;
+  if (dev < 0 || dev >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
   GLIA_CUDA_TRY(cudaSetDevice(dev), "device " + std::to_string(dev));
-  cudaStream_t s = stream ? static_cast<cudaStream_t>(stream) : t_stream[dev];
+  cudaStream_t s = stream_of(stream, dev)->stream;
   const cudaMemcpyKind k = kind == GLIA_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
                            : kind == GLIA_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
                                                               : cudaMemcpyDeviceToDevice;
@@ -146,38 +166,105 @@ glia_error* synchronize(int32_t device) {
   return nullptr;
 }
 
-glia_error* stream_create(int32_t device, void** out) {
+glia_error* stream_create_with_priority(int32_t device, int32_t priority, void** out) {
+  *out = nullptr;
   GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  int least = 0, greatest = 0;
+  GLIA_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest), "device " + std::to_string(device));
+  const int p = priority > least ? least : priority < greatest ? greatest : priority;
   cudaStream_t s = nullptr;
-  GLIA_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "");
-  *out = s;
+  // Non-blocking: no implicit ordering with the legacy default stream (torch's pool streams).
+  GLIA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, p), "device " + std::to_string(device));
+  auto* w = new (std::nothrow) CudaStream{s, device};
+  if (!w) {
+    cudaStreamDestroy(s);
+    return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: out of memory");
+  }
+  *out = w;
   return nullptr;
 }
-glia_error* stream_destroy(int32_t device, void* stream) {
-  GLIA_CUDA_TRY(cudaStreamDestroy(static_cast<cudaStream_t>(stream)), "");
+glia_error* stream_create(int32_t device, void** out) { return stream_create_with_priority(device, 0, out); }
+glia_error* stream_destroy(int32_t, void* stream) {
+  auto* w = static_cast<CudaStream*>(stream);
+  if (!w || !w->stream) return nullptr;  // a default stream is never destroyed
+  GLIA_CUDA_TRY(cudaStreamDestroy(w->stream), "");
+  delete w;
   return nullptr;
 }
-glia_error* event_create(int32_t device, void** out) {
+glia_error* stream_query(void* stream, int32_t* out) {
+  auto* w = static_cast<CudaStream*>(stream);
+  GLIA_CUDA_TRY(cudaSetDevice(w->device), "device " + std::to_string(w->device));
+  const cudaError_t st = cudaStreamQuery(w->stream);
+  if (st == cudaErrorNotReady) {
+    cudaGetLastError();
+    *out = 0;
+    return nullptr;
+  }
+  GLIA_CUDA_TRY(st, "cudaStreamQuery");
+  *out = 1;
+  return nullptr;
+}
+glia_error* stream_synchronize(void* stream) {
+  auto* w = static_cast<CudaStream*>(stream);
+  GLIA_CUDA_TRY(cudaSetDevice(w->device), "device " + std::to_string(w->device));
+  GLIA_CUDA_TRY(cudaStreamSynchronize(w->stream), "");
+  return nullptr;
+}
+void* stream_native(void* stream) { return static_cast<CudaStream*>(stream)->stream; }
+
+glia_error* event_create_with_flags(int32_t device, uint32_t flags, void** out) {
+  *out = nullptr;
   GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
+  unsigned int f = (flags & GLIA_BACKEND_EVENT_TIMING) ? cudaEventDefault : cudaEventDisableTiming;
+  if (flags & GLIA_BACKEND_EVENT_BLOCKING) f |= cudaEventBlockingSync;
   cudaEvent_t e = nullptr;
-  GLIA_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "");
-  *out = e;
+  GLIA_CUDA_TRY(cudaEventCreateWithFlags(&e, f), "");
+  auto* w = new (std::nothrow) CudaEvent{e, device};
+  if (!w) {
+    cudaEventDestroy(e);
+    return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: out of memory");
+  }
+  *out = w;
   return nullptr;
 }
+glia_error* event_create(int32_t device, void** out) { return event_create_with_flags(device, 0, out); }
 glia_error* event_record(void* event, void* stream) {
-  GLIA_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)), "");
+  auto* e = static_cast<CudaEvent*>(event);
+  GLIA_CUDA_TRY(cudaSetDevice(e->device), "device " + std::to_string(e->device));
+  GLIA_CUDA_TRY(cudaEventRecord(e->event, static_cast<CudaStream*>(stream)->stream), "");
   return nullptr;
 }
 glia_error* stream_wait_event(void* stream, void* event) {
-  GLIA_CUDA_TRY(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0), "");
+  auto* w = static_cast<CudaStream*>(stream);
+  GLIA_CUDA_TRY(cudaSetDevice(w->device), "device " + std::to_string(w->device));
+  GLIA_CUDA_TRY(cudaStreamWaitEvent(w->stream, static_cast<CudaEvent*>(event)->event, 0), "");
   return nullptr;
 }
 glia_error* event_synchronize(void* event) {
-  GLIA_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "");
+  GLIA_CUDA_TRY(cudaEventSynchronize(static_cast<CudaEvent*>(event)->event), "");
+  return nullptr;
+}
+glia_error* event_query(void* event, int32_t* out) {
+  const cudaError_t st = cudaEventQuery(static_cast<CudaEvent*>(event)->event);
+  if (st == cudaErrorNotReady) {
+    cudaGetLastError();
+    *out = 0;
+    return nullptr;
+  }
+  GLIA_CUDA_TRY(st, "cudaEventQuery");
+  *out = 1;
+  return nullptr;
+}
+glia_error* event_elapsed_time(void* start, void* end, float* out) {
+  GLIA_CUDA_TRY(cudaEventElapsedTime(out, static_cast<CudaEvent*>(start)->event, static_cast<CudaEvent*>(end)->event),
+                "");
   return nullptr;
 }
 glia_error* event_destroy(void* event) {
-  GLIA_CUDA_TRY(cudaEventDestroy(static_cast<cudaEvent_t>(event)), "");
+  auto* e = static_cast<CudaEvent*>(event);
+  const cudaError_t st = cudaEventDestroy(e->event);
+  delete e;
+  GLIA_CUDA_TRY(st, "");
   return nullptr;
 }
 
@@ -214,7 +301,14 @@ const glia_backend kTable{sizeof(glia_backend),
                           &event_synchronize,
                           &event_destroy,
                           &manual_seed,
-                          &kernel};
+                          &kernel,
+                          &stream_query,
+                          &stream_synchronize,
+                          &stream_create_with_priority,
+                          &stream_native,
+                          &event_query,
+                          &event_create_with_flags,
+                          &event_elapsed_time};
 
 }  // namespace
 
@@ -224,5 +318,6 @@ extern "C" __attribute__((visibility("default"))) const glia_backend* glia_backe
       services->abi_version != GLIA_BACKEND_ABI_VERSION)
     return nullptr;
   g_svc = services;
+  for (int32_t d = 0; d < 64; ++d) g_default_streams[d].device = d;
   return &kTable;
 }

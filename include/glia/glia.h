@@ -319,6 +319,171 @@ GLIA_API GLIA_NODISCARD glia_error *glia_device_reset_peak_memory_stats(glia_dev
 GLIA_API GLIA_NODISCARD glia_error *glia_device_empty_cache(glia_device device);
 
 /* ------------------------------------------------------------------------ */
+/* Streams and events                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * torch.cuda.Stream and torch.cuda.Event (docs/c-api.md, "Streams, events and
+ * non-blocking copies"). Work on a tensor (its ops, copies to and from it) is
+ * queued on its device's current stream, which is per thread and per device:
+ * each device starts with its default stream current on every thread. Streams
+ * come from a pool of 32 per device and priority, handed out round-robin as
+ * torch's getStreamFromPool does (the 33rd glia_stream_create of a device
+ * gives the stream of the first again, as the same handle while that one is
+ * alive); they live as long as libglia, so releasing a handle never destroys
+ * a stream that some thread still has current. The CPU has one stream, its
+ * default, on which everything runs synchronously: every call below works for
+ * the CPU and completes at once (CPU events record the host's clock), so code
+ * written for a GPU runs unchanged on the CPU.
+ * Errors of every function here: GLIA_ERR_DEVICE for a device that is not
+ * available (the message names it and says why), GLIA_ERR_UNSUPPORTED for a
+ * backend without streams or events, a backend's own GLIA_ERR_DEVICE for a
+ * failure of the device.
+ */
+
+/** A stream of one device: an ordered queue of work. Opaque, reference counted. */
+typedef struct glia_stream glia_stream;
+/** An event: a marker recorded on a stream, to wait for or to time. Opaque, reference counted. */
+typedef struct glia_event glia_event;
+
+/** Options of glia_stream_create. Initialise with glia_stream_options_init(). */
+typedef struct glia_stream_options {
+  size_t struct_size;
+  /**
+   * torch's priority (1.13): 0, the default, or negative for a stream of high
+   * priority (-1), whose work the device prefers. Positive values are 0. A
+   * backend without priorities gives normal streams.
+   */
+  int32_t priority;
+} glia_stream_options;
+
+/** Sets `*options` to the defaults (priority 0) with struct_size filled in. @since 0.2 */
+GLIA_API void glia_stream_options_init(glia_stream_options *options);
+
+/**
+ * torch.cuda.Stream(device, priority): a stream of `device` from its pool (see
+ * above); `options` may be NULL. On the CPU, the CPU's one stream.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_create(glia_device device, const glia_stream_options *options,
+                                                       glia_stream **out);
+/** Adds a reference. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_retain(glia_stream *stream);
+/** Drops a reference (never destroys the stream itself, see above). Accepts NULL. Any thread. @since 0.2 */
+GLIA_API glia_error *glia_stream_release(glia_stream *stream);
+
+/**
+ * torch.cuda.current_stream(device): the calling thread's current stream of
+ * `device`, its default stream unless glia_device_set_current_stream chose
+ * another. The same handle as every other live handle of that stream.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_current_stream(glia_device device, glia_stream **out);
+
+/**
+ * torch.cuda.set_stream(stream): makes `stream` the calling thread's current
+ * stream of its device; other threads and devices keep theirs. torch's
+ * `with torch.cuda.stream(s):` is glia_device_current_stream, this call, the
+ * work, and this call with the stream saved. A no-op for the CPU's stream.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_device_set_current_stream(const glia_stream *stream);
+
+/** The device of `stream`. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_device(const glia_stream *stream, glia_device *out_device);
+
+/** Waits until all work queued on `stream` has finished (stream.synchronize()). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_synchronize(const glia_stream *stream);
+
+/**
+ * stream.query(): 1 in *out_complete when all work queued on `stream` has
+ * finished, else 0. Never waits, except on a backend that cannot tell (it then
+ * synchronises and answers 1).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_query(const glia_stream *stream, int32_t *out_complete);
+
+/**
+ * stream.wait_event(event): work queued on `stream` after this call starts
+ * only after the work `event` recorded has finished; the host does not wait.
+ * `stream` NULL is the current stream of the event's device. An event never
+ * recorded, or recorded on the CPU, has nothing to wait for. Between devices
+ * of one backend the device waits; for the CPU's stream, or a stream of
+ * another backend, the calling thread waits for the event instead.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_wait_event(const glia_stream *stream, const glia_event *event);
+
+/** stream.wait_stream(other): later work on `stream` waits for the work queued on `other` so far. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_wait_stream(const glia_stream *stream, const glia_stream *other);
+
+/**
+ * The platform's handle of `stream` (torch's stream.cuda_stream): a
+ * cudaStream_t for CUDA (NULL is CUDA's legacy default stream, the default
+ * stream of every CUDA device), the backend's own handle for another backend,
+ * NULL for the CPU. For handing the stream to other libraries; it lives as
+ * long as libglia.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_stream_native(const glia_stream *stream, void **out_native);
+
+/** Options of glia_event_create. Initialise with glia_event_options_init(). */
+typedef struct glia_event_options {
+  size_t struct_size;
+  int32_t enable_timing; /**< 1: the event records a time, for glia_event_elapsed_time (default 0) */
+  int32_t blocking;      /**< 1: a thread waiting for the event sleeps instead of spinning (default 0) */
+} glia_event_options;
+
+/** Sets `*options` to the defaults (no timing, not blocking) with struct_size filled in. @since 0.2 */
+GLIA_API void glia_event_options_init(glia_event_options *options);
+
+/**
+ * torch.cuda.Event(enable_timing, blocking), on `device`; `options` may be
+ * NULL. Errors: GLIA_ERR_UNSUPPORTED for enable_timing on a backend that
+ * cannot time events.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_create(glia_device device, const glia_event_options *options,
+                                                      glia_event **out);
+/** Adds a reference. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_retain(glia_event *event);
+/** Drops a reference; the last one destroys the event. Accepts NULL. Any thread. @since 0.2 */
+GLIA_API glia_error *glia_event_release(glia_event *event);
+
+/**
+ * event.record(stream): marks the work queued on `stream` so far (NULL: the
+ * current stream of the event's device). Recording again moves the mark.
+ * Errors: GLIA_ERR_DEVICE for a stream of another device than the event's
+ * (torch's "Event device cuda:0 does not match recording stream's device
+ * cuda:1"); the event is then unchanged.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_record(glia_event *event, const glia_stream *stream);
+
+/** Waits until the work the event recorded has finished (returns at once for an event never recorded). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_synchronize(const glia_event *event);
+
+/**
+ * event.query(): 1 in *out_complete when the work the event recorded has
+ * finished (or it was never recorded), else 0. Never waits, as glia_stream_query.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_query(const glia_event *event, int32_t *out_complete);
+
+/**
+ * start.elapsed_time(end): milliseconds from `start` to `end`, after waiting
+ * for both. Errors: GLIA_ERR_INVALID_ARGUMENT unless both were created with
+ * enable_timing, GLIA_ERR_DEVICE for events of two devices, GLIA_ERR_STATE
+ * unless both were recorded.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_elapsed_time(const glia_event *start, const glia_event *end,
+                                                            double *out_ms);
+
+/** The device of `event`. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_event_device(const glia_event *event, glia_device *out_device);
+
+/* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -494,6 +659,37 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_item_int64(const glia_tensor *te
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to(const glia_tensor *tensor, const glia_device *device,
                                                    const glia_dtype *dtype, glia_tensor **out);
+/**
+ * torch's .to(device, dtype, non_blocking=True): glia_tensor_to, except that a
+ * copy between the host and a device may return before it completes. A copy
+ * from a device to the CPU then lands in pinned memory of the device's backend
+ * (glia_tensor_is_pinned gives 1; on a backend without pinned memory it is
+ * ordinary memory and the copy blocks) and must not be read before the device's
+ * current stream is waited for (glia_stream_synchronize, an event, or
+ * glia_device_synchronize); a copy from pinned host memory to a device reads
+ * its source until then. Copies from or to ordinary host memory, and copies
+ * that convert the dtype on the host, block as glia_tensor_to does.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to_non_blocking(const glia_tensor *tensor, const glia_device *device,
+                                                                const glia_dtype *dtype, glia_tensor **out);
+
+/**
+ * torch's Tensor.pin_memory(): a copy of the CPU tensor `tensor` (contiguous)
+ * in page-locked memory of the backend of `device_type` (GLIA_CUDA or
+ * GLIA_PRIVATEUSE1), from which non-blocking copies to that backend's devices
+ * run asynchronously; `tensor` itself (a new reference) when it is pinned
+ * already. On a backend that offers no pinned memory the copy is in ordinary
+ * memory (glia_tensor_is_pinned then gives 0). Differentiable
+ * (PinMemoryBackward0).
+ * Errors: GLIA_ERR_DEVICE for a tensor not on the CPU, for GLIA_CPU, or when
+ * no device of that type is available (the message says why).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_pin_memory(const glia_tensor *tensor, glia_device_type device_type,
+                                                           glia_tensor **out);
+/** torch's Tensor.is_pinned(): 1 when the tensor's storage is pinned host memory of any backend, else 0. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_is_pinned(const glia_tensor *tensor, int32_t *out_pinned);
 /** A contiguous tensor with the same values: `tensor` itself (new reference) when already contiguous. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_contiguous(const glia_tensor *tensor, glia_tensor **out);
 /** A copy with its own contiguous storage. @since 0.1 */
@@ -912,6 +1108,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_zero_(glia_tensor *self);
 GLIA_API GLIA_NODISCARD glia_error *glia_fill_(glia_tensor *self, glia_scalar value);
 /** self = src, broadcast to self's shape and converted to self's dtype. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_copy_(glia_tensor *self, const glia_tensor *src);
+/**
+ * torch's self.copy_(src, non_blocking=True): glia_copy_, except that a copy
+ * between pinned host memory and a device may return before it completes
+ * (see glia_tensor_to_non_blocking); otherwise as glia_copy_.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_copy_non_blocking_(glia_tensor *self, const glia_tensor *src);
 /** Clamps self in place; either bound may be NULL, not both. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_scalar *min, const glia_scalar *max);
 /** self = max(self, 0). @since 0.1 */

@@ -135,7 +135,8 @@ typedef struct glia_backend {
   glia_error *(*memory_stats)(int32_t device, glia_backend_memory_stats *out_stats);
   void (*reset_peak_memory_stats)(int32_t device);
   void (*empty_cache)(int32_t device);
-  /** Page-locked host memory for fast asynchronous copies (may be NULL: the core then uses plain memory). */
+  /** Page-locked host memory for fast asynchronous copies, aligned to at least 64 bytes (may be NULL:
+   * the core then uses plain memory). The core frees it only once no copy from or to it is queued. */
   glia_error *(*host_alloc_pinned)(size_t nbytes, void **out_ptr);
   void (*host_free_pinned)(void *ptr);
 
@@ -145,7 +146,13 @@ typedef struct glia_backend {
   glia_error *(*copy)(glia_copy_kind kind, int32_t dst_device, void *dst, int32_t src_device, const void *src,
                       size_t nbytes, void *stream, int32_t non_blocking);
 
-  /* ---- streams and events (work on a tensor is ordered on its device's current stream) */
+  /* ---- streams and events (work on a tensor is ordered on its device's current stream).
+   * A stream or event is the backend's own handle, opaque to the core; the stream handle of a device's
+   * default stream must differ from every stream stream_create returns for that device. The current
+   * stream is per calling thread and per device (torch's current stream): set_current_stream on one
+   * thread changes what current_stream returns on that thread only. The core never destroys the
+   * streams it creates while the backend is loaded (a pool per device, as torch's), and passes
+   * event_record a stream of the event's own device. */
   glia_error *(*synchronize)(int32_t device);
   void *(*current_stream)(int32_t device);
   glia_error *(*set_current_stream)(int32_t device, void *stream);
@@ -163,7 +170,36 @@ typedef struct glia_backend {
   /* ---- kernels */
   /** The backend's kernel for kernel id `kernel`, NULL when it does not support it. */
   glia_kernel_fn (*kernel)(uint32_t kernel);
+
+  /* ---- appended to version 2 (glia 0.2): read only when struct_size covers them; each may be NULL,
+   * and the core then does without (as each says), so a backend built before them loads unchanged. */
+  /** *out_complete = 1 when all work queued on `stream` has finished, else 0 (never waits).
+   * NULL: the core synchronises the stream and answers 1. */
+  glia_error *(*stream_query)(void *stream, int32_t *out_complete);
+  /** Waits until all work queued on `stream` has finished. NULL: the core records an event on it and
+   * waits for that (or, without events, synchronises the device). */
+  glia_error *(*stream_synchronize)(void *stream);
+  /** stream_create with a priority: lower numbers are more urgent, 0 is the default; the backend clamps
+   * it to what the device supports. The core asks for 0 or -1 (torch's high priority). NULL:
+   * stream_create, every stream of normal priority. */
+  glia_error *(*stream_create_with_priority)(int32_t device, int32_t priority, void **out_stream);
+  /** The platform's own handle of `stream` (a cudaStream_t), for interop with other libraries; NULL
+   * field: the backend's handle is the platform's. */
+  void *(*stream_native)(void *stream);
+  /** As stream_query, for an event (1 also for an event never recorded). NULL: the core waits for
+   * the event and answers 1. */
+  glia_error *(*event_query)(void *event, int32_t *out_complete);
+  /** event_create with GLIA_BACKEND_EVENT_* flags. NULL: event_create; timing events are then
+   * refused with GLIA_ERR_UNSUPPORTED and the blocking flag is ignored. */
+  glia_error *(*event_create_with_flags)(int32_t device, uint32_t flags, void **out_event);
+  /** Milliseconds from `start` to `end`, two timing events recorded on the same device; the core has
+   * waited for both. */
+  glia_error *(*event_elapsed_time)(void *start, void *end, float *out_ms);
 } glia_backend;
+
+/** Flags of glia_backend.event_create_with_flags. */
+#define GLIA_BACKEND_EVENT_TIMING 1u   /**< the event records a time (elapsed_time works) */
+#define GLIA_BACKEND_EVENT_BLOCKING 2u /**< a host thread waiting for it blocks instead of spinning */
 
 /** The one symbol a backend exports: `const glia_backend *glia_backend_v2(const glia_backend_services *)`. */
 typedef const glia_backend *(*glia_backend_entry_fn)(const glia_backend_services *services);

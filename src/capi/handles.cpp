@@ -126,6 +126,10 @@ const char* handle_type_name(HandleType t) {
       return "process_group";
     case HandleType::Scheduler:
       return "lr_scheduler";
+    case HandleType::Stream:
+      return "stream";
+    case HandleType::Event:
+      return "event";
   }
   return "object";
 }

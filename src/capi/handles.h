@@ -25,6 +25,8 @@ enum class HandleType : uint8_t {
   LoadReport = 5,
   ProcessGroup = 6,
   Scheduler = 7,
+  Stream = 8,
+  Event = 9,
 };
 
 const char* handle_type_name(HandleType t);

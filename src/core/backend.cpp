@@ -120,10 +120,11 @@ const glia_backend_services kServices{sizeof(glia_backend_services),
                                       &svc_host_alloc,
                                       &svc_host_free};
 
-// The fields the core calls; a table without them is refused at load.
+// The fields the core calls; a table without them is refused at load. The fields appended since the
+// first version 2 table (stream_query onwards) are optional: GLIA_BACKEND_HAS.
 bool table_complete(const glia_backend* t) {
-  return t->struct_size >= sizeof(glia_backend) && t->name && t->device_count && t->unavailable_reason && t->alloc &&
-         t->free && t->copy && t->synchronize && t->current_stream && t->kernel;
+  return t->struct_size >= offsetof(glia_backend, stream_query) && t->name && t->device_count &&
+         t->unavailable_reason && t->alloc && t->free && t->copy && t->synchronize && t->current_stream && t->kernel;
 }
 
 void load_locked(const std::string& name) {
@@ -298,7 +299,21 @@ void device_free(Device device, void* ptr, size_t nbytes) {
   if (const glia_backend* b = backend_for(device.type)) b->free(device.index, ptr, nbytes);
 }
 
-void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes) {
+BackendEvent::BackendEvent(const glia_backend& b, int32_t device, void* stream) : b_(b) {
+  throw_backend_error(b.event_create(device, &e_));
+  if (glia_error* err = b.event_record(e_, stream)) {
+    glia_error_free(b.event_destroy(e_));
+    throw_backend_error(err);
+  }
+}
+
+BackendEvent::~BackendEvent() { glia_error_free(b_.event_destroy(e_)); }
+
+bool backend_has_events(const glia_backend& b) {
+  return b.event_create && b.event_record && b.stream_wait_event && b.event_destroy;
+}
+
+void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes, bool non_blocking) {
   if (nbytes == 0) return;
   if (dst_device.is_cpu() && src_device.is_cpu()) {
     std::memmove(dst, src, nbytes);
@@ -322,7 +337,25 @@ void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src
   const glia_copy_kind kind = src_device.is_cpu()   ? GLIA_COPY_HOST_TO_DEVICE
                               : dst_device.is_cpu() ? GLIA_COPY_DEVICE_TO_HOST
                                                     : GLIA_COPY_DEVICE_TO_DEVICE;
-  throw_backend_error(b.copy(kind, dst_device.index, dst, src_device.index, src, nbytes, nullptr, 0));
+  if (kind != GLIA_COPY_DEVICE_TO_DEVICE || dst_device.index == src_device.index || !backend_has_events(b)) {
+    throw_backend_error(b.copy(kind, dst_device.index, dst, src_device.index, src, nbytes, nullptr, non_blocking));
+    return;
+  }
+  // Between two devices (torch's copy_kernel_cuda): the copy runs on the source's current stream once
+  // the work queued on the destination's current stream (which may still read or write dst) is done,
+  // and the destination's stream waits for the copy before its later work.
+  backend_of(src_device, "copy");
+  void* dst_stream = b.current_stream(dst_device.index);
+  void* src_stream = b.current_stream(src_device.index);
+  {
+    BackendEvent before(b, dst_device.index, dst_stream);
+    throw_backend_error(b.stream_wait_event(src_stream, before.handle()));
+  }
+  throw_backend_error(b.copy(kind, dst_device.index, dst, src_device.index, src, nbytes, src_stream, non_blocking));
+  if (non_blocking) {
+    BackendEvent after(b, src_device.index, src_stream);
+    throw_backend_error(b.stream_wait_event(dst_stream, after.handle()));
+  }
 }
 
 void device_synchronize(Device device) {

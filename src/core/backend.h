@@ -18,6 +18,10 @@
 #include "core/device.h"
 #include "glia/glia_backend.h"
 
+// Whether backend table `b` has the field `f`, one appended to the ABI after a backend may have been
+// built (its struct_size covers it), set to a function.
+#define GLIA_BACKEND_HAS(b, f) ((b).struct_size >= offsetof(glia_backend, f) + sizeof((b).f) && (b).f != nullptr)
+
 namespace glia {
 
 // Loads the named backend ("cuda" or a path). Throws Error(NotFound/Unsupported).
@@ -44,9 +48,31 @@ void throw_backend_error(glia_error* e);
 // Device memory and copies (device pointers are never dereferenced here).
 void* device_alloc(Device device, size_t nbytes);
 void device_free(Device device, void* ptr, size_t nbytes);
-// nbytes contiguous bytes between any two devices (CPU included); blocking.
-void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes);
+// nbytes contiguous bytes between any two devices (CPU included), ordered on the current streams of
+// the devices involved. Blocking unless `non_blocking`, which the caller may ask for only when the
+// host side (if any) is pinned memory (Note [Non-blocking copies] in core/tensor.cpp). Between two
+// devices of one backend the copy runs on the source's current stream after the work queued on the
+// destination's, and the destination's stream waits for it (torch's copy between GPUs).
+void copy_bytes(Device dst_device, void* dst, Device src_device, const void* src, size_t nbytes,
+                bool non_blocking = false);
 void device_synchronize(Device device);
+
+// Whether the backend has the event functions the core uses to order streams.
+bool backend_has_events(const glia_backend& b);
+// An event of the backend recorded on `stream` of `device`, destroyed with the object (to order one
+// stream after another: copies between devices, stream_wait_stream).
+class BackendEvent {
+ public:
+  BackendEvent(const glia_backend& b, int32_t device, void* stream);
+  ~BackendEvent();
+  BackendEvent(const BackendEvent&) = delete;
+  BackendEvent& operator=(const BackendEvent&) = delete;
+  void* handle() const { return e_; }
+
+ private:
+  const glia_backend& b_;
+  void* e_ = nullptr;
+};
 // Memory statistics of one device: the CPU allocator's, or the backend's (Unsupported when it keeps none).
 // `what` names the caller in errors.
 MemoryStats device_memory_stats(Device device, const char* what);

@@ -1,6 +1,9 @@
 #include "core/storage.h"
 
+#include <cstdint>
+
 #include "core/backend.h"
+#include "core/error.h"
 
 namespace glia {
 
@@ -44,6 +47,25 @@ Ref<Storage> Storage::wrap(void* data, size_t nbytes, Device device, BlobDeleter
   s->deleter_ = deleter;
   s->deleter_context_ = context;
   return Ref<Storage>::adopt(s);
+}
+
+namespace {
+void free_pinned(void* backend, void* data) { static_cast<const glia_backend*>(backend)->host_free_pinned(data); }
+}  // namespace
+
+Ref<Storage> Storage::allocate_pinned(size_t nbytes, DeviceType backend) {
+  const glia_backend* b = backend_for(backend);
+  if (!b || !b->host_alloc_pinned || !b->host_free_pinned) return allocate(nbytes);
+  void* p = nullptr;
+  throw_backend_error(b->host_alloc_pinned(nbytes, &p));
+  GLIA_CHECK(p, Internal, "backend ", b->name, " returned NULL for ", nbytes, " bytes of pinned memory");
+  if (reinterpret_cast<uintptr_t>(p) % kAlignment != 0) {
+    b->host_free_pinned(p);
+    fail(Code::Internal, "backend ", b->name, " returned pinned memory aligned to less than ", kAlignment, " bytes");
+  }
+  Ref<Storage> s = wrap(p, nbytes, Device{}, &free_pinned, const_cast<glia_backend*>(b));
+  s->pinned_ = true;
+  return s;
 }
 
 Storage::~Storage() {

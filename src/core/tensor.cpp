@@ -411,8 +411,22 @@ Tensor host_span_copy(const Tensor& src) {
   return make_view(buf, src.shape(), src.strides(), 0);
 }
 
+// Note [Non-blocking copies]: torch's copy_(src, non_blocking=True) and .to(..., non_blocking=True).
+// A copy between the host and a device returns before it completes only when its host side is pinned
+// memory (Storage::pinned, from a backend's host_alloc_pinned); from or to ordinary host memory it is
+// blocking, whatever was asked, as the backend ABI requires. A copy between two devices is always
+// ordered on the devices' current streams (copy_bytes), non-blocking or not. Every host-side step of a
+// copy (a dtype conversion or a gather on the CPU, a scatter into a non-contiguous host view) works on
+// an ordinary temporary, so it makes the transfer before it blocking: no host code ever reads the
+// result of a transfer still in flight. What stays in flight is the caller's to wait for (an event or
+// a stream synchronisation) before the host reads a pinned destination or writes a pinned source.
+bool async_ok(const Tensor& dst, const Tensor& src) {
+  return (!dst.device().is_cpu() || dst.impl()->storage()->pinned()) &&
+         (!src.device().is_cpu() || src.impl()->storage()->pinned());
+}
+
 // dst <- src when one of them is off the CPU.
-__attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor& src) {
+__attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.device() == src.device()) {
     run_kernel(KernelId::copy, dst.device(), {&src}, {&dst});
     return;
@@ -439,11 +453,12 @@ __attribute__((cold, noinline)) void copy_device(const Tensor& dst, const Tensor
   }
   const size_t nbytes = static_cast<size_t>(dst.numel()) * itemsize(dst.dtype());
   if (dst.is_contiguous()) {
-    copy_bytes(dst.device(), dst.impl()->data(), s.device(), s.impl()->data(), nbytes);
+    copy_bytes(dst.device(), dst.impl()->data(), s.device(), s.impl()->data(), nbytes,
+               non_blocking && async_ok(dst, s));
     return;
   }
   Tensor d = empty(dst.shape(), dst.dtype(), dst.device());
-  copy_bytes(d.device(), d.impl()->data(), s.device(), s.impl()->data(), nbytes);
+  copy_bytes(d.device(), d.impl()->data(), s.device(), s.impl()->data(), nbytes, non_blocking && async_ok(d, s));
   copy_into(dst, d);
 }
 }  // namespace
@@ -452,11 +467,11 @@ namespace cpu {
 void copy_kernel(const KernelArgs& k) { copy_cpu(k.output(0), k.input(0)); }
 }  // namespace cpu
 
-void copy_into(const Tensor& dst, const Tensor& src) {
+void copy_into(const Tensor& dst, const Tensor& src, bool non_blocking) {
   GLIA_CHECK(dst.shape() == src.shape(), Shape, "copy: shape ", src.shape(), " does not match ", dst.shape());
   if (dst.numel() == 0) return;
   if (__builtin_expect(!dst.device().is_cpu() || !src.device().is_cpu(), 0)) {
-    copy_device(dst, src);
+    copy_device(dst, src, non_blocking);
     return;
   }
   copy_cpu(dst, src);

@@ -130,7 +130,8 @@ Tensor from_blob(void* data, IntSpan shape, IntSpan strides, DType dtype, Device
 Tensor make_view(const Tensor& base, IntSpan shape, IntSpan strides, int64_t offset);
 
 // Elementwise dst <- src with dtype conversion; shapes must be equal (no broadcasting here).
-void copy_into(const Tensor& dst, const Tensor& src);
+// non_blocking: Note [Non-blocking copies] in tensor.cpp.
+void copy_into(const Tensor& dst, const Tensor& src, bool non_blocking = false);
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 Tensor to_dtype(const Tensor& t, DType dtype);  // t itself when dtype already matches

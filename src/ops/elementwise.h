@@ -54,8 +54,9 @@ void div_(const Tensor& self, const Tensor& other);
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void fill_(const Tensor& self, const Scalar& value);
-// self <- src broadcast to self's shape, converted to self's dtype.
-void copy_(const Tensor& self, const Tensor& src);
+// self <- src broadcast to self's shape, converted to self's dtype (non_blocking: Note [Non-blocking
+// copies] in core/tensor.cpp).
+void copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
 
 // ---- math (unary.cpp). Ops marked "float" give float32 for integer/bool inputs.
 Tensor abs(const Tensor& a);

@@ -1,7 +1,8 @@
 // The CUDA backend (libglia_cuda.so.0, backend ABI v2) through the C API.
 // Without a driver or a device: a clear status and clean errors. With a GPU:
-// copies both ways, printing, and the clean error of an op that has no CUDA
-// kernel yet (kernels: the CUDA-backend issue).
+// copies both ways, printing, the clean error of an op that has no CUDA
+// kernel yet (kernels: the CUDA-backend issue), and streams, events, pinned
+// memory and non-blocking copies.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -104,6 +105,67 @@ TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
   keep(d);
   EXPECT_GLIA_MSG(glia_mul(d, d, &r), GLIA_ERR_UNSUPPORTED, "'mul' is not implemented for device cuda:0");
   EXPECT_EQ(r, nullptr);
+}
+
+// Streams, timing events, pinned memory and non-blocking copies (docs/cuda.md): a round trip on a stream of
+// high priority, timed, with both copies asynchronous.
+TEST_F(CudaDevice, StreamsEventsAndNonBlockingCopies) {
+  glia_stream *def = nullptr, *s = nullptr, *cur = nullptr;
+  GLIA_OK_(glia_device_current_stream(kCuda, &def));
+  void* native = reinterpret_cast<void*>(1);
+  GLIA_OK_(glia_stream_native(def, &native));
+  EXPECT_EQ(native, nullptr);  // CUDA's legacy default stream
+  glia_stream_options so;
+  glia_stream_options_init(&so);
+  so.priority = -1;
+  GLIA_OK_(glia_stream_create(kCuda, &so, &s));
+  GLIA_OK_(glia_stream_native(s, &native));
+  EXPECT_NE(native, nullptr);
+  GLIA_OK_(glia_device_set_current_stream(s));
+  GLIA_OK_(glia_device_current_stream(kCuda, &cur));
+  EXPECT_EQ(cur, s);
+  glia_event_options eo;
+  glia_event_options_init(&eo);
+  eo.enable_timing = 1;
+  glia_event *start = nullptr, *end = nullptr;
+  GLIA_OK_(glia_event_create(kCuda, &eo, &start));
+  GLIA_OK_(glia_event_create(kCuda, &eo, &end));
+  std::vector<float> v(1 << 20);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  int64_t shape[] = {static_cast<int64_t>(v.size())};
+  glia_tensor *x = nullptr, *p = nullptr, *d = nullptr, *h = nullptr;
+  GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 1, GLIA_FLOAT32, &x));
+  keep(x);
+  GLIA_OK_(glia_tensor_pin_memory(x, GLIA_CUDA, &p));
+  keep(p);
+  int32_t flag = 0;
+  GLIA_OK_(glia_tensor_is_pinned(p, &flag));
+  EXPECT_EQ(flag, 1);
+  GLIA_OK_(glia_event_record(start, nullptr));
+  GLIA_OK_(glia_tensor_to_non_blocking(p, &kCuda, nullptr, &d));
+  keep(d);
+  GLIA_OK_(glia_tensor_to_non_blocking(d, &kCpu, nullptr, &h));
+  keep(h);
+  GLIA_OK_(glia_event_record(end, s));
+  GLIA_OK_(glia_tensor_is_pinned(h, &flag));
+  EXPECT_EQ(flag, 1);
+  GLIA_OK_(glia_event_synchronize(end));
+  GLIA_OK_(glia_event_query(end, &flag));
+  EXPECT_EQ(flag, 1);
+  GLIA_OK_(glia_stream_query(s, &flag));
+  EXPECT_EQ(flag, 1);
+  double ms = -1;
+  GLIA_OK_(glia_event_elapsed_time(start, end, &ms));
+  EXPECT_GE(ms, 0.0);
+  std::vector<float> got(v.size());
+  GLIA_OK_(glia_tensor_copy_to_host(h, got.data(), got.size() * 4));
+  EXPECT_EQ(got, v);
+  GLIA_OK_(glia_device_set_current_stream(def));
+  GLIA_OK_(glia_event_release(start));
+  GLIA_OK_(glia_event_release(end));
+  GLIA_OK_(glia_stream_release(cur));
+  GLIA_OK_(glia_stream_release(s));
+  GLIA_OK_(glia_stream_release(def));
 }
 
 }  // namespace

@@ -29,3 +29,9 @@ add_dependencies(testdevice_missing_kernel glia_testdevice)
 add_test(NAME testdevice.missing_kernel COMMAND testdevice_missing_kernel)
 set_tests_properties(testdevice.missing_kernel PROPERTIES LABELS testdevice
   ENVIRONMENT GLIA_TESTDEVICE_WITHOUT_KERNELS=embedding,mul)
+
+# A backend built before the fields appended to ABI version 2, without pinned memory (GLIA_TESTDEVICE_MINIMAL):
+# streams, events and non-blocking copies work through the core's fallbacks. Its own process, as above.
+add_test(NAME testdevice.minimal_backend COMMAND testdevice_tests --gtest_also_run_disabled_tests
+  --gtest_filter=TestDeviceStreams.DISABLED_ABackendWithoutTheAppendedFieldsStillWorks)
+set_tests_properties(testdevice.minimal_backend PROPERTIES LABELS testdevice ENVIRONMENT GLIA_TESTDEVICE_MINIMAL=1)

@@ -14,18 +14,41 @@
 // guard bytes, checked when the buffer is freed: a kernel that writes past the
 // end of its output aborts the test.
 //
-// Fault injection for tests, through exported functions (dlsym):
+// Note [Test device streams]: work runs at once, in the calling thread, but
+// streams and events are real objects with identities, and the device checks
+// how the core uses them: every kernel and copy must name a stream of its own
+// device (the calling thread's current stream, kept per thread as CUDA's is),
+// an event is recorded only on a stream of its device, and a non-blocking copy
+// must have pinned memory (host_alloc_pinned, mmap()ed here) on its host side.
+// A violation fails the call with GLIA_ERR_INTERNAL. Each stream counts the
+// kernels, copies, event records and waits queued on it.
+//
+// Fault injection and inspection for tests, through exported functions (dlsym):
 //   glia_testdevice_fail_alloc_after(n): the n-th allocation from now fails
 //     with GLIA_ERR_OUT_OF_MEMORY (n < 0: never);
 //   glia_testdevice_set_sticky_error(on): every call fails with
 //     GLIA_ERR_DEVICE until cleared, as a CUDA context does after a fault;
-//   glia_testdevice_live_allocations(device): allocations not yet freed.
+//   glia_testdevice_live_allocations(device): allocations not yet freed;
+//   glia_testdevice_stream_count(stream, what): a stream's (its native handle,
+//     glia_stream_native) "kernels", "copies", "non_blocking_copies",
+//     "records", "waits", "id" (0 for a default stream), "device" or
+//     "priority"; -1 for an unknown stream or name;
+//   glia_testdevice_set_pending(on): queries of streams and recorded events
+//     answer "not complete" while on;
+//   glia_testdevice_live_events(), glia_testdevice_live_pinned(): events and
+//     pinned blocks not yet destroyed or freed.
+// GLIA_TESTDEVICE_MINIMAL=1 makes the table a backend built before the fields
+// appended to ABI version 2 (struct_size ends before stream_query) and without
+// pinned memory, to test the core's fallbacks.
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -50,7 +73,29 @@ constexpr unsigned char kGuard = 0xA5;
 struct Stats {
   uint64_t in_use = 0, peak = 0, allocations = 0;
 } g_stats[kMaxDevices];
-int g_stream_tokens[kMaxDevices];  // current_stream(d) = &g_stream_tokens[d]
+
+// Note [Test device streams].
+struct TdStream {
+  int32_t device = 0;
+  int64_t id = 0;  // 0: the device's default stream
+  int32_t priority = 0;
+  int64_t kernels = 0, copies = 0, non_blocking_copies = 0, records = 0, waits = 0;
+};
+struct TdEvent {
+  int32_t device = 0;
+  uint32_t flags = 0;
+  bool recorded = false;
+  int64_t ns = 0;  // the steady clock at the last record
+};
+TdStream g_default_streams[kMaxDevices];
+// Created by stream_create and not yet destroyed. Owned here, so that the streams the core never destroys
+// (its pools) are freed at exit instead of being reported by LeakSanitizer.
+std::map<const TdStream*, std::unique_ptr<TdStream>> g_streams;
+int64_t g_next_stream_id = 1;
+thread_local TdStream* t_current[kMaxDevices] = {};  // per thread as CUDA's; nullptr: the default stream
+std::map<const TdEvent*, std::unique_ptr<TdEvent>> g_events;
+bool g_pending = false;
+std::map<uintptr_t, size_t> g_pinned;  // pinned blocks: base -> mapped length
 
 size_t page() {
   static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -77,6 +122,38 @@ glia_error* check_device(int32_t d) {
   if (d < 0 || d >= device_count())
     return device_error(GLIA_ERR_DEVICE, "device index " + std::to_string(d) + " out of range");
   return nullptr;
+}
+
+// `s` when it is a stream of this device (any device index), else null.
+TdStream* known_stream(void* s) {
+  auto* t = static_cast<TdStream*>(s);
+  for (TdStream& d : g_default_streams)
+    if (t == &d) return t;
+  return g_streams.count(t) ? t : nullptr;
+}
+
+TdEvent* known_event(void* e) {
+  auto* t = static_cast<TdEvent*>(e);
+  return g_events.count(t) ? t : nullptr;
+}
+
+TdStream* current_locked(int32_t device) {
+  return device >= 0 && device < kMaxDevices ? (t_current[device] ? t_current[device] : &g_default_streams[device])
+                                             : nullptr;
+}
+
+// Whether [p, p + n) lies in one pinned block.
+bool is_pinned(const void* p, size_t n) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = g_pinned.upper_bound(a);
+  if (it == g_pinned.begin()) return false;
+  --it;
+  return a + n <= it->first + it->second;
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // The allocation holding [p, p + n) on `device`, or null.
@@ -154,8 +231,18 @@ void reset_peak(int32_t device) {
 void empty_cache(int32_t) {}
 
 glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes,
-                 void*, int32_t) {
+                 void* stream, int32_t non_blocking) {
   std::lock_guard<std::mutex> lock(g_mu);
+  // Note [Test device streams]: the copy is queued on a stream of the device that runs it.
+  const int32_t dev = kind == GLIA_COPY_HOST_TO_DEVICE ? dst_device : src_device;
+  if (glia_error* e = check_device(dev)) return e;
+  TdStream* st = stream ? known_stream(stream) : current_locked(dev);
+  if (!st || st->device != dev)
+    return device_error(GLIA_ERR_INTERNAL, "copy: the stream is not a stream of testdevice:" + std::to_string(dev));
+  if (non_blocking && kind == GLIA_COPY_HOST_TO_DEVICE && !is_pinned(src, nbytes))
+    return device_error(GLIA_ERR_INTERNAL, "copy: a non-blocking copy from host memory that is not pinned");
+  if (non_blocking && kind == GLIA_COPY_DEVICE_TO_HOST && !is_pinned(dst, nbytes))
+    return device_error(GLIA_ERR_INTERNAL, "copy: a non-blocking copy to host memory that is not pinned");
   const std::pair<const uintptr_t, Alloc>* d = nullptr;
   const std::pair<const uintptr_t, Alloc>* s = nullptr;
   if (kind != GLIA_COPY_DEVICE_TO_HOST) {
@@ -176,7 +263,32 @@ glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src
   std::memmove(dst, src, nbytes);
   if (d) protect(d->first, d->second.len, PROT_NONE);
   if (s) protect(s->first, s->second.len, PROT_NONE);
+  ++st->copies;
+  if (non_blocking) ++st->non_blocking_copies;
   return nullptr;
+}
+
+glia_error* host_alloc_pinned(size_t nbytes, void** out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  *out = nullptr;
+  const size_t len = (nbytes + page() - 1) / page() * page() + (nbytes == 0 ? page() : 0);
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return device_error(GLIA_ERR_OUT_OF_MEMORY, "pinned mmap of " + std::to_string(len) + " bytes failed");
+  g_pinned[reinterpret_cast<uintptr_t>(p)] = len;
+  *out = p;
+  return nullptr;
+}
+
+void host_free_pinned(void* p) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_pinned.find(reinterpret_cast<uintptr_t>(p));
+  if (it == g_pinned.end()) {
+    std::fprintf(stderr, "testdevice: host_free_pinned of unknown pointer %p\n", p);
+    std::abort();
+  }
+  munmap(p, it->second);
+  g_pinned.erase(it);
 }
 
 glia_error* synchronize(int32_t device) {
@@ -185,22 +297,140 @@ glia_error* synchronize(int32_t device) {
 }
 
 void* current_stream(int32_t device) {
-  return device >= 0 && device < kMaxDevices ? &g_stream_tokens[device] : nullptr;
+  std::lock_guard<std::mutex> lock(g_mu);
+  return current_locked(device);
 }
-glia_error* set_current_stream(int32_t, void*) { return nullptr; }
-glia_error* stream_create(int32_t device, void** out) {
-  *out = current_stream(device);
+
+glia_error* set_current_stream(int32_t device, void* stream) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (glia_error* e = check_device(device)) return e;
+  TdStream* st = known_stream(stream);
+  if (!st || st->device != device)
+    return device_error(GLIA_ERR_INTERNAL, "set_current_stream: not a stream of testdevice:" + std::to_string(device));
+  t_current[device] = st->id == 0 ? nullptr : st;
   return nullptr;
 }
-glia_error* stream_destroy(int32_t, void*) { return nullptr; }
-glia_error* event_create(int32_t device, void** out) {
-  *out = current_stream(device);
+
+glia_error* stream_create_with_priority(int32_t device, int32_t priority, void** out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  *out = nullptr;
+  if (glia_error* e = check_device(device)) return e;
+  auto owned = std::make_unique<TdStream>();
+  TdStream* st = owned.get();
+  st->device = device;
+  st->id = g_next_stream_id++;
+  st->priority = priority < -1 ? -1 : priority > 0 ? 0 : priority;  // two priorities, as older GPUs
+  g_streams.emplace(st, std::move(owned));
+  *out = st;
   return nullptr;
 }
-glia_error* event_record(void*, void*) { return nullptr; }
-glia_error* stream_wait_event(void*, void*) { return nullptr; }
-glia_error* event_synchronize(void*) { return nullptr; }
-glia_error* event_destroy(void*) { return nullptr; }
+
+glia_error* stream_create(int32_t device, void** out) { return stream_create_with_priority(device, 0, out); }
+
+glia_error* stream_destroy(int32_t device, void* stream) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdStream* st = known_stream(stream);
+  if (!st || st->id == 0 || st->device != device)
+    return device_error(GLIA_ERR_INTERNAL,
+                        "stream_destroy: not a stream created on testdevice:" + std::to_string(device));
+  g_streams.erase(st);
+  return nullptr;
+}
+
+glia_error* stream_query(void* stream, int32_t* out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdStream* st = known_stream(stream);
+  if (!st) return device_error(GLIA_ERR_INTERNAL, "stream_query: unknown stream");
+  if (glia_error* e = check_device(st->device)) return e;
+  *out = g_pending ? 0 : 1;
+  return nullptr;
+}
+
+glia_error* stream_synchronize(void* stream) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdStream* st = known_stream(stream);
+  if (!st) return device_error(GLIA_ERR_INTERNAL, "stream_synchronize: unknown stream");
+  return check_device(st->device);
+}
+
+void* stream_native(void* stream) { return stream; }
+
+glia_error* event_create_with_flags(int32_t device, uint32_t flags, void** out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  *out = nullptr;
+  if (glia_error* e = check_device(device)) return e;
+  auto owned = std::make_unique<TdEvent>();
+  TdEvent* ev = owned.get();
+  ev->device = device;
+  ev->flags = flags;
+  g_events.emplace(ev, std::move(owned));
+  *out = ev;
+  return nullptr;
+}
+
+glia_error* event_create(int32_t device, void** out) { return event_create_with_flags(device, 0, out); }
+
+glia_error* event_record(void* event, void* stream) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* ev = known_event(event);
+  TdStream* st = known_stream(stream);
+  if (!ev || !st) return device_error(GLIA_ERR_INTERNAL, "event_record: unknown event or stream");
+  if (ev->device != st->device)
+    return device_error(GLIA_ERR_INTERNAL, "event_record: an event of testdevice:" + std::to_string(ev->device) +
+                                               " recorded on a stream of testdevice:" + std::to_string(st->device));
+  if (glia_error* e = check_device(st->device)) return e;
+  ev->recorded = true;
+  ev->ns = now_ns();
+  ++st->records;
+  return nullptr;
+}
+
+glia_error* stream_wait_event(void* stream, void* event) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* ev = known_event(event);
+  TdStream* st = known_stream(stream);
+  if (!ev || !st) return device_error(GLIA_ERR_INTERNAL, "stream_wait_event: unknown event or stream");
+  if (glia_error* e = check_device(st->device)) return e;
+  ++st->waits;
+  return nullptr;
+}
+
+glia_error* event_synchronize(void* event) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* ev = known_event(event);
+  if (!ev) return device_error(GLIA_ERR_INTERNAL, "event_synchronize: unknown event");
+  return check_device(ev->device);
+}
+
+glia_error* event_query(void* event, int32_t* out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* ev = known_event(event);
+  if (!ev) return device_error(GLIA_ERR_INTERNAL, "event_query: unknown event");
+  if (glia_error* e = check_device(ev->device)) return e;
+  *out = g_pending && ev->recorded ? 0 : 1;
+  return nullptr;
+}
+
+glia_error* event_elapsed_time(void* start, void* end, float* out) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* a = known_event(start);
+  TdEvent* b = known_event(end);
+  if (!a || !b) return device_error(GLIA_ERR_INTERNAL, "event_elapsed_time: unknown event");
+  if (!(a->flags & GLIA_BACKEND_EVENT_TIMING) || !(b->flags & GLIA_BACKEND_EVENT_TIMING) || !a->recorded ||
+      !b->recorded || a->device != b->device)
+    return device_error(GLIA_ERR_INTERNAL, "event_elapsed_time: needs two recorded timing events of one device");
+  *out = static_cast<float>(static_cast<double>(b->ns - a->ns) / 1e6);
+  return nullptr;
+}
+
+glia_error* event_destroy(void* event) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  TdEvent* ev = known_event(event);
+  if (!ev) return device_error(GLIA_ERR_INTERNAL, "event_destroy: unknown event");
+  g_events.erase(ev);
+  return nullptr;
+}
+
 glia_error* manual_seed(int32_t, uint64_t) { return nullptr; }
 
 size_t span_bytes(const glia_kernel_tensor& t) {
@@ -237,8 +467,16 @@ glia_error* run_kernel(const glia_kernel_call* call) {
                               " is not inside memory of testdevice:" + std::to_string(t.device_index));
     touched.insert(a->first);
   }
-  if (device >= 0)
+  if (device >= 0) {
     if (glia_error* e = check_device(device)) return e;
+    // Note [Test device streams]: a kernel runs on a stream of its own device.
+    TdStream* st = known_stream(call->stream);
+    if (!st || st->device != device)
+      return device_error(GLIA_ERR_INTERNAL,
+                          std::string(name ? name : "?") +
+                              ": the kernel's stream is not a stream of testdevice:" + std::to_string(device));
+    ++st->kernels;
+  }
   for (uintptr_t b : touched) protect(b, g_allocs[b].len, PROT_READ | PROT_WRITE);
   glia_error* e = g_svc->cpu_kernel(call);
   for (uintptr_t b : touched) protect(b, g_allocs[b].len, PROT_NONE);
@@ -257,32 +495,39 @@ glia_kernel_fn kernel(uint32_t id) {
   return &run_kernel;
 }
 
-const glia_backend kTable{sizeof(glia_backend),
-                          GLIA_BACKEND_ABI_VERSION,
-                          "testdevice",
-                          GLIA_PRIVATEUSE1,
-                          &device_count,
-                          &unavailable_reason,
-                          &alloc,
-                          &free_,
-                          &memory_stats,
-                          &reset_peak,
-                          &empty_cache,
-                          nullptr,
-                          nullptr,
-                          &copy,
-                          &synchronize,
-                          &current_stream,
-                          &set_current_stream,
-                          &stream_create,
-                          &stream_destroy,
-                          &event_create,
-                          &event_record,
-                          &stream_wait_event,
-                          &event_synchronize,
-                          &event_destroy,
-                          &manual_seed,
-                          &kernel};
+glia_backend g_table{sizeof(glia_backend),
+                     GLIA_BACKEND_ABI_VERSION,
+                     "testdevice",
+                     GLIA_PRIVATEUSE1,
+                     &device_count,
+                     &unavailable_reason,
+                     &alloc,
+                     &free_,
+                     &memory_stats,
+                     &reset_peak,
+                     &empty_cache,
+                     &host_alloc_pinned,
+                     &host_free_pinned,
+                     &copy,
+                     &synchronize,
+                     &current_stream,
+                     &set_current_stream,
+                     &stream_create,
+                     &stream_destroy,
+                     &event_create,
+                     &event_record,
+                     &stream_wait_event,
+                     &event_synchronize,
+                     &event_destroy,
+                     &manual_seed,
+                     &kernel,
+                     &stream_query,
+                     &stream_synchronize,
+                     &stream_create_with_priority,
+                     &stream_native,
+                     &event_query,
+                     &event_create_with_flags,
+                     &event_elapsed_time};
 
 }  // namespace
 
@@ -293,7 +538,13 @@ __attribute__((visibility("default"))) const glia_backend* glia_backend_v2(const
       services->abi_version != GLIA_BACKEND_ABI_VERSION)
     return nullptr;
   g_svc = services;
-  return &kTable;
+  for (int32_t d = 0; d < kMaxDevices; ++d) g_default_streams[d].device = d;
+  if (const char* m = std::getenv("GLIA_TESTDEVICE_MINIMAL"); m && std::strcmp(m, "1") == 0) {
+    g_table.struct_size = offsetof(glia_backend, stream_query);
+    g_table.host_alloc_pinned = nullptr;
+    g_table.host_free_pinned = nullptr;
+  }
+  return &g_table;
 }
 
 __attribute__((visibility("default"))) void glia_testdevice_fail_alloc_after(int64_t n) {
@@ -311,6 +562,37 @@ __attribute__((visibility("default"))) int64_t glia_testdevice_live_allocations(
   int64_t n = 0;
   for (const auto& [base, a] : g_allocs) n += a.device == device;
   return n;
+}
+
+__attribute__((visibility("default"))) int64_t glia_testdevice_stream_count(const void* stream, const char* what) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  const TdStream* st = known_stream(const_cast<void*>(stream));
+  if (!st || !what) return -1;
+  const std::string w = what;
+  if (w == "kernels") return st->kernels;
+  if (w == "copies") return st->copies;
+  if (w == "non_blocking_copies") return st->non_blocking_copies;
+  if (w == "records") return st->records;
+  if (w == "waits") return st->waits;
+  if (w == "id") return st->id;
+  if (w == "device") return st->device;
+  if (w == "priority") return st->priority;
+  return -1;
+}
+
+__attribute__((visibility("default"))) void glia_testdevice_set_pending(int on) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_pending = on != 0;
+}
+
+__attribute__((visibility("default"))) int64_t glia_testdevice_live_events(void) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return static_cast<int64_t>(g_events.size());
+}
+
+__attribute__((visibility("default"))) int64_t glia_testdevice_live_pinned(void) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return static_cast<int64_t>(g_pinned.size());
 }
 
 }  // extern "C"

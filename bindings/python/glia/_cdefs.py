@@ -76,6 +76,10 @@ class glia_memory_stats(Structure):
     pass
 class glia_device(Structure):
     pass
+class glia_stream_options(Structure):
+    pass
+class glia_event_options(Structure):
+    pass
 class glia_tensor_options(Structure):
     pass
 class glia_autograd_function_def(Structure):
@@ -134,6 +138,8 @@ glia_adamw_options = glia_adam_options
 glia_allocator._fields_ = [("struct_size", c_size_t), ("alloc", CFUNCTYPE(c_void_p, c_void_p, c_size_t, c_size_t)), ("free", CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)), ("user_data", c_void_p), ("free_user_data", CFUNCTYPE(None, c_void_p))]
 glia_memory_stats._fields_ = [("struct_size", c_size_t), ("bytes_in_use", c_uint64), ("peak_bytes_in_use", c_uint64), ("bytes_cached", c_uint64), ("allocations", c_uint64)]
 glia_device._fields_ = [("type", c_int), ("index", c_int32)]
+glia_stream_options._fields_ = [("struct_size", c_size_t), ("priority", c_int32)]
+glia_event_options._fields_ = [("struct_size", c_size_t), ("enable_timing", c_int32), ("blocking", c_int32)]
 glia_tensor_options._fields_ = [("struct_size", c_size_t), ("dtype", c_int), ("device", glia_device)]
 glia_autograd_function_def._fields_ = [("struct_size", c_size_t), ("name", c_char_p), ("forward", glia_autograd_forward_fn), ("backward", glia_autograd_backward_fn), ("user_data", c_void_p), ("free_user_data", CFUNCTYPE(None, c_void_p))]
 glia_scalar._fields_ = [("type", c_int), ("reserved_", c_int32), ("f", c_double), ("i", c_int64)]
@@ -182,6 +188,27 @@ FUNCTIONS = {
     "glia_device_memory_stats_get": (c_void_p, [glia_device, POINTER(glia_memory_stats)], ["device", "out_stats"]),
     "glia_device_reset_peak_memory_stats": (c_void_p, [glia_device], ["device"]),
     "glia_device_empty_cache": (c_void_p, [glia_device], ["device"]),
+    "glia_stream_options_init": (None, [POINTER(glia_stream_options)], ["options"]),
+    "glia_stream_create": (c_void_p, [glia_device, POINTER(glia_stream_options), POINTER(c_void_p)], ["device", "options", "out"]),
+    "glia_stream_retain": (c_void_p, [c_void_p], ["stream"]),
+    "glia_stream_release": (c_void_p, [c_void_p], ["stream"]),
+    "glia_device_current_stream": (c_void_p, [glia_device, POINTER(c_void_p)], ["device", "out"]),
+    "glia_device_set_current_stream": (c_void_p, [c_void_p], ["stream"]),
+    "glia_stream_device": (c_void_p, [c_void_p, POINTER(glia_device)], ["stream", "out_device"]),
+    "glia_stream_synchronize": (c_void_p, [c_void_p], ["stream"]),
+    "glia_stream_query": (c_void_p, [c_void_p, POINTER(c_int32)], ["stream", "out_complete"]),
+    "glia_stream_wait_event": (c_void_p, [c_void_p, c_void_p], ["stream", "event"]),
+    "glia_stream_wait_stream": (c_void_p, [c_void_p, c_void_p], ["stream", "other"]),
+    "glia_stream_native": (c_void_p, [c_void_p, POINTER(c_void_p)], ["stream", "out_native"]),
+    "glia_event_options_init": (None, [POINTER(glia_event_options)], ["options"]),
+    "glia_event_create": (c_void_p, [glia_device, POINTER(glia_event_options), POINTER(c_void_p)], ["device", "options", "out"]),
+    "glia_event_retain": (c_void_p, [c_void_p], ["event"]),
+    "glia_event_release": (c_void_p, [c_void_p], ["event"]),
+    "glia_event_record": (c_void_p, [c_void_p, c_void_p], ["event", "stream"]),
+    "glia_event_synchronize": (c_void_p, [c_void_p], ["event"]),
+    "glia_event_query": (c_void_p, [c_void_p, POINTER(c_int32)], ["event", "out_complete"]),
+    "glia_event_elapsed_time": (c_void_p, [c_void_p, c_void_p, POINTER(c_double)], ["start", "end", "out_ms"]),
+    "glia_event_device": (c_void_p, [c_void_p, POINTER(glia_device)], ["event", "out_device"]),
     "glia_tensor_retain": (c_void_p, [c_void_p], ["tensor"]),
     "glia_tensor_release": (c_void_p, [c_void_p], ["tensor"]),
     "glia_tensor_options_init": (None, [POINTER(glia_tensor_options)], ["options"]),
@@ -209,6 +236,9 @@ FUNCTIONS = {
     "glia_tensor_item_double": (c_void_p, [c_void_p, POINTER(c_double)], ["tensor", "out_value"]),
     "glia_tensor_item_int64": (c_void_p, [c_void_p, POINTER(c_int64)], ["tensor", "out_value"]),
     "glia_tensor_to": (c_void_p, [c_void_p, POINTER(glia_device), POINTER(c_int), POINTER(c_void_p)], ["tensor", "device", "dtype", "out"]),
+    "glia_tensor_to_non_blocking": (c_void_p, [c_void_p, POINTER(glia_device), POINTER(c_int), POINTER(c_void_p)], ["tensor", "device", "dtype", "out"]),
+    "glia_tensor_pin_memory": (c_void_p, [c_void_p, c_int, POINTER(c_void_p)], ["tensor", "device_type", "out"]),
+    "glia_tensor_is_pinned": (c_void_p, [c_void_p, POINTER(c_int32)], ["tensor", "out_pinned"]),
     "glia_tensor_contiguous": (c_void_p, [c_void_p, POINTER(c_void_p)], ["tensor", "out"]),
     "glia_tensor_clone": (c_void_p, [c_void_p, POINTER(c_void_p)], ["tensor", "out"]),
     "glia_tensor_detach": (c_void_p, [c_void_p, POINTER(c_void_p)], ["tensor", "out"]),
@@ -299,6 +329,7 @@ FUNCTIONS = {
     "glia_zero_": (c_void_p, [c_void_p], ["self"]),
     "glia_fill_": (c_void_p, [c_void_p, glia_scalar], ["self", "value"]),
     "glia_copy_": (c_void_p, [c_void_p, c_void_p], ["self", "src"]),
+    "glia_copy_non_blocking_": (c_void_p, [c_void_p, c_void_p], ["self", "src"]),
     "glia_clamp_": (c_void_p, [c_void_p, POINTER(glia_scalar), POINTER(glia_scalar)], ["self", "min", "max"]),
     "glia_relu_": (c_void_p, [c_void_p], ["self"]),
     "glia_mean": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),

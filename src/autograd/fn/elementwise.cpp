@@ -783,10 +783,10 @@ void fill_(const Tensor& self, const Scalar& value) {
   overwrite_(self, "FillBackward2");
 }
 
-void copy_(const Tensor& self, const Tensor& src) {
+void copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   check_inplace(self, "copy_");
   bool record = any_requires_grad({&self, &src});
-  ops::copy_(self, src);
+  ops::copy_(self, src, non_blocking);
   bump_version(self);
   if (record) {
     auto n = make_ref<CopyBackward>();

@@ -66,7 +66,7 @@ void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
 void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void zero_(const Tensor& self);
 void fill_(const Tensor& self, const Scalar& value);
-void copy_(const Tensor& self, const Tensor& src);
+void copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);
 void clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
 
 // Converts a gradient to the dtype of the input it belongs to.

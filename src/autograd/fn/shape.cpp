@@ -1,6 +1,7 @@
 #include "autograd/fn/shape.h"
 
 #include "autograd/fn/elementwise.h"
+#include "core/stream.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -35,8 +36,10 @@ struct ExpandBackward : Node {
   TensorList apply(TensorList&& g) override { return {sum_to(g[0], in_shape)}; }
 };
 
+// Also torch's PinMemoryBackward0: the gradient passes unchanged.
 struct CloneBackward : Node {
-  const char* name() const override { return "CloneBackward0"; }
+  const char* nm = "CloneBackward0";
+  const char* name() const override { return nm; }
   TensorList apply(TensorList&& g) override { return {g[0]}; }
 };
 
@@ -201,15 +204,34 @@ Tensor clone_with_grad(const Tensor& t) {
 
 Tensor to_dtype_with_grad(const Tensor& t, DType dtype) { return to_with_grad(t, t.device(), dtype); }
 
-Tensor to_with_grad(const Tensor& t, Device device, DType dtype) {
+Tensor to_with_grad(const Tensor& t, Device device, DType dtype, bool non_blocking) {
   if (t.dtype() == dtype && t.device() == device) return t;
-  // Convert on the host side of a transfer (a device needs no conversion kernel for it).
-  Tensor out = t.device().is_cpu() ? to_device(to_dtype(t, dtype), device) : to_dtype(to_device(t, device), dtype);
+  Tensor out;
+  if (!non_blocking) {
+    // Convert on the host side of a transfer (a device needs no conversion kernel for it).
+    out = t.device().is_cpu() ? to_device(to_dtype(t, dtype), device) : to_dtype(to_device(t, device), dtype);
+  } else {
+    // One copy_into, which converts on the source device where it has a kernel and otherwise blocks
+    // (Note [Non-blocking copies]); from a device to the CPU into pinned memory, as torch's _to_copy.
+    out = device.is_cpu() && !t.device().is_cpu() ? empty_pinned(t.shape(), dtype, t.device().type, "to")
+                                                  : empty(t.shape(), dtype, device);
+    copy_into(out, t, true);
+  }
   // Only floating results carry gradients (x.long() of a leaf that requires grad does not).
   if (is_floating(dtype) && any_requires_grad({&t})) {
     auto n = make_ref<ToCopyBackward>();
     n->in_dtype = t.dtype();
     n->in_device = t.device();
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor pin_memory_with_grad(const Tensor& t, DeviceType backend, const char* what) {
+  Tensor out = pin_memory(t, backend, what);
+  if (!out.is_same(t) && any_requires_grad({&t})) {
+    auto n = make_ref<CloneBackward>();
+    n->nm = "PinMemoryBackward0";
     set_history(n.get(), {&t}, {&out});
   }
   return out;

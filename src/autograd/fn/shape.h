@@ -19,7 +19,12 @@ Tensor clone_with_grad(const Tensor& t);
 // Tensor.to(dtype) / .double() / .float() ...: core's to_dtype with torch's ToCopyBackward0
 // (the input itself when the dtype is already `dtype`; non-floating results record nothing).
 // t on `device` with `dtype`, differentiable (ToCopyBackward0); t itself when both match.
-Tensor to_with_grad(const Tensor& t, Device device, DType dtype);
+// non_blocking: torch's .to(..., non_blocking=True) (Note [Non-blocking copies] in core/tensor.cpp): a
+// copy from a device to the CPU then lands in pinned memory of the device's backend.
+Tensor to_with_grad(const Tensor& t, Device device, DType dtype, bool non_blocking = false);
+// torch's Tensor.pin_memory(): t (a CPU tensor) in pinned memory of `backend`'s device type
+// (PinMemoryBackward0); t itself when it is pinned already.
+Tensor pin_memory_with_grad(const Tensor& t, DeviceType backend, const char* what);
 Tensor to_dtype_with_grad(const Tensor& t, DType dtype);
 // Tensor.contiguous(): the input itself when contiguous, else a copy gradients flow through.
 Tensor contiguous_with_grad(const Tensor& t);

@@ -221,14 +221,14 @@ void fill_(const Tensor& self, const Scalar& value) {
   run_kernel(KernelId::fill, self.device(), {}, {&self}, {Attr{value.i, value.f, nullptr, 0, kind}});
 }
 
-void copy_(const Tensor& self, const Tensor& src) {
+void copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   Dims shape = broadcast_shapes("copy_", self.shape(), src.shape());
   GLIA_CHECK(shape == self.shape(), Shape, "copy_: output with shape ", self.shape(),
              " doesn't match the broadcast shape ", shape);
   if (self.numel() == 0) return;
   // src may overlap self (e.g. a transposed view of it): copy through a temporary then.
   Tensor s = src.impl()->storage() == self.impl()->storage() ? clone(src) : src;
-  copy_into(self, expand_to(s, shape));
+  copy_into(self, expand_to(s, shape), non_blocking);
 }
 
 }  // namespace glia::ops

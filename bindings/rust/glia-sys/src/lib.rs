@@ -98,6 +98,33 @@ pub struct glia_device {
 }
 
 #[repr(C)]
+pub struct glia_stream {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+#[repr(C)]
+pub struct glia_event {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_stream_options {
+    pub struct_size: usize,
+    pub priority: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_event_options {
+    pub struct_size: usize,
+    pub enable_timing: i32,
+    pub blocking: i32,
+}
+
+#[repr(C)]
 pub struct glia_tensor {
     _private: [u8; 0],
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
@@ -426,6 +453,27 @@ extern "C" {
     pub fn glia_device_memory_stats_get(device: glia_device, out_stats: *mut glia_memory_stats) -> *mut glia_error;
     pub fn glia_device_reset_peak_memory_stats(device: glia_device) -> *mut glia_error;
     pub fn glia_device_empty_cache(device: glia_device) -> *mut glia_error;
+    pub fn glia_stream_options_init(options: *mut glia_stream_options);
+    pub fn glia_stream_create(device: glia_device, options: *const glia_stream_options, out: *mut *mut glia_stream) -> *mut glia_error;
+    pub fn glia_stream_retain(stream: *mut glia_stream) -> *mut glia_error;
+    pub fn glia_stream_release(stream: *mut glia_stream) -> *mut glia_error;
+    pub fn glia_device_current_stream(device: glia_device, out: *mut *mut glia_stream) -> *mut glia_error;
+    pub fn glia_device_set_current_stream(stream: *const glia_stream) -> *mut glia_error;
+    pub fn glia_stream_device(stream: *const glia_stream, out_device: *mut glia_device) -> *mut glia_error;
+    pub fn glia_stream_synchronize(stream: *const glia_stream) -> *mut glia_error;
+    pub fn glia_stream_query(stream: *const glia_stream, out_complete: *mut i32) -> *mut glia_error;
+    pub fn glia_stream_wait_event(stream: *const glia_stream, event: *const glia_event) -> *mut glia_error;
+    pub fn glia_stream_wait_stream(stream: *const glia_stream, other: *const glia_stream) -> *mut glia_error;
+    pub fn glia_stream_native(stream: *const glia_stream, out_native: *mut *mut c_void) -> *mut glia_error;
+    pub fn glia_event_options_init(options: *mut glia_event_options);
+    pub fn glia_event_create(device: glia_device, options: *const glia_event_options, out: *mut *mut glia_event) -> *mut glia_error;
+    pub fn glia_event_retain(event: *mut glia_event) -> *mut glia_error;
+    pub fn glia_event_release(event: *mut glia_event) -> *mut glia_error;
+    pub fn glia_event_record(event: *mut glia_event, stream: *const glia_stream) -> *mut glia_error;
+    pub fn glia_event_synchronize(event: *const glia_event) -> *mut glia_error;
+    pub fn glia_event_query(event: *const glia_event, out_complete: *mut i32) -> *mut glia_error;
+    pub fn glia_event_elapsed_time(start: *const glia_event, end: *const glia_event, out_ms: *mut f64) -> *mut glia_error;
+    pub fn glia_event_device(event: *const glia_event, out_device: *mut glia_device) -> *mut glia_error;
     pub fn glia_tensor_retain(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_release(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_options_init(options: *mut glia_tensor_options);
@@ -453,6 +501,9 @@ extern "C" {
     pub fn glia_tensor_item_double(tensor: *const glia_tensor, out_value: *mut f64) -> *mut glia_error;
     pub fn glia_tensor_item_int64(tensor: *const glia_tensor, out_value: *mut i64) -> *mut glia_error;
     pub fn glia_tensor_to(tensor: *const glia_tensor, device: *const glia_device, dtype: *const glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_to_non_blocking(tensor: *const glia_tensor, device: *const glia_device, dtype: *const glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_pin_memory(tensor: *const glia_tensor, device_type: glia_device_type, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_is_pinned(tensor: *const glia_tensor, out_pinned: *mut i32) -> *mut glia_error;
     pub fn glia_tensor_contiguous(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_clone(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_detach(tensor: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -543,6 +594,7 @@ extern "C" {
     pub fn glia_zero_(self_: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_fill_(self_: *mut glia_tensor, value: glia_scalar) -> *mut glia_error;
     pub fn glia_copy_(self_: *mut glia_tensor, src: *const glia_tensor) -> *mut glia_error;
+    pub fn glia_copy_non_blocking_(self_: *mut glia_tensor, src: *const glia_tensor) -> *mut glia_error;
     pub fn glia_clamp_(self_: *mut glia_tensor, min: *const glia_scalar, max: *const glia_scalar) -> *mut glia_error;
     pub fn glia_relu_(self_: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mean(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
