@@ -32,6 +32,12 @@ set_tests_properties(testdevice.missing_kernel PROPERTIES LABELS testdevice
 
 # A backend built before the fields appended to ABI version 2, without pinned memory (GLIA_TESTDEVICE_MINIMAL):
 # streams, events and non-blocking copies work through the core's fallbacks. Its own process, as above.
-add_test(NAME testdevice.minimal_backend COMMAND testdevice_tests --gtest_also_run_disabled_tests
-  --gtest_filter=TestDeviceStreams.DISABLED_ABackendWithoutTheAppendedFieldsStillWorks)
+add_executable(testdevice_minimal_backend ${CMAKE_CURRENT_LIST_DIR}/streams_test.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+target_link_libraries(testdevice_minimal_backend PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+target_include_directories(testdevice_minimal_backend PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(testdevice_minimal_backend PRIVATE GLIA_TESTDEVICE_MINIMAL_RUN
+  GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>" GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
+add_dependencies(testdevice_minimal_backend glia_testdevice)
+add_test(NAME testdevice.minimal_backend COMMAND testdevice_minimal_backend)
 set_tests_properties(testdevice.minimal_backend PROPERTIES LABELS testdevice ENVIRONMENT GLIA_TESTDEVICE_MINIMAL=1)
