@@ -46,6 +46,7 @@ struct HostFunctionNode : Node {
   std::unique_ptr<glia_autograd_ctx> ctx;
   std::vector<Dims> in_shapes;
   std::vector<DType> in_dtypes;
+  std::vector<Device> in_devices;
 
   const char* name() const override { return fn->name.c_str(); }
 
@@ -80,6 +81,12 @@ struct HostFunctionNode : Node {
         GLIA_CHECK(expandable, Shape, "Function ", fn->name, " returned an invalid gradient at index ", i, " - got ",
                    r[i].shape(), " but expected shape compatible with ", want);
         r[i] = sum_to(r[i], want);
+      }
+      // torch's validate_outputs: a 0-dim gradient moves to the input's device, any other must be there.
+      if (r[i].device() != in_devices[i]) {
+        GLIA_CHECK(r[i].dim() == 0, Device, "Function ", fn->name, " returned an invalid gradient at index ", i,
+                   " - expected device ", in_devices[i], " but got ", r[i].device());
+        r[i] = to_with_grad(r[i], in_devices[i], r[i].dtype());
       }
       if (r[i].dtype() != in_dtypes[i]) r[i] = to_dtype(r[i], in_dtypes[i]);
     }
@@ -166,6 +173,7 @@ glia_error* glia_autograd_function_apply(const glia_autograd_function_def* def, 
       for (const Tensor& t : ins) {
         node->in_shapes.push_back(t.shape());
         node->in_dtypes.push_back(t.dtype());
+        node->in_devices.push_back(t.device());
       }
       // Saved outputs are kept without their history (Note [Saving outputs]).
       for (const Tensor& s : ctx->to_save) {

@@ -846,4 +846,61 @@ TEST_F(TrainingDevice, HooksAndCustomFunctionsRunOnTheDevice) {
   EXPECT_STREQ(name, "SquareBackward");
 }
 
+// A custom function whose backward returns its input's gradient on the CPU: torch's
+// validate_outputs refuses it, naming the function, the index and both devices; a 0-dim gradient
+// (here a CPU scalar for a 0-dim device input) is moved to the input's device instead.
+glia_error* identity_forward(void*, glia_autograd_ctx*, const glia_tensor* const* in, int64_t, glia_tensor** out,
+                             int64_t) {
+  return glia_tensor_clone(in[0], out);
+}
+
+glia_error* cpu_grad_backward(void*, glia_autograd_ctx*, const glia_tensor* const* gout, int64_t, glia_tensor** gin,
+                              int64_t) {
+  int64_t ndim = 0;
+  if (glia_error* e = glia_tensor_ndim(gout[0], &ndim)) return e;
+  int64_t shape[8] = {};
+  if (glia_error* e = glia_tensor_shape(gout[0], 8, shape)) return e;
+  return glia_tensor_ones(shape, ndim, nullptr, gin);  // on the CPU, whatever the input's device
+}
+
+TEST_F(TrainingDevice, CustomFunctionGradientsMustBeOnTheInputsDevice) {
+  glia_autograd_function_def def;
+  glia_autograd_function_def_init(&def);
+  def.name = "CpuGrad";
+  def.forward = identity_forward;
+  def.backward = cpu_grad_backward;
+  glia_tensor* x = to(ramp({3}, 0.5f), kDev0);
+  GLIA_OK_(glia_tensor_set_requires_grad(x, 1));
+  const glia_tensor* ins[1] = {x};
+  glia_tensor* y = nullptr;
+  GLIA_OK_(glia_autograd_function_apply(&def, ins, 1, &y, 1));
+  keep(y);
+  glia_tensor* s = nullptr;
+  GLIA_OK_(glia_sum(y, nullptr, 0, 0, &s));
+  keep(s);
+  EXPECT_GLIA_MSG(glia_tensor_backward(s, nullptr, 0), GLIA_ERR_DEVICE,
+                  "Function CpuGradBackward returned an invalid gradient at index 0 - expected device testdevice:0 "
+                  "but got cpu");
+  EXPECT_EQ(grad_of(x), nullptr);
+
+  const int64_t one = 1;
+  glia_tensor* h = nullptr;
+  GLIA_OK_(glia_tensor_full(&one, 0, 3.0, nullptr, &h));  // 0-dim
+  keep(h);
+  glia_tensor* x0 = to(h, kDev0);
+  GLIA_OK_(glia_tensor_set_requires_grad(x0, 1));
+  const glia_tensor* ins0[1] = {x0};
+  glia_tensor* y0 = nullptr;
+  GLIA_OK_(glia_autograd_function_apply(&def, ins0, 1, &y0, 1));
+  keep(y0);
+  GLIA_OK_(glia_tensor_backward(y0, nullptr, 0));
+  glia_tensor* g = grad_of(x0);
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(on_device(g));
+  glia_tensor* one_h = nullptr;
+  GLIA_OK_(glia_tensor_full(&one, 0, 1.0, nullptr, &one_h));
+  keep(one_h);
+  EXPECT_EQ(bytes(g), bytes(one_h));  // d(sum)/dx of the 0-dim ones the backward returned
+}
+
 }  // namespace
