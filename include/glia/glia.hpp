@@ -344,6 +344,19 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   Tensor to(glia_device dev, glia_dtype d) const {
     return unary([&](glia_tensor** o) { return glia_tensor_to(get(), &dev, &d, o); });
   }
+  /** to(device, non_blocking=True): asynchronous when the host side is pinned memory. */
+  Tensor to_non_blocking(glia_device dev) const {
+    return unary([&](glia_tensor** o) { return glia_tensor_to_non_blocking(get(), &dev, nullptr, o); });
+  }
+  /** pin_memory(): a CPU copy in page-locked memory of `device_type`'s backend. */
+  Tensor pin_memory(glia_device_type device_type = GLIA_CUDA) const {
+    return unary([&](glia_tensor** o) { return glia_tensor_pin_memory(get(), device_type, o); });
+  }
+  bool is_pinned() const {
+    int32_t p = 0;
+    detail::check(glia_tensor_is_pinned(get(), &p));
+    return p != 0;
+  }
   Tensor clone() const {
     return unary([&](glia_tensor** o) { return glia_tensor_clone(get(), o); });
   }
@@ -1226,6 +1239,109 @@ inline glia_memory_stats memory_stats() {
   detail::check(glia_memory_stats_get(&s));
   return s;
 }
+
+// ---- devices, streams and events (torch.cuda.*) ----
+/** One device's memory statistics (torch.cuda.memory_stats(device)); the CPU's for {GLIA_CPU, 0}. */
+inline glia_memory_stats memory_stats(glia_device device) {
+  glia_memory_stats s{};
+  s.struct_size = sizeof s;
+  detail::check(glia_device_memory_stats_get(device, &s));
+  return s;
+}
+inline void reset_peak_memory_stats(glia_device device) { detail::check(glia_device_reset_peak_memory_stats(device)); }
+inline void empty_cache(glia_device device) { detail::check(glia_device_empty_cache(device)); }
+/** Waits for everything queued on `device`. */
+inline void synchronize(glia_device device) { detail::check(glia_device_synchronize(device)); }
+
+class Event;
+
+/** torch.cuda.Stream: a queue of work on one device. Streams come from a pool and compare by handle. */
+class Stream : public detail::Handle<glia_stream, glia_stream_retain, glia_stream_release> {
+ public:
+  Stream() = default;
+  explicit Stream(glia_stream* owned) : Handle(owned) {}
+  /** A stream from `device`'s pool (priority: 0 normal, < 0 high). */
+  static Stream create(glia_device device, int32_t priority = 0) {
+    glia_stream_options o;
+    glia_stream_options_init(&o);
+    o.priority = priority;
+    glia_stream* s = nullptr;
+    detail::check(glia_stream_create(device, &o, &s));
+    return Stream(s);
+  }
+  /** The calling thread's current stream of `device` (torch.cuda.current_stream). */
+  static Stream current(glia_device device) {
+    glia_stream* s = nullptr;
+    detail::check(glia_device_current_stream(device, &s));
+    return Stream(s);
+  }
+  glia_device device() const {
+    glia_device d{GLIA_CPU, 0};
+    detail::check(glia_stream_device(get(), &d));
+    return d;
+  }
+  void synchronize() const { detail::check(glia_stream_synchronize(get())); }
+  /** True when all work queued so far has completed. */
+  bool query() const {
+    int32_t done = 0;
+    detail::check(glia_stream_query(get(), &done));
+    return done != 0;
+  }
+  /** Later work on this stream waits for `event` (torch's Stream.wait_event). */
+  inline void wait(const Event& event) const;
+  /** Later work on this stream waits for the work queued on `other` so far. */
+  void wait(const Stream& other) const { detail::check(glia_stream_wait_stream(get(), other.get())); }
+  bool operator==(const Stream& o) const noexcept { return get() == o.get(); }
+  bool operator!=(const Stream& o) const noexcept { return get() != o.get(); }
+};
+
+/**
+ * `with torch.cuda.stream(s):` — makes `stream` current for its device on this thread until the
+ * guard goes out of scope, then restores the stream that was current before.
+ */
+class StreamGuard {
+ public:
+  explicit StreamGuard(const Stream& stream) : previous_(Stream::current(stream.device())) {
+    detail::check(glia_device_set_current_stream(stream.get()));
+  }
+  ~StreamGuard() { glia_error_free(glia_device_set_current_stream(previous_.get())); }
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+
+ private:
+  Stream previous_;
+};
+
+/** torch.cuda.Event: a point in a stream's work, to wait for or to time. */
+class Event : public detail::Handle<glia_event, glia_event_retain, glia_event_release> {
+ public:
+  Event() = default;
+  explicit Event(glia_event* owned) : Handle(owned) {}
+  static Event create(glia_device device, bool enable_timing = false) {
+    glia_event_options o;
+    glia_event_options_init(&o);
+    o.enable_timing = enable_timing ? 1 : 0;
+    glia_event* e = nullptr;
+    detail::check(glia_event_create(device, &o, &e));
+    return Event(e);
+  }
+  /** Records the work queued so far on `stream` (the current stream when undefined). */
+  void record(const Stream& stream = Stream()) { detail::check(glia_event_record(get(), stream.get())); }
+  void synchronize() const { detail::check(glia_event_synchronize(get())); }
+  bool query() const {
+    int32_t done = 0;
+    detail::check(glia_event_query(get(), &done));
+    return done != 0;
+  }
+  /** Milliseconds between this event and `end` (both recorded, both with timing). */
+  double elapsed_ms(const Event& end) const {
+    double ms = 0;
+    detail::check(glia_event_elapsed_time(get(), end.get(), &ms));
+    return ms;
+  }
+};
+
+inline void Stream::wait(const Event& event) const { detail::check(glia_stream_wait_event(get(), event.get())); }
 
 }  // namespace cxx
 }  // namespace glia

@@ -371,3 +371,70 @@ TEST(Embedding, HostAllocatorGetsBackTheSizeItGaveForCachedBlocks) {
 }
 
 }  // namespace
+
+namespace {
+
+// The device API on the CPU, which has one synchronous stream (torch.cpu's): the same calls as on a
+// GPU, trivially complete. The test device's and CUDA's streams are tested through the C API
+// (tests/testdevice/streams_test.cpp, tests/cuda).
+TEST(Devices, StreamsEventsAndMemoryStatsOnTheCpu) {
+  const glia_device cpu{GLIA_CPU, 0};
+  glia::Tensor keep = glia::Tensor::ones({256});
+  EXPECT_EQ(glia::memory_stats(cpu).bytes_in_use, glia::memory_stats().bytes_in_use);
+  glia::reset_peak_memory_stats(cpu);
+  EXPECT_EQ(glia::memory_stats(cpu).peak_bytes_in_use, glia::memory_stats(cpu).bytes_in_use);
+  glia::empty_cache(cpu);
+  glia::synchronize(cpu);
+
+  glia::Stream s = glia::Stream::current(cpu);
+  ASSERT_TRUE(s.defined());
+  EXPECT_EQ(glia::Stream::create(cpu), s);  // the CPU's only stream
+  EXPECT_EQ(s.device().type, GLIA_CPU);
+  EXPECT_TRUE(s.query());
+  {
+    glia::StreamGuard guard(s);
+    EXPECT_EQ(glia::Stream::current(cpu), s);
+  }
+  glia::Event start = glia::Event::create(cpu, /*enable_timing=*/true);
+  glia::Event end = glia::Event::create(cpu, true);
+  start.record(s);
+  glia::Tensor y = keep.add(keep);
+  end.record();  // the current stream
+  end.synchronize();
+  EXPECT_TRUE(end.query());
+  s.wait(end);
+  s.wait(s);
+  EXPECT_GE(start.elapsed_ms(end), 0.0);
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(256, 2.0f));
+
+  // pin_memory needs the backend of a device type (pinned copies are tested on the test device in
+  // tests/testdevice/streams_test.cpp); here its errors come through as glia::Error.
+  EXPECT_FALSE(keep.is_pinned());
+  for (auto [type, text] : {std::pair{GLIA_CPU,
+                                      "glia_tensor_pin_memory: pinned memory comes from the backend of a "
+                                      "device type (cuda or privateuse1), not from cpu"},
+                            std::pair{GLIA_PRIVATEUSE1,
+                                      "glia_tensor_pin_memory: no privateuseone device is available "
+                                      "(no backend is loaded for device type privateuse1 "
+                                      "(glia_backend_load))"}}) {
+    try {
+      (void)keep.pin_memory(type);
+      ADD_FAILURE() << "pin_memory succeeded for device type " << type;
+    } catch (const glia::Error& e) {
+      EXPECT_STREQ(e.what(), text);
+    }
+  }
+  EXPECT_EQ(keep.to_non_blocking(cpu).to_vector<float>(), keep.to_vector<float>());
+  // An untimed event cannot be timed: the C error comes through as glia::Error.
+  glia::Event plain = glia::Event::create(cpu);
+  plain.record();
+  try {
+    (void)plain.elapsed_ms(end);
+    ADD_FAILURE() << "elapsed_ms of an event without timing succeeded";
+  } catch (const glia::Error& e) {
+    EXPECT_EQ(e.code(), GLIA_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "glia_event_elapsed_time: both events must be created with enable_timing = 1");
+  }
+}
+
+}  // namespace
