@@ -41,7 +41,7 @@ class Storage : public RefCounted {
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   Device device_;
-  CpuBlock block_;  // when allocated here
+  CpuBlock block_;             // when allocated here
   bool device_owned_ = false;  // from the device's backend (device_free on death)
   bool pinned_ = false;
   BlobDeleter deleter_ = nullptr;

@@ -523,7 +523,7 @@ void fill_kernel(const KernelArgs& k) {
   if (t.numel() == 0) return;
   dispatch_all(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T v = a.s && a.s[0] == 'i' ? convert<T, int64_t>(a.i)
+    T v = a.s && a.s[0] == 'i'   ? convert<T, int64_t>(a.i)
           : a.s && a.s[0] == 'b' ? convert<T, bool>(a.i != 0)
                                  : convert<T, double>(a.f);
     if (t.is_contiguous()) {

@@ -34,7 +34,9 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return contiguous_; }
   size_t itemsize() const { return glia::itemsize(dtype_); }
   // Address of the first element.
-  __attribute__((always_inline)) void* data() const { return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize()); }
+  __attribute__((always_inline)) void* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize());
+  }
 
   // torch's `t.data = src`: this impl takes src's storage, offset, geometry and
   // dtype (views of the old data keep the old storage). Autograd state stays
