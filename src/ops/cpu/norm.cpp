@@ -115,25 +115,36 @@ NormOut batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, co
   return r;
 }
 
-NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
-                              const Tensor& rstd, bool training, GradMask mask) {
-  check_devices("batch_norm_backward", x, {&dy, &weight, &mean, &rstd});
+namespace {
+
+// The meta part the three norm backwards share: the operands first, then the wanted outputs (the
+// order the allocator serves best: the converted gradient is a temporary; parameter gradients are
+// float64 of `param_shape`), then kernel `id` with attributes (attr0, has weight, mask).
+NormGrads norm_backward_meta(KernelId id, const char* op, const Tensor& dy, const Tensor& x, const Tensor& weight,
+                             const Tensor& mean, const Tensor& rstd, IntSpan param_shape, int64_t attr0,
+                             GradMask mask) {
+  check_devices(op, x, {&dy, &weight, &mean, &rstd});
   const Device dev = x.device();
-  const int64_t c = x.size(1);
   NormGrads r;
   if (!mask[0] && !mask[1] && !mask[2]) return r;
-  // The operands first, then the outputs (the order the allocator serves best: the
-  // converted gradient is a temporary).
   Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
   if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
-  if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
-  if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
+  if (mask[1]) r.weight = empty(param_shape, DType::Float64, dev);
+  if (mask[2]) r.bias = empty(param_shape, DType::Float64, dev);
   Tensor w = optional_in(weight, xc);
   const Tensor& any = first_wanted(r, mask);
-  run_kernel(KernelId::batch_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
+  run_kernel(id, dev, {&gc, &xc, &w, &mean, &rstd},
              {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
-             {attr_i(training), attr_i(weight.defined()), attr_i(mask_bits(mask))});
+             {attr_i(attr0), attr_i(weight.defined()), attr_i(mask_bits(mask))});
   return r;
+}
+
+}  // namespace
+
+NormGrads batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                              const Tensor& rstd, bool training, GradMask mask) {
+  return norm_backward_meta(KernelId::batch_norm_backward, "batch_norm_backward", dy, x, weight, mean, rstd,
+                            Dims{x.size(1)}, training, mask);
 }
 
 // ---- layer norm
@@ -186,24 +197,10 @@ NormOut layer_norm(const Tensor& x, IntSpan normalized_shape, const Tensor& weig
 
 NormGrads layer_norm_backward(const Tensor& dy, const Tensor& x, IntSpan normalized_shape, const Tensor& mean,
                               const Tensor& rstd, const Tensor& weight, GradMask mask) {
-  check_devices("layer_norm_backward", x, {&dy, &weight, &mean, &rstd});
-  const Device dev = x.device();
   int64_t n = 1;
   for (int64_t v : normalized_shape) n *= v;
-  NormGrads r;
-  if (!mask[0] && !mask[1] && !mask[2]) return r;
-  // The operands first, then the outputs (the order the allocator serves best: the
-  // converted gradient is a temporary).
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
-  if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
-  if (mask[1]) r.weight = empty(normalized_shape, DType::Float64, dev);
-  if (mask[2]) r.bias = empty(normalized_shape, DType::Float64, dev);
-  Tensor w = optional_in(weight, xc);
-  const Tensor& any = first_wanted(r, mask);
-  run_kernel(KernelId::layer_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
-             {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
-             {attr_i(n), attr_i(weight.defined()), attr_i(mask_bits(mask))});
-  return r;
+  return norm_backward_meta(KernelId::layer_norm_backward, "layer_norm_backward", dy, x, weight, mean, rstd,
+                            normalized_shape, n, mask);
 }
 
 // ---- group norm
@@ -240,23 +237,8 @@ NormOut group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, co
 
 NormGrads group_norm_backward(const Tensor& dy, const Tensor& x, int64_t num_groups, const Tensor& mean,
                               const Tensor& rstd, const Tensor& weight, GradMask mask) {
-  check_devices("group_norm_backward", x, {&dy, &weight, &mean, &rstd});
-  const Device dev = x.device();
-  const int64_t c = x.size(1);
-  NormGrads r;
-  if (!mask[0] && !mask[1] && !mask[2]) return r;
-  // The operands first, then the outputs (the order the allocator serves best: the
-  // converted gradient is a temporary).
-  Tensor xc = contiguous(x), gc = contiguous(to_dtype(dy, x.dtype()));
-  if (mask[0]) r.input = empty(x.shape(), x.dtype(), dev);
-  if (mask[1]) r.weight = empty(Dims{c}, DType::Float64, dev);
-  if (mask[2]) r.bias = empty(Dims{c}, DType::Float64, dev);
-  Tensor w = optional_in(weight, xc);
-  const Tensor& any = first_wanted(r, mask);
-  run_kernel(KernelId::group_norm_backward, dev, {&gc, &xc, &w, &mean, &rstd},
-             {mask[0] ? &r.input : &any, mask[1] ? &r.weight : &any, mask[2] ? &r.bias : &any},
-             {attr_i(num_groups), attr_i(weight.defined()), attr_i(mask_bits(mask))});
-  return r;
+  return norm_backward_meta(KernelId::group_norm_backward, "group_norm_backward", dy, x, weight, mean, rstd,
+                            Dims{x.size(1)}, num_groups, mask);
 }
 
 }  // namespace glia::ops
