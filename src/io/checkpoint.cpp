@@ -8,11 +8,24 @@
 
 namespace glia::io {
 
+// Legacy torch.save files start with the pickled magic number
+// 0x1950a86a20f9469cfc6c, written by whichever pickle protocol the caller chose:
+// protocols 2 and 3 as PROTO n, LONG1; 4 and 5 put a FRAME between them; 0 and 1
+// have no PROTO and write the number as text (LONG).
+bool is_legacy_torch(const uint8_t* data, size_t size) {
+  static const uint8_t kLong1[] = {0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+  static const char kText[] = "L119547037146038801333356L\n";
+  if (size >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5) {
+    size_t pos = 2;
+    if (data[1] >= 4 && size >= pos + 9 && data[pos] == 0x95) pos += 9;  // FRAME and its 8-byte length
+    return size >= pos + sizeof kLong1 && std::memcmp(data + pos, kLong1, sizeof kLong1) == 0;
+  }
+  return size >= sizeof kText - 1 && std::memcmp(data, kText, sizeof kText - 1) == 0;
+}
+
 Format detect_format(const uint8_t* data, size_t size) {
   if (size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0) return Format::Torch;
-  // Legacy torch.save: PROTO 2, then the magic number 0x1950a86a20f9469cfc6c as LONG1.
-  static const uint8_t kLegacy[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
-  if (size >= sizeof kLegacy && std::memcmp(data, kLegacy, sizeof kLegacy) == 0) return Format::Torch;
+  if (is_legacy_torch(data, size)) return Format::Torch;
   // safetensors: a u64 header length that fits, then the JSON object's '{'.
   if (size >= 9 && data[8] == '{') {
     uint64_t n = 0;

@@ -22,6 +22,8 @@ enum class Format : int32_t {
 // safetensors (an 8-byte header length, then '{'), a zip ("PK\3\4": torch.save since
 // 1.6) or a pickle that starts with torch's legacy magic number.
 Format detect_format(const uint8_t* data, size_t size);
+// Whether `data` starts like a legacy (pre-zip) torch.save file of any pickle protocol.
+bool is_legacy_torch(const uint8_t* data, size_t size);
 const char* format_name(Format f);
 
 // Reads a whole checkpoint. Errors: IO (the file), Format (what is wrong and where).

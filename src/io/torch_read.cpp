@@ -153,7 +153,8 @@ Ref<nn::TensorDict> read_legacy(const Ref<ByteSource>& src) {
 Ref<nn::TensorDict> read_torch(const Ref<ByteSource>& src) {
   const uint8_t* d = src->data();
   if (src->size() >= 4 && std::memcmp(d, "PK\x03\x04", 4) == 0) return read_zip(src);
-  if (src->size() >= 2 && d[0] == 0x80) return read_legacy(src);
+  // Any pickle (PROTO, or protocol 0/1's text LONG): read_legacy names what is wrong.
+  if (src->size() >= 2 && (d[0] == 0x80 || d[0] == 'L')) return read_legacy(src);
   fail(Code::Format, src->name(),
        " is not a PyTorch checkpoint (neither a zip archive nor a legacy torch.save pickle)");
 }

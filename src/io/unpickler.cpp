@@ -487,6 +487,48 @@ struct Unpickler::Impl {
     pos = end + 1;
     return line;
   }
+  // A decimal integer beyond int64 as LONG1 holds it: little-endian two's
+  // complement in the fewest bytes (Python's encode_long), so a big int reads the
+  // same whichever protocol wrote it (the legacy torch.save magic number).
+  std::string decimal_to_long(std::string_view line) const {
+    bool negative = !line.empty() && line.front() == '-';
+    if (negative || (!line.empty() && line.front() == '+')) line.remove_prefix(1);
+    if (line.empty() || line.size() > 4300) bad("\"", line.substr(0, 40), "\" is not an int");
+    std::string digits(line);
+    for (char c : digits)
+      if (c < '0' || c > '9') bad("\"", line.substr(0, 40), "\" is not an int");
+    std::string mag;  // magnitude, little-endian bytes: repeated division by 256
+    while (!(digits.size() == 1 && digits[0] == '0')) {
+      std::string q;
+      unsigned rem = 0;
+      for (char c : digits) {
+        rem = rem * 10 + static_cast<unsigned>(c - '0');
+        if (!q.empty() || rem >= 256) q += static_cast<char>('0' + rem / 256);
+        rem %= 256;
+      }
+      mag += static_cast<char>(rem);
+      digits = q.empty() ? "0" : q;
+    }
+    if (!negative) {
+      if (mag.empty() || (static_cast<uint8_t>(mag.back()) & 0x80)) mag += '\0';
+      return mag;
+    }
+    // Two's complement of the magnitude; one more byte when the sign bit is lost.
+    std::string out = mag;
+    unsigned carry = 1;
+    for (char& c : out) {
+      unsigned b = (~static_cast<unsigned>(static_cast<uint8_t>(c)) & 0xFF) + carry;
+      c = static_cast<char>(b & 0xFF);
+      carry = b >> 8;
+    }
+    if (!(static_cast<uint8_t>(out.back()) & 0x80)) out += '\xff';
+    // Drop redundant 0xff bytes (fewest bytes that keep the sign).
+    while (out.size() > 1 && static_cast<uint8_t>(out.back()) == 0xFF &&
+           (static_cast<uint8_t>(out[out.size() - 2]) & 0x80))
+      out.pop_back();
+    return out;
+  }
+
   int64_t line_int(std::string_view line) const {
     int64_t v = 0;
     auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
@@ -799,10 +841,15 @@ struct Unpickler::Impl {
             push(add_scalar(Kind::Int, line_int(line)));
           break;
         }
-        case 'L': {
+        case 'L': {  // LONG (protocols 0 and 1): decimal digits, then 'L'
           std::string_view line = take_line();
           if (!line.empty() && line.back() == 'L') line.remove_suffix(1);
-          push(add_scalar(Kind::Int, line_int(line)));
+          int64_t v = 0;
+          auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
+          if (ec == std::errc() && p == line.data() + line.size())
+            push(add_scalar(Kind::Int, v));
+          else
+            push(add_string(Kind::BigInt, decimal_to_long(line)));
           break;
         }
         case 'F': {
@@ -1024,7 +1071,8 @@ struct Unpickler::Impl {
           push(persistent_load(pop()));
           break;
         case 'P':
-          bad("text persistent ids are not allowed (only ('storage', ...) tuples)");
+          bad("text persistent ids are not allowed (only ('storage', ...) tuples); torch.save with "
+              "pickle_protocol=0 writes them, and torch.load cannot read such a file either");
         case 'i':
         case 'o':
           bad("creating class instances is not allowed (no code runs)");

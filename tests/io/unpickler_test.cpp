@@ -296,3 +296,61 @@ TEST(UnpicklerHostile, EveryPrefixOfAValidPickleFails) {
 }
 
 }  // namespace
+
+TEST(Unpickler, TextLongsReadAsLong1Would) {
+  // Protocols 0 and 1 write ints beyond int64 as text (LONG, "L<digits>L\n"); they
+  // must read as the bytes LONG1 holds (values and encodings from Python's pickle),
+  // which is how legacy torch.save files of those protocols show their magic number.
+  struct Case {
+    const char* text;
+    const char* hex;
+  };
+  const Case cases[] = {
+      {"9223372036854775808", "000000000000008000"},
+      {"-9223372036854775809", "ffffffffffffff7fff"},
+      {"18446744073709551616", "000000000000000001"},
+      {"-18446744073709551616", "0000000000000000ff"},
+      {"119547037146038801333356", "6cfc9c46f9206aa85019"},
+      {"-2361183241434822606848", "000000000000000080"},
+      {"2361183241434822606847", "ffffffffffffffff7f"},
+      {"1000000000000000000000000000000", "00000040eaed7446d09c2c9f0c"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    std::string p = "L"s + c.text + "L\n.";
+    Unpickler u(reinterpret_cast<const uint8_t*>(p.data()), p.size(), "text long");
+    ASSERT_EQ(u.kind(u.root()), Unpickler::Kind::BigInt);
+    std::string hex;
+    for (unsigned char b : u.bytes(u.root())) hex += "0123456789abcdef"[b >> 4], hex += "0123456789abcdef"[b & 15];
+    EXPECT_EQ(hex, c.hex);
+  }
+  // Small values stay ints; junk is an error naming the text.
+  std::string small = "L-42L\n.";
+  Unpickler u(reinterpret_cast<const uint8_t*>(small.data()), small.size(), "small");
+  EXPECT_EQ(u.kind(u.root()), Unpickler::Kind::Int);
+  EXPECT_EQ(u.int_value(u.root()), -42);
+  std::string junk = "L12x45678901234567890123L\n.";
+  try {
+    Unpickler bad(reinterpret_cast<const uint8_t*>(junk.data()), junk.size(), "junk");
+    FAIL() << "accepted a text long with a letter in it";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::Format);
+    EXPECT_NE(std::string(e.what()).find("\"12x45678901234567890123\" is not an int"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Unpickler, LegacyMagicOfEveryProtocolIsRecognised) {
+  const std::string long1 = "\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"s;
+  auto legacy = [](const std::string& s) {
+    return is_legacy_torch(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  };
+  EXPECT_TRUE(legacy("L119547037146038801333356L\n."));          // protocols 0 and 1
+  EXPECT_TRUE(legacy("\x80\x02"s + long1 + "."));                // 2
+  EXPECT_TRUE(legacy("\x80\x03"s + long1 + "."));                // 3
+  EXPECT_TRUE(legacy("\x80\x04\x95"s + u64(13) + long1 + "."));  // 4 and 5: a FRAME first
+  EXPECT_TRUE(legacy("\x80\x05\x95"s + u64(13) + long1 + "."));
+  EXPECT_FALSE(legacy("\x80\x06"s + long1 + "."));  // no such protocol
+  EXPECT_FALSE(legacy("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x18."s));
+  EXPECT_FALSE(legacy("L119547037146038801333357L\n."));
+  EXPECT_FALSE(legacy("\x80\x04\x95"s));
+}

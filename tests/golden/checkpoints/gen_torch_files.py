@@ -96,9 +96,9 @@ def describe(obj):
     return {"entries": entries}
 
 
-def save(name, obj, legacy=False):
+def save(name, obj, legacy=False, protocol=2):
     path = os.path.join(OUT, name)
-    torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
+    torch.save(obj, path, _use_new_zipfile_serialization=not legacy, pickle_protocol=protocol)
     return path
 
 
@@ -140,6 +140,19 @@ def views_dict():
 
 def zero_dim_dict():
     return {"scalar": torch.tensor(3.5), "empty": torch.zeros(0, 3), "empty_rows": torch.zeros(2, 0, dtype=torch.int64)}
+
+
+def protocol_dict():
+    t = torch.arange(12, dtype=torch.float32).reshape(3, 4) / 8
+    return {
+        "dtypes": dtypes_dict(),
+        "view": t[1:, ::2],
+        "base": t,
+        "epoch": 7,
+        "lr": 0.125,
+        "flags": [True, None, "text", 2**40, -3],
+        "nested": {"w": torch.ones(2, dtype=torch.float64), "empty": torch.zeros(0, 2)},
+    }
 
 
 def checkpoint_dict(m):
@@ -329,6 +342,14 @@ def hostile_files():
     raw[i + 5] ^= 0xFF
     open(path, "wb").write(raw)
     case("bad_crc.pt", "GLIA_ERR_FORMAT", "is corrupt")
+    # Pickle protocol 0 writes persistent ids as text (str of the tuple), which
+    # torch.load cannot read back either.
+    d = {"w": torch.arange(4.0)}
+    torch.save(d, os.path.join(OUT, "hostile", "protocol0_zip.pt"), pickle_protocol=0)
+    case("protocol0_zip.pt", "GLIA_ERR_FORMAT", "text persistent ids are not allowed")
+    torch.save(d, os.path.join(OUT, "hostile", "protocol0_legacy.pt"), pickle_protocol=0,
+               _use_new_zipfile_serialization=False)
+    case("protocol0_legacy.pt", "GLIA_ERR_FORMAT", "text persistent ids are not allowed")
     # Not a dict at the top.
     case(hostile_zip("top_list.pt", pickle.dumps([1, 2], protocol=2)), "GLIA_ERR_FORMAT", "expected a dict")
     return cases
@@ -338,8 +359,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     files = {}
 
-    def add(name, obj, legacy=False):
-        save(name, obj, legacy)
+    def add(name, obj, legacy=False, protocol=2):
+        save(name, obj, legacy, protocol)
         files[name] = describe(obj)
 
     d = dtypes_dict()
@@ -368,6 +389,12 @@ def main():
         add("cuda_location_legacy.pt", {"w": torch.arange(4.0)}, legacy=True)
     finally:
         torch.serialization.location_tag = real
+
+    # Every pickle protocol torch.load reads back, in both layouts: 1 (binary, no
+    # PROTO; text LONG magic), 3, and 4/5 (FRAMEs, SHORT_BINUNICODE, MEMOIZE).
+    for p in (1, 3, 4, 5):
+        add("protocol%d_zip.pt" % p, protocol_dict(), protocol=p)
+        add("protocol%d_legacy.pt" % p, protocol_dict(), legacy=True, protocol=p)
 
     hostile = hostile_files()
     with open(os.path.join(OUT, "expected.json"), "w") as f:
