@@ -105,6 +105,11 @@ Ref<Storage> ByteSource::storage(uint64_t offset, uint64_t nbytes, size_t alignm
 
 // ---- AtomicFile ----------------------------------------------------------------
 
+FileOps& file_ops() {
+  static FileOps ops{::write, ::fsync, ::close, ::rename};
+  return ops;
+}
+
 namespace {
 
 constexpr size_t kBufferBytes = 1 << 20;
@@ -148,7 +153,7 @@ void AtomicFile::flush_buffer() {
   const char* p = buffer_.data();
   size_t left = buffer_.size();
   while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
+    ssize_t n = file_ops().write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
     GLIA_CHECK(n > 0, IO, "cannot write \"", path_, "\": ", os_error(n < 0 ? errno : ENOSPC));
     p += n;
@@ -171,7 +176,7 @@ void AtomicFile::write(const void* data, size_t n) {
     return;
   }
   while (n > 0) {  // large writes go straight to the file
-    ssize_t k = ::write(fd_, p, n);
+    ssize_t k = file_ops().write(fd_, p, n);
     if (k < 0 && errno == EINTR) continue;
     GLIA_CHECK(k > 0, IO, "cannot write \"", path_, "\": ", os_error(k < 0 ? errno : ENOSPC));
     p += k;
@@ -182,11 +187,12 @@ void AtomicFile::write(const void* data, size_t n) {
 void AtomicFile::commit() {
   GLIA_CHECK(!committed_, Internal, "AtomicFile::commit twice");
   flush_buffer();
-  GLIA_CHECK(::fsync(fd_) == 0, IO, "cannot sync \"", path_, "\": ", os_error(errno));
-  int rc = ::close(fd_);
+  GLIA_CHECK(file_ops().fsync(fd_) == 0, IO, "cannot sync \"", path_, "\": ", os_error(errno));
+  int rc = file_ops().close(fd_);
   fd_ = -1;
   GLIA_CHECK(rc == 0, IO, "cannot close \"", path_, "\": ", os_error(errno));
-  GLIA_CHECK(::rename(temp_path_.c_str(), path_.c_str()) == 0, IO, "cannot replace \"", path_, "\": ", os_error(errno));
+  GLIA_CHECK(file_ops().rename(temp_path_.c_str(), path_.c_str()) == 0, IO, "cannot replace \"", path_,
+             "\": ", os_error(errno));
   committed_ = true;
   // The rename is durable once the directory is synced; a failure here loses nothing.
   int dfd = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -9,6 +9,8 @@
 // (ByteSource::storage does) and say so in a comment where it happens.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -92,5 +94,17 @@ class AtomicFile final : public Sink {
   std::string buffer_;
   bool committed_ = false;
 };
+
+// The system calls AtomicFile makes, replaceable by tests to inject I/O failures
+// (short writes, ENOSPC, EIO, a failed rename: tests/io/io_failure_test.cpp).
+// Internal, not part of the ABI; defaults are the libc functions. Tests set and
+// restore it on one thread while no file is being written.
+struct FileOps {
+  ssize_t (*write)(int fd, const void* data, size_t n);
+  int (*fsync)(int fd);
+  int (*close)(int fd);
+  int (*rename)(const char* from, const char* to);
+};
+FileOps& file_ops();
 
 }  // namespace glia::io
