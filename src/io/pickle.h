@@ -12,6 +12,7 @@
 
 #include "core/dtype.h"
 #include "core/storage.h"
+#include "io/value.h"
 #include "nn/tensor_dict.h"
 
 namespace glia::io {
@@ -62,6 +63,10 @@ class Unpickler {
   // unpickler.cpp, Note [Flattening a checkpoint]); storages[i] backs storages()[i]
   // and holds exactly numel * itemsize bytes. Errors: Format.
   Ref<nn::TensorDict> state_dict(const std::vector<Ref<Storage>>& storages) const;
+  // The root as a value tree (io/value.h), whatever its type: what
+  // torch.load(weights_only=True) returns. Shared values stay shared; a cycle is
+  // Error(Format).
+  Ref<Value> value(const std::vector<Ref<Storage>>& storages) const;
 
   // Limits on hostile input beyond those of checkpoint.h (Format errors past them).
   static constexpr size_t kMaxValues = size_t{1} << 23;           // objects built while parsing

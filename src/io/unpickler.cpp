@@ -9,25 +9,8 @@
 // here recurses: parsing is a loop over opcodes and the flattening walk keeps
 // its own stack, bounded by kMaxNesting.
 //
-// Note [Flattening a checkpoint]: the root must be a dict (an OrderedDict or a
-// plain dict). Each entry becomes name -> tensor, walking depth first in the
-// pickle's insertion order:
-//  - a tensor (or nn.Parameter) is an entry; the same tensor reached twice is
-//    the same glia tensor. requires_grad is what the pickle says, as torch.load
-//    gives it (state_dict() detaches, so state dicts load with false).
-//  - a dict nests: its entries get the key as a prefix, joined with '.'
-//    ({"model": {"fc.weight": t}} -> "model.fc.weight"). Keys are str (or bytes),
-//    int and bool (written as Python's str() writes them: "3", "True"); entries
-//    under any other key (None, float, tuple) are skipped.
-//  - a list or tuple nests with the indices as keys ("layers.0", "betas.1").
-//  - Python numbers become 0-dim tensors: bool -> bool, int -> int64, float ->
-//    float64 ({"epoch": 3} -> "epoch" = tensor(3)); ints beyond int64 are skipped.
-//  - None, str, bytes, sets, torch.device and dtype objects are skipped.
-//  - Two entries of one dict with the same flattened key: the later replaces the
-//    earlier (a Python dict's SETITEM does). Entries of different containers
-//    that flatten to the same key ({"a.b": t, "a": {"b": u}}) are Error(Format).
-//  - A container inside itself is Error(Format) (a cycle), as is nesting deeper
-//    than kMaxNesting or a walk of more than kMaxVisits nodes (exponential sharing).
+// The flattening of a checkpoint into name -> tensor is Note [Flattening a
+// checkpoint] in value.cpp.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -39,6 +22,7 @@
 #include "io/checkpoint.h"
 #include "io/pickle.h"
 #include "io/text.h"
+#include "io/value.h"
 
 namespace glia::io {
 
@@ -369,6 +353,13 @@ struct Unpickler::Impl {
     v.i = i;
     return add(v);
   }
+  // An object that carries a name: a device ("cuda:0") or a dtype ("float32").
+  uint32_t add_named_object(Obj o, std::string name) {
+    Value v{Kind::Object, o, static_cast<uint32_t>(strings.size()), {}};
+    v.i = 0;
+    strings.push_back(std::move(name));
+    return add(v);
+  }
   uint32_t add_tensor(TensorSpec spec) {
     uint32_t v = add(Value{Kind::Tensor, Obj::OrderedDict, static_cast<uint32_t>(tensors.size()), {}});
     tensors.push_back(std::move(spec));
@@ -580,7 +571,7 @@ struct Unpickler::Impl {
       }
       if (module == "torch")
         for (const char* d : kDTypes)
-          if (name == d) return add_object(Obj::DTypeValue);
+          if (name == d) return add_named_object(Obj::DTypeValue, name);
     }
     if (module == "torch.storage" && name == "UntypedStorage")
       fail(Code::Unsupported, "unpickler: ", opcode_name(op), " at byte ", base + op_pos, " of ", what,
@@ -732,10 +723,12 @@ struct Unpickler::Impl {
         for (uint32_t v : items) int_arg(v, "a size");
         return add_list(Kind::Tuple, std::move(items));
       }
-      case Obj::TorchDevice:
+      case Obj::TorchDevice: {  // torch.device("cuda:0") or torch.device("cuda", 0)
         arity(1, 2);
-        str_arg(a[0], "the device type");
-        return add_object(Obj::DeviceValue);
+        std::string device = str_arg(a[0], "the device type");
+        if (a.size() == 2) device += ":" + std::to_string(int_arg(a[1], "the device index"));
+        return add_named_object(Obj::DeviceValue, std::move(device));
+      }
       case Obj::CodecsEncode: {  // protocol 2's bytes: _codecs.encode(str, 'latin1')
         arity(1, 2);
         const std::string& s = str_arg(a[0], "the string to encode");
@@ -1109,124 +1102,123 @@ int64_t Unpickler::int_value(uint32_t v) const { return impl_->values[v].i; }
 const std::string& Unpickler::bytes(uint32_t v) const { return impl_->strings[impl_->values[v].aux]; }
 const std::vector<uint32_t>& Unpickler::items(uint32_t v) const { return impl_->lists[impl_->values[v].aux]; }
 
-Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& storages) const {
+Ref<Value> Unpickler::value(const std::vector<Ref<Storage>>& storages) const {
   const Impl& m = *impl_;
   auto bad = [&](const auto&... args) { fail(Code::Format, "checkpoint ", m.what, ": ", args...); };
-  GLIA_CHECK(storages.size() == m.requests.size(), Internal, "state_dict: ", storages.size(), " storages for ",
+  GLIA_CHECK(storages.size() == m.requests.size(), Internal, "value: ", storages.size(), " storages for ",
              m.requests.size());
-  if (m.values[m.root].kind != Kind::Dict)
-    bad("the top-level object is ", m.kind_name(m.root), ", expected a dict (a state dict)");
-
-  auto dict = make_ref<nn::TensorDict>();
-  std::vector<Tensor> made(m.tensors.size());
+  // Each pickle value becomes one Value (shared where the pickle shares it, so a
+  // DAG stays linear in size); each tensor one glia tensor, however often reached.
+  std::vector<Ref<Value>> made(m.values.size());
+  std::vector<Tensor> tensors(m.tensors.size());
   std::vector<uint8_t> on_path(m.values.size(), 0);
-  std::unordered_map<std::string, uint32_t> owner;  // flattened key -> the container it came from
-  size_t visits = 0;
-  uint64_t key_bytes = 0;
-
   struct Frame {
-    uint32_t container;
-    size_t next;        // index of the next child
-    size_t prefix_len;  // of `key` when this container was entered
+    uint32_t v;
+    size_t next;
   };
   std::vector<Frame> path;
-  std::string key;
-
+  auto leaf = [&](uint32_t v) {
+    const Impl::Value& pv = m.values[v];
+    auto out = make_ref<Value>();
+    switch (pv.kind) {
+      case Kind::None:
+        out->kind = Value::Kind::None;
+        break;
+      case Kind::Bool:
+        out->kind = Value::Kind::Bool;
+        out->i = pv.i;
+        break;
+      case Kind::Int:
+        out->kind = Value::Kind::Int;
+        out->i = pv.i;
+        break;
+      case Kind::Float:
+        out->kind = Value::Kind::Float;
+        out->f = pv.f;
+        break;
+      case Kind::BigInt:
+      case Kind::Str:
+      case Kind::Bytes:
+        out->kind = pv.kind == Kind::BigInt ? Value::Kind::BigInt
+                    : pv.kind == Kind::Str  ? Value::Kind::Str
+                                            : Value::Kind::Bytes;
+        out->s = m.strings[pv.aux];
+        break;
+      case Kind::Tensor: {
+        Tensor& t = tensors[pv.aux];
+        if (!t.defined()) {
+          const Impl::TensorSpec& spec = m.tensors[pv.aux];
+          t = Tensor(make_ref<TensorImpl>(storages[spec.storage], spec.offset, spec.shape, spec.strides,
+                                          m.requests[spec.storage].dtype));
+          t.impl()->requires_grad = spec.requires_grad;
+        }
+        out->kind = Value::Kind::Tensor;
+        out->tensor = t;
+        break;
+      }
+      case Kind::Object:
+        if (pv.obj == Obj::DeviceValue || pv.obj == Obj::DTypeValue) {
+          out->kind = pv.obj == Obj::DeviceValue ? Value::Kind::Device : Value::Kind::DType;
+          out->s = m.strings[pv.aux];
+          break;
+        }
+        fail(Code::Format, "checkpoint ", m.what, ": ", m.object_name(pv), " is not a value a checkpoint can hold");
+      default:
+        fail(Code::Format, "checkpoint ", m.what, ": unexpected ", m.kind_name(v));
+    }
+    return out;
+  };
+  auto is_container = [&](uint32_t v) {
+    Kind k = m.values[v].kind;
+    return k == Kind::Dict || k == Kind::List || k == Kind::Tuple || k == Kind::Set;
+  };
   auto enter = [&](uint32_t v) {
-    if (on_path[v]) bad("a container contains itself (a cycle) at \"", key, "\"");
+    if (on_path[v]) bad("a container contains itself (a cycle)");
     if (path.size() >= static_cast<size_t>(kMaxNesting)) bad("containers nested deeper than ", kMaxNesting);
     on_path[v] = 1;
-    path.push_back(Frame{v, 0, key.size()});
-  };
-  auto emit = [&](uint32_t container, const Tensor& t) {
-    if (auto [it, inserted] = owner.emplace(key, container); !inserted && it->second != container)
-      bad("two entries flatten to the key \"", key, "\"");
-    key_bytes += key.size();
-    if (key_bytes > kMaxAllKeyBytes) bad("the keys take more than ", kMaxAllKeyBytes, " bytes");
-    dict->set(key, t);
-  };
-  auto scalar = [&](DType dtype, double v) {
-    Tensor t = full({}, v, dtype, Device{});
-    return t;
+    auto c = make_ref<Value>();
+    Kind k = m.values[v].kind;
+    c->kind = k == Kind::Dict   ? Value::Kind::Dict
+              : k == Kind::List ? Value::Kind::List
+              : k == Kind::Set  ? Value::Kind::Set
+                                : Value::Kind::Tuple;
+    c->items.reserve(m.lists[m.values[v].aux].size());
+    made[v] = c;
+    path.push_back(Frame{v, 0});
   };
 
-  enter(m.root);
+  if (is_container(m.root))
+    enter(m.root);
+  else
+    made[m.root] = leaf(m.root);
   while (!path.empty()) {
     Frame& f = path.back();
-    const Impl::Value& c = m.values[f.container];
-    const std::vector<uint32_t>& items = m.lists[c.aux];
-    bool is_dict = c.kind == Kind::Dict;
-    size_t step = is_dict ? 2 : 1;
+    const std::vector<uint32_t>& items = m.lists[m.values[f.v].aux];
     if (f.next >= items.size()) {
-      on_path[f.container] = 0;
-      key.resize(f.prefix_len);
+      on_path[f.v] = 0;
       path.pop_back();
       continue;
     }
-    size_t i = f.next;
-    f.next += step;
-    uint32_t container = f.container;
-    if (++visits > kMaxVisits) bad("more than ", kMaxVisits, " objects to flatten (shared too often)");
-
-    // The child's key part.
-    key.resize(f.prefix_len);
-    std::string part;
-    if (is_dict) {
-      const Impl::Value& k = m.values[items[i]];
-      if (k.kind == Kind::Str || k.kind == Kind::Bytes)
-        part = m.strings[k.aux];
-      else if (k.kind == Kind::Int)
-        part = std::to_string(k.i);
-      else if (k.kind == Kind::Bool)
-        part = k.i ? "True" : "False";
-      else
-        continue;  // keys glia cannot name
-    } else {
-      part = std::to_string(i);
+    uint32_t child = items[f.next];
+    if (made[child]) {  // done before (shared), or a cycle
+      if (on_path[child]) bad("a container contains itself (a cycle)");
+      made[f.v]->items.push_back(made[child]);
+      ++f.next;
+      continue;
     }
-    // Keys are C strings at the C ABI: one with a NUL could be neither named nor saved.
-    if (part.find('\0') != std::string::npos) bad("a key with a NUL character (\"", key, "\" + ...)");
-    if (invalid_utf8_at(part) != std::string::npos) bad("a key that is not valid UTF-8 (under \"", key, "\")");
-    if (!key.empty()) key += '.';
-    key += part;
-    if (key.size() > kMaxKeyBytes) bad("a key longer than ", kMaxKeyBytes, " bytes");
-
-    uint32_t child = is_dict ? items[i + 1] : items[i];
-    const Impl::Value& v = m.values[child];
-    switch (v.kind) {
-      case Kind::Dict:
-      case Kind::List:
-      case Kind::Tuple:
-        enter(child);
-        break;
-      case Kind::Tensor: {
-        Tensor& t = made[v.aux];
-        if (!t.defined()) {
-          const Impl::TensorSpec& s = m.tensors[v.aux];
-          t = Tensor(
-              make_ref<TensorImpl>(storages[s.storage], s.offset, s.shape, s.strides, m.requests[s.storage].dtype));
-          t.impl()->requires_grad = s.requires_grad;
-        }
-        emit(container, t);
-        break;
-      }
-      case Kind::Bool:
-        emit(container, scalar(DType::Bool, static_cast<double>(v.i)));
-        break;
-      case Kind::Int: {
-        Tensor t = empty({}, DType::Int64, Device{});
-        *t.data_ptr<int64_t>() = v.i;  // exact beyond 2^53
-        emit(container, t);
-        break;
-      }
-      case Kind::Float:
-        emit(container, scalar(DType::Float64, v.f));
-        break;
-      default:
-        break;  // None, str, bytes, sets, big ints, devices, dtypes
+    if (is_container(child)) {
+      enter(child);  // appended to its parent when finished (next round)
+      continue;
     }
+    made[child] = leaf(child);
+    made[f.v]->items.push_back(made[child]);
+    ++f.next;
   }
-  return dict;
+  return made[m.root];
+}
+
+Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& storages) const {
+  return flatten(*value(storages), impl_->what);
 }
 
 Ref<nn::TensorDict> unpickle_state_dict(const uint8_t* data, size_t size, uint64_t max_storage_bytes) {
