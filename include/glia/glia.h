@@ -2014,6 +2014,101 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save_buffer(const glia_tens
 /** Frees a buffer glia allocated for the caller (NULL is accepted). @since 0.1 */
 GLIA_API void glia_buffer_free(void *data);
 
+/* ---- checkpoints of any shape: the whole object torch.load returns ------ */
+
+/**
+ * A checkpoint's whole object, as torch.load(path, weights_only=True) returns
+ * it: `torch.save(tensor)`, a list of tensors, the tutorial checkpoint
+ * {"epoch": 5, "model_state_dict": ..., "optimizer_state_dict": ..., "loss":
+ * 0.3}. A value is immutable and shared: children are values too, the same
+ * child reached twice is the same handle, and a tensor inside views the same
+ * storage as the tensor dict view of the file would.
+ */
+typedef struct glia_value glia_value;
+
+/** The kind of a value: the safe types of torch's weights_only unpickler. */
+typedef enum glia_value_kind GLIA_ENUM_BASE {
+  GLIA_VALUE_NONE = 0,
+  GLIA_VALUE_BOOL = 1,
+  GLIA_VALUE_INT = 2,     /**< a Python int within int64 */
+  GLIA_VALUE_BIG_INT = 3, /**< a Python int beyond int64 (glia_value_as_string: little-endian two's complement bytes) */
+  GLIA_VALUE_FLOAT = 4,
+  GLIA_VALUE_STR = 5,    /**< UTF-8 */
+  GLIA_VALUE_BYTES = 6,
+  GLIA_VALUE_TUPLE = 7,  /**< also torch.Size */
+  GLIA_VALUE_LIST = 8,
+  GLIA_VALUE_DICT = 9,   /**< dict or OrderedDict, in insertion order */
+  GLIA_VALUE_SET = 10,   /**< set or frozenset */
+  GLIA_VALUE_TENSOR = 11, /**< a tensor or nn.Parameter (requires_grad as saved) */
+  GLIA_VALUE_DEVICE = 12, /**< torch.device: glia_value_as_string gives "cuda:0" */
+  GLIA_VALUE_DTYPE = 13   /**< torch.dtype: glia_value_as_string gives its name, "float32" */
+} glia_value_kind;
+
+/**
+ * Reads a checkpoint's whole object. PyTorch files: the top-level object of
+ * any safe type, through the same restricted unpickler and checks as
+ * glia_tensor_dict_load (a whole pickled module or any other class is
+ * GLIA_ERR_FORMAT naming the global, and no code runs); safetensors files: a
+ * dict of str -> tensor in header order. Errors as glia_tensor_dict_load.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_load(const char *path, glia_format format, glia_value **out);
+/** glia_value_load from memory (the bytes are copied once; `data` may be freed on return). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_load_buffer(const void *data, size_t size, glia_format format,
+                                                          glia_value **out);
+/** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_retain(glia_value *value);
+/** Drops a reference (NULL is accepted). Errors: GLIA_ERR_INVALID_HANDLE. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_release(glia_value *value);
+/** The value's kind. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_get_kind(const glia_value *value, glia_value_kind *out);
+/**
+ * Items of a tuple, list or set; entries of a dict. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for a value that is not a container.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_size(const glia_value *value, int64_t *out);
+/**
+ * Item `index` of a tuple, list or set, or the value of entry `index` of a
+ * dict (a new handle reference). Errors: GLIA_ERR_INVALID_ARGUMENT (an index
+ * out of range, or a value that is not a container).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_item(const glia_value *value, int64_t index, glia_value **out);
+/** The key of entry `index` of a dict (a value: str, int, tuple...). Errors as glia_value_item. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_key_at(const glia_value *dict, int64_t index, glia_value **out);
+/**
+ * The value a dict holds under the str key `key` (the last such entry, as a
+ * Python dict keeps it). Errors: GLIA_ERR_NOT_FOUND, GLIA_ERR_INVALID_ARGUMENT
+ * (not a dict).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_get(const glia_value *dict, const char *key, glia_value **out);
+/** A bool as 0 or 1. Errors: GLIA_ERR_INVALID_ARGUMENT for another kind. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_as_bool(const glia_value *value, int32_t *out);
+/** An int (a bool gives 0 or 1). Errors: GLIA_ERR_INVALID_ARGUMENT for another kind or a big int. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_as_int(const glia_value *value, int64_t *out);
+/** A float (an int or bool converts as Python's float() does). Errors: GLIA_ERR_INVALID_ARGUMENT. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_as_double(const glia_value *value, double *out);
+/**
+ * The bytes of a str (UTF-8), bytes, big int, device or dtype, at most
+ * `capacity` of them into `buffer`; the full length goes to *out_length (no
+ * terminating NUL is counted; one is written when it fits). Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for another kind.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_as_string(const glia_value *value, char *buffer, size_t capacity,
+                                                        size_t *out_length);
+/** The tensor of a tensor value (a new handle reference). Errors: GLIA_ERR_INVALID_ARGUMENT. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_as_tensor(const glia_value *value, glia_tensor **out);
+/**
+ * The value flattened into a tensor dict by glia_tensor_dict_load's rules
+ * (nested keys joined with '.', numbers as 0-dim tensors). Errors:
+ * GLIA_ERR_FORMAT when the value is not a dict or two entries flatten to one key.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_to_tensor_dict(const glia_value *value, glia_tensor_dict **out);
+
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */
 /* ------------------------------------------------------------------------ */

@@ -130,6 +130,8 @@ const char* handle_type_name(HandleType t) {
       return "stream";
     case HandleType::Event:
       return "event";
+    case HandleType::Value:
+      return "value";
   }
   return "object";
 }

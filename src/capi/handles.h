@@ -27,6 +27,7 @@ enum class HandleType : uint8_t {
   Scheduler = 7,
   Stream = 8,
   Event = 9,
+  Value = 10,
 };
 
 const char* handle_type_name(HandleType t);

@@ -65,6 +65,32 @@ Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format) {
   fail(Code::InvalidArgument, "unknown checkpoint format ", static_cast<int>(format));
 }
 
+Ref<Value> load_value(const Ref<ByteSource>& src, Format format) {
+  Format found = detect_format(src->data(), src->size());
+  if (format == Format::Auto) {
+    GLIA_CHECK(found != Format::Auto, Format, src->name(), " is neither a safetensors file nor a PyTorch checkpoint (",
+               src->size(), " bytes, no known magic bytes at the start)");
+    format = found;
+  }
+  if (format == Format::Torch) return read_torch_value(src);
+  GLIA_CHECK(format == Format::Safetensors, InvalidArgument, "unknown checkpoint format ", static_cast<int>(format));
+  Ref<nn::TensorDict> d = read_safetensors(src);
+  auto root = make_ref<Value>();
+  root->kind = Value::Kind::Dict;
+  root->items.reserve(2 * d->size());
+  for (size_t i = 0; i < d->size(); ++i) {
+    auto k = make_ref<Value>();
+    k->kind = Value::Kind::Str;
+    k->s = d->key_at(i);
+    auto v = make_ref<Value>();
+    v->kind = Value::Kind::Tensor;
+    v->tensor = d->value_at(i);
+    root->items.push_back(std::move(k));
+    root->items.push_back(std::move(v));
+  }
+  return root;
+}
+
 Ref<nn::TensorDict> load_file(const std::string& path, Format format) {
   return load(ByteSource::map_file(path), format);
 }

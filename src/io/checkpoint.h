@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/byte_source.h"
+#include "io/value.h"
 #include "nn/tensor_dict.h"
 
 namespace glia::io {
@@ -30,6 +31,9 @@ const char* format_name(Format f);
 // Tensors view `src` where they can (Note [Zero-copy loading]).
 Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format);
 Ref<nn::TensorDict> load_file(const std::string& path, Format format);
+// The whole object (io/value.h): a torch file's top-level object of any safe
+// type; a safetensors file as a dict of str -> tensor.
+Ref<Value> load_value(const Ref<ByteSource>& src, Format format);
 // Writes `dict` (any device, any strides; CUDA tensors are copied to the host) with
 // its metadata. save_file is atomic (AtomicFile). Format::Auto means safetensors.
 void save(const nn::TensorDict& dict, Sink& out, Format format);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "io/byte_source.h"
+#include "io/value.h"
 #include "nn/tensor_dict.h"
 
 namespace glia::io {
@@ -15,6 +16,8 @@ namespace glia::io {
 // ({"model": {"fc.weight": t}} -> "model.fc.weight"); see torch_read.cpp for the
 // exact rules on non-tensor values.
 Ref<nn::TensorDict> read_torch(const Ref<ByteSource>& src);
+// The same file's whole object, whatever its type (io/value.h).
+Ref<Value> read_torch_value(const Ref<ByteSource>& src);
 // The zip format that torch.load(path, weights_only=True) reads back: an
 // OrderedDict of the dict's keys; tensors sharing a storage share it in the file.
 // `archive_name` is the folder inside the zip (torch uses the file's stem).

@@ -44,7 +44,13 @@ void check_bools(const Storage& s, DType dtype, const std::string& file, const s
                static_cast<int>(p[k]), ", expected 0 or 1");
 }
 
-Ref<nn::TensorDict> read_zip(const Ref<ByteSource>& src) {
+// A checkpoint's value and the name its messages give the pickle.
+struct Read {
+  Ref<Value> value;
+  std::string what;
+};
+
+Read read_zip(const Ref<ByteSource>& src) {
   ZipReader zip(src);
   std::string pkl_name;
   size_t pkl = 0;
@@ -83,13 +89,13 @@ Ref<nn::TensorDict> read_zip(const Ref<ByteSource>& src) {
     check_bools(*s, r.dtype, src->name(), r.key);
     storages.push_back(std::move(s));
   }
-  return u.state_dict(storages);
+  return {u.value(storages), pkl_name};
 }
 
 constexpr uint8_t kLegacyMagic[] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
 constexpr int64_t kLegacyProtocol = 1001;
 
-Ref<nn::TensorDict> read_legacy(const Ref<ByteSource>& src) {
+Read read_legacy(const Ref<ByteSource>& src) {
   const uint8_t* data = src->data();
   size_t size = src->size(), pos = 0;
   // The next pickle, at most kMaxHeaderBytes long.
@@ -145,18 +151,25 @@ Ref<nn::TensorDict> read_legacy(const Ref<ByteSource>& src) {
   for (size_t r = 0; r < requests.size(); ++r)
     GLIA_CHECK(storages[r], Format, src->name(), ": storage \"", requests[r].key,
                "\" has no data (not in the key list)");
-  return object->state_dict(storages);
+  return {object->value(storages), src->name() + " (object)"};
 }
 
-}  // namespace
-
-Ref<nn::TensorDict> read_torch(const Ref<ByteSource>& src) {
+Read read_any(const Ref<ByteSource>& src) {
   const uint8_t* d = src->data();
   if (src->size() >= 4 && std::memcmp(d, "PK\x03\x04", 4) == 0) return read_zip(src);
   // Any pickle (PROTO, or protocol 0/1's text LONG): read_legacy names what is wrong.
   if (src->size() >= 2 && (d[0] == 0x80 || d[0] == 'L')) return read_legacy(src);
   fail(Code::Format, src->name(),
        " is not a PyTorch checkpoint (neither a zip archive nor a legacy torch.save pickle)");
+}
+
+}  // namespace
+
+Ref<Value> read_torch_value(const Ref<ByteSource>& src) { return read_any(src).value; }
+
+Ref<nn::TensorDict> read_torch(const Ref<ByteSource>& src) {
+  Read r = read_any(src);
+  return flatten(*r.value, r.what);
 }
 
 }  // namespace glia::io

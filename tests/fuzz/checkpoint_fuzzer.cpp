@@ -1,7 +1,11 @@
 // libFuzzer harness: the whole load path, format detection included (safetensors,
 // torch zip, torch legacy). A dict that loads must also save as safetensors and load
-// back with the same keys, dtypes, shapes and bytes.
+// back with the same keys, dtypes, shapes and bytes. The value path (glia_value_load:
+// any top-level object) must agree: every tensor in the tree is sound, and when the
+// file loads as a dict, flattening its value gives the same dict.
 #include <cstring>
+#include <unordered_set>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "io/checkpoint.h"
@@ -25,12 +29,33 @@ void same(const glia::nn::TensorDict& a, const glia::nn::TensorDict& b) {
   if (a.metadata != b.metadata) glia::fuzz::finding("round trip changed the metadata", "");
 }
 
+// Every tensor of a value tree, each shared subtree once.
+void check_value(const glia::io::Value& root) {
+  std::unordered_set<const glia::io::Value*> seen;
+  std::vector<const glia::io::Value*> todo{&root};
+  while (!todo.empty()) {
+    const glia::io::Value* v = todo.back();
+    todo.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->kind == glia::io::Value::Kind::Tensor) glia::fuzz::check_tensor("value", v->tensor);
+    for (const auto& c : v->items) todo.push_back(c.get());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  glia::Ref<glia::nn::TensorDict> flat;
+  glia::fuzz::run_one([&] {
+    auto value = glia::io::load_value(glia::io::ByteSource::borrow(data, size), glia::io::Format::Auto);
+    check_value(*value);
+    if (value->kind == glia::io::Value::Kind::Dict) flat = glia::io::flatten(*value, "fuzz");
+  });
   return glia::fuzz::run_one([&] {
     auto dict = glia::io::load(glia::io::ByteSource::borrow(data, size), glia::io::Format::Auto);
     glia::fuzz::check_dict(*dict);
+    if (!flat) glia::fuzz::finding("a file loads as a dict but its value does not flatten", "");
+    same(*dict, *flat);
     glia::io::StringSink out;
     try {
       glia::io::save(*dict, out, glia::io::Format::Safetensors);

@@ -65,6 +65,21 @@ GLIA_KEYS_UNEXPECTED = 1
 GLIA_FORMAT_AUTO = 0
 GLIA_FORMAT_SAFETENSORS = 1
 GLIA_FORMAT_TORCH = 2
+# enum glia_value_kind
+GLIA_VALUE_NONE = 0
+GLIA_VALUE_BOOL = 1
+GLIA_VALUE_INT = 2
+GLIA_VALUE_BIG_INT = 3
+GLIA_VALUE_FLOAT = 4
+GLIA_VALUE_STR = 5
+GLIA_VALUE_BYTES = 6
+GLIA_VALUE_TUPLE = 7
+GLIA_VALUE_LIST = 8
+GLIA_VALUE_DICT = 9
+GLIA_VALUE_SET = 10
+GLIA_VALUE_TENSOR = 11
+GLIA_VALUE_DEVICE = 12
+GLIA_VALUE_DTYPE = 13
 # enum glia_fan_mode
 GLIA_FAN_IN = 0
 GLIA_FAN_OUT = 1
@@ -463,6 +478,21 @@ FUNCTIONS = {
     "glia_tensor_dict_load_buffer": (c_void_p, [c_void_p, c_size_t, c_int, POINTER(c_void_p)], ["data", "size", "format", "out"]),
     "glia_tensor_dict_save_buffer": (c_void_p, [c_void_p, c_int, POINTER(c_void_p), POINTER(c_size_t)], ["dict", "format", "out_data", "out_size"]),
     "glia_buffer_free": (None, [c_void_p], ["data"]),
+    "glia_value_load": (c_void_p, [c_char_p, c_int, POINTER(c_void_p)], ["path", "format", "out"]),
+    "glia_value_load_buffer": (c_void_p, [c_void_p, c_size_t, c_int, POINTER(c_void_p)], ["data", "size", "format", "out"]),
+    "glia_value_retain": (c_void_p, [c_void_p], ["value"]),
+    "glia_value_release": (c_void_p, [c_void_p], ["value"]),
+    "glia_value_get_kind": (c_void_p, [c_void_p, POINTER(c_int)], ["value", "out"]),
+    "glia_value_size": (c_void_p, [c_void_p, POINTER(c_int64)], ["value", "out"]),
+    "glia_value_item": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["value", "index", "out"]),
+    "glia_value_key_at": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["dict", "index", "out"]),
+    "glia_value_get": (c_void_p, [c_void_p, c_char_p, POINTER(c_void_p)], ["dict", "key", "out"]),
+    "glia_value_as_bool": (c_void_p, [c_void_p, POINTER(c_int32)], ["value", "out"]),
+    "glia_value_as_int": (c_void_p, [c_void_p, POINTER(c_int64)], ["value", "out"]),
+    "glia_value_as_double": (c_void_p, [c_void_p, POINTER(c_double)], ["value", "out"]),
+    "glia_value_as_string": (c_void_p, [c_void_p, POINTER(c_char), c_size_t, POINTER(c_size_t)], ["value", "buffer", "capacity", "out_length"]),
+    "glia_value_as_tensor": (c_void_p, [c_void_p, POINTER(c_void_p)], ["value", "out"]),
+    "glia_value_to_tensor_dict": (c_void_p, [c_void_p, POINTER(c_void_p)], ["value", "out"]),
     "glia_factory_options_init": (None, [POINTER(glia_factory_options)], ["options"]),
     "glia_nn_identity": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
     "glia_nn_linear": (c_void_p, [c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["in_features", "out_features", "bias", "factory", "out"]),

@@ -325,6 +325,28 @@ pub const GLIA_FORMAT_SAFETENSORS: glia_format = 1;
 pub const GLIA_FORMAT_TORCH: glia_format = 2;
 
 #[repr(C)]
+pub struct glia_value {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+pub type glia_value_kind = c_int;
+pub const GLIA_VALUE_NONE: glia_value_kind = 0;
+pub const GLIA_VALUE_BOOL: glia_value_kind = 1;
+pub const GLIA_VALUE_INT: glia_value_kind = 2;
+pub const GLIA_VALUE_BIG_INT: glia_value_kind = 3;
+pub const GLIA_VALUE_FLOAT: glia_value_kind = 4;
+pub const GLIA_VALUE_STR: glia_value_kind = 5;
+pub const GLIA_VALUE_BYTES: glia_value_kind = 6;
+pub const GLIA_VALUE_TUPLE: glia_value_kind = 7;
+pub const GLIA_VALUE_LIST: glia_value_kind = 8;
+pub const GLIA_VALUE_DICT: glia_value_kind = 9;
+pub const GLIA_VALUE_SET: glia_value_kind = 10;
+pub const GLIA_VALUE_TENSOR: glia_value_kind = 11;
+pub const GLIA_VALUE_DEVICE: glia_value_kind = 12;
+pub const GLIA_VALUE_DTYPE: glia_value_kind = 13;
+
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_factory_options {
     pub struct_size: usize,
@@ -728,6 +750,21 @@ extern "C" {
     pub fn glia_tensor_dict_load_buffer(data: *const c_void, size: usize, format: glia_format, out: *mut *mut glia_tensor_dict) -> *mut glia_error;
     pub fn glia_tensor_dict_save_buffer(dict: *const glia_tensor_dict, format: glia_format, out_data: *mut *mut c_void, out_size: *mut usize) -> *mut glia_error;
     pub fn glia_buffer_free(data: *mut c_void);
+    pub fn glia_value_load(path: *const c_char, format: glia_format, out: *mut *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_load_buffer(data: *const c_void, size: usize, format: glia_format, out: *mut *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_retain(value: *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_release(value: *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_get_kind(value: *const glia_value, out: *mut glia_value_kind) -> *mut glia_error;
+    pub fn glia_value_size(value: *const glia_value, out: *mut i64) -> *mut glia_error;
+    pub fn glia_value_item(value: *const glia_value, index: i64, out: *mut *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_key_at(dict: *const glia_value, index: i64, out: *mut *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_get(dict: *const glia_value, key: *const c_char, out: *mut *mut glia_value) -> *mut glia_error;
+    pub fn glia_value_as_bool(value: *const glia_value, out: *mut i32) -> *mut glia_error;
+    pub fn glia_value_as_int(value: *const glia_value, out: *mut i64) -> *mut glia_error;
+    pub fn glia_value_as_double(value: *const glia_value, out: *mut f64) -> *mut glia_error;
+    pub fn glia_value_as_string(value: *const glia_value, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
+    pub fn glia_value_as_tensor(value: *const glia_value, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_value_to_tensor_dict(value: *const glia_value, out: *mut *mut glia_tensor_dict) -> *mut glia_error;
     pub fn glia_factory_options_init(options: *mut glia_factory_options);
     pub fn glia_nn_identity(factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_linear(in_features: i64, out_features: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
