@@ -75,10 +75,10 @@ struct Stat {
 };
 
 struct DeviceStats {
-  Stat allocation;      // blocks handed out (allocated: number of mallocs, freed: number of frees)
-  Stat segment;         // device allocations held
-  Stat allocated_bytes; // bytes of the blocks handed out
-  Stat reserved_bytes;  // bytes of the device allocations held (handed out or cached)
+  Stat allocation;                // blocks handed out (allocated: number of mallocs, freed: number of frees)
+  Stat segment;                   // device allocations held
+  Stat allocated_bytes;           // bytes of the blocks handed out
+  Stat reserved_bytes;            // bytes of the device allocations held (handed out or cached)
   int64_t num_alloc_retries = 0;  // mallocs that emptied the cache and tried again
   int64_t num_ooms = 0;           // mallocs that failed as out of memory
 };

@@ -718,8 +718,10 @@ TEST(CachingAllocatorStress, RandomOperationsKeepEveryInvariant) {
         dev.launch(s);
       } else if (op < 97) {
         FakeStream* s = streams[pick(3)];
-        if (pick(2)) dev.launch(s);
-        else dev.finish(s);
+        if (pick(2))
+          dev.launch(s);
+        else
+          dev.finish(s);
       } else {
         std::string why;
         ASSERT_EQ(alloc.empty_cache(0, &why), Status::kOk);
