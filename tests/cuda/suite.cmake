@@ -1,10 +1,16 @@
 # The CUDA backend's host logic (cuda/caching_allocator.cpp and the __host__ __device__ headers of cuda/), built
 # as plain C++ and tested on the CPU: on every machine, with or without the CUDA toolkit or a GPU.
 add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/philox_test.cpp ${CMAKE_CURRENT_LIST_DIR}/welford_test.cpp
   ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
 target_compile_options(cuda_host_tests PRIVATE ${GLIA_WARNINGS})
+if(GLIA_HAVE_CUDA)
+  # Against curand's own Philox, compiled for the host from the toolkit's headers (header-only: no GPU, no link).
+  target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/philox_curand_test.cpp)
+  target_include_directories(cuda_host_tests SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+endif()
 gtest_discover_tests(cuda_host_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda_host)
 
 # The CUDA backend through the C API: on a machine without a GPU its status must
