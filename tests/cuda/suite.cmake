@@ -13,6 +13,35 @@ if(GLIA_HAVE_CUDA)
 endif()
 gtest_discover_tests(cuda_host_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda_host)
 
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+if(GLIA_HAVE_CUDA)
+  # The same headers as device code: nvcc compiles host_device_check.cu for each of GLIA_CUDA_ARCHITECTURES
+  # (CMake's spelling: N-virtual is PTX, N-real SASS, N both), and the fatbinary must hold exactly those.
+  set(gencode)
+  foreach(arch ${GLIA_CUDA_ARCHITECTURES})
+    string(REGEX MATCH "^[0-9]+" sm "${arch}")
+    if(arch MATCHES "-virtual$")
+      list(APPEND gencode -gencode arch=compute_${sm},code=compute_${sm})
+    elseif(arch MATCHES "-real$")
+      list(APPEND gencode -gencode arch=compute_${sm},code=sm_${sm})
+    else()
+      list(APPEND gencode -gencode arch=compute_${sm},code=[sm_${sm},compute_${sm}])
+    endif()
+  endforeach()
+  set(check_obj ${CMAKE_CURRENT_BINARY_DIR}/host_device_check.o)
+  add_custom_command(OUTPUT ${check_obj}
+    COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -std=c++17 -Werror all-warnings ${gencode} -I${PROJECT_SOURCE_DIR}/cuda
+      -c ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu -o ${check_obj}
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu ${PROJECT_SOURCE_DIR}/cuda/host_device.h
+      ${PROJECT_SOURCE_DIR}/cuda/philox.h ${PROJECT_SOURCE_DIR}/cuda/welford.h
+    COMMENT "nvcc: cuda/'s host and device headers for ${GLIA_CUDA_ARCHITECTURES}" VERBATIM)
+  add_custom_target(cuda_host_device_check ALL DEPENDS ${check_obj})
+  add_test(NAME cuda.device_code_architectures
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
+      --device-code ${check_obj} --architectures "${GLIA_CUDA_ARCHITECTURES}")
+  set_tests_properties(cuda.device_code_architectures PROPERTIES LABELS cuda_host)
+endif()
+
 # The CUDA backend through the C API: on a machine without a GPU its status must
 # say why (and device tensors fail cleanly); with a GPU, tensors move to it and
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
@@ -23,4 +52,9 @@ if(TARGET glia_cuda)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
   add_dependencies(cuda_tests glia_cuda)
   gtest_discover_tests(cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)
+  # The library itself: exports, dependencies (cudart static), SONAME; no device code until the kernels.
+  add_test(NAME cuda.backend_library
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
+      --library $<TARGET_FILE:glia_cuda> --no-device-code --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
+  set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
 endif()
