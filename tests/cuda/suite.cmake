@@ -35,7 +35,14 @@ if(GLIA_HAVE_CUDA)
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu ${PROJECT_SOURCE_DIR}/cuda/host_device.h
       ${PROJECT_SOURCE_DIR}/cuda/philox.h ${PROJECT_SOURCE_DIR}/cuda/welford.h
     COMMENT "nvcc: cuda/'s host and device headers for ${GLIA_CUDA_ARCHITECTURES}" VERBATIM)
-  add_custom_target(cuda_host_device_check ALL DEPENDS ${check_obj})
+  set(parity_exe ${CMAKE_CURRENT_BINARY_DIR}/cuda_device_parity)
+  add_custom_command(OUTPUT ${parity_exe}
+    COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} ${gencode} ${check_obj} -o ${parity_exe}
+    DEPENDS ${check_obj} COMMENT "nvcc: linking cuda_device_parity" VERBATIM)
+  add_custom_target(cuda_host_device_check ALL DEPENDS ${check_obj} ${parity_exe})
+  # On a GPU: the kernels against the same functions on the host (exit status 77, skipped, without one).
+  add_test(NAME cuda.device_parity COMMAND ${parity_exe})
+  set_tests_properties(cuda.device_parity PROPERTIES LABELS cuda SKIP_RETURN_CODE 77)
   add_test(NAME cuda.device_code_architectures
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
       --device-code ${check_obj} --architectures "${GLIA_CUDA_ARCHITECTURES}")
