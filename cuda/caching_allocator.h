@@ -20,6 +20,8 @@
 //   its own device allocation of exactly the requested size, freed at once: compute-sanitizer then sees
 //   every out-of-bounds access. The device's free (cudaFree) waits for the device, so record_stream has
 //   nothing to do.
+// - Not (yet) torch's: PYTORCH_CUDA_ALLOC_CONF (max_split_size_mb, garbage_collection_threshold, expandable
+//   segments), memory fractions, CUDA graph pools, free-memory callbacks, snapshots with stack traces.
 #ifndef GLIA_CUDA_CACHING_ALLOCATOR_H
 #define GLIA_CUDA_CACHING_ALLOCATOR_H
 
