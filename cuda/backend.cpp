@@ -1,18 +1,20 @@
 // Entry point of libglia_cuda.so: the backend table of the backend ABI v2
 // (include/glia/glia_backend.h) over the CUDA runtime.
 //
-// Today: devices, memory (plain cudaMalloc, no caching yet), pinned host
-// memory, copies, streams (with priorities) and events (with timing). The kernels, the caching allocator, cuBLAS and
-// cuDNN arrive with the CUDA-backend issue; until then kernel() returns NULL for every id, so any op on a CUDA tensor
-// other than a copy is a GLIA_ERR_UNSUPPORTED naming the op, and tensors can move to a GPU and back.
+// Today: devices, memory (the caching allocator of caching_allocator.h, Note [Caching allocator]), pinned host
+// memory, copies, streams (with priorities) and events (with timing). The kernels, cuBLAS and cuDNN arrive with
+// the CUDA-backend issue; until then kernel() returns NULL for every id, so any op on a CUDA tensor other than a
+// copy is a GLIA_ERR_UNSUPPORTED naming the op, and tensors can move to a GPU and back.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <new>
 #include <string>
 
+#include "caching_allocator.h"
 #include "glia/glia_backend.h"
 
 namespace {
@@ -20,12 +22,15 @@ namespace {
 const glia_backend_services* g_svc = nullptr;
 std::string g_reason;  // why no device is usable (set by device_count)
 
-glia_error* cuda_error(cudaError_t st, const char* call, const std::string& detail) {
+std::string cuda_message(cudaError_t st, const char* call, const std::string& detail) {
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
-  std::string m = std::string("cuda: ") + call + (detail.empty() ? "" : " (" + detail + ")") +
-                  " failed: " + cudaGetErrorString(st) + " (" + cudaGetErrorName(st) + ")";
+  return std::string("cuda: ") + call + (detail.empty() ? "" : " (" + detail + ")") +
+         " failed: " + cudaGetErrorString(st) + " (" + cudaGetErrorName(st) + ")";
+}
+
+glia_error* cuda_error(cudaError_t st, const char* call, const std::string& detail) {
   const auto code = st == cudaErrorMemoryAllocation ? GLIA_ERR_OUT_OF_MEMORY : GLIA_ERR_DEVICE;
-  return g_svc->error_new(code, m.c_str());
+  return g_svc->error_new(code, cuda_message(st, call, detail).c_str());
 }
 
 #define GLIA_CUDA_TRY(expr, detail)                                \
@@ -65,48 +70,6 @@ int32_t device_count() {
 
 const char* unavailable_reason() { return device_count() > 0 ? nullptr : g_reason.c_str(); }
 
-struct Stats {
-  std::atomic<uint64_t> in_use{0}, peak{0}, allocations{0};
-};
-Stats g_stats[64];
-
-glia_error* alloc(int32_t device, size_t nbytes, void** out) {
-  *out = nullptr;
-  if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
-  GLIA_CUDA_TRY(cudaSetDevice(device), "device " + std::to_string(device));
-  GLIA_CUDA_TRY(cudaMalloc(out, nbytes ? nbytes : 1),
-                std::to_string(nbytes) + " bytes on device " + std::to_string(device));
-  Stats& s = g_stats[device];
-  const uint64_t now = s.in_use += nbytes;
-  uint64_t peak = s.peak.load();
-  while (now > peak && !s.peak.compare_exchange_weak(peak, now)) {
-  }
-  ++s.allocations;
-  return nullptr;
-}
-
-void free_(int32_t device, void* ptr, size_t nbytes) {
-  if (!ptr) return;
-  cudaSetDevice(device);
-  cudaFree(ptr);
-  if (device >= 0 && device < 64) g_stats[device].in_use -= nbytes;
-}
-
-glia_error* memory_stats(int32_t device, glia_backend_memory_stats* out) {
-  if (device < 0 || device >= 64) return g_svc->error_new(GLIA_ERR_DEVICE, "cuda: device index out of range");
-  out->bytes_in_use = g_stats[device].in_use;
-  out->peak_bytes_in_use = g_stats[device].peak;
-  out->bytes_cached = 0;
-  out->allocations = g_stats[device].allocations;
-  return nullptr;
-}
-
-void reset_peak(int32_t device) {
-  if (device >= 0 && device < 64) g_stats[device].peak = g_stats[device].in_use.load();
-}
-
-void empty_cache(int32_t) {}
-
 glia_error* host_alloc_pinned(size_t nbytes, void** out) {
   GLIA_CUDA_TRY(cudaMallocHost(out, nbytes ? nbytes : 1), std::to_string(nbytes) + " bytes");
   return nullptr;
@@ -142,6 +105,145 @@ glia_error* set_current_stream(int32_t device, void* stream) {
   return nullptr;
 }
 
+// The caching allocator's device: the CUDA runtime. Its streams are this file's CudaStream handles.
+class RuntimeDevice final : public glia::cuda::DeviceInterface {
+ public:
+  using Status = glia::cuda::Status;
+
+  Status malloc(int32_t device, size_t nbytes, void** out, std::string* message) override {
+    cudaError_t st = cudaSetDevice(device);
+    if (st == cudaSuccess) st = cudaMalloc(out, nbytes);
+    if (st == cudaSuccess) return Status::kOk;
+    *message = cuda_message(st, "cudaMalloc", std::to_string(nbytes) + " bytes on device " + std::to_string(device));
+    return st == cudaErrorMemoryAllocation ? Status::kOutOfMemory : Status::kDeviceError;
+  }
+  void free(int32_t device, void* ptr) override {
+    cudaError_t st = cudaSetDevice(device);
+    if (st == cudaSuccess) st = cudaFree(ptr);
+    if (st != cudaSuccess) warn(cuda_message(st, "cudaFree", "device " + std::to_string(device)));
+  }
+  bool mem_info(int32_t device, size_t* free_bytes, size_t* total_bytes) override {
+    if (cudaSetDevice(device) == cudaSuccess && cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
+  }
+  Status event_create(int32_t device, void** out, std::string* message) override {
+    cudaEvent_t e = nullptr;
+    cudaError_t st = cudaSetDevice(device);
+    if (st == cudaSuccess) st = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    *out = e;
+    return check(st, "cudaEventCreateWithFlags", message);
+  }
+  Status event_record(void* event, void* stream, std::string* message) override {
+    const auto* w = static_cast<const CudaStream*>(stream);
+    cudaError_t st = cudaSetDevice(w->device);
+    if (st == cudaSuccess) st = cudaEventRecord(static_cast<cudaEvent_t>(event), w->stream);
+    return check(st, "cudaEventRecord", message);
+  }
+  Status event_query(void* event, bool* complete, std::string* message) override {
+    const cudaError_t st = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    *complete = st != cudaErrorNotReady;
+    if (st == cudaErrorNotReady) {
+      cudaGetLastError();
+      return Status::kOk;
+    }
+    return check(st, "cudaEventQuery", message);
+  }
+  Status event_synchronize(void* event, std::string* message) override {
+    return check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize", message);
+  }
+  void event_destroy(void* event) override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+  Status synchronize(int32_t device, std::string* message) override {
+    cudaError_t st = cudaSetDevice(device);
+    if (st == cudaSuccess) st = cudaDeviceSynchronize();
+    return check(st, "cudaDeviceSynchronize", message);
+  }
+  void warn(const std::string& message) override { g_svc->log(GLIA_LOG_WARNING, message.c_str()); }
+
+ private:
+  static Status check(cudaError_t st, const char* call, std::string* message) {
+    if (st == cudaSuccess) return Status::kOk;
+    *message = cuda_message(st, call, "");
+    return Status::kDeviceError;
+  }
+};
+
+// Created at the first allocation and never destroyed: at exit the CUDA runtime may already be gone.
+glia::cuda::CachingAllocator& allocator() {
+  static glia::cuda::CachingAllocator* a =
+      new glia::cuda::CachingAllocator(new RuntimeDevice, device_count(),
+                                       glia::cuda::caching_enabled_by_env(std::getenv("GLIA_NO_CUDA_MEMORY_CACHING")));
+  return *a;
+}
+
+glia_error* device_error(int32_t device) {
+  return g_svc->error_new(GLIA_ERR_DEVICE, ("cuda: device index " + std::to_string(device) + " out of range (" +
+                                            std::to_string(device_count()) + " devices)")
+                                               .c_str());
+}
+
+bool valid_device(int32_t device) { return device >= 0 && device < device_count(); }
+
+// New blocks are ordered on the device's current stream (Note [Caching allocator]).
+glia_error* alloc(int32_t device, size_t nbytes, void** out) {
+  *out = nullptr;
+  if (!valid_device(device)) return device_error(device);
+  std::string why;
+  glia::cuda::Status st;
+  try {
+    st = allocator().malloc(device, nbytes, stream_of(nullptr, device), out, &why);
+  } catch (const std::bad_alloc&) {
+    return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: caching allocator: out of host memory");
+  }
+  if (st == glia::cuda::Status::kOk) return nullptr;
+  return g_svc->error_new(st == glia::cuda::Status::kOutOfMemory ? GLIA_ERR_OUT_OF_MEMORY : GLIA_ERR_DEVICE,
+                          why.c_str());
+}
+
+void free_(int32_t device, void* ptr, size_t) {
+  if (!ptr || !valid_device(device)) return;
+  try {
+    if (!allocator().free(device, ptr))
+      g_svc->log(GLIA_LOG_ERROR, "cuda: free of a pointer the caching allocator did not hand out");
+  } catch (const std::exception& e) {
+    g_svc->log(GLIA_LOG_ERROR, (std::string("cuda: caching allocator: free failed: ") + e.what()).c_str());
+  }
+}
+
+// A block used by work queued on a stream other than its own (a non-blocking copy) is reused only after that
+// work; pointers the allocator did not hand out (imported memory) are the owner's business.
+void record_stream(int32_t device, const void* ptr, void* stream) {
+  try {
+    allocator().record_stream(device, const_cast<void*>(ptr), stream);
+  } catch (const std::bad_alloc&) {
+    cudaSetDevice(device);
+    cudaStreamSynchronize(static_cast<CudaStream*>(stream)->stream);  // no record: make the block safe now
+  }
+}
+
+// Statistics as torch.cuda.memory_stats: bytes_in_use is allocated_bytes (in rounded block sizes), bytes_cached
+// what is reserved but not allocated, allocations the number of mallocs.
+glia_error* memory_stats(int32_t device, glia_backend_memory_stats* out) {
+  if (!valid_device(device)) return device_error(device);
+  const glia::cuda::DeviceStats s = allocator().stats(device);
+  out->bytes_in_use = static_cast<uint64_t>(s.allocated_bytes.current);
+  out->peak_bytes_in_use = static_cast<uint64_t>(s.allocated_bytes.peak);
+  out->bytes_cached = static_cast<uint64_t>(s.reserved_bytes.current - s.allocated_bytes.current);
+  out->allocations = static_cast<uint64_t>(s.allocation.allocated);
+  return nullptr;
+}
+
+void reset_peak(int32_t device) {
+  if (valid_device(device)) allocator().reset_peak_stats(device);
+}
+
+void empty_cache(int32_t device) {
+  if (!valid_device(device)) return;
+  std::string why;
+  if (allocator().empty_cache(device, &why) != glia::cuda::Status::kOk)
+    g_svc->log(GLIA_LOG_ERROR, ("cuda: empty_cache failed: " + why).c_str());
+}
+
 glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes,
                  void* stream, int32_t non_blocking) {
   const int32_t dev = kind == GLIA_COPY_HOST_TO_DEVICE ? dst_device : src_device;
@@ -156,7 +258,15 @@ glia_error* copy(glia_copy_kind kind, int32_t dst_device, void* dst, int32_t src
   } else {
     GLIA_CUDA_TRY(cudaMemcpyAsync(dst, src, nbytes, k, s), std::to_string(nbytes) + " bytes");
   }
-  if (!non_blocking) GLIA_CUDA_TRY(cudaStreamSynchronize(s), "after a copy");
+  // A copy between two devices waits: its stream belongs to the source device, and the destination's blocks
+  // cannot be protected by an event of another device.
+  if (!non_blocking || (kind == GLIA_COPY_DEVICE_TO_DEVICE && dst_device != src_device)) {
+    GLIA_CUDA_TRY(cudaStreamSynchronize(s), "after a copy");
+    return nullptr;
+  }
+  CudaStream* cs = stream_of(stream, dev);
+  if (kind != GLIA_COPY_HOST_TO_DEVICE) record_stream(src_device, src, cs);
+  if (kind != GLIA_COPY_DEVICE_TO_HOST) record_stream(dst_device, dst, cs);
   return nullptr;
 }
 

@@ -1,8 +1,9 @@
 // The CUDA backend (libglia_cuda.so.0, backend ABI v2) through the C API.
 // Without a driver or a device: a clear status and clean errors. With a GPU:
 // copies both ways, printing, the clean error of an op that has no CUDA
-// kernel yet (kernels: the CUDA-backend issue), and streams, events, pinned
-// memory and non-blocking copies.
+// kernel yet (kernels: the CUDA-backend issue), the caching allocator's
+// statistics and out-of-memory error, and streams, events, pinned memory and
+// non-blocking copies.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -105,6 +106,59 @@ TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
   keep(d);
   EXPECT_GLIA_MSG(glia_mul(d, d, &r), GLIA_ERR_UNSUPPORTED, "'mul' is not implemented for device cuda:0");
   EXPECT_EQ(r, nullptr);
+}
+
+glia_memory_stats cuda_memory_stats() {
+  glia_memory_stats st{};
+  st.struct_size = sizeof st;
+  glia_error* e = glia_device_memory_stats_get(kCuda, &st);
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  return st;
+}
+
+// The caching allocator (docs/cuda.md, Memory): a freed 4 MiB tensor stays in its 20 MiB segment and the next
+// one of that size reuses it; empty_cache gives the segment back.
+TEST_F(CudaDevice, FreedMemoryIsCachedReusedAndEmptied) {
+  GLIA_OK_(glia_device_empty_cache(kCuda));
+  const glia_memory_stats before = cuda_memory_stats();
+  EXPECT_EQ(before.bytes_cached, 0u);
+  int64_t shape[] = {1 << 20};
+  glia_tensor_options o;
+  glia_tensor_options_init(&o);
+  o.device = kCuda;
+  glia_tensor* t = nullptr;
+  GLIA_OK_(glia_tensor_empty(shape, 1, &o, &t));
+  glia_memory_stats st = cuda_memory_stats();
+  EXPECT_EQ(st.bytes_in_use, before.bytes_in_use + (4u << 20));
+  EXPECT_EQ(st.bytes_cached, 16u << 20);  // the rest of the 20 MiB segment
+  EXPECT_EQ(st.allocations, before.allocations + 1);
+  glia_tensor_release(t);
+  st = cuda_memory_stats();
+  EXPECT_EQ(st.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(st.bytes_cached, 20u << 20);
+  EXPECT_GE(st.peak_bytes_in_use, before.bytes_in_use + (4u << 20));
+  GLIA_OK_(glia_tensor_empty(shape, 1, &o, &t));
+  EXPECT_EQ(cuda_memory_stats().bytes_cached, 16u << 20);  // no new segment
+  glia_tensor_release(t);
+  GLIA_OK_(glia_device_reset_peak_memory_stats(kCuda));
+  EXPECT_EQ(cuda_memory_stats().peak_bytes_in_use, before.bytes_in_use);
+  GLIA_OK_(glia_device_empty_cache(kCuda));
+  EXPECT_EQ(cuda_memory_stats().bytes_cached, 0u);
+}
+
+TEST_F(CudaDevice, OutOfMemoryIsAnErrorWithTorchsMessage) {
+  int64_t shape[] = {int64_t{1} << 38};  // 1 TiB of float32
+  glia_tensor_options o;
+  glia_tensor_options_init(&o);
+  o.device = kCuda;
+  glia_tensor* t = nullptr;
+  EXPECT_GLIA_MSG(glia_tensor_empty(shape, 1, &o, &t), GLIA_ERR_OUT_OF_MEMORY,
+                  "CUDA out of memory. Tried to allocate 1024.00 GiB (GPU 0; ");
+  EXPECT_EQ(t, nullptr);
+  shape[0] = 16;
+  GLIA_OK_(glia_tensor_empty(shape, 1, &o, &t));  // the device still works
+  glia_tensor_release(t);
 }
 
 // Streams, timing events, pinned memory and non-blocking copies (docs/cuda.md): a round trip on a stream of

@@ -1,3 +1,54 @@
+# The CUDA backend's host logic (cuda/caching_allocator.cpp and the __host__ __device__ headers of cuda/), built
+# as plain C++ and tested on the CPU: on every machine, with or without the CUDA toolkit or a GPU.
+add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/philox_test.cpp ${CMAKE_CURRENT_LIST_DIR}/welford_test.cpp
+  ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
+target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
+target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+target_compile_options(cuda_host_tests PRIVATE ${GLIA_WARNINGS})
+if(GLIA_HAVE_CUDA)
+  # Against curand's own Philox, compiled for the host from the toolkit's headers (header-only: no GPU, no link).
+  target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/philox_curand_test.cpp)
+  target_include_directories(cuda_host_tests SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+endif()
+gtest_discover_tests(cuda_host_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda_host)
+
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+if(GLIA_HAVE_CUDA)
+  # The same headers as device code: nvcc compiles host_device_check.cu for each of GLIA_CUDA_ARCHITECTURES
+  # (CMake's spelling: N-virtual is PTX, N-real SASS, N both), and the fatbinary must hold exactly those.
+  set(gencode)
+  foreach(arch ${GLIA_CUDA_ARCHITECTURES})
+    string(REGEX MATCH "^[0-9]+" sm "${arch}")
+    if(arch MATCHES "-virtual$")
+      list(APPEND gencode -gencode arch=compute_${sm},code=compute_${sm})
+    elseif(arch MATCHES "-real$")
+      list(APPEND gencode -gencode arch=compute_${sm},code=sm_${sm})
+    else()
+      list(APPEND gencode -gencode arch=compute_${sm},code=[sm_${sm},compute_${sm}])
+    endif()
+  endforeach()
+  set(check_obj ${CMAKE_CURRENT_BINARY_DIR}/host_device_check.o)
+  add_custom_command(OUTPUT ${check_obj}
+    COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -std=c++17 -Werror all-warnings ${gencode} -I${PROJECT_SOURCE_DIR}/cuda
+      -c ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu -o ${check_obj}
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu ${PROJECT_SOURCE_DIR}/cuda/host_device.h
+      ${PROJECT_SOURCE_DIR}/cuda/philox.h ${PROJECT_SOURCE_DIR}/cuda/welford.h
+    COMMENT "nvcc: cuda/'s host and device headers for ${GLIA_CUDA_ARCHITECTURES}" VERBATIM)
+  set(parity_exe ${CMAKE_CURRENT_BINARY_DIR}/cuda_device_parity)
+  add_custom_command(OUTPUT ${parity_exe}
+    COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} ${gencode} ${check_obj} -o ${parity_exe}
+    DEPENDS ${check_obj} COMMENT "nvcc: linking cuda_device_parity" VERBATIM)
+  add_custom_target(cuda_host_device_check ALL DEPENDS ${check_obj} ${parity_exe})
+  # On a GPU: the kernels against the same functions on the host (exit status 77, skipped, without one).
+  add_test(NAME cuda.device_parity COMMAND ${parity_exe})
+  set_tests_properties(cuda.device_parity PROPERTIES LABELS cuda SKIP_RETURN_CODE 77)
+  add_test(NAME cuda.device_code_architectures
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
+      --device-code ${check_obj} --architectures "${GLIA_CUDA_ARCHITECTURES}")
+  set_tests_properties(cuda.device_code_architectures PROPERTIES LABELS cuda_host)
+endif()
+
 # The CUDA backend through the C API: on a machine without a GPU its status must
 # say why (and device tensors fail cleanly); with a GPU, tensors move to it and
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
@@ -8,4 +59,9 @@ if(TARGET glia_cuda)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
   add_dependencies(cuda_tests glia_cuda)
   gtest_discover_tests(cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)
+  # The library itself: exports, dependencies (cudart static), SONAME; no device code until the kernels.
+  add_test(NAME cuda.backend_library
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
+      --library $<TARGET_FILE:glia_cuda> --no-device-code --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
+  set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
 endif()
