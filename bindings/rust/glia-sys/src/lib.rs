@@ -360,6 +360,19 @@ pub struct glia_nn_conv_transpose2d_options {
 
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct glia_nn_rnn_options {
+    pub struct_size: usize,
+    pub num_layers: i64,
+    pub bias: i32,
+    pub batch_first: i32,
+    pub dropout: f64,
+    pub bidirectional: i32,
+    pub proj_size: i64,
+    pub nonlinearity: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct glia_batch_norm_options {
     pub struct_size: usize,
     pub eps: f64,
@@ -753,6 +766,13 @@ extern "C" {
     pub fn glia_nn_unflatten(dim: i64, sizes: *const i64, n_sizes: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_normalize(mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_embedding(num_embeddings: i64, embedding_dim: i64, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_rnn_cell(input_size: i64, hidden_size: i64, bias: i32, nonlinearity: *const c_char, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lstm_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_gru_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_rnn_options_init(options: *mut glia_nn_rnn_options);
+    pub fn glia_nn_rnn(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lstm(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_gru(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_batch_norm_options_init(options: *mut glia_batch_norm_options);
     pub fn glia_nn_batch_norm1d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_batch_norm2d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
