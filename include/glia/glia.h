@@ -2316,6 +2316,85 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidd
                                                 const glia_nn_rnn_options *options,
                                                 const glia_factory_options *factory, glia_module **out);
 
+/* ---- torch.nn.utils.rnn: packed sequences -------------------------------- */
+
+/**
+ * torch.nn.utils.rnn.PackedSequence as its four tensors: data [sum(lengths),
+ * *] holds the rows of the sequences still running, step after step;
+ * batch_sizes (int64, 1-D, on the CPU) how many rows each step has;
+ * sorted_indices and unsorted_indices (int64) are NULL when the batch was
+ * given sorted by decreasing length. A function that fills one writes new
+ * references (free them with glia_packed_sequence_release).
+ */
+typedef struct glia_packed_sequence {
+  glia_tensor *data;
+  glia_tensor *batch_sizes;
+  glia_tensor *sorted_indices;
+  glia_tensor *unsorted_indices;
+} glia_packed_sequence;
+
+/** Releases the four handles (NULL entries are skipped) and sets them to NULL. Accepts NULL. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_packed_sequence_release(glia_packed_sequence *sequence);
+
+/**
+ * torch.nn.utils.rnn.pack_padded_sequence(input, lengths, batch_first,
+ * enforce_sorted): input [T, B, *] ([B, T, *] with batch_first), n_lengths ==
+ * B lengths in [1, T]. Without enforce_sorted the batch is sorted by
+ * decreasing length (stable, as torch.sort) and the indices are set.
+ * Differentiable with respect to input. Errors (GLIA_ERR_INVALID_ARGUMENT,
+ * torch's text): "Cannot pack empty tensors.", "Expected `len(lengths)` to be
+ * equal to batch_size, but got 2 (batch_size=3)", "Length of all samples has
+ * to be greater than 0, ...", "`lengths` array must be sorted in decreasing
+ * order when `enforce_sorted` is True. ...", and a length above T (which
+ * torch 1.13 does not check).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pack_padded_sequence(const glia_tensor *input,
+                                                                          const int64_t *lengths, int64_t n_lengths,
+                                                                          int32_t batch_first, int32_t enforce_sorted,
+                                                                          glia_packed_sequence *out);
+/**
+ * torch.nn.utils.rnn.pad_packed_sequence(sequence, batch_first,
+ * padding_value, total_length): *out the padded [T, B, *] ([B, T, *]) in the
+ * original batch order, *out_lengths (may be NULL) the int64 lengths on the
+ * CPU. total_length NULL is None; a smaller one than the longest sequence is
+ * GLIA_ERR_INVALID_ARGUMENT ("Expected total_length to be at least the length
+ * of the longest sequence in input, ...").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_packed_sequence(const glia_packed_sequence *sequence,
+                                                                         int32_t batch_first, double padding_value,
+                                                                         const int64_t *total_length,
+                                                                         glia_tensor **out, glia_tensor **out_lengths);
+/**
+ * torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value):
+ * n_sequences tensors [L_i, *] with equal trailing sizes into [max L, B, *]
+ * ([B, max L, *]). Errors: GLIA_ERR_INVALID_ARGUMENT "received an empty list
+ * of sequences", GLIA_ERR_SHAPE for different trailing sizes.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_sequence(glia_tensor *const *sequences, int64_t n_sequences,
+                                                                  int32_t batch_first, double padding_value,
+                                                                  glia_tensor **out);
+/**
+ * torch's RNN/LSTM/GRU forward on a PackedSequence: `module` made by
+ * glia_nn_rnn, glia_nn_lstm or glia_nn_gru; h_0 (and c_0 for an LSTM) NULL or
+ * [num_layers * num_directions, B, hidden] in the original batch order. *out
+ * receives the output PackedSequence (its data [sum(lengths), num_directions
+ * * hidden], the input's batch_sizes and indices), *out_h_n and (LSTM, when
+ * out_c_n is not NULL) *out_c_n the state after each sequence's last step, in
+ * the original batch order; for RNN and GRU *out_c_n is set to NULL.
+ * Module hooks are not called (glia_module_forward's convention has no
+ * packed input). Errors: GLIA_ERR_INVALID_ARGUMENT (another module, only one
+ * of h_0 and c_0), GLIA_ERR_SHAPE with torch's text ("input must have 2
+ * dimensions, got 3", "Expected hidden size (1, 3, 4), got [1, 2, 4]").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *module, const glia_packed_sequence *input,
+                                                              const glia_tensor *h_0, const glia_tensor *c_0,
+                                                              glia_packed_sequence *out, glia_tensor **out_h_n,
+                                                              glia_tensor **out_c_n);
+
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /* (layers helper B) */
 

@@ -240,6 +240,114 @@ ferror("gru_batched_2d_state", "GRU", cell(3, 4), [(5, 2, 3), (1, 4)])
 ferror("rnn_hidden_size", "RNN", cell(3, 4), [(5, 2, 3), (2, 2, 4)])
 ferror("gru_batch_first_hidden", "GRU", cell(3, 4, batch_first=True), [(2, 5, 3), (1, 5, 4)])
 
+# Packed sequences (torch.nn.utils.rnn) through the layers.
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence  # noqa: E402
+
+packed = []
+
+
+def packed_case(name, module, args, steps, lengths, enforce_sorted=True, state=False, dtype=torch.float64,
+                train=False, tol=None):
+    name = name + ("" if dtype == torch.float64 else "_f32")
+    g = torch.Generator().manual_seed(zlib.crc32(name.encode()))
+    torch.manual_seed(zlib.crc32(name.encode()))
+    m = make(module, args).to(dtype)
+    m.train(train)
+    bf = args.get("batch_first", False)
+    shape = (len(lengths), steps, args["input_size"]) if bf else (steps, len(lengths), args["input_size"])
+    x = torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True)
+    dirs = 2 if args.get("bidirectional") else 1
+    layers = args.get("num_layers", 1)
+    real = args.get("proj_size", 0) or args["hidden_size"]
+    xs = [x]
+    hx = None
+    if state:
+        h0 = torch.randn(layers * dirs, len(lengths), real, generator=g, dtype=torch.float64).to(dtype)
+        xs.append(h0.requires_grad_(True))
+        if module == "LSTM":
+            c0 = torch.randn(layers * dirs, len(lengths), args["hidden_size"], generator=g,
+                             dtype=torch.float64).to(dtype)
+            xs.append(c0.requires_grad_(True))
+            hx = (h0, c0)
+        else:
+            hx = h0
+    params0 = [{"name": n, "value": enc(p)} for n, p in m.named_parameters()]
+    p = pack_padded_sequence(x, lengths, batch_first=bf, enforce_sorted=enforce_sorted)
+    out, hidden = m(p) if hx is None else m(p, hx)
+    padded, out_lengths = pad_packed_sequence(out, batch_first=bf)
+    outs = [padded] + (list(hidden) if module == "LSTM" else [hidden])
+    ws = [torch.randn(*o.shape, generator=g, dtype=torch.float64).to(dtype) for o in outs]
+    loss = sum((o * w).sum() for o, w in zip(outs, ws))
+    gs = torch.autograd.grad(loss, xs + list(m.parameters()))
+    grads = {f"input{i}": enc(gr) for i, gr in enumerate(gs[:len(xs)])}
+    for (n, _), gr in zip(m.named_parameters(), gs[len(xs):]):
+        grads[n] = enc(gr)
+    if tol is None:
+        tol = 1e-10 if dtype == torch.float64 else 5e-5
+    packed.append({
+        "name": name, "module": module, "args": args, "dtype": str(dtype).replace("torch.", ""), "train": train,
+        "params": params0, "inputs": [enc(t) for t in xs], "lengths": lengths, "enforce_sorted": enforce_sorted,
+        "packed": [enc(p.data), enc(p.batch_sizes), enc(p.sorted_indices), enc(p.unsorted_indices)],
+        "out_data": enc(out.data), "outs": [enc(o) for o in outs], "out_lengths": enc(out_lengths),
+        "w": [enc(w) for w in ws], "grads": grads, "tol": tol,
+    })
+
+
+packed_case("packed_lstm", "LSTM", cell(3, 4), 5, [5, 3, 2])
+packed_case("packed_lstm", "LSTM", cell(3, 4), 5, [5, 3, 2], dtype=torch.float32)
+packed_case("packed_lstm_unsorted_state", "LSTM", cell(3, 4, num_layers=2), 4, [2, 4, 1, 4], enforce_sorted=False,
+            state=True)
+packed_case("packed_lstm_proj_bidir_batch_first", "LSTM",
+            cell(3, 5, num_layers=2, bidirectional=True, proj_size=2, batch_first=True), 5, [3, 5, 1],
+            enforce_sorted=False, state=True)
+packed_case("packed_gru_bidir", "GRU", cell(2, 3, bidirectional=True), 4, [4, 4, 2, 1])
+packed_case("packed_rnn_relu_unsorted", "RNN", cell(3, 4, nonlinearity="relu", num_layers=2), 3, [1, 3, 2],
+            enforce_sorted=False, state=True)
+packed_case("packed_gru_unsorted_bidir_batch_first", "GRU", cell(3, 4, bidirectional=True, batch_first=True), 4,
+            [2, 4, 4, 3], enforce_sorted=False, state=True)
+
+# pad_sequence and pad_packed_sequence(total_length) on their own.
+utils = []
+ug = torch.Generator().manual_seed(99)
+seqs = [torch.randn(n, 2, generator=ug, dtype=torch.float64) for n in (2, 4, 1)]
+for bf in (False, True):
+    utils.append({"name": "pad_sequence_bf%d" % bf, "fn": "pad_sequence", "sequences": [enc(q) for q in seqs],
+                  "batch_first": bf, "padding_value": -1.5,
+                  "out": enc(pad_sequence(seqs, batch_first=bf, padding_value=-1.5))})
+ps = pack_padded_sequence(pad_sequence(seqs), [2, 4, 1], enforce_sorted=False)
+for bf in (False, True):
+    padded, lens = pad_packed_sequence(ps, batch_first=bf, padding_value=7.0, total_length=6)
+    utils.append({"name": "pad_packed_total_bf%d" % bf, "fn": "pad_packed_sequence", "sequences": [enc(q) for q in seqs],
+                  "batch_first": bf, "padding_value": 7.0, "total_length": 6, "out": enc(padded),
+                  "lengths": enc(lens)})
+
+utils_errors = []
+
+
+def uerror(name, f, **case):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        utils_errors.append(dict({"name": name, "message": str(e)}, **case))
+        return
+    raise AssertionError(name + " did not fail")
+
+
+ux = torch.zeros(5, 3, 2)
+uerror("pack_unsorted", lambda: pack_padded_sequence(ux, [5, 3, 4]), fn="pack_padded_sequence", input=enc(ux),
+       lengths=[5, 3, 4], enforce_sorted=True)
+uerror("pack_lengths_count", lambda: pack_padded_sequence(ux, [5, 3]), fn="pack_padded_sequence", input=enc(ux),
+       lengths=[5, 3], enforce_sorted=True)
+uerror("pack_zero_length", lambda: pack_padded_sequence(ux, [5, 3, 0]), fn="pack_padded_sequence", input=enc(ux),
+       lengths=[5, 3, 0], enforce_sorted=True)
+uerror("pack_negative_unsorted", lambda: pack_padded_sequence(ux, [5, -1, 3], enforce_sorted=False),
+       fn="pack_padded_sequence", input=enc(ux), lengths=[5, -1, 3], enforce_sorted=False)
+uerror("pack_empty", lambda: pack_padded_sequence(torch.zeros(0, 3, 2), [1, 1, 1]), fn="pack_padded_sequence",
+       input=enc(torch.zeros(0, 3, 2)), lengths=[1, 1, 1], enforce_sorted=True)
+uerror("pad_packed_total_length", lambda: pad_packed_sequence(ps, total_length=3), fn="pad_packed_sequence",
+       sequences=[enc(q) for q in seqs], total_length=3)
+uerror("pad_sequence_empty", lambda: pad_sequence([]), fn="pad_sequence", sequences=[])
+
 # A torch checkpoint: LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2).state_dict().
 torch.manual_seed(2024)
 ck_args = cell(3, 5, num_layers=2, bidirectional=True, proj_size=2)
@@ -258,6 +366,8 @@ def dump_lines(items):
 
 with open(os.path.join(OUT, "rnn.json"), "w") as f:
     f.write('{"cases": ' + dump_lines(cases) + ',\n"errors": ' + dump_lines(errors) + ',\n"forward_errors": ' +
-            dump_lines(forward_errors) + ',\n"checkpoint": ' + json.dumps(checkpoint, separators=(",", ":")) +
+            dump_lines(forward_errors) + ',\n"packed": ' + dump_lines(packed) + ',\n"utils": ' + dump_lines(utils) +
+            ',\n"utils_errors": ' + dump_lines(utils_errors) + ',\n"checkpoint": ' + json.dumps(checkpoint, separators=(",", ":")) +
             "}\n")
-print("rnn.json", len(cases), "cases,", len(errors), "errors,", len(forward_errors), "forward errors")
+print("rnn.json", len(cases), "cases,", len(errors), "errors,", len(forward_errors), "forward errors,", len(packed),
+      "packed,", len(utils), "utils,", len(utils_errors), "utils errors")

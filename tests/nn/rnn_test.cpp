@@ -398,3 +398,180 @@ TEST(Rnn, LstmLearnsASequenceTaskWithAdam) {
   EXPECT_GT(first, 0.2);
   EXPECT_LT(last, 0.1 * first) << "first " << first << " last " << last;
 }
+
+namespace {
+
+// Owns a glia_packed_sequence's four references.
+struct Packed {
+  glia_packed_sequence s{};
+  ~Packed() { glia_error_free(glia_packed_sequence_release(&s)); }
+};
+
+void expect_optional(glia_tensor* got, const json& want, const std::string& what) {
+  if (want.is_null()) {
+    EXPECT_EQ(got, nullptr) << what;
+  } else {
+    ASSERT_NE(got, nullptr) << what;
+    expect_tensor(got, want, 0, what);
+  }
+}
+
+void run_packed_case(const json& c) {
+  const std::string name = c["name"];
+  SCOPED_TRACE(name);
+  Handles h;
+  Built b;
+  build_case(h, c, b);
+  const bool bf = arg<bool>(c["args"], "batch_first", false);
+  std::vector<int64_t> lengths = c["lengths"].get<std::vector<int64_t>>();
+  Packed in, out;
+  GLIA_OK_(glia_nn_utils_rnn_pack_padded_sequence(b.xs[0], lengths.data(), static_cast<int64_t>(lengths.size()),
+                                                  bf ? 1 : 0, c["enforce_sorted"].get<bool>() ? 1 : 0, &in.s));
+  const double tol = c["tol"];
+  expect_tensor(in.s.data, c["packed"][0], tol, "packed data");
+  expect_optional(in.s.batch_sizes, c["packed"][1], "batch_sizes");
+  expect_optional(in.s.sorted_indices, c["packed"][2], "sorted_indices");
+  expect_optional(in.s.unsorted_indices, c["packed"][3], "unsorted_indices");
+
+  glia_tensor *h_n = nullptr, *c_n = nullptr;
+  GLIA_OK_(glia_nn_rnn_forward_packed(b.m, &in.s, b.xs.size() > 1 ? b.xs[1] : nullptr,
+                                      b.xs.size() > 2 ? b.xs[2] : nullptr, &out.s, &h_n, &c_n));
+  h.add(h_n);
+  h.add(c_n);
+  expect_tensor(out.s.data, c["out_data"], tol, "output data");
+  expect_optional(out.s.batch_sizes, c["packed"][1], "output batch_sizes");
+  glia_tensor *padded = nullptr, *lens = nullptr;
+  GLIA_OK_(glia_nn_utils_rnn_pad_packed_sequence(&out.s, bf ? 1 : 0, 0.0, nullptr, &padded, &lens));
+  h.add(padded);
+  h.add(lens);
+  expect_tensor(lens, c["out_lengths"], 0, "lengths");
+  std::vector<glia_tensor*> outs{padded, h_n};
+  if (c_n) outs.push_back(c_n);
+  ASSERT_EQ(outs.size(), c["outs"].size());
+  std::vector<glia_tensor*> ws;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    expect_tensor(outs[k], c["outs"][k], tol, "out" + std::to_string(k));
+    ws.push_back(tensor_from_json(h, c["w"][k]));
+  }
+  GLIA_OK_(glia_autograd_backward(outs.data(), static_cast<int64_t>(outs.size()), ws.data(), 0, 0));
+  for (size_t i = 0; i < b.xs.size(); ++i)
+    expect_tensor(grad_of(h, b.xs[i]), c["grads"]["input" + std::to_string(i)], tol, "grad input" + std::to_string(i));
+  for (const json& p : c["params"])
+    expect_tensor(grad_of(h, parameter(h, b.m, p["name"])), c["grads"][p["name"].get<std::string>()], tol,
+                  "grad " + p["name"].get<std::string>());
+}
+
+std::vector<glia_tensor*> sequences_of(Handles& h, const json& u) {
+  std::vector<glia_tensor*> seqs;
+  for (const json& q : u["sequences"]) seqs.push_back(tensor_from_json(h, q));
+  return seqs;
+}
+
+}  // namespace
+
+TEST(RnnGolden, PackedSequencesThroughTheLayers) {
+  ASSERT_GE(fixture()["packed"].size(), 7u);
+  for (const json& c : fixture()["packed"]) run_packed_case(c);
+}
+
+TEST(RnnGolden, PadSequenceAndPadPackedSequence) {
+  ASSERT_GE(fixture()["utils"].size(), 4u);
+  for (const json& u : fixture()["utils"]) {
+    SCOPED_TRACE(u["name"].get<std::string>());
+    Handles h;
+    std::vector<glia_tensor*> seqs = sequences_of(h, u);
+    const int32_t bf = u["batch_first"].get<bool>() ? 1 : 0;
+    const double pad = u["padding_value"];
+    glia_tensor* out = nullptr;
+    if (u["fn"] == "pad_sequence") {
+      GLIA_OK_(glia_nn_utils_rnn_pad_sequence(seqs.data(), static_cast<int64_t>(seqs.size()), bf, pad, &out));
+      h.add(out);
+      expect_tensor(out, u["out"], 0, "pad_sequence");
+      continue;
+    }
+    // pack_padded_sequence(pad_sequence(seqs), lengths, enforce_sorted=False), then pad to total_length.
+    glia_tensor* padded = nullptr;
+    GLIA_OK_(glia_nn_utils_rnn_pad_sequence(seqs.data(), static_cast<int64_t>(seqs.size()), 0, 0.0, &padded));
+    h.add(padded);
+    std::vector<int64_t> lengths;
+    for (glia_tensor* q : seqs) lengths.push_back(shape(q)[0]);
+    Packed p;
+    GLIA_OK_(glia_nn_utils_rnn_pack_padded_sequence(padded, lengths.data(), static_cast<int64_t>(lengths.size()), 0, 0,
+                                                    &p.s));
+    const int64_t total = u["total_length"];
+    glia_tensor* lens = nullptr;
+    GLIA_OK_(glia_nn_utils_rnn_pad_packed_sequence(&p.s, bf, pad, &total, &out, &lens));
+    h.add(out);
+    h.add(lens);
+    expect_tensor(out, u["out"], 0, "pad_packed_sequence");
+    expect_tensor(lens, u["lengths"], 0, "lengths");
+  }
+}
+
+TEST(RnnGolden, PackedSequenceErrors) {
+  ASSERT_GE(fixture()["utils_errors"].size(), 7u);
+  for (const json& e : fixture()["utils_errors"]) {
+    SCOPED_TRACE(e["name"].get<std::string>());
+    Handles h;
+    enum glia_error_code code = GLIA_OK;
+    std::string msg;
+    if (e["fn"] == "pack_padded_sequence") {
+      std::vector<int64_t> lengths = e["lengths"].get<std::vector<int64_t>>();
+      Packed p;
+      msg = error_text(glia_nn_utils_rnn_pack_padded_sequence(tensor_from_json(h, e["input"]), lengths.data(),
+                                                              static_cast<int64_t>(lengths.size()), 0,
+                                                              e["enforce_sorted"].get<bool>() ? 1 : 0, &p.s),
+                       &code);
+      EXPECT_EQ(p.s.data, nullptr);
+    } else if (e["fn"] == "pad_sequence") {
+      glia_tensor* out = nullptr;
+      msg = error_text(glia_nn_utils_rnn_pad_sequence(nullptr, 0, 0, 0.0, &out), &code);
+      EXPECT_EQ(out, nullptr);
+    } else {
+      std::vector<glia_tensor*> seqs = sequences_of(h, e);
+      glia_tensor* padded = nullptr;
+      GLIA_OK_(glia_nn_utils_rnn_pad_sequence(seqs.data(), static_cast<int64_t>(seqs.size()), 0, 0.0, &padded));
+      h.add(padded);
+      std::vector<int64_t> lengths;
+      for (glia_tensor* q : seqs) lengths.push_back(shape(q)[0]);
+      Packed p;
+      GLIA_OK_(glia_nn_utils_rnn_pack_padded_sequence(padded, lengths.data(), static_cast<int64_t>(lengths.size()), 0,
+                                                      0, &p.s));
+      const int64_t total = e["total_length"];
+      glia_tensor* out = nullptr;
+      msg = error_text(glia_nn_utils_rnn_pad_packed_sequence(&p.s, 0, 0.0, &total, &out, nullptr), &code);
+      EXPECT_EQ(out, nullptr);
+    }
+    EXPECT_EQ(code, GLIA_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(msg.find(e["message"].get<std::string>()), std::string::npos) << msg;
+  }
+}
+
+TEST(Rnn, PackedForwardRefusesOtherModulesAndShapes) {
+  Handles h;
+  ModuleHandle lin, lstm;
+  GLIA_OK_(glia_nn_linear(2, 3, 1, nullptr, lin.out()));
+  GLIA_OK_(glia_nn_lstm(2, 3, nullptr, nullptr, lstm.out()));
+  glia_tensor* x = make(h, std::vector<double>(12, 0.25), {3, 2, 2}, GLIA_FLOAT32);
+  int64_t lengths[] = {3, 2};
+  Packed in, out;
+  GLIA_OK_(glia_nn_utils_rnn_pack_padded_sequence(x, lengths, 2, 0, 1, &in.s));
+  glia_tensor* h_n = nullptr;
+  enum glia_error_code code = GLIA_OK;
+  EXPECT_EQ(error_text(glia_nn_rnn_forward_packed(lin, &in.s, nullptr, nullptr, &out.s, &h_n, nullptr), &code),
+            "glia_nn_rnn_forward_packed: argument 'module' is a Linear, expected an RNN, LSTM or GRU");
+  EXPECT_EQ(code, GLIA_ERR_INVALID_ARGUMENT);
+  glia_tensor* h0 = make(h, std::vector<double>(9, 0.0), {1, 3, 3}, GLIA_FLOAT32);
+  EXPECT_EQ(error_text(glia_nn_rnn_forward_packed(lstm, &in.s, h0, h0, &out.s, &h_n, nullptr), &code),
+            "Expected hidden[0] size (1, 2, 3), got [1, 3, 3]");
+  EXPECT_EQ(code, GLIA_ERR_SHAPE);
+  EXPECT_NE(error_text(glia_nn_rnn_forward_packed(lstm, &in.s, h0, nullptr, &out.s, &h_n, nullptr), &code)
+                .find("h_0 and c_0 must both be given"),
+            std::string::npos);
+  EXPECT_EQ(out.s.data, nullptr);
+  EXPECT_EQ(h_n, nullptr);
+  // A length above the input's steps (torch 1.13 reads past the input).
+  int64_t too_long[] = {4, 2};
+  EXPECT_EQ(error_text(glia_nn_utils_rnn_pack_padded_sequence(x, too_long, 2, 0, 1, &out.s), &code),
+            "pack_padded_sequence: the longest length 4 exceeds the input's 3 steps");
+}

@@ -2,6 +2,7 @@
 // ATen's RNN.cpp of torch 1.13): the same gates, the same checks and texts.
 #include "nn/modules/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -250,6 +251,38 @@ Rnn::Weights Rnn::weights(int64_t layer, int64_t direction) const {
   return w;
 }
 
+void Rnn::step(const Weights& w, const Tensor& gi, Tensor& h, Tensor& c) const {
+  Tensor gh = linear(h, w.w_hh, w.b_hh);
+  switch (mode) {
+    case RnnMode::Lstm:
+      lstm_step(gi, gh, c, w.w_hr, hidden_size, h, c);
+      break;
+    case RnnMode::Gru:
+      h = gru_step(gi, gh, h, hidden_size);
+      break;
+    default:
+      h = rnn_step(gi, gh, mode == RnnMode::RnnRelu);
+  }
+}
+
+// torch's check_forward_args (check_input, check_hidden_size).
+void Rnn::check_forward_args(const Tensor& input, int64_t input_dim, const Tensor& hx, const Tensor& cx,
+                             int64_t batch) const {
+  const bool lstm = mode == RnnMode::Lstm;
+  const int64_t dirs = options.bidirectional ? 2 : 1;
+  GLIA_CHECK(input.dim() == input_dim, Shape, "input must have ", input_dim, " dimensions, got ", input.dim());
+  GLIA_CHECK(input.size(-1) == input_size, Shape, "input.size(-1) must be equal to input_size. Expected ", input_size,
+             ", got ", input.size(-1));
+  const Dims expected_h{options.num_layers * dirs, batch, options.proj_size > 0 ? options.proj_size : hidden_size};
+  GLIA_CHECK(hx.shape() == expected_h, Shape, lstm ? "Expected hidden[0] size " : "Expected hidden size ",
+             py_tuple(expected_h), ", got ", py_list(hx.shape()));
+  if (lstm) {
+    const Dims expected_c{options.num_layers * dirs, batch, hidden_size};
+    GLIA_CHECK(cx.shape() == expected_c, Shape, "Expected hidden[1] size ", py_tuple(expected_c), ", got ",
+               py_list(cx.shape()));
+  }
+}
+
 TensorList Rnn::forward(const TensorList& inputs) {
   const bool lstm = mode == RnnMode::Lstm;
   check_recurrent_inputs(type_name(), inputs, lstm);
@@ -281,18 +314,7 @@ TensorList Rnn::forward(const TensorList& inputs) {
     hx = zeros(Dims{options.num_layers * dirs, batch, real_hidden}, input.dtype(), input.device());
     if (lstm) cx = zeros(Dims{options.num_layers * dirs, batch, hidden_size}, input.dtype(), input.device());
   }
-  // torch's check_forward_args.
-  GLIA_CHECK(input.dim() == 3, Shape, "input must have 3 dimensions, got ", input.dim());
-  GLIA_CHECK(input.size(-1) == input_size, Shape, "input.size(-1) must be equal to input_size. Expected ", input_size,
-             ", got ", input.size(-1));
-  const Dims expected_h{options.num_layers * dirs, batch, real_hidden};
-  GLIA_CHECK(hx.shape() == expected_h, Shape, lstm ? "Expected hidden[0] size " : "Expected hidden size ",
-             py_tuple(expected_h), ", got ", py_list(hx.shape()));
-  if (lstm) {
-    const Dims expected_c{options.num_layers * dirs, batch, hidden_size};
-    GLIA_CHECK(cx.shape() == expected_c, Shape, "Expected hidden[1] size ", py_tuple(expected_c), ", got ",
-               py_list(cx.shape()));
-  }
+  check_forward_args(input, 3, hx, cx, batch);
 
   Tensor x = options.batch_first ? transpose(input, 0, 1) : input;  // [T, B, features]
   const int64_t steps = x.size(0);
@@ -308,18 +330,7 @@ TensorList Rnn::forward(const TensorList& inputs) {
       Tensor xw = linear(x, w.w_ih, w.b_ih);
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t t = d == 0 ? s : steps - 1 - s;
-        Tensor gi = select(xw, 0, t);
-        Tensor gh = linear(h, w.w_hh, w.b_hh);
-        switch (mode) {
-          case RnnMode::Lstm:
-            lstm_step(gi, gh, c, w.w_hr, hidden_size, h, c);
-            break;
-          case RnnMode::Gru:
-            h = gru_step(gi, gh, h, hidden_size);
-            break;
-          default:
-            h = rnn_step(gi, gh, mode == RnnMode::RnnRelu);
-        }
+        step(w, select(xw, 0, t), h, c);
         outs[static_cast<size_t>(t)] = h;
       }
       dir_out.push_back(stack(outs, 0));
@@ -337,6 +348,98 @@ TensorList Rnn::forward(const TensorList& inputs) {
     for (size_t i = 1; i < out.size(); ++i) out[i] = select(out[i], 1, 0);
   }
   return out;
+}
+
+// ATen's PackedLayer and ReversedPackedLayer: step t runs the first
+// batch_sizes[t] rows; a sequence's final state is its state after its last step.
+Rnn::PackedResult Rnn::forward_packed(const PackedSequence& input, Tensor hx, Tensor cx) {
+  const bool lstm = mode == RnnMode::Lstm;
+  GLIA_CHECK(input.data.defined(), InvalidArgument, type_name(), ".forward: the PackedSequence's data is None");
+  GLIA_CHECK(lstm || !cx.defined(), InvalidArgument, type_name(), ".forward: c_0 is only for LSTM");
+  GLIA_CHECK(!lstm || hx.defined() == cx.defined(), InvalidArgument, type_name(),
+             ".forward: h_0 and c_0 must both be given or both be None (torch's hx=(h_0, c_0))");
+  const std::vector<int64_t> bs = batch_sizes_of(input.batch_sizes);
+  const int64_t steps = static_cast<int64_t>(bs.size()), batch = bs[0];
+  const int64_t dirs = options.bidirectional ? 2 : 1;
+  const int64_t real_hidden = options.proj_size > 0 ? options.proj_size : hidden_size;
+  const Tensor& data = input.data;
+  if (!hx.defined()) {
+    hx = zeros(Dims{options.num_layers * dirs, batch, real_hidden}, data.dtype(), data.device());
+    if (lstm) cx = zeros(Dims{options.num_layers * dirs, batch, hidden_size}, data.dtype(), data.device());
+  } else if (input.sorted_indices.defined()) {
+    hx = index_select(hx, 1, input.sorted_indices);
+    if (lstm) cx = index_select(cx, 1, input.sorted_indices);
+  }
+  check_forward_args(data, 2, hx, cx, batch);
+  std::vector<int64_t> offset(bs.size(), 0);
+  for (size_t t = 1; t < bs.size(); ++t) offset[t] = offset[t - 1] + bs[t - 1];
+
+  auto rows = [](const Tensor& t, int64_t start, int64_t n) { return t.defined() ? narrow(t, 0, start, n) : t; };
+  auto join = [](const std::vector<Tensor>& ts) { return ts.size() == 1 ? ts[0] : cat(ts, 0); };
+  Tensor x = data;
+  std::vector<Tensor> h_n, c_n, outs(static_cast<size_t>(steps)), dir_out;
+  for (int64_t layer = 0; layer < options.num_layers; ++layer) {
+    dir_out.clear();
+    for (int64_t d = 0; d < dirs; ++d) {
+      const Weights w = weights(layer, d);
+      const Tensor h0 = select(hx, 0, layer * dirs + d);
+      const Tensor c0 = lstm ? select(cx, 0, layer * dirs + d) : Tensor();
+      Tensor xw = linear(x, w.w_ih, w.b_ih);
+      Tensor h = h0, c = c0;
+      if (d == 0) {
+        // Rows leave the batch as their sequences end: keep their final state.
+        std::vector<Tensor> done_h, done_c;
+        int64_t last = batch;
+        for (int64_t t = 0; t < steps; ++t) {
+          const int64_t n = bs[t];
+          if (n < last) {
+            done_h.push_back(rows(h, n, last - n));
+            done_c.push_back(rows(c, n, last - n));
+            h = rows(h, 0, n);
+            c = rows(c, 0, n);
+            last = n;
+          }
+          step(w, narrow(xw, 0, offset[t], n), h, c);
+          outs[t] = h;
+        }
+        done_h.push_back(h);
+        done_c.push_back(c);
+        std::reverse(done_h.begin(), done_h.end());
+        std::reverse(done_c.begin(), done_c.end());
+        h_n.push_back(join(done_h));
+        if (lstm) c_n.push_back(join(done_c));
+      } else {
+        // Backwards in time rows join the batch, starting from their initial state.
+        int64_t last = bs[steps - 1];
+        h = rows(h0, 0, last);
+        c = rows(c0, 0, last);
+        for (int64_t t = steps - 1; t >= 0; --t) {
+          const int64_t n = bs[t];
+          if (n > last) {
+            h = cat({h, rows(h0, last, n - last)}, 0);
+            if (lstm) c = cat({c, rows(c0, last, n - last)}, 0);
+            last = n;
+          }
+          step(w, narrow(xw, 0, offset[t], n), h, c);
+          outs[t] = h;
+        }
+        h_n.push_back(h);
+        if (lstm) c_n.push_back(c);
+      }
+      dir_out.push_back(join(outs));
+    }
+    x = dirs == 2 ? cat(dir_out, 1) : dir_out[0];
+    if (layer + 1 < options.num_layers && options.dropout > 0 && is_training()) x = dropout(x, options.dropout, true);
+  }
+  PackedResult r;
+  r.output = PackedSequence{x, input.batch_sizes, input.sorted_indices, input.unsorted_indices};
+  r.h_n = stack(h_n, 0);
+  if (lstm) r.c_n = stack(c_n, 0);
+  if (input.unsorted_indices.defined()) {
+    r.h_n = index_select(r.h_n, 1, input.unsorted_indices);
+    if (lstm) r.c_n = index_select(r.c_n, 1, input.unsorted_indices);
+  }
+  return r;
 }
 
 std::string Rnn::extra_repr() const {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "nn/module.h"
+#include "nn/rnn_utils.h"
 
 namespace glia::nn {
 
@@ -56,6 +57,14 @@ class Rnn : public Module {
   TensorList forward(const TensorList& inputs) override;
   std::string extra_repr() const override;
   void reset_parameters() override;
+  // torch's forward on a PackedSequence: the output PackedSequence (input's
+  // batch_sizes and indices), h_n and (LSTM) c_n in the original batch order.
+  // hx (and cx) are in the original batch order too; undefined is zeros.
+  struct PackedResult {
+    PackedSequence output;
+    Tensor h_n, c_n;
+  };
+  PackedResult forward_packed(const PackedSequence& input, Tensor hx, Tensor cx);
   RnnMode mode;
   int64_t input_size, hidden_size;
   RnnOptions options;
@@ -66,6 +75,11 @@ class Rnn : public Module {
     Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
   };
   Weights weights(int64_t layer, int64_t direction) const;
+  // One time step of one layer and direction: gi = x W_ih^T + b_ih of this step's rows.
+  void step(const Weights& w, const Tensor& gi, Tensor& h, Tensor& c) const;
+  // torch's check_input and check_hidden_size for `batch` sequences (input_dim 3, or 2 when packed).
+  void check_forward_args(const Tensor& input, int64_t input_dim, const Tensor& hx, const Tensor& cx,
+                          int64_t batch) const;
 };
 
 }  // namespace glia::nn
