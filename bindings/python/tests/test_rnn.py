@@ -165,3 +165,85 @@ def test_char_lstm_language_model_learns():
         losses.append(loss.item())
     assert losses[0] > math.log(len(chars)) * 0.8
     assert losses[-1] < 0.3 * losses[0], losses
+
+
+# ---- torch.nn.utils.rnn ----------------------------------------------------------------------------------
+from glia.nn.utils import rnn as rnn_utils  # noqa: E402
+
+
+def _maybe(enc):
+    return None if enc is None else T(enc) if enc["dtype"] in _NP else glia.from_numpy(
+        np.array(enc["values"], dtype=np.int64).reshape(enc["shape"]))
+
+
+def same_ints(t, enc, where):
+    if enc is None:
+        assert t is None, where
+    else:
+        assert t.tolist() == np.array(enc["values"]).reshape(enc["shape"]).tolist(), where
+
+
+@pytest.mark.parametrize("c", FIX["packed"], ids=[c["name"] for c in FIX["packed"]])
+def test_packed_golden(c):
+    m = build(c)
+    m.load_state_dict({p["name"]: T(p["value"]) for p in c["params"]})
+    m.train(c["train"])
+    xs = [T(x).requires_grad_() for x in c["inputs"]]
+    bf = c["args"].get("batch_first", False)
+    packed = rnn_utils.pack_padded_sequence(xs[0], glia.from_numpy(np.array(c["lengths"], dtype=np.int64)),
+                                            batch_first=bf, enforce_sorted=c["enforce_sorted"])
+    assert isinstance(packed, rnn_utils.PackedSequence)
+    close(packed.data, c["packed"][0], c["tol"], "packed data")
+    for t, enc, name in zip(packed[1:], c["packed"][1:], ("batch_sizes", "sorted", "unsorted")):
+        same_ints(t, enc, name)
+    if len(xs) == 1:
+        out, hidden = m(packed)
+    else:
+        out, hidden = m(packed, (xs[1], xs[2]) if c["module"] == "LSTM" else xs[1])
+    assert isinstance(out, rnn_utils.PackedSequence)
+    close(out.data, c["out_data"], c["tol"], "output data")
+    padded, lengths = rnn_utils.pad_packed_sequence(out, batch_first=bf)
+    same_ints(lengths, c["out_lengths"], "lengths")
+    outs = [padded] + (list(hidden) if c["module"] == "LSTM" else [hidden])
+    loss = None
+    for k, (o, want, w) in enumerate(zip(outs, c["outs"], c["w"])):
+        close(o, want, c["tol"], "out%d" % k)
+        term = (o * T(w)).sum()
+        loss = term if loss is None else loss + term
+    loss.backward()
+    for i, x in enumerate(xs):
+        close(x.grad, c["grads"]["input%d" % i], c["tol"], "grad input%d" % i)
+    for name, p in m.named_parameters():
+        close(p.grad, c["grads"][name], c["tol"], "grad " + name)
+
+
+@pytest.mark.parametrize("u", FIX["utils"], ids=[u["name"] for u in FIX["utils"]])
+def test_pad_utilities(u):
+    seqs = [T(q) for q in u["sequences"]]
+    if u["fn"] == "pad_sequence":
+        out = rnn_utils.pad_sequence(seqs, batch_first=u["batch_first"], padding_value=u["padding_value"])
+        close(out, u["out"], 0, "pad_sequence")
+        assert [t.tolist() for t in rnn_utils.unpad_sequence(out, [len(q) for q in seqs], u["batch_first"])] == \
+            [q.tolist() for q in seqs]
+        return
+    packed = rnn_utils.pack_sequence(seqs, enforce_sorted=False)
+    out, lengths = rnn_utils.pad_packed_sequence(packed, batch_first=u["batch_first"],
+                                                 padding_value=u["padding_value"], total_length=u["total_length"])
+    close(out, u["out"], 0, "pad_packed_sequence")
+    same_ints(lengths, u["lengths"], "lengths")
+    assert [t.tolist() for t in rnn_utils.unpack_sequence(packed)] == [q.tolist() for q in seqs]
+
+
+@pytest.mark.parametrize("e", FIX["utils_errors"], ids=[e["name"] for e in FIX["utils_errors"]])
+def test_pad_utility_errors(e):
+    if e["fn"] == "pack_padded_sequence":
+        exc, call = RuntimeError, lambda: rnn_utils.pack_padded_sequence(T(e["input"]), e["lengths"],
+                                                                         enforce_sorted=e["enforce_sorted"])
+    elif e["fn"] == "pad_sequence":
+        exc, call = RuntimeError, lambda: rnn_utils.pad_sequence([])
+    else:
+        packed = rnn_utils.pack_sequence([T(q) for q in e["sequences"]], enforce_sorted=False)
+        exc, call = ValueError, lambda: rnn_utils.pad_packed_sequence(packed, total_length=e["total_length"])
+    with pytest.raises(exc) as info:
+        call()
+    assert e["message"] in str(info.value)

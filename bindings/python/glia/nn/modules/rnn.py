@@ -10,8 +10,9 @@ import math
 import numbers
 
 from ... import _ffi
-from ..._ffi import C, byref
-from ..._tensor import Tensor
+from ..._ffi import C, byref, c_void_p, check
+from .. import _util
+from ..utils import rnn as _rnn_utils
 from .builtin import _Builtin, _factory
 from .module import Module
 
@@ -127,9 +128,8 @@ class RNNBase(_Builtin):
             init.uniform_(weight, -stdv, stdv)
 
     def __call__(self, input, hx=None):
-        if not isinstance(input, Tensor):
-            raise NotImplementedError("glia: %s takes a Tensor input (PackedSequence is not supported yet)"
-                                      % type(self).__name__)
+        if isinstance(input, _rnn_utils.PackedSequence):
+            return self._forward_packed(input, hx)
         if hx is None:
             outs = Module.__call__(self, input)
         elif self.mode == "LSTM":
@@ -139,6 +139,18 @@ class RNNBase(_Builtin):
         if self.mode == "LSTM":
             return outs[0], (outs[1], outs[2])
         return outs[0], outs[1]
+
+    def _forward_packed(self, input, hx):
+        """glia_nn_rnn_forward_packed (module hooks are not called on packed input)."""
+        h0, c0 = (hx if self.mode == "LSTM" else (hx, None)) if hx is not None else (None, None)
+        out = _ffi.glia_packed_sequence()
+        h_n, c_n = c_void_p(), c_void_p()
+        check(C.glia_nn_rnn_forward_packed(self._h, byref(input._c()), h0._h if h0 is not None else None,
+                                           c0._h if c0 is not None else None, byref(out), byref(h_n), byref(c_n)))
+        output = _rnn_utils.PackedSequence._adopt(out)
+        if self.mode == "LSTM":
+            return output, (_util.wrap(h_n), _util.wrap(c_n))
+        return output, _util.wrap(h_n)
 
 
 def _no_proj(kwargs):
