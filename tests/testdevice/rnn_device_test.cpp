@@ -201,3 +201,48 @@ TEST_F(RnnDevice, AdamTrainsTheDeviceLstmAsTheCpus) {
     for (size_t k = 0; k < ps[0].size(); ++k) EXPECT_EQ(floats(ps[0][k]), floats(ps[1][k])) << step << " " << k;
   }
 }
+
+// pack_padded_sequence (unsorted, so the indices live on the device), a bidirectional LSTM on the packed
+// sequence and pad_packed_sequence: the CPU's values and gradients.
+TEST_F(RnnDevice, PackedSequencesGiveTheCpusValues) {
+  auto packed_run = [&](glia_device dev) {
+    glia_manual_seed(15);
+    glia_nn_rnn_options o;
+    glia_nn_rnn_options_init(&o);
+    o.bidirectional = 1;
+    glia_module* m = nullptr;
+    EXPECT_OK_(glia_nn_lstm(3, 4, &o, nullptr, &m));
+    on(m, dev);
+    glia_tensor* x = ramp({4, 3, 3}, 0.6f, dev);
+    const int64_t lengths[] = {2, 4, 3};
+    glia_packed_sequence in{}, out{};
+    EXPECT_OK_(glia_nn_utils_rnn_pack_padded_sequence(x, lengths, 3, 0, 0, &in));
+    EXPECT_EQ(device_type(in.data), dev.type);
+    EXPECT_EQ(device_type(in.sorted_indices), dev.type);
+    EXPECT_EQ(device_type(in.batch_sizes), GLIA_CPU);
+    glia_tensor *h_n = nullptr, *c_n = nullptr, *padded = nullptr;
+    EXPECT_OK_(glia_nn_rnn_forward_packed(m, &in, nullptr, nullptr, &out, &h_n, &c_n));
+    EXPECT_OK_(glia_nn_utils_rnn_pad_packed_sequence(&out, 0, 0.0, nullptr, &padded, nullptr));
+    keep(h_n);
+    keep(c_n);
+    keep(padded);
+    std::vector<std::vector<float>> r{floats(padded), floats(h_n), floats(c_n)};
+    glia_tensor* ys[] = {padded, h_n, c_n};
+    glia_tensor* ws[] = {ramp({4, 3, 8}, 1.1f, dev, false), ramp({2, 3, 4}, 1.2f, dev, false),
+                         ramp({2, 3, 4}, 1.3f, dev, false)};
+    EXPECT_OK_(glia_autograd_backward(ys, 3, ws, 0, 0));
+    glia_tensor* g = nullptr;
+    EXPECT_OK_(glia_tensor_grad(x, &g));
+    r.push_back(floats(keep(g)));
+    for (glia_tensor* p : params(m)) {
+      EXPECT_OK_(glia_tensor_grad(p, &g));
+      r.push_back(floats(keep(g)));
+    }
+    EXPECT_OK_(glia_packed_sequence_release(&in));
+    EXPECT_OK_(glia_packed_sequence_release(&out));
+    return r;
+  };
+  std::vector<std::vector<float>> cpu = packed_run(kCpu);
+  ASSERT_EQ(cpu.size(), 4u + 8u);
+  EXPECT_EQ(cpu, packed_run(kDev0));
+}
