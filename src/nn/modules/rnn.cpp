@@ -222,15 +222,17 @@ Rnn::Rnn(RnnMode m, int64_t in, int64_t hidden, const RnnOptions& o, const Facto
     const int64_t layer_in = layer == 0 ? in : real_hidden * dirs;
     for (int64_t d = 0; d < dirs; ++d) {
       const std::string suffix = std::to_string(layer) + (d == 1 ? "_reverse" : "");
+      for (const char* kind : {"weight_ih_l", "weight_hh_l", "bias_ih_l", "bias_hh_l", "weight_hr_l"})
+        names_.push_back(kind + suffix);
+      const std::string* name = &names_[names_.size() - 5];
       check_param_shape(Dims{gates, layer_in});
-      register_parameter("weight_ih_l" + suffix, empty(Dims{gates, layer_in}, f.dtype, f.device));
-      register_parameter("weight_hh_l" + suffix, empty(Dims{gates, real_hidden}, f.dtype, f.device));
+      register_parameter(name[0], empty(Dims{gates, layer_in}, f.dtype, f.device));
+      register_parameter(name[1], empty(Dims{gates, real_hidden}, f.dtype, f.device));
       if (o.bias) {
-        register_parameter("bias_ih_l" + suffix, empty(Dims{gates}, f.dtype, f.device));
-        register_parameter("bias_hh_l" + suffix, empty(Dims{gates}, f.dtype, f.device));
+        register_parameter(name[2], empty(Dims{gates}, f.dtype, f.device));
+        register_parameter(name[3], empty(Dims{gates}, f.dtype, f.device));
       }
-      if (o.proj_size > 0)
-        register_parameter("weight_hr_l" + suffix, empty(Dims{o.proj_size, hidden}, f.dtype, f.device));
+      if (o.proj_size > 0) register_parameter(name[4], empty(Dims{o.proj_size, hidden}, f.dtype, f.device));
     }
   }
   maybe_reset(*this);
@@ -239,15 +241,15 @@ Rnn::Rnn(RnnMode m, int64_t in, int64_t hidden, const RnnOptions& o, const Facto
 void Rnn::reset_parameters() { reset_uniform(*this, hidden_size); }
 
 Rnn::Weights Rnn::weights(int64_t layer, int64_t direction) const {
-  const std::string suffix = std::to_string(layer) + (direction == 1 ? "_reverse" : "");
+  const std::string* name = &names_[static_cast<size_t>((layer * (options.bidirectional ? 2 : 1) + direction) * 5)];
   Weights w;
-  w.w_ih = param("weight_ih_l" + suffix);
-  w.w_hh = param("weight_hh_l" + suffix);
+  w.w_ih = param(name[0]);
+  w.w_hh = param(name[1]);
   if (options.bias) {
-    w.b_ih = param("bias_ih_l" + suffix);
-    w.b_hh = param("bias_hh_l" + suffix);
+    w.b_ih = param(name[2]);
+    w.b_hh = param(name[3]);
   }
-  if (options.proj_size > 0) w.w_hr = param("weight_hr_l" + suffix);
+  if (options.proj_size > 0) w.w_hr = param(name[4]);
   return w;
 }
 

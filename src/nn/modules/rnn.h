@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nn/module.h"
 #include "nn/rnn_utils.h"
@@ -75,6 +76,9 @@ class Rnn : public Module {
     Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
   };
   Weights weights(int64_t layer, int64_t direction) const;
+  // Per layer and direction the names weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k},
+  // weight_hr_l{k} (suffixed), made once so that forward builds no strings.
+  std::vector<std::string> names_;
   // One time step of one layer and direction: gi = x W_ih^T + b_ih of this step's rows.
   void step(const Weights& w, const Tensor& gi, Tensor& h, Tensor& c) const;
   // torch's check_input and check_hidden_size for `batch` sequences (input_dim 3, or 2 when packed).
