@@ -2303,6 +2303,193 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
                                                       double norm_type, const glia_factory_options *factory,
                                                       glia_module **out);
 
+/* ---- built-in modules: recurrent ------------------------------------------ */
+/* (recurrent helper: RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU) */
+
+/*
+ * The recurrent modules take torch's arguments and register torch's
+ * parameters in torch's order, all uniform in +-1/sqrt(hidden_size) (drawn
+ * from glia's generator in that order), so torch state dicts load into them.
+ * torch's forward takes (input, hx) where hx is a tensor, an (h, c) pair or
+ * None, and returns tuples; through glia_module_forward they are flattened in
+ * order, and a NULL (or absent) state is torch's None (zeros):
+ *
+ *   module              inputs                  outputs
+ *   RNNCell, GRUCell    input [, h]             h'
+ *   LSTMCell            input [, h, c]          h', c'
+ *   RNN, GRU            input [, h_0]           output, h_n
+ *   LSTM                input [, h_0, c_0]      output, h_n, c_n
+ *
+ * h_0 and c_0 are both given or both NULL. Cells take input [batch, input_size]
+ * or unbatched [input_size] (then h is [hidden_size]); layers take
+ * [seq, batch, input_size] ([batch, seq, input_size] with batch_first) or
+ * unbatched [seq, input_size], with states [num_layers * num_directions,
+ * batch, hidden] ([num_layers * num_directions, hidden] unbatched). Forward
+ * errors are GLIA_ERR_SHAPE with torch's text ("input.size(-1) must be equal
+ * to input_size. Expected 3, got 4", "Expected hidden size (1, 2, 4), got
+ * [2, 2, 4]", "hidden0 has inconsistent hidden_size: got 5, expected 4",
+ * "LSTMCell: Expected input to be 1-D or 2-D but received 3-D tensor");
+ * GLIA_ERR_INVALID_ARGUMENT for a wrong number of inputs or only one of h_0
+ * and c_0. The gates and the computation are torch's (LSTM: i, f, g, o;
+ * GRU: r, z, n with n = tanh(W_in x + b_in + r (W_hn h + b_hn))), made of
+ * differentiable ops, so they run on every device and train with every
+ * optimizer.
+ */
+
+/**
+ * torch.nn.RNNCell(input_size, hidden_size, bias, nonlinearity):
+ * h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (relu with nonlinearity
+ * "relu"). Parameters weight_ih [hidden, input], weight_hh [hidden, hidden],
+ * bias_ih and bias_hh [hidden] (reserved, None, when bias == 0).
+ * nonlinearity NULL is "tanh". Errors: GLIA_ERR_INVALID_ARGUMENT "Unknown
+ * nonlinearity: sigmoid" (torch raises it at the first call), negative sizes
+ * ("Trying to create tensor with negative dimension -4: [-4, 3]").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_cell(int64_t input_size, int64_t hidden_size, int32_t bias,
+                                                     const char *nonlinearity, const glia_factory_options *factory,
+                                                     glia_module **out);
+/**
+ * torch.nn.LSTMCell(input_size, hidden_size, bias): as glia_nn_rnn_cell with
+ * 4 * hidden_size gate rows (i, f, g, o); forward returns (h', c').
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lstm_cell(int64_t input_size, int64_t hidden_size, int32_t bias,
+                                                      const glia_factory_options *factory, glia_module **out);
+/** torch.nn.GRUCell(input_size, hidden_size, bias): 3 * hidden_size gate rows (r, z, n). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru_cell(int64_t input_size, int64_t hidden_size, int32_t bias,
+                                                     const glia_factory_options *factory, glia_module **out);
+
+/** Options of glia_nn_rnn / glia_nn_lstm / glia_nn_gru (torch's keywords). Initialise with the init function. */
+typedef struct glia_nn_rnn_options {
+  size_t struct_size;
+  int64_t num_layers;       /**< stacked layers (default 1) */
+  int32_t bias;             /**< bias_ih_l{k} and bias_hh_l{k} (default 1) */
+  int32_t batch_first;      /**< input and output [batch, seq, feature] (default 0; states are never batch first) */
+  double dropout;           /**< dropout on each layer's output but the last, in training (default 0) */
+  int32_t bidirectional;    /**< a reverse direction per layer, parameters suffixed "_reverse" (default 0) */
+  int64_t proj_size;        /**< LSTM only: h projected to proj_size by weight_hr_l{k} (default 0: none) */
+  const char *nonlinearity; /**< RNN only: "tanh" or "relu"; NULL is "tanh" (default NULL) */
+} glia_nn_rnn_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_nn_rnn_options_init(glia_nn_rnn_options *options);
+
+/**
+ * torch.nn.RNN(input_size, hidden_size, ...): per layer k and direction,
+ * weight_ih_l{k}[_reverse] [hidden, in_k] (in_0 = input_size, else
+ * num_directions * hidden), weight_hh_l{k} [hidden, hidden], bias_ih_l{k},
+ * bias_hh_l{k} [hidden] (absent without bias). options may be NULL (the
+ * defaults). The dropout mask comes from glia's generator (glia_manual_seed).
+ * Repr "RNN(3, 4, num_layers=2, bidirectional=True)". Errors
+ * (GLIA_ERR_INVALID_ARGUMENT, torch's text): "dropout should be a number in
+ * range [0, 1] representing the probability of an element being zeroed",
+ * "proj_size argument is only supported for LSTM, not RNN or GRU",
+ * "proj_size has to be smaller than hidden_size" (also for hidden_size <= 0,
+ * as torch), "Unknown nonlinearity 'sigmoid'", "nonlinearity is only
+ * supported for RNN, not LSTM or GRU", and "num_layers must be greater than
+ * zero" (torch 1.13 fails at the first call instead). dropout > 0 with one
+ * layer logs torch's warning (glia_set_log_callback).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn(int64_t input_size, int64_t hidden_size,
+                                                const glia_nn_rnn_options *options,
+                                                const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LSTM: as glia_nn_rnn with 4 * hidden_size gate rows; with
+ * proj_size > 0 each layer and direction also has weight_hr_l{k} [proj_size,
+ * hidden], h (and h_0, h_n, weight_hh's columns, the next layer's input) has
+ * proj_size features and c keeps hidden_size. Forward errors for the states:
+ * "Expected hidden[0] size ...", "Expected hidden[1] size ...", "For batched
+ * 3-D input, hx and cx should also be 3-D but got (2-D, 3-D) tensors".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lstm(int64_t input_size, int64_t hidden_size,
+                                                 const glia_nn_rnn_options *options,
+                                                 const glia_factory_options *factory, glia_module **out);
+/** torch.nn.GRU: as glia_nn_rnn with 3 * hidden_size gate rows (r, z, n). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidden_size,
+                                                const glia_nn_rnn_options *options,
+                                                const glia_factory_options *factory, glia_module **out);
+
+/* ---- torch.nn.utils.rnn: packed sequences -------------------------------- */
+
+/**
+ * torch.nn.utils.rnn.PackedSequence as its four tensors: data [sum(lengths),
+ * *] holds the rows of the sequences still running, step after step;
+ * batch_sizes (int64, 1-D, on the CPU) how many rows each step has;
+ * sorted_indices and unsorted_indices (int64) are NULL when the batch was
+ * given sorted by decreasing length. A function that fills one writes new
+ * references (free them with glia_packed_sequence_release).
+ */
+typedef struct glia_packed_sequence {
+  glia_tensor *data;
+  glia_tensor *batch_sizes;
+  glia_tensor *sorted_indices;
+  glia_tensor *unsorted_indices;
+} glia_packed_sequence;
+
+/** Releases the four handles (NULL entries are skipped) and sets them to NULL. Accepts NULL. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_packed_sequence_release(glia_packed_sequence *sequence);
+
+/**
+ * torch.nn.utils.rnn.pack_padded_sequence(input, lengths, batch_first,
+ * enforce_sorted): input [T, B, *] ([B, T, *] with batch_first), n_lengths ==
+ * B lengths in [1, T]. Without enforce_sorted the batch is sorted by
+ * decreasing length (stable, as torch.sort) and the indices are set.
+ * Differentiable with respect to input. Errors (GLIA_ERR_INVALID_ARGUMENT,
+ * torch's text): "Cannot pack empty tensors.", "Expected `len(lengths)` to be
+ * equal to batch_size, but got 2 (batch_size=3)", "Length of all samples has
+ * to be greater than 0, ...", "`lengths` array must be sorted in decreasing
+ * order when `enforce_sorted` is True. ...", and a length above T (which
+ * torch 1.13 does not check).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pack_padded_sequence(const glia_tensor *input,
+                                                                          const int64_t *lengths, int64_t n_lengths,
+                                                                          int32_t batch_first, int32_t enforce_sorted,
+                                                                          glia_packed_sequence *out);
+/**
+ * torch.nn.utils.rnn.pad_packed_sequence(sequence, batch_first,
+ * padding_value, total_length): *out the padded [T, B, *] ([B, T, *]) in the
+ * original batch order, *out_lengths (may be NULL) the int64 lengths on the
+ * CPU. total_length NULL is None; a smaller one than the longest sequence is
+ * GLIA_ERR_INVALID_ARGUMENT ("Expected total_length to be at least the length
+ * of the longest sequence in input, ...").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_packed_sequence(const glia_packed_sequence *sequence,
+                                                                         int32_t batch_first, double padding_value,
+                                                                         const int64_t *total_length,
+                                                                         glia_tensor **out, glia_tensor **out_lengths);
+/**
+ * torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value):
+ * n_sequences tensors [L_i, *] with equal trailing sizes into [max L, B, *]
+ * ([B, max L, *]). Errors: GLIA_ERR_INVALID_ARGUMENT "received an empty list
+ * of sequences", GLIA_ERR_SHAPE for different trailing sizes.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_sequence(glia_tensor *const *sequences, int64_t n_sequences,
+                                                                  int32_t batch_first, double padding_value,
+                                                                  glia_tensor **out);
+/**
+ * torch's RNN/LSTM/GRU forward on a PackedSequence: `module` made by
+ * glia_nn_rnn, glia_nn_lstm or glia_nn_gru; h_0 (and c_0 for an LSTM) NULL or
+ * [num_layers * num_directions, B, hidden] in the original batch order. *out
+ * receives the output PackedSequence (its data [sum(lengths), num_directions
+ * * hidden], the input's batch_sizes and indices), *out_h_n and (LSTM, when
+ * out_c_n is not NULL) *out_c_n the state after each sequence's last step, in
+ * the original batch order; for RNN and GRU *out_c_n is set to NULL.
+ * Module hooks are not called (glia_module_forward's convention has no
+ * packed input). Errors: GLIA_ERR_INVALID_ARGUMENT (another module, only one
+ * of h_0 and c_0), GLIA_ERR_SHAPE with torch's text ("input must have 2
+ * dimensions, got 3", "Expected hidden size (1, 3, 4), got [1, 2, 4]").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *module, const glia_packed_sequence *input,
+                                                              const glia_tensor *h_0, const glia_tensor *c_0,
+                                                              glia_packed_sequence *out, glia_tensor **out_h_n,
+                                                              glia_tensor **out_c_n);
+
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /* (layers helper B) */
 

@@ -1078,6 +1078,58 @@ inline Module Embedding(int64_t num_embeddings, int64_t embedding_dim) {
     return glia_nn_embedding(num_embeddings, embedding_dim, nullptr, nullptr, 2.0, nullptr, o);
   });
 }
+/** torch.nn.RNNCell; forward(input[, h]) returns h' (Note [Recurrent modules through glia_module_forward]). */
+inline Module RNNCell(int64_t input_size, int64_t hidden_size, bool bias = true, const char* nonlinearity = "tanh") {
+  return detail::make(
+      [&](glia_module** o) { return glia_nn_rnn_cell(input_size, hidden_size, bias, nonlinearity, nullptr, o); });
+}
+/** torch.nn.LSTMCell; forward(input[, h, c]) returns (h', c'). */
+inline Module LSTMCell(int64_t input_size, int64_t hidden_size, bool bias = true) {
+  return detail::make([&](glia_module** o) { return glia_nn_lstm_cell(input_size, hidden_size, bias, nullptr, o); });
+}
+/** torch.nn.GRUCell; forward(input[, h]) returns h'. */
+inline Module GRUCell(int64_t input_size, int64_t hidden_size, bool bias = true) {
+  return detail::make([&](glia_module** o) { return glia_nn_gru_cell(input_size, hidden_size, bias, nullptr, o); });
+}
+/** torch.nn.RNN/LSTM/GRU's keywords (glia_nn_rnn_options); nonlinearity is RNN's. */
+struct RNNOptions {
+  int64_t num_layers = 1;
+  bool bias = true;
+  bool batch_first = false;
+  double dropout = 0.0;
+  bool bidirectional = false;
+  int64_t proj_size = 0;
+  const char* nonlinearity = nullptr;
+};
+namespace detail {
+inline glia_nn_rnn_options rnn_options(const RNNOptions& r) {
+  glia_nn_rnn_options o;
+  glia_nn_rnn_options_init(&o);
+  o.num_layers = r.num_layers;
+  o.bias = r.bias ? 1 : 0;
+  o.batch_first = r.batch_first ? 1 : 0;
+  o.dropout = r.dropout;
+  o.bidirectional = r.bidirectional ? 1 : 0;
+  o.proj_size = r.proj_size;
+  o.nonlinearity = r.nonlinearity;
+  return o;
+}
+}  // namespace detail
+/** torch.nn.RNN; forward(input[, h_0]) returns (output, h_n). */
+inline Module RNN(int64_t input_size, int64_t hidden_size, const RNNOptions& options = {}) {
+  glia_nn_rnn_options o = detail::rnn_options(options);
+  return detail::make([&](glia_module** m) { return glia_nn_rnn(input_size, hidden_size, &o, nullptr, m); });
+}
+/** torch.nn.LSTM; forward(input[, h_0, c_0]) returns (output, h_n, c_n). */
+inline Module LSTM(int64_t input_size, int64_t hidden_size, const RNNOptions& options = {}) {
+  glia_nn_rnn_options o = detail::rnn_options(options);
+  return detail::make([&](glia_module** m) { return glia_nn_lstm(input_size, hidden_size, &o, nullptr, m); });
+}
+/** torch.nn.GRU; forward(input[, h_0]) returns (output, h_n). */
+inline Module GRU(int64_t input_size, int64_t hidden_size, const RNNOptions& options = {}) {
+  glia_nn_rnn_options o = detail::rnn_options(options);
+  return detail::make([&](glia_module** m) { return glia_nn_gru(input_size, hidden_size, &o, nullptr, m); });
+}
 inline Module CrossEntropyLoss() {
   return detail::make([](glia_module** o) { return glia_nn_cross_entropy_loss(nullptr, nullptr, o); });
 }

@@ -438,3 +438,43 @@ TEST(Devices, StreamsEventsAndMemoryStatsOnTheCpu) {
 }
 
 }  // namespace
+
+TEST(Recurrent, LayersAndCellsReturnTorchsTuples) {
+  glia::manual_seed(2);
+  glia::nn::RNNOptions o;
+  o.num_layers = 2;
+  o.bidirectional = true;
+  o.proj_size = 2;
+  glia::Module lstm = glia::nn::LSTM(3, 5, o);
+  EXPECT_EQ(lstm.to_string(), "LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True)");
+  glia::Tensor x = glia::Tensor::randn({4, 2, 3}).requires_grad_();
+  std::vector<glia::Tensor> out = lstm.forward({x});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].shape(), (glia::Shape{4, 2, 4}));
+  EXPECT_EQ(out[1].shape(), (glia::Shape{4, 2, 2}));
+  EXPECT_EQ(out[2].shape(), (glia::Shape{4, 2, 5}));
+  out[0].sum().backward();
+  EXPECT_EQ(x.grad().shape(), x.shape());
+
+  glia::nn::RNNOptions g;
+  g.batch_first = true;
+  glia::Module gru = glia::nn::GRU(3, 4, g);
+  std::vector<glia::Tensor> go = gru.forward({glia::Tensor::randn({2, 5, 3}), glia::Tensor::zeros({1, 2, 4})});
+  ASSERT_EQ(go.size(), 2u);
+  EXPECT_EQ(go[0].shape(), (glia::Shape{2, 5, 4}));
+  EXPECT_EQ(go[1].shape(), (glia::Shape{1, 2, 4}));
+
+  EXPECT_EQ(glia::nn::RNNCell(3, 4, true, "relu").to_string(), "RNNCell(3, 4, nonlinearity=relu)");
+  EXPECT_EQ(glia::nn::GRUCell(3, 4)(glia::Tensor::randn({3})).shape(), (glia::Shape{4}));
+  EXPECT_EQ(glia::nn::LSTMCell(3, 4).forward({glia::Tensor::randn({2, 3})}).size(), 2u);
+  try {
+    glia::nn::RNN(3, 4, [] {
+      glia::nn::RNNOptions r;
+      r.dropout = 2;
+      return r;
+    }());
+    FAIL() << "expected an error";
+  } catch (const glia::Error& e) {
+    EXPECT_EQ(e.code(), GLIA_ERR_INVALID_ARGUMENT);
+  }
+}

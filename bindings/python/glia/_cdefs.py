@@ -121,6 +121,10 @@ class glia_nn_conv2d_options(Structure):
     pass
 class glia_nn_conv_transpose2d_options(Structure):
     pass
+class glia_nn_rnn_options(Structure):
+    pass
+class glia_packed_sequence(Structure):
+    pass
 class glia_batch_norm_options(Structure):
     pass
 class glia_sgd_options(Structure):
@@ -168,6 +172,8 @@ glia_module_def._fields_ = [("struct_size", c_size_t), ("forward", glia_module_f
 glia_factory_options._fields_ = [("struct_size", c_size_t), ("dtype", c_int), ("device", glia_device), ("skip_init", c_int32)]
 glia_nn_conv2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("groups", c_int64), ("bias", c_int32), ("padding_kind", c_int), ("padding_mode", c_int)]
 glia_nn_conv_transpose2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("output_padding", (c_int64 * 2)), ("groups", c_int64), ("bias", c_int32), ("dilation", (c_int64 * 2))]
+glia_nn_rnn_options._fields_ = [("struct_size", c_size_t), ("num_layers", c_int64), ("bias", c_int32), ("batch_first", c_int32), ("dropout", c_double), ("bidirectional", c_int32), ("proj_size", c_int64), ("nonlinearity", c_char_p)]
+glia_packed_sequence._fields_ = [("data", c_void_p), ("batch_sizes", c_void_p), ("sorted_indices", c_void_p), ("unsorted_indices", c_void_p)]
 glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("momentum_none", c_int32), ("affine", c_int32), ("track_running_stats", c_int32)]
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
@@ -518,6 +524,18 @@ FUNCTIONS = {
     "glia_nn_unflatten": (c_void_p, [c_int64, POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "sizes", "n_sizes", "factory", "out"]),
     "glia_nn_normalize": (c_void_p, [POINTER(c_double), c_int64, POINTER(c_double), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["mean", "n_mean", "std", "n_std", "factory", "out"]),
     "glia_nn_embedding": (c_void_p, [c_int64, c_int64, POINTER(c_int64), POINTER(c_double), c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type", "factory", "out"]),
+    "glia_nn_rnn_cell": (c_void_p, [c_int64, c_int64, c_int32, c_char_p, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "nonlinearity", "factory", "out"]),
+    "glia_nn_lstm_cell": (c_void_p, [c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "factory", "out"]),
+    "glia_nn_gru_cell": (c_void_p, [c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "factory", "out"]),
+    "glia_nn_rnn_options_init": (None, [POINTER(glia_nn_rnn_options)], ["options"]),
+    "glia_nn_rnn": (c_void_p, [c_int64, c_int64, POINTER(glia_nn_rnn_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "options", "factory", "out"]),
+    "glia_nn_lstm": (c_void_p, [c_int64, c_int64, POINTER(glia_nn_rnn_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "options", "factory", "out"]),
+    "glia_nn_gru": (c_void_p, [c_int64, c_int64, POINTER(glia_nn_rnn_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "options", "factory", "out"]),
+    "glia_packed_sequence_release": (c_void_p, [POINTER(glia_packed_sequence)], ["sequence"]),
+    "glia_nn_utils_rnn_pack_padded_sequence": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, c_int32, POINTER(glia_packed_sequence)], ["input", "lengths", "n_lengths", "batch_first", "enforce_sorted", "out"]),
+    "glia_nn_utils_rnn_pad_packed_sequence": (c_void_p, [POINTER(glia_packed_sequence), c_int32, c_double, POINTER(c_int64), POINTER(c_void_p), POINTER(c_void_p)], ["sequence", "batch_first", "padding_value", "total_length", "out", "out_lengths"]),
+    "glia_nn_utils_rnn_pad_sequence": (c_void_p, [POINTER(c_void_p), c_int64, c_int32, c_double, POINTER(c_void_p)], ["sequences", "n_sequences", "batch_first", "padding_value", "out"]),
+    "glia_nn_rnn_forward_packed": (c_void_p, [c_void_p, POINTER(glia_packed_sequence), c_void_p, c_void_p, POINTER(glia_packed_sequence), POINTER(c_void_p), POINTER(c_void_p)], ["module", "input", "h_0", "c_0", "out", "out_h_n", "out_c_n"]),
     "glia_batch_norm_options_init": (None, [POINTER(glia_batch_norm_options)], ["options"]),
     "glia_nn_batch_norm1d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
     "glia_nn_batch_norm2d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),

@@ -382,6 +382,28 @@ pub struct glia_nn_conv_transpose2d_options {
 
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct glia_nn_rnn_options {
+    pub struct_size: usize,
+    pub num_layers: i64,
+    pub bias: i32,
+    pub batch_first: i32,
+    pub dropout: f64,
+    pub bidirectional: i32,
+    pub proj_size: i64,
+    pub nonlinearity: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_packed_sequence {
+    pub data: *mut glia_tensor,
+    pub batch_sizes: *mut glia_tensor,
+    pub sorted_indices: *mut glia_tensor,
+    pub unsorted_indices: *mut glia_tensor,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct glia_batch_norm_options {
     pub struct_size: usize,
     pub eps: f64,
@@ -790,6 +812,18 @@ extern "C" {
     pub fn glia_nn_unflatten(dim: i64, sizes: *const i64, n_sizes: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_normalize(mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_embedding(num_embeddings: i64, embedding_dim: i64, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_rnn_cell(input_size: i64, hidden_size: i64, bias: i32, nonlinearity: *const c_char, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lstm_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_gru_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_rnn_options_init(options: *mut glia_nn_rnn_options);
+    pub fn glia_nn_rnn(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lstm(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_gru(input_size: i64, hidden_size: i64, options: *const glia_nn_rnn_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_packed_sequence_release(sequence: *mut glia_packed_sequence) -> *mut glia_error;
+    pub fn glia_nn_utils_rnn_pack_padded_sequence(input: *const glia_tensor, lengths: *const i64, n_lengths: i64, batch_first: i32, enforce_sorted: i32, out: *mut glia_packed_sequence) -> *mut glia_error;
+    pub fn glia_nn_utils_rnn_pad_packed_sequence(sequence: *const glia_packed_sequence, batch_first: i32, padding_value: f64, total_length: *const i64, out: *mut *mut glia_tensor, out_lengths: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_utils_rnn_pad_sequence(sequences: *const *mut glia_tensor, n_sequences: i64, batch_first: i32, padding_value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_rnn_forward_packed(module: *mut glia_module, input: *const glia_packed_sequence, h_0: *const glia_tensor, c_0: *const glia_tensor, out: *mut glia_packed_sequence, out_h_n: *mut *mut glia_tensor, out_c_n: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_batch_norm_options_init(options: *mut glia_batch_norm_options);
     pub fn glia_nn_batch_norm1d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_batch_norm2d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

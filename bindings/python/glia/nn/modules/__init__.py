@@ -3,5 +3,7 @@ from .builtin import *  # noqa: F401,F403
 from .builtin import __all__ as _builtin_all
 from .container import *  # noqa: F401,F403
 from .container import __all__ as _container_all
+from .rnn import *  # noqa: F401,F403
+from .rnn import __all__ as _rnn_all
 
-__all__ = ["Module"] + _builtin_all + _container_all
+__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all

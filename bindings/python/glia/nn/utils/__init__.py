@@ -1,4 +1,4 @@
-"""glia.nn.utils: clip_grad_norm_ and clip_grad_value_."""
+"""glia.nn.utils: clip_grad_norm_, clip_grad_value_ and rnn (packed sequences)."""
 
 import ctypes
 
@@ -7,8 +7,9 @@ import numpy as np
 from ..._ffi import C, check, byref
 from ..._tensor import Tensor
 from .. import _util
+from . import rnn  # noqa: F401
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
 
 
 def _params(parameters):
