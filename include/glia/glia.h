@@ -1120,6 +1120,123 @@ GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_sc
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 
+/* ---- unary floating math and rounding (torch.sin ... torch.round).
+ * The math functions give float32 for integer and bool inputs (torch's default
+ * dtype); trunc, floor, ceil and round keep integer dtypes (a copy) and refuse
+ * bool. Each has an in-place form glia_<op>_(self), which follows torch's
+ * rules: the result dtype must be castable to self's ("result type Float can't
+ * be cast to the desired output type Long"), the version counter moves, and a
+ * leaf that requires grad is refused in grad mode. */
+/** sin(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sin(const glia_tensor *a, glia_tensor **out);
+/** In place: self = sin(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sin_(glia_tensor *self);
+/** cos(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cos(const glia_tensor *a, glia_tensor **out);
+/** In place: self = cos(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cos_(glia_tensor *self);
+/** tan(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tan(const glia_tensor *a, glia_tensor **out);
+/** In place: self = tan(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tan_(glia_tensor *self);
+/** arcsin(a) (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asin(const glia_tensor *a, glia_tensor **out);
+/** In place: self = asin(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asin_(glia_tensor *self);
+/** arccos(a) (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acos(const glia_tensor *a, glia_tensor **out);
+/** In place: self = acos(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acos_(glia_tensor *self);
+/** arctan(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan(const glia_tensor *a, glia_tensor **out);
+/** In place: self = atan(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan_(glia_tensor *self);
+/** sinh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sinh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = sinh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sinh_(glia_tensor *self);
+/** cosh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = cosh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosh_(glia_tensor *self);
+/** arsinh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asinh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = asinh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asinh_(glia_tensor *self);
+/** arcosh(a) (NaN below 1). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acosh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = acosh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acosh_(glia_tensor *self);
+/** artanh(a) (NaN outside [-1, 1], +-inf at +-1). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atanh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = atanh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atanh_(glia_tensor *self);
+/** 2^a. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_exp2(const glia_tensor *a, glia_tensor **out);
+/** In place: self = exp2(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_exp2_(glia_tensor *self);
+/** log2(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log2(const glia_tensor *a, glia_tensor **out);
+/** In place: self = log2(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log2_(glia_tensor *self);
+/** log10(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log10(const glia_tensor *a, glia_tensor **out);
+/** In place: self = log10(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log10_(glia_tensor *self);
+/** The error function erf(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erf(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erf(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erf_(glia_tensor *self);
+/** 1 - erf(a), accurate for large a. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfc(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erfc(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfc_(glia_tensor *self);
+/** The inverse error function (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfinv(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erfinv(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfinv_(glia_tensor *self);
+/** log|Gamma(a)|. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lgamma(const glia_tensor *a, glia_tensor **out);
+/** In place: self = lgamma(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lgamma_(glia_tensor *self);
+/** Gamma'(a) / Gamma(a) (-inf at 0, NaN at negative integers); its backward (trigamma) is not itself differentiable. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_digamma(const glia_tensor *a, glia_tensor **out);
+/** In place: self = digamma(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_digamma_(glia_tensor *self);
+/** a rounded toward zero. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trunc(const glia_tensor *a, glia_tensor **out);
+/** In place: self = trunc(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trunc_(glia_tensor *self);
+/** a - trunc(a) (floating inputs only). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_frac(const glia_tensor *a, glia_tensor **out);
+/** In place: self = frac(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_frac_(glia_tensor *self);
+/** a rounded down. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_floor(const glia_tensor *a, glia_tensor **out);
+/** In place: self = floor(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_floor_(glia_tensor *self);
+/** a rounded up. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ceil(const glia_tensor *a, glia_tensor **out);
+/** In place: self = ceil(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ceil_(glia_tensor *self);
+/**
+ * torch.round(a, decimals=decimals): half to even at `decimals` decimal places
+ * (negative: to tens, hundreds...). decimals != 0 refuses integer inputs.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_round(const glia_tensor *a, int64_t decimals, glia_tensor **out);
+/** In place: self = round(self, decimals). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_round_(glia_tensor *self, int64_t decimals);
+/**
+ * torch.logit(a, eps): log(z / (1 - z)) with z = a clamped to [eps, 1 - eps];
+ * a negative eps (e.g. -1) is torch's eps=None: no clamping (NaN outside
+ * [0, 1], +-inf at the ends).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_logit(const glia_tensor *a, double eps, glia_tensor **out);
+/** In place: self = logit(self, eps). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logit_(glia_tensor *self, double eps);
+
 /* ---- operators: reductions, softmax --------------------------------------- */
 
 /*

@@ -268,4 +268,51 @@ glia_error* glia_relu_(glia_tensor* self) {
   return guard([&] { relu_(tensor_arg(self, "glia_relu_", "self")); });
 }
 
+// ---- unary floating math and rounding (autograd/fn/math.h)
+
+#define GLIA_MATH(op, Op)                                                                                    \
+  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {                                           \
+    return unary_entry(a, out, "glia_" #op, [](const Tensor& x) { return glia::math(ops::MathOp::Op, x); }); \
+  }                                                                                                          \
+  glia_error* glia_##op##_(glia_tensor* self) {                                                              \
+    return guard([&] { math_(ops::MathOp::Op, tensor_arg(self, "glia_" #op "_", "self")); });                \
+  }
+GLIA_MATH(sin, Sin)
+GLIA_MATH(cos, Cos)
+GLIA_MATH(tan, Tan)
+GLIA_MATH(asin, Asin)
+GLIA_MATH(acos, Acos)
+GLIA_MATH(atan, Atan)
+GLIA_MATH(sinh, Sinh)
+GLIA_MATH(cosh, Cosh)
+GLIA_MATH(asinh, Asinh)
+GLIA_MATH(acosh, Acosh)
+GLIA_MATH(atanh, Atanh)
+GLIA_MATH(exp2, Exp2)
+GLIA_MATH(log2, Log2)
+GLIA_MATH(log10, Log10)
+GLIA_MATH(erf, Erf)
+GLIA_MATH(erfc, Erfc)
+GLIA_MATH(erfinv, Erfinv)
+GLIA_MATH(lgamma, Lgamma)
+GLIA_MATH(digamma, Digamma)
+GLIA_MATH(trunc, Trunc)
+GLIA_MATH(frac, Frac)
+GLIA_MATH(floor, Floor)
+GLIA_MATH(ceil, Ceil)
+#undef GLIA_MATH
+
+glia_error* glia_round(const glia_tensor* a, int64_t decimals, glia_tensor** out) {
+  return unary_entry(a, out, "glia_round", [&](const Tensor& x) { return round_decimals(x, decimals); });
+}
+glia_error* glia_round_(glia_tensor* self, int64_t decimals) {
+  return guard([&] { round_decimals_(tensor_arg(self, "glia_round_", "self"), decimals); });
+}
+glia_error* glia_logit(const glia_tensor* a, double eps, glia_tensor** out) {
+  return unary_entry(a, out, "glia_logit", [&](const Tensor& x) { return logit(x, eps); });
+}
+glia_error* glia_logit_(glia_tensor* self, double eps) {
+  return guard([&] { logit_(tensor_arg(self, "glia_logit_", "self"), eps); });
+}
+
 }  // extern "C"

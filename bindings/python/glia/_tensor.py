@@ -2146,3 +2146,64 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
 
 def permute(input, dims):  # noqa: A002,F811
     return input.permute(*dims)
+
+
+# ---- unary floating math and rounding (torch.sin ... torch.round): functions, methods and
+# their in-place forms (x.sin_()), through glia_<op> and glia_<op>_.
+
+_MATH_OPS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2",
+             "log2", "log10", "erf", "erfc", "erfinv", "lgamma", "digamma", "trunc", "frac", "floor", "ceil")
+# torch's aliases: torch.arcsin is torch.asin, torch.fix is torch.trunc ...
+_MATH_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+                 "arctanh": "atanh", "fix": "trunc"}
+
+
+def _math_methods(name):
+    fn, fn_ = getattr(C, "glia_" + name), getattr(C, "glia_" + name + "_")
+
+    def op(self):
+        return _new(fn, self._h)
+
+    def op_(self):
+        check(fn_(self._h))
+        return self
+
+    op.__name__ = op.__qualname__ = name
+    op_.__name__ = op_.__qualname__ = name + "_"
+    return op, op_
+
+
+for _n in _MATH_OPS:
+    _m, _m_ = _math_methods(_n)
+    setattr(Tensor, _n, _m)
+    setattr(Tensor, _n + "_", _m_)
+for _a, _n in _MATH_ALIASES.items():
+    setattr(Tensor, _a, getattr(Tensor, _n))
+    setattr(Tensor, _a + "_", getattr(Tensor, _n + "_"))
+
+
+def _round(self, *, decimals=0):
+    return _new(C.glia_round, self._h, _builtin_int(decimals))
+
+
+def _round_(self, *, decimals=0):
+    check(C.glia_round_(self._h, _builtin_int(decimals)))
+    return self
+
+
+def _logit(self, eps=None):
+    return _new(C.glia_logit, self._h, -1.0 if eps is None else _builtin_float(eps))
+
+
+def _logit_(self, eps=None):
+    check(C.glia_logit_(self._h, -1.0 if eps is None else _builtin_float(eps)))
+    return self
+
+
+Tensor.round, Tensor.round_, Tensor.logit, Tensor.logit_ = _round, _round_, _logit, _logit_
+_round.__name__, _round_.__name__, _logit.__name__, _logit_.__name__ = "round", "round_", "logit", "logit_"
+
+for _n in _MATH_OPS + tuple(_MATH_ALIASES) + ("round", "logit"):
+    globals()[_n] = _method(_n)
+    globals()[_n + "_"] = _method(_n + "_")
+    __all__ += [_n, _n + "_"]

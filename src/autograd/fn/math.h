@@ -1,0 +1,22 @@
+#pragma once
+
+#include "autograd/node.h"
+#include "ops/math.h"
+
+namespace glia {
+
+// Unary floating math and rounding with torch's backward rules (SinBackward0,
+// LgammaBackward0, RoundBackward1...). Every rule is written in differentiable
+// ops, so create_graph works, except digamma's: its derivative (trigamma) has
+// no derivative of its own here (an error when asked for).
+Tensor math(ops::MathOp op, const Tensor& a);
+Tensor round_decimals(const Tensor& a, int64_t decimals);
+Tensor logit(const Tensor& a, double eps);  // eps < 0: None
+Tensor trigamma(const Tensor& a);
+
+// In place (sin_ ...): torch's cast rule, the version counter and the leaf rule.
+void math_(ops::MathOp op, const Tensor& self);
+void round_decimals_(const Tensor& self, int64_t decimals);
+void logit_(const Tensor& self, double eps);
+
+}  // namespace glia
