@@ -1237,6 +1237,73 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logit(const glia_tensor *a, double eps,
 /** In place: self = logit(self, eps). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_logit_(glia_tensor *self, double eps);
 
+/* ---- binary math, bitwise ops and predicates. Operands broadcast and
+ * promote as torch's; "float" ops give float32 for integer operands. */
+/** atan2(a, b), the angle of (b, a) in radians; float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan2(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** sqrt(a^2 + b^2) without overflow; floating operands only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hypot(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** |a| with the sign of b (signed zeros and NaNs count); float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_copysign(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a * log(b), 0 where a == 0 unless b is NaN; float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_xlogy(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * The remainder of a / b with a's sign (C's fmod); any dtype but bool.
+ * Integer division by zero is GLIA_ERR_INVALID_ARGUMENT ("ZeroDivisionError").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmod(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The remainder of a / b with b's sign (Python's %); otherwise as glia_fmod. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_remainder(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The larger of a and b, ignoring a NaN operand (NaN only when both are). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmax(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The smaller of a and b, ignoring a NaN operand. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmin(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a & b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_and(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a | b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_or(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a ^ b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_xor(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * a << b; integer dtypes. A negative count or one of the type's width or more
+ * gives 0 (torch 1.13 leaves those to the hardware).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_left_shift(const glia_tensor *a, const glia_tensor *b,
+                                                            glia_tensor **out);
+/** a >> b (arithmetic for signed types; past the width: 0 or -1); integer dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_right_shift(const glia_tensor *a, const glia_tensor *b,
+                                                             glia_tensor **out);
+/** ~a (not for bool); integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_not(const glia_tensor *a, glia_tensor **out);
+/** a != a, as bool (false for integer and bool inputs). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isnan(const glia_tensor *a, glia_tensor **out);
+/** |a| == inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isinf(const glia_tensor *a, glia_tensor **out);
+/** Neither NaN nor infinite, as bool (true for integer and bool inputs). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isfinite(const glia_tensor *a, glia_tensor **out);
+/** a == +inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isposinf(const glia_tensor *a, glia_tensor **out);
+/** a == -inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isneginf(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.isclose: |a - b| <= atol + rtol * |b| (and finite), or a == b, or
+ * both NaN when equal_nan != 0; bool. a and b must share a dtype; rtol and
+ * atol must be >= 0 (torch's defaults: 1e-05, 1e-08).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_isclose(const glia_tensor *a, const glia_tensor *b, double rtol, double atol,
+                                                 int32_t equal_nan, glia_tensor **out);
+/**
+ * torch.nan_to_num: NaN -> nan, +inf -> *posinf, -inf -> *neginf; a NULL
+ * posinf/neginf means the dtype's largest/lowest finite value. Integer inputs
+ * are copied.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nan_to_num(const glia_tensor *a, double nan, const double *posinf,
+                                                    const double *neginf, glia_tensor **out);
+
 /* ---- operators: reductions, softmax --------------------------------------- */
 
 /*

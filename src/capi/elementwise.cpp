@@ -315,4 +315,52 @@ glia_error* glia_logit_(glia_tensor* self, double eps) {
   return guard([&] { logit_(tensor_arg(self, "glia_logit_", "self"), eps); });
 }
 
+// ---- binary math, bitwise ops, predicates (autograd/fn/math.h)
+
+#define GLIA_BINARY_MATH(fn, Op)                                                         \
+  glia_error* glia_##fn(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) { \
+    return binary_entry(a, b, out, "glia_" #fn, [](const Tensor& x, const Tensor& y) {   \
+      return glia::binary_math(ops::BinaryMathOp::Op, x, y);                             \
+    });                                                                                  \
+  }
+GLIA_BINARY_MATH(atan2, Atan2)
+GLIA_BINARY_MATH(hypot, Hypot)
+GLIA_BINARY_MATH(copysign, Copysign)
+GLIA_BINARY_MATH(xlogy, Xlogy)
+GLIA_BINARY_MATH(fmod, Fmod)
+GLIA_BINARY_MATH(remainder, Remainder)
+GLIA_BINARY_MATH(fmax, Fmax)
+GLIA_BINARY_MATH(fmin, Fmin)
+GLIA_BINARY_MATH(bitwise_and, BitwiseAnd)
+GLIA_BINARY_MATH(bitwise_or, BitwiseOr)
+GLIA_BINARY_MATH(bitwise_xor, BitwiseXor)
+GLIA_BINARY_MATH(bitwise_left_shift, LeftShift)
+GLIA_BINARY_MATH(bitwise_right_shift, RightShift)
+#undef GLIA_BINARY_MATH
+
+glia_error* glia_bitwise_not(const glia_tensor* a, glia_tensor** out) {
+  return unary_entry(a, out, "glia_bitwise_not", [](const Tensor& x) { return bitwise_not(x); });
+}
+
+#define GLIA_FLOAT_CLASS(fn, C)                                                                                        \
+  glia_error* glia_##fn(const glia_tensor* a, glia_tensor** out) {                                                     \
+    return unary_entry(a, out, "glia_" #fn, [](const Tensor& x) { return glia::float_class(ops::FloatClass::C, x); }); \
+  }
+GLIA_FLOAT_CLASS(isnan, IsNan)
+GLIA_FLOAT_CLASS(isinf, IsInf)
+GLIA_FLOAT_CLASS(isfinite, IsFinite)
+GLIA_FLOAT_CLASS(isposinf, IsPosInf)
+GLIA_FLOAT_CLASS(isneginf, IsNegInf)
+#undef GLIA_FLOAT_CLASS
+
+glia_error* glia_isclose(const glia_tensor* a, const glia_tensor* b, double rtol, double atol, int32_t equal_nan,
+                         glia_tensor** out) {
+  return binary_entry(a, b, out, "glia_isclose",
+                      [&](const Tensor& x, const Tensor& y) { return isclose(x, y, rtol, atol, equal_nan != 0); });
+}
+glia_error* glia_nan_to_num(const glia_tensor* a, double nan, const double* posinf, const double* neginf,
+                            glia_tensor** out) {
+  return unary_entry(a, out, "glia_nan_to_num", [&](const Tensor& x) { return nan_to_num(x, nan, posinf, neginf); });
+}
+
 }  // extern "C"

@@ -55,3 +55,44 @@ const char* math_inplace_name(MathOp op);  // "sin_"
 void assign_inplace(const char* name, const Tensor& self, const Tensor& r);
 
 }  // namespace glia::ops
+
+namespace glia::ops {
+
+// ---- binary math (ops/cpu/math.cpp): broadcasting and torch's promotion; "float" ops give
+// float32 for integer operands.
+enum class BinaryMathOp {
+  Atan2,      // float
+  Hypot,      // floating operands only ("hypot_cpu" not implemented for 'Long')
+  Copysign,   // float
+  Xlogy,      // float: x * log(y), 0 where x == 0 (unless y is NaN)
+  Fmod,       // any but bool; the sign of the dividend; integer division by zero fails
+  Remainder,  // any but bool; the sign of the divisor (Python's %)
+  Fmax,       // any; a NaN operand is ignored
+  Fmin,
+  BitwiseAnd,  // integers and bool
+  BitwiseOr,
+  BitwiseXor,
+  LeftShift,   // integers; shifts by a negative count or by the width or more give 0
+  RightShift,  // integers; arithmetic for signed types, 0 or -1 past the width
+};
+Tensor binary_math(BinaryMathOp op, const Tensor& a, const Tensor& b);
+const char* binary_math_name(BinaryMathOp op);  // torch's op name ("atan2", "bitwise_and")
+
+// ~a (integers and bool).
+Tensor bitwise_not(const Tensor& a);
+
+// Predicates: bool results. Integer and bool inputs are finite and never NaN.
+enum class FloatClass { IsNan, IsInf, IsFinite, IsPosInf, IsNegInf };
+Tensor float_class(FloatClass c, const Tensor& a);
+
+// NaN -> nan, +inf -> posinf, -inf -> neginf (NULL: the dtype's largest / lowest finite
+// value); integer inputs are copied.
+Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const double* neginf);
+
+}  // namespace glia::ops
+
+namespace glia::ops {
+// torch.isclose: |a - b| <= atol + rtol * |b| (finite), or a == b, or both NaN when equal_nan.
+// a and b must have one dtype (torch's "Float did not match Double").
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
+}  // namespace glia::ops

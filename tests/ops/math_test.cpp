@@ -62,5 +62,38 @@ GLIA_ADAPTER(logit_) {
   return on_clone(c, [eps](glia_tensor* s) { return glia_logit_(s, eps); });
 }
 
+#define BINARY_ADAPTER(op) \
+  GLIA_ADAPTER(op) { return glia_##op(c.in[0], c.in[1], c.out()); }
+BINARY_ADAPTER(atan2)
+BINARY_ADAPTER(hypot)
+BINARY_ADAPTER(copysign)
+BINARY_ADAPTER(xlogy)
+BINARY_ADAPTER(fmod)
+BINARY_ADAPTER(remainder)
+BINARY_ADAPTER(fmax)
+BINARY_ADAPTER(fmin)
+BINARY_ADAPTER(bitwise_and)
+BINARY_ADAPTER(bitwise_or)
+BINARY_ADAPTER(bitwise_xor)
+BINARY_ADAPTER(bitwise_left_shift)
+BINARY_ADAPTER(bitwise_right_shift)
+#undef BINARY_ADAPTER
+GLIA_ADAPTER(bitwise_not) { return glia_bitwise_not(c.in[0], c.out()); }
+GLIA_ADAPTER(isnan) { return glia_isnan(c.in[0], c.out()); }
+GLIA_ADAPTER(isinf) { return glia_isinf(c.in[0], c.out()); }
+GLIA_ADAPTER(isfinite) { return glia_isfinite(c.in[0], c.out()); }
+GLIA_ADAPTER(isposinf) { return glia_isposinf(c.in[0], c.out()); }
+GLIA_ADAPTER(isneginf) { return glia_isneginf(c.in[0], c.out()); }
+GLIA_ADAPTER(isclose) {
+  return glia_isclose(c.in[0], c.in[1], c.num("rtol", 1e-05), c.num("atol", 1e-08), c.flag("equal_nan", false) ? 1 : 0,
+                      c.out());
+}
+// posinf/neginf absent: NULL (the dtype's largest/lowest finite value).
+GLIA_ADAPTER(nan_to_num) {
+  const double pos = c.num("posinf", 0.0), neg = c.num("neginf", 0.0);
+  return glia_nan_to_num(c.in[0], c.num("nan", 0.0), c.has("posinf") ? &pos : nullptr, c.has("neginf") ? &neg : nullptr,
+                         c.out());
+}
+
 TEST(Math, Golden) { run_cases("math.json"); }
 TEST(Math, Errors) { run_errors("math.json"); }

@@ -234,4 +234,147 @@ void logit_(const Tensor& self, double eps) {
       });
 }
 
+// ---- binary math
+
+namespace {
+
+using ops::BinaryMathOp;
+
+const char* binary_node_name(BinaryMathOp op) {
+  switch (op) {
+    case BinaryMathOp::Atan2:
+      return "Atan2Backward0";
+    case BinaryMathOp::Hypot:
+      return "HypotBackward0";
+    case BinaryMathOp::Copysign:
+      return "CopysignBackward0";
+    case BinaryMathOp::Xlogy:
+      return "XlogyBackward0";
+    case BinaryMathOp::Fmod:
+      return "FmodBackward1";
+    case BinaryMathOp::Remainder:
+      return "RemainderBackward1";
+    case BinaryMathOp::Fmax:
+      return "FmaxBackward0";
+    case BinaryMathOp::Fmin:
+      return "FminBackward0";
+    default:
+      return "NotImplemented";
+  }
+}
+
+Tensor zero_where(const Tensor& mask, const Tensor& g) { return where(mask, zeros({}, g.dtype(), g.device()), g); }
+
+struct BinaryMathBackward : Node {
+  SavedTensor a, b;
+  BinaryMathOp op;
+  Dims shapes[2];
+  DType dtypes[2];
+  const char* name() const override { return binary_node_name(op); }
+  TensorList apply(TensorList&& gs) override {
+    const Tensor& g = gs[0];
+    Tensor x = a.unpack(name()), y = b.unpack(name());
+    Tensor ga, gb;
+    const bool need_a = next_edges[0].valid(), need_b = next_edges[1].valid();
+    using ops::Cmp;
+    switch (op) {
+      case BinaryMathOp::Atan2: {  // d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+        Tensor r = add(mul(x, x), mul(y, y));
+        if (need_a) ga = mul(g, div(y, r));
+        if (need_b) gb = mul(g, div(neg(x), r));
+        break;
+      }
+      case BinaryMathOp::Hypot: {
+        Tensor r = glia::binary_math(BinaryMathOp::Hypot, x, y);
+        if (need_a) ga = mul(g, div(x, r));
+        if (need_b) gb = mul(g, div(y, r));
+        break;
+      }
+      case BinaryMathOp::Copysign: {  // result / x, 0 where x == 0
+        Tensor r = glia::binary_math(BinaryMathOp::Copysign, x, y);
+        if (need_a) ga = mul(g, zero_where(glia::compare(x, scalar_t(0), Cmp::Eq), div(r, x)));
+        if (need_b) gb = zeros(y.shape(), g.dtype(), g.device());
+        break;
+      }
+      case BinaryMathOp::Xlogy: {
+        if (need_a) {
+          Tensor m = glia::logical(glia::compare(x, scalar_t(0), Cmp::Eq), glia::compare(y, scalar_t(0), Cmp::Le),
+                                   ops::Logic::And);
+          ga = zero_where(m, glia::binary_math(BinaryMathOp::Xlogy, g, y));
+        }
+        if (need_b) gb = div(mul(g, x), y);
+        break;
+      }
+      case BinaryMathOp::Fmod:
+      case BinaryMathOp::Remainder:
+        if (need_a) ga = g;
+        if (need_b) gb = mul(neg(g), div(x, y, op == BinaryMathOp::Fmod ? "trunc" : "floor"));
+        break;
+      case BinaryMathOp::Fmax:
+      case BinaryMathOp::Fmin: {
+        // torch: self's gradient where self >= other (<= for fmin) or other is NaN; other's elsewhere.
+        Tensor self_wins = glia::logical(glia::compare(x, y, op == BinaryMathOp::Fmax ? Cmp::Ge : Cmp::Le),
+                                         glia::float_class(ops::FloatClass::IsNan, y), ops::Logic::Or);
+        if (need_a) ga = zero_where(glia::logical_not(self_wins), g);
+        if (need_b) gb = zero_where(self_wins, g);
+        break;
+      }
+      default:
+        break;
+    }
+    TensorList r(2);
+    if (need_a) r[0] = as_input(sum_to(ga, shapes[0]), dtypes[0]);
+    if (need_b) r[1] = as_input(sum_to(gb, shapes[1]), dtypes[1]);
+    return r;
+  }
+  void release_variables() override {
+    a.release();
+    b.release();
+  }
+};
+
+struct NanToNumBackward : Node {
+  SavedTensor x;
+  const char* name() const override { return "NanToNumBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    Tensor v = x.unpack(name());
+    return {where(glia::float_class(ops::FloatClass::IsFinite, v), g[0], zeros({}, g[0].dtype(), g[0].device()))};
+  }
+  void release_variables() override { x.release(); }
+};
+
+}  // namespace
+
+Tensor binary_math(BinaryMathOp op, const Tensor& a, const Tensor& b) {
+  Tensor out = ops::binary_math(op, a, b);
+  if (op < BinaryMathOp::BitwiseAnd && any_requires_grad({&a, &b})) {
+    auto n = make_ref<BinaryMathBackward>();
+    n->op = op;
+    n->a = SavedTensor(a);
+    n->b = SavedTensor(b);
+    n->shapes[0] = a.shape();
+    n->shapes[1] = b.shape();
+    n->dtypes[0] = a.dtype();
+    n->dtypes[1] = b.dtype();
+    set_history(n.get(), {&a, &b}, {&out});
+  }
+  return out;
+}
+
+Tensor bitwise_not(const Tensor& a) { return ops::bitwise_not(a); }
+Tensor float_class(ops::FloatClass c, const Tensor& a) { return ops::float_class(c, a); }
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return ops::isclose(a, b, rtol, atol, equal_nan);
+}
+
+Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const double* neginf) {
+  Tensor out = ops::nan_to_num(a, nan, posinf, neginf);
+  if (any_requires_grad({&a})) {
+    auto n = make_ref<NanToNumBackward>();
+    n->x = SavedTensor(a);
+    set_history(n.get(), {&a}, {&out});
+  }
+  return out;
+}
+
 }  // namespace glia

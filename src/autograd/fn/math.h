@@ -19,4 +19,14 @@ void math_(ops::MathOp op, const Tensor& self);
 void round_decimals_(const Tensor& self, int64_t decimals);
 void logit_(const Tensor& self, double eps);
 
+// Binary math with torch's rules (Atan2Backward0, RemainderBackward1, FmaxBackward0...);
+// the bitwise ops are not differentiable.
+Tensor binary_math(ops::BinaryMathOp op, const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& a);
+// Not differentiable (bool results).
+Tensor float_class(ops::FloatClass c, const Tensor& a);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
+// NanToNumBackward0: the gradient flows where the input is finite.
+Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const double* neginf);
+
 }  // namespace glia

@@ -4,6 +4,7 @@
 #include "ops/math.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ops/cpu/loops.h"
 #include "ops/cpu/math_fns.h"
@@ -97,6 +98,119 @@ void assign_inplace(const char* name, const Tensor& self, const Tensor& r) {
   copy_into(self, r);
 }
 
+// ---- binary math, bitwise ops, predicates
+
+namespace {
+struct BinaryInfo {
+  KernelId id;
+  const char* name;
+  const char* kernel;
+};
+const BinaryInfo& binfo(BinaryMathOp op) {
+  static const BinaryInfo table[] = {
+      {KernelId::atan2, "atan2", "atan2_cpu"},
+      {KernelId::hypot, "hypot", "hypot_cpu"},
+      {KernelId::copysign, "copysign", "copysign_cpu"},
+      {KernelId::xlogy, "xlogy", "xlogy_cpu"},
+      {KernelId::fmod, "fmod", "fmod_cpu"},
+      {KernelId::remainder, "remainder", "remainder_cpu"},
+      {KernelId::fmax, "fmax", "fmax_cpu"},
+      {KernelId::fmin, "fmin", "fmin_cpu"},
+      {KernelId::bitwise_and, "bitwise_and", "bitwise_and_cpu"},
+      {KernelId::bitwise_or, "bitwise_or", "bitwise_or_cpu"},
+      {KernelId::bitwise_xor, "bitwise_xor", "bitwise_xor_cpu"},
+      {KernelId::left_shift, "bitwise_left_shift", "lshift_cpu"},
+      {KernelId::right_shift, "bitwise_right_shift", "rshift_cpu"},
+  };
+  return table[static_cast<int>(op)];
+}
+}  // namespace
+
+const char* binary_math_name(BinaryMathOp op) { return binfo(op).name; }
+
+Tensor binary_math(BinaryMathOp op, const Tensor& a, const Tensor& b) {
+  const BinaryInfo& m = binfo(op);
+  DType t = result_type(a, b);
+  switch (op) {
+    case BinaryMathOp::Atan2:
+    case BinaryMathOp::Copysign:
+    case BinaryMathOp::Xlogy:
+      if (!is_floating(t)) t = DType::Float32;
+      break;
+    case BinaryMathOp::Hypot:
+      if (!is_floating(t)) not_implemented_for(m.kernel, t);
+      break;
+    case BinaryMathOp::Fmod:
+    case BinaryMathOp::Remainder:
+      if (t == DType::Bool) not_implemented_for(m.kernel, t);
+      break;
+    case BinaryMathOp::Fmax:
+    case BinaryMathOp::Fmin:
+      break;
+    case BinaryMathOp::BitwiseAnd:
+    case BinaryMathOp::BitwiseOr:
+    case BinaryMathOp::BitwiseXor:
+      if (is_floating(t)) not_implemented_for(m.kernel, t);
+      break;
+    case BinaryMathOp::LeftShift:
+    case BinaryMathOp::RightShift:
+      if (is_floating(t) || t == DType::Bool) not_implemented_for(m.kernel, t);
+      break;
+  }
+  return binary_meta(m.id, m.name, a, b, t, t);
+}
+
+Tensor bitwise_not(const Tensor& a) {
+  if (is_floating(a.dtype())) not_implemented_for("bitwise_not_cpu", a.dtype());
+  return unary_meta(KernelId::bitwise_not, a, a.dtype(), a.dtype());
+}
+
+Tensor float_class(FloatClass c, const Tensor& a) {
+  if (!is_floating(a.dtype())) return full(a.shape(), c == FloatClass::IsFinite ? 1.0 : 0.0, DType::Bool, a.device());
+  return unary_meta(KernelId::float_class, a, a.dtype(), DType::Bool, {attr_i(static_cast<int64_t>(c))});
+}
+
+Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const double* neginf) {
+  const DType t = a.dtype();
+  if (!is_floating(t)) return clone(a);
+  double hi = 0;
+  switch (t) {
+    case DType::Float64:
+      hi = std::numeric_limits<double>::max();
+      break;
+    case DType::Float32:
+      hi = std::numeric_limits<float>::max();
+      break;
+    case DType::Float16:
+      hi = 65504.0;
+      break;
+    default:  // bfloat16
+      hi = 3.3895313892515355e38;
+      break;
+  }
+  return unary_meta(KernelId::nan_to_num, a, t, t,
+                    {attr_f(nan), attr_f(posinf ? *posinf : hi), attr_f(neginf ? *neginf : -hi)});
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  GLIA_CHECK(a.dtype() == b.dtype(), DType, scalar_type_name(a.dtype()), " did not match ",
+             scalar_type_name(b.dtype()));
+  GLIA_CHECK(rtol >= 0, InvalidArgument, "rtol must be greater than or equal to zero, but got ", rtol);
+  GLIA_CHECK(atol >= 0, InvalidArgument, "atol must be greater than or equal to zero, but got ", atol);
+  Tensor close = compare(a, b, Cmp::Eq);
+  if (equal_nan && is_floating(a.dtype()))
+    close = logical(close, logical(float_class(FloatClass::IsNan, a), float_class(FloatClass::IsNan, b), Logic::And),
+                    Logic::Or);
+  if (rtol == 0 && atol == 0) return close;
+  // torch's Note [closeness error computation]: bool operands as float32.
+  const Tensor x = a.dtype() == DType::Bool ? to_dtype(a, DType::Float32) : a;
+  const Tensor y = b.dtype() == DType::Bool ? to_dtype(b, DType::Float32) : b;
+  Tensor allowed = add(wrapped_scalar(atol, false), abs(mul(wrapped_scalar(rtol, false), y)), 1.0);
+  Tensor actual = abs(sub(x, y, 1.0));
+  Tensor finite_close =
+      logical(float_class(FloatClass::IsFinite, actual), compare(actual, allowed, Cmp::Le), Logic::And);
+  return logical(close, finite_close, Logic::Or);
+}
 }  // namespace glia::ops
 
 // ---- CPU kernels
@@ -156,6 +270,132 @@ void logit_kernel(const KernelArgs& k) {
   unary_kernel<Types::Floating>(k, [eps](auto x) {
     using A = decltype(x);
     return math::logit<A>(x, static_cast<A>(eps), static_cast<A>(1) - static_cast<A>(eps));
+  });
+}
+
+// ---- binary math, bitwise ops, predicates
+
+namespace {
+// Integer division by zero is an error in torch ("ZeroDivisionError"), checked before the loop.
+void check_nonzero_divisor(const KernelArgs& k) {
+  const Tensor& y = k.input(1);
+  if (is_floating(y.dtype())) return;
+  Tensor zero = empty(y.shape(), DType::Bool, y.device());
+  const Tensor* in[] = {&y, &y};
+  const Tensor* out[] = {&zero};
+  ops::binary_kernel(KernelArgs{in, out, nullptr, 2, 1, 0}, [](auto, auto v) { return v == 0; });
+  const bool* z = zero.data_ptr<bool>();
+  for (int64_t i = 0; i < zero.numel(); ++i) GLIA_CHECK(!z[i], InvalidArgument, "ZeroDivisionError");
+}
+}  // namespace
+
+void atan2_kernel(const KernelArgs& k) {
+  ops::binary_kernel<Types::Floating>(k, [](auto x, auto y) { return std::atan2(x, y); });
+}
+void hypot_kernel(const KernelArgs& k) {
+  ops::binary_kernel<Types::Floating>(k, [](auto x, auto y) { return std::hypot(x, y); });
+}
+void copysign_kernel(const KernelArgs& k) {
+  ops::binary_kernel<Types::Floating>(k, [](auto x, auto y) { return std::copysign(x, y); });
+}
+void xlogy_kernel(const KernelArgs& k) {
+  ops::binary_kernel<Types::Floating>(k, [](auto x, auto y) { return math::xlogy(x, y); });
+}
+void fmod_kernel(const KernelArgs& k) {
+  check_nonzero_divisor(k);
+  ops::binary_kernel(k, [](auto x, auto y) { return math::fmod(x, y); });
+}
+void remainder_kernel(const KernelArgs& k) {
+  check_nonzero_divisor(k);
+  ops::binary_kernel(k, [](auto x, auto y) { return math::remainder(x, y); });
+}
+void fmax_kernel(const KernelArgs& k) {
+  // y if x is NaN, x if y is NaN, else the larger.
+  ops::binary_kernel(k, [](auto x, auto y) { return (x > y || y != y) ? x : y; });
+}
+void fmin_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) { return (x < y || y != y) ? x : y; });
+}
+void bitwise_and_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(x & y);
+    else
+      return x;  // not reached: the meta part refuses floating dtypes
+  });
+}
+void bitwise_or_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(x | y);
+    else
+      return x;
+  });
+}
+void bitwise_xor_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(x ^ y);
+    else
+      return x;
+  });
+}
+void left_shift_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+      return math::shift_left(x, y);
+    else
+      return x;
+  });
+}
+void right_shift_kernel(const KernelArgs& k) {
+  ops::binary_kernel(k, [](auto x, auto y) {
+    using A = decltype(x);
+    if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+      return math::shift_right(x, y);
+    else
+      return x;
+  });
+}
+void bitwise_not_kernel(const KernelArgs& k) {
+  unary_kernel(k, [](auto x) {
+    using A = decltype(x);
+    if constexpr (std::is_same_v<A, bool>)
+      return !x;
+    else if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(~x);
+    else
+      return x;
+  });
+}
+void float_class_kernel(const KernelArgs& k) {
+  switch (static_cast<ops::FloatClass>(k.attr(0).i)) {
+    case ops::FloatClass::IsNan:
+      return unary_kernel<Types::Floating>(k, [](auto x) -> bool { return x != x; });
+    case ops::FloatClass::IsInf:
+      return unary_kernel<Types::Floating>(k, [](auto x) -> bool { return std::fabs(x) == INFINITY; });
+    case ops::FloatClass::IsFinite:
+      return unary_kernel<Types::Floating>(k, [](auto x) -> bool { return x - x == 0; });
+    case ops::FloatClass::IsPosInf:
+      return unary_kernel<Types::Floating>(k, [](auto x) -> bool { return x == INFINITY; });
+    case ops::FloatClass::IsNegInf:
+      return unary_kernel<Types::Floating>(k, [](auto x) -> bool { return x == -INFINITY; });
+  }
+}
+void nan_to_num_kernel(const KernelArgs& k) {
+  const double nan = k.attr(0).f, pos = k.attr(1).f, neg = k.attr(2).f;
+  dispatch_floating(k.input(0).dtype(), "nan_to_num", [&](auto tag) {
+    using C = decltype(tag);
+    using A = acc_t<C>;
+    // The replacements rounded to the input's dtype first (torch converts them to scalar_t).
+    const A n = static_cast<A>(convert<C, double>(nan)), p = static_cast<A>(convert<C, double>(pos)),
+            m = static_cast<A>(convert<C, double>(neg));
+    ops::map_unary<C, C>(k.output(0), k.input(0),
+                         [n, p, m](A x) { return x != x ? n : (x == INFINITY ? p : (x == -INFINITY ? m : x)); });
   });
 }
 

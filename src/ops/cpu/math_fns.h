@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #ifndef GLIA_HD
 #define GLIA_HD
@@ -129,6 +130,64 @@ GLIA_HD inline A round_decimals(A x, A scale, bool negative) {
 template <class A>
 GLIA_HD inline A frac(A x) {
   return x - std::trunc(x);
+}
+
+// x * log(y), 0 where x == 0 unless y is NaN (torch's xlogy).
+template <class A>
+GLIA_HD inline A xlogy(A x, A y) {
+  if (y != y) return y;
+  if (x == 0) return 0;
+  return x * std::log(y);
+}
+
+// The remainder with the dividend's sign (C's fmod); integers: the divisor is nonzero.
+template <class A>
+GLIA_HD inline A fmod(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return std::fmod(x, y);
+  } else if constexpr (std::is_signed_v<A>) {
+    return y == A(-1) ? A(0) : static_cast<A>(x % y);  // MIN % -1 traps on x86
+  } else {
+    return static_cast<A>(x % y);
+  }
+}
+
+// The remainder with the divisor's sign (Python's %, torch.remainder).
+template <class A>
+GLIA_HD inline A remainder(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) {
+    A r = std::fmod(x, y);
+    if (r != 0 && ((y < 0) != (r < 0))) r += y;
+    return r;
+  } else if constexpr (std::is_signed_v<A>) {
+    if (y == A(-1)) return A(0);
+    A r = static_cast<A>(x % y);
+    if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<A>(r + y);
+    return r;
+  } else {
+    return static_cast<A>(x % y);
+  }
+}
+
+// Shifts with defined results for every count: a negative count or one of the width or more
+// gives 0 (left) or the sign fill (right).
+template <class A>
+GLIA_HD inline A shift_left(A x, A n) {
+  using U = std::make_unsigned_t<A>;
+  constexpr int bits = static_cast<int>(sizeof(A) * 8);
+  if constexpr (std::is_signed_v<A>) {
+    if (n < 0) return 0;
+  }
+  if (n >= bits) return 0;
+  return static_cast<A>(static_cast<U>(static_cast<U>(x) << n));
+}
+template <class A>
+GLIA_HD inline A shift_right(A x, A n) {
+  constexpr int max_shift = static_cast<int>(sizeof(A) * 8) - (std::is_signed_v<A> ? 1 : 0);
+  bool past = n >= max_shift;
+  if constexpr (std::is_signed_v<A>) past = past || n < 0;
+  if (past) return std::is_signed_v<A> ? static_cast<A>(x >> max_shift) : A(0);
+  return static_cast<A>(x >> n);
 }
 
 }  // namespace glia::math
