@@ -102,3 +102,76 @@ def test_inplace_on_a_leaf_that_requires_grad_is_refused():
     assert y.grad_fn.name() == "CosBackward0"
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), -np.sin([0.3]), rtol=1e-6)
+
+
+A = [1.5, -2.25, 0.5, -0.0, 7.0]
+B = [0.75, 1.5, -2.0, 3.0, -2.5]
+
+
+@pytest.mark.parametrize("name,ref", [("atan2", np.arctan2), ("hypot", np.hypot), ("copysign", np.copysign),
+                                      ("fmod", np.fmod), ("remainder", np.remainder), ("fmax", np.fmax),
+                                      ("fmin", np.fmin)])
+def test_binary_math_matches_numpy(name, ref):
+    a, b = glia.tensor(A, dtype=glia.float64), glia.tensor(B, dtype=glia.float64)
+    np.testing.assert_allclose(getattr(glia, name)(a, b).numpy(), ref(np.array(A), np.array(B)), rtol=1e-14)
+    np.testing.assert_allclose(getattr(a, name)(b).numpy(), ref(np.array(A), np.array(B)), rtol=1e-14)
+
+
+def test_remainder_and_fmod_signs_and_operators():
+    a, b = glia.tensor([7, -7, 7, -7]), glia.tensor([3, 3, -3, -3])
+    assert (a % b).tolist() == [1, 2, -2, -1]  # Python's rule: the divisor's sign
+    assert glia.fmod(a, b).tolist() == [1, -1, 1, -1]
+    assert (5 % glia.tensor([3, -3])).tolist() == [2, -1]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        a % glia.tensor([1, 0, 1, 1])
+
+
+def test_floor_divide_and_remainder_record_torchs_nodes():
+    a = glia.tensor([1.0, 2.0], requires_grad=True)
+    b = glia.tensor([3.0, -1.0], requires_grad=True)
+    r = a % b
+    assert r.grad_fn.name() == "RemainderBackward1" and r.tolist() == [1.0, 0.0]
+    assert (a // b).grad_fn.name() == "DivBackward2"
+    r.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [-0.0, 2.0]
+
+
+def test_xlogy_fmax_and_nan_to_num():
+    x = glia.tensor([0.0, 0.0, 2.0, 3.0], dtype=glia.float64)
+    y = glia.tensor([0.0, math.nan, 5.0, 0.5], dtype=glia.float64)
+    got = glia.xlogy(x, y).tolist()
+    assert got[0] == 0.0 and math.isnan(got[1]) and got[2] == pytest.approx(2 * math.log(5)) and got[3] < 0
+    assert glia.xlogy(2, glia.tensor([1.0])).tolist() == [0.0]
+    assert glia.fmax(glia.tensor([math.nan, 1.0]), glia.tensor([2.0, math.nan])).tolist() == [2.0, 1.0]
+    z = glia.tensor([math.nan, math.inf, -math.inf, 1.5])
+    np.testing.assert_array_equal(glia.nan_to_num(z).numpy(), np.nan_to_num(z.numpy()))
+    assert z.nan_to_num(nan=1.0, posinf=2.0, neginf=-3.0).tolist() == [1.0, 2.0, -3.0, 1.5]
+
+
+def test_bitwise_ops_on_integers_and_bools():
+    a, b = glia.tensor([12, -7, 0, 255]), glia.tensor([10, 3, -1, 15])
+    na, nb = np.array([12, -7, 0, 255]), np.array([10, 3, -1, 15])
+    assert (a & b).tolist() == (na & nb).tolist()
+    assert (a | b).tolist() == (na | nb).tolist()
+    assert (a ^ b).tolist() == (na ^ nb).tolist()
+    assert (~a).tolist() == (~na).tolist()
+    assert (a & 6).tolist() == (na & 6).tolist()
+    assert (a << 2).tolist() == (na << 2).tolist() and (a >> 1).tolist() == (na >> 1).tolist()
+    assert glia.bitwise_not(glia.tensor([True, False])).tolist() == [False, True]
+    with pytest.raises(RuntimeError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        glia.ones(2) & glia.ones(2)
+
+
+def test_predicates_and_isclose():
+    v = [0.0, math.nan, math.inf, -math.inf, 1.5]
+    x, nx = glia.tensor(v), np.array(v, dtype=np.float32)
+    assert x.isnan().tolist() == np.isnan(nx).tolist()
+    assert glia.isinf(x).tolist() == np.isinf(nx).tolist()
+    assert glia.isfinite(x).tolist() == np.isfinite(nx).tolist()
+    assert glia.isposinf(x).tolist() == np.isposinf(nx).tolist()
+    assert glia.isneginf(x).tolist() == np.isneginf(nx).tolist()
+    assert glia.isfinite(glia.tensor([1, 2])).tolist() == [True, True]
+    a = glia.tensor([1.0, 1.0 + 1e-6, 1.001, math.nan])
+    b = glia.tensor([1.0, 1.0, 1.0, math.nan])
+    assert glia.isclose(a, b).tolist() == np.isclose(a.numpy(), b.numpy()).tolist()
+    assert a.isclose(b, equal_nan=True).tolist() == [True, True, False, True]
