@@ -1303,6 +1303,17 @@ GLIA_API GLIA_NODISCARD glia_error *glia_isclose(const glia_tensor *a, const gli
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nan_to_num(const glia_tensor *a, double nan, const double *posinf,
                                                     const double *neginf, glia_tensor **out);
+/**
+ * torch.lerp(start, end, weight): start + weight * (end - start), computed from
+ * the nearer end. start, end and weight broadcast and must share one floating
+ * dtype (torch's "expected dtype float for `end` but got dtype double").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lerp(const glia_tensor *start, const glia_tensor *end,
+                                              const glia_tensor *weight, glia_tensor **out);
+/** torch.lerp with a number as the weight. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lerp_scalar(const glia_tensor *start, const glia_tensor *end, double weight,
+                                                     glia_tensor **out);
 
 /* ---- operators: reductions, softmax --------------------------------------- */
 

@@ -363,4 +363,21 @@ glia_error* glia_nan_to_num(const glia_tensor* a, double nan, const double* posi
   return unary_entry(a, out, "glia_nan_to_num", [&](const Tensor& x) { return nan_to_num(x, nan, posinf, neginf); });
 }
 
+glia_error* glia_lerp(const glia_tensor* start, const glia_tensor* end, const glia_tensor* weight, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_lerp";
+    Tensor s = tensor_arg(start, fn, "start"), e = tensor_arg(end, fn, "end"), w = tensor_arg(weight, fn, "weight");
+    check_out(out, fn, "out");
+    *out = tensor_handle(lerp(s, e, w));
+  });
+}
+glia_error* glia_lerp_scalar(const glia_tensor* start, const glia_tensor* end, double weight, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_lerp_scalar";
+    Tensor s = tensor_arg(start, fn, "start"), e = tensor_arg(end, fn, "end");
+    check_out(out, fn, "out");
+    *out = tensor_handle(lerp_scalar(s, e, weight));
+  });
+}
+
 }  // extern "C"

@@ -96,3 +96,11 @@ namespace glia::ops {
 // a and b must have one dtype (torch's "Float did not match Double").
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
 }  // namespace glia::ops
+
+namespace glia::ops {
+// torch.lerp: start + weight * (end - start) (torch's two-sided formula); start, end and a
+// tensor weight must share one floating dtype ("expected dtype float for `end` but got dtype
+// double").
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor lerp_scalar(const Tensor& start, const Tensor& end, double weight);
+}  // namespace glia::ops

@@ -46,6 +46,8 @@ for _n in PREDICATES:
     OPS[_n] = (lambda n: lambda xs, a: getattr(torch, n)(xs[0]))(_n)
 OPS["isclose"] = lambda xs, a: torch.isclose(xs[0], xs[1], a.get("rtol", 1e-05), a.get("atol", 1e-08),
                                              a.get("equal_nan", False))
+OPS["lerp"] = lambda xs, a: torch.lerp(xs[0], xs[1], xs[2])
+OPS["lerp_scalar"] = lambda xs, a: torch.lerp(xs[0], xs[1], a["weight"])
 DIFF = set(OPS) - set(BITWISE) - set(PREDICATES) - {"isclose"}
 
 # Where each op is smooth (finite-difference checks) and defined.
@@ -156,7 +158,40 @@ def math():
     inplace_cases(fx, "logit")
     fx.error("floor_ bool", "floor_", [rnd([3], "bool")], "GLIA_ERR_DTYPE")
     binary(fx)
+    lerp(fx)
     return fx
+
+
+def lerp(fx):
+    sm = smooth
+    fx.case("lerp f64", "lerp", [sm([2, 3]), sm([2, 3]), sm([2, 3], f64, 0, 1)])
+    fx.case("lerp f64 broadcast", "lerp", [sm([3, 1]), sm([4]), sm([3, 4], f64, 0, 1)])
+    fx.case("lerp f64 weight broadcast", "lerp", [sm([2, 3]), sm([2, 3]), sm([3], f64, -0.5, 1.5)])
+    fx.case("lerp f64 transposed", "lerp", [T(sm([3, 4])), sm([3, 4]), T(sm([3, 4], f64, 0, 1))])
+    fx.case("lerp f64 0-dim weight", "lerp", [sm([4]), sm([4]), sm([], f64, 0, 1)])
+    fx.case("lerp zero-size", "lerp", [sm([0, 2]), sm([2]), sm([2])])
+    fx.case("lerp f32", "lerp", [sm([7], f32), sm([7], f32), sm([7], f32, 0, 1)])
+    fx.case("lerp f32 weight 0, 0.5, 1 and outside", "lerp",
+            [torch.full([5], 1.5), torch.full([5], -4.0), torch.tensor([0.0, 0.5, 1.0, 2.0, -1.0])])
+    fx.case("lerp f32 specials", "lerp", [SPECIALS.float(), torch.ones(8), torch.full([8], 0.25)])
+    fx.case("lerp bfloat16", "lerp", [sm([5], bf16), sm([5], bf16), sm([5], bf16, 0, 1)], tol=1e-2)
+    maybe(fx, "lerp float16", "lerp", [sm([5], f16), sm([5], f16), sm([5], f16, 0, 1)], tol=2e-3)
+    fx.error("lerp end dtype", "lerp", [rnd([3], f32), rnd([3], f64), rnd([3], f32)], "GLIA_ERR_DTYPE")
+    fx.error("lerp weight dtype", "lerp", [rnd([3], f32), rnd([3], f32), rnd([3], f64)], "GLIA_ERR_DTYPE")
+    fx.error("lerp int64", "lerp", [rnd([3], "int64"), rnd([3], "int64"), rnd([3], "int64")], "GLIA_ERR_DTYPE")
+    fx.error("lerp shape mismatch", "lerp", [rnd([2]), rnd([3]), rnd([3])], "GLIA_ERR_SHAPE", message=False)
+    for w in (0.25, 0.75, 1.0, -0.5):
+        fx.case("lerp_scalar f64 weight %r" % w, "lerp_scalar", [sm([2, 3]), sm([2, 3])], weight=w)
+    fx.case("lerp_scalar f64 broadcast", "lerp_scalar", [sm([3, 1]), sm([4])], weight=0.3)
+    fx.case("lerp_scalar f64 transposed", "lerp_scalar", [T(sm([3, 4])), sm([3, 4])], weight=0.6)
+    fx.case("lerp_scalar 0-dim", "lerp_scalar", [sm([]), sm([])], weight=0.4)
+    fx.case("lerp_scalar zero-size", "lerp_scalar", [sm([0]), sm([0])], weight=0.4)
+    fx.case("lerp_scalar f32", "lerp_scalar", [sm([7], f32), sm([7], f32)], weight=0.7)
+    fx.case("lerp_scalar f32 specials", "lerp_scalar", [SPECIALS.float(), SPECIALS.flip(0).float()], weight=0.5)
+    fx.case("lerp_scalar bfloat16", "lerp_scalar", [sm([5], bf16), sm([5], bf16)], weight=0.3, tol=1e-2)
+    fx.error("lerp_scalar end dtype", "lerp_scalar", [rnd([3], f32), rnd([3], f64)], "GLIA_ERR_DTYPE", weight=0.5)
+    fx.error("lerp_scalar int64", "lerp_scalar", [rnd([3], "int64"), rnd([3], "int64")], "GLIA_ERR_DTYPE",
+             weight=0.5)
 
 
 def binary(fx):

@@ -403,6 +403,8 @@ FUNCTIONS = {
     "glia_isneginf": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_isclose": (c_void_p, [c_void_p, c_void_p, c_double, c_double, c_int32, POINTER(c_void_p)], ["a", "b", "rtol", "atol", "equal_nan", "out"]),
     "glia_nan_to_num": (c_void_p, [c_void_p, c_double, POINTER(c_double), POINTER(c_double), POINTER(c_void_p)], ["a", "nan", "posinf", "neginf", "out"]),
+    "glia_lerp": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(c_void_p)], ["start", "end", "weight", "out"]),
+    "glia_lerp_scalar": (c_void_p, [c_void_p, c_void_p, c_double, POINTER(c_void_p)], ["start", "end", "weight", "out"]),
     "glia_mean": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
     "glia_prod": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
     "glia_amax": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),

@@ -2263,3 +2263,21 @@ def xlogy(input, other):  # noqa: A002
 
 
 __all__.append("xlogy")
+
+
+def _lerp(self, end, weight):
+    if isinstance(weight, Tensor):
+        return _new(C.glia_lerp, self._h, end._h, weight._h)
+    if _is_number(weight):
+        return _new(C.glia_lerp_scalar, self._h, end._h, _builtin_float(weight))
+    raise _arg_error("lerp", "weight", 2, weight)
+
+
+def _lerp_(self, end, weight):
+    return self.copy_(self.lerp(end, weight))
+
+
+Tensor.lerp, Tensor.lerp_ = _lerp, _lerp_
+_lerp.__name__, _lerp_.__name__ = "lerp", "lerp_"
+globals()["lerp"] = _method("lerp")
+__all__.append("lerp")

@@ -175,3 +175,17 @@ def test_predicates_and_isclose():
     b = glia.tensor([1.0, 1.0, 1.0, math.nan])
     assert glia.isclose(a, b).tolist() == np.isclose(a.numpy(), b.numpy()).tolist()
     assert a.isclose(b, equal_nan=True).tolist() == [True, True, False, True]
+
+
+def test_lerp_with_a_number_and_a_tensor_weight():
+    s = glia.tensor([1.0, 2.0, 3.0], dtype=glia.float64, requires_grad=True)
+    e = glia.tensor([5.0, -2.0, 3.5], dtype=glia.float64)
+    w = glia.tensor([0.0, 0.5, 1.0], dtype=glia.float64)
+    assert glia.lerp(s, e, w).tolist() == [1.0, 0.0, 3.5]
+    r = s.lerp(e, 0.25)
+    np.testing.assert_allclose(r.detach().numpy(), s.detach().numpy() + 0.25 * (e.numpy() - s.detach().numpy()))
+    assert r.grad_fn.name() == "LerpBackward0" and glia.lerp(s, e, w).grad_fn.name() == "LerpBackward1"
+    r.sum().backward()
+    assert s.grad.tolist() == [0.75, 0.75, 0.75]
+    with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype double"):
+        glia.lerp(glia.ones(2), glia.ones(2, dtype=glia.float64), 0.5)

@@ -377,4 +377,64 @@ Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const doubl
   return out;
 }
 
+// ---- lerp
+
+namespace {
+struct LerpBackward : Node {
+  SavedTensor start, end, weight;  // weight undefined: the number w
+  double w = 0;
+  Dims shapes[3];
+  DType dtype;
+  const char* name() const override { return weight.defined() ? "LerpBackward1" : "LerpBackward0"; }
+  TensorList apply(TensorList&& gs) override {
+    const Tensor& g = gs[0];
+    TensorList r(3);
+    if (!weight.defined()) {
+      if (next_edges[0].valid()) r[0] = sum_to(times(g, 1.0 - w), shapes[0]);
+      if (next_edges[1].valid()) r[1] = sum_to(times(g, w), shapes[1]);
+      return r;
+    }
+    Tensor wv = weight.unpack(name());
+    if (next_edges[0].valid()) r[0] = sum_to(mul(g, one_minus(wv)), shapes[0]);
+    if (next_edges[1].valid()) r[1] = sum_to(mul(g, wv), shapes[1]);
+    if (next_edges[2].valid()) r[2] = sum_to(mul(g, sub(end.unpack(name()), start.unpack(name()))), shapes[2]);
+    return r;
+  }
+  void release_variables() override {
+    start.release();
+    end.release();
+    weight.release();
+  }
+};
+}  // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  Tensor out = ops::lerp(start, end, weight);
+  if (any_requires_grad({&start, &end, &weight})) {
+    auto n = make_ref<LerpBackward>();
+    n->weight = SavedTensor(weight);
+    if (weight.requires_grad()) {
+      n->start = SavedTensor(start);
+      n->end = SavedTensor(end);
+    }
+    n->shapes[0] = start.shape();
+    n->shapes[1] = end.shape();
+    n->shapes[2] = weight.shape();
+    set_history(n.get(), {&start, &end, &weight}, {&out});
+  }
+  return out;
+}
+
+Tensor lerp_scalar(const Tensor& start, const Tensor& end, double weight) {
+  Tensor out = ops::lerp_scalar(start, end, weight);
+  if (any_requires_grad({&start, &end})) {
+    auto n = make_ref<LerpBackward>();
+    n->w = weight;
+    n->shapes[0] = start.shape();
+    n->shapes[1] = end.shape();
+    set_history(n.get(), {&start, &end}, {&out});
+  }
+  return out;
+}
+
 }  // namespace glia

@@ -29,4 +29,8 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
 // NanToNumBackward0: the gradient flows where the input is finite.
 Tensor nan_to_num(const Tensor& a, double nan, const double* posinf, const double* neginf);
 
+// LerpBackward1 (tensor weight), LerpBackward0 (a number).
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor lerp_scalar(const Tensor& start, const Tensor& end, double weight);
+
 }  // namespace glia

@@ -8,6 +8,7 @@
 
 #include "ops/cpu/loops.h"
 #include "ops/cpu/math_fns.h"
+#include "ops/cpu/vmath.h"
 #include "ops/elementwise.h"
 
 namespace glia::ops {
@@ -211,6 +212,47 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
       logical(float_class(FloatClass::IsFinite, actual), compare(actual, allowed, Cmp::Le), Logic::And);
   return logical(close, finite_close, Logic::Or);
 }
+
+namespace {
+// torch's TypeMeta names, as its lerp messages print them.
+const char* type_meta_name(DType t) {
+  switch (t) {
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
+    case DType::Float16:
+      return "c10::Half";
+    case DType::BFloat16:
+      return "c10::BFloat16";
+    case DType::Int64:
+      return "long int";
+    case DType::Int32:
+      return "int";
+    case DType::UInt8:
+      return "unsigned char";
+    default:
+      return "bool";
+  }
+}
+void check_lerp_dtype(const Tensor& start, const Tensor& t, const char* arg) {
+  GLIA_CHECK(t.dtype() == start.dtype(), DType, "expected dtype ", type_meta_name(start.dtype()), " for `", arg,
+             "` but got dtype ", type_meta_name(t.dtype()));
+}
+}  // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_lerp_dtype(start, end, "end");
+  check_lerp_dtype(start, weight, "weight");
+  if (!is_floating(start.dtype())) not_implemented_for("lerp_kernel_tensor", start.dtype());
+  return ternary_meta(KernelId::lerp, "lerp", start, end, weight, start.dtype(), start.dtype());
+}
+
+Tensor lerp_scalar(const Tensor& start, const Tensor& end, double weight) {
+  check_lerp_dtype(start, end, "end");
+  if (!is_floating(start.dtype())) not_implemented_for("lerp_kernel_scalar", start.dtype());
+  return binary_meta(KernelId::lerp_scalar, "lerp", start, end, start.dtype(), start.dtype(), {attr_f(weight)});
+}
 }  // namespace glia::ops
 
 // ---- CPU kernels
@@ -219,6 +261,45 @@ namespace glia::cpu {
 
 using ops::Types;
 using ops::unary_kernel;
+
+namespace vmath {
+bool available() {
+#if GLIA_HAVE_HWY && defined(__x86_64__)
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+  return ok;
+#else
+  return false;
+#endif
+}
+}  // namespace vmath
+
+namespace {
+// Note [Vectorised transcendental functions] (ops/cpu/vmath.h): float32, contiguous, a CPU with
+// AVX2 and FMA. False when the kernel must take the generic loop.
+bool vector_path(const KernelArgs& k, vmath::Fn fn, vmath::ScalarFn fallback) {
+#if GLIA_HAVE_HWY
+  const Tensor &out = k.output(0), &x = k.input(0);
+  if (x.dtype() != DType::Float32 || !x.is_contiguous() || !out.is_contiguous() || !vmath::available()) return false;
+  const float* xp = x.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  ops::flat_for(out.numel(), [&](int64_t b, int64_t e) { vmath::run_avx2(fn, xp + b, op + b, e - b, fallback); });
+  return true;
+#else
+  (void)k, (void)fn, (void)fallback;
+  return false;
+#endif
+}
+}  // namespace
+
+#define GLIA_VECTOR_UNARY(name, Op)                                        \
+  static void name##_f32(const float* x, float* o, int64_t n) {            \
+    for (int64_t i = 0; i < n; ++i) o[i] = std::name(x[i]);                \
+  }                                                                        \
+  void name##_kernel(const KernelArgs& k) {                                \
+    if (vector_path(k, vmath::Fn::Op, name##_f32)) return;                 \
+    unary_kernel<Types::Floating>(k, [](auto x) { return std::name(x); }); \
+  }
 
 #define GLIA_FLOAT_UNARY(name, expr)              \
   void name##_kernel(const KernelArgs& k) {       \
@@ -229,20 +310,20 @@ using ops::unary_kernel;
     });                                           \
   }
 
-GLIA_FLOAT_UNARY(sin, std::sin(x))
-GLIA_FLOAT_UNARY(cos, std::cos(x))
+GLIA_VECTOR_UNARY(sin, Sin)
+GLIA_VECTOR_UNARY(cos, Cos)
 GLIA_FLOAT_UNARY(tan, std::tan(x))
-GLIA_FLOAT_UNARY(asin, std::asin(x))
-GLIA_FLOAT_UNARY(acos, std::acos(x))
-GLIA_FLOAT_UNARY(atan, std::atan(x))
-GLIA_FLOAT_UNARY(sinh, std::sinh(x))
+GLIA_VECTOR_UNARY(asin, Asin)
+GLIA_VECTOR_UNARY(acos, Acos)
+GLIA_VECTOR_UNARY(atan, Atan)
+GLIA_VECTOR_UNARY(sinh, Sinh)
 GLIA_FLOAT_UNARY(cosh, std::cosh(x))
-GLIA_FLOAT_UNARY(asinh, std::asinh(x))
-GLIA_FLOAT_UNARY(acosh, std::acosh(x))
-GLIA_FLOAT_UNARY(atanh, std::atanh(x))
+GLIA_VECTOR_UNARY(asinh, Asinh)
+GLIA_VECTOR_UNARY(acosh, Acosh)
+GLIA_VECTOR_UNARY(atanh, Atanh)
 GLIA_FLOAT_UNARY(exp2, std::exp2(x))
-GLIA_FLOAT_UNARY(log2, std::log2(x))
-GLIA_FLOAT_UNARY(log10, std::log10(x))
+GLIA_VECTOR_UNARY(log2, Log2)
+GLIA_VECTOR_UNARY(log10, Log10)
 GLIA_FLOAT_UNARY(erfc, std::erfc(x))
 GLIA_FLOAT_UNARY(erfinv, math::erfinv<A>(x))
 GLIA_FLOAT_UNARY(lgamma, std::lgamma(x))
@@ -253,6 +334,7 @@ GLIA_FLOAT_UNARY(frac, math::frac<A>(x))
 GLIA_FLOAT_UNARY(floor, std::floor(x))
 GLIA_FLOAT_UNARY(ceil, std::ceil(x))
 #undef GLIA_FLOAT_UNARY
+#undef GLIA_VECTOR_UNARY
 
 void round_kernel(const KernelArgs& k) {
   const int64_t decimals = k.attr(0).i;
@@ -396,6 +478,22 @@ void nan_to_num_kernel(const KernelArgs& k) {
             m = static_cast<A>(convert<C, double>(neg));
     ops::map_unary<C, C>(k.output(0), k.input(0),
                          [n, p, m](A x) { return x != x ? n : (x == INFINITY ? p : (x == -INFINITY ? m : x)); });
+  });
+}
+
+void lerp_scalar_kernel(const KernelArgs& k) {
+  const double w = k.attr(0).f;
+  ops::binary_kernel<Types::Floating>(k, [w](auto s, auto e) {
+    using A = decltype(s);
+    return math::lerp<A>(s, e, static_cast<A>(w));
+  });
+}
+void lerp_kernel(const KernelArgs& k) {
+  dispatch_floating(k.output(0).dtype(), "lerp", [&](auto tag) {
+    using C = decltype(tag);
+    using A = acc_t<C>;
+    ops::map_ternary<C, C, C, C>(k.output(0), k.input(0), k.input(1), k.input(2),
+                                 [](A s, A e, A w) { return math::lerp<A>(s, e, w); });
   });
 }
 

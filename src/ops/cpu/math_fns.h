@@ -190,4 +190,11 @@ GLIA_HD inline A shift_right(A x, A n) {
   return static_cast<A>(x >> n);
 }
 
+// torch's lerp: from the nearer end, so that lerp(s, e, 1) == e exactly.
+template <class A>
+GLIA_HD inline A lerp(A start, A end, A weight) {
+  return std::fabs(weight) < static_cast<A>(0.5) ? start + weight * (end - start)
+                                                 : end - (end - start) * (static_cast<A>(1) - weight);
+}
+
 }  // namespace glia::math

@@ -668,6 +668,8 @@ extern "C" {
     pub fn glia_isneginf(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_isclose(a: *const glia_tensor, b: *const glia_tensor, rtol: f64, atol: f64, equal_nan: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nan_to_num(a: *const glia_tensor, nan: f64, posinf: *const f64, neginf: *const f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_lerp(start: *const glia_tensor, end: *const glia_tensor, weight: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_lerp_scalar(start: *const glia_tensor, end: *const glia_tensor, weight: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mean(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_prod(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_amax(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
