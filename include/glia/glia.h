@@ -1120,6 +1120,201 @@ GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_sc
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 
+/* ---- unary floating math and rounding (torch.sin ... torch.round).
+ * The math functions give float32 for integer and bool inputs (torch's default
+ * dtype); trunc, floor, ceil and round keep integer dtypes (a copy) and refuse
+ * bool. Each has an in-place form glia_<op>_(self), which follows torch's
+ * rules: the result dtype must be castable to self's ("result type Float can't
+ * be cast to the desired output type Long"), the version counter moves, and a
+ * leaf that requires grad is refused in grad mode. */
+/** sin(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sin(const glia_tensor *a, glia_tensor **out);
+/** In place: self = sin(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sin_(glia_tensor *self);
+/** cos(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cos(const glia_tensor *a, glia_tensor **out);
+/** In place: self = cos(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cos_(glia_tensor *self);
+/** tan(a), radians. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tan(const glia_tensor *a, glia_tensor **out);
+/** In place: self = tan(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tan_(glia_tensor *self);
+/** arcsin(a) (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asin(const glia_tensor *a, glia_tensor **out);
+/** In place: self = asin(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asin_(glia_tensor *self);
+/** arccos(a) (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acos(const glia_tensor *a, glia_tensor **out);
+/** In place: self = acos(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acos_(glia_tensor *self);
+/** arctan(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan(const glia_tensor *a, glia_tensor **out);
+/** In place: self = atan(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan_(glia_tensor *self);
+/** sinh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sinh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = sinh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sinh_(glia_tensor *self);
+/** cosh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = cosh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosh_(glia_tensor *self);
+/** arsinh(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asinh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = asinh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_asinh_(glia_tensor *self);
+/** arcosh(a) (NaN below 1). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acosh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = acosh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_acosh_(glia_tensor *self);
+/** artanh(a) (NaN outside [-1, 1], +-inf at +-1). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atanh(const glia_tensor *a, glia_tensor **out);
+/** In place: self = atanh(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atanh_(glia_tensor *self);
+/** 2^a. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_exp2(const glia_tensor *a, glia_tensor **out);
+/** In place: self = exp2(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_exp2_(glia_tensor *self);
+/** log2(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log2(const glia_tensor *a, glia_tensor **out);
+/** In place: self = log2(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log2_(glia_tensor *self);
+/** log10(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log10(const glia_tensor *a, glia_tensor **out);
+/** In place: self = log10(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_log10_(glia_tensor *self);
+/** The error function erf(a). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erf(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erf(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erf_(glia_tensor *self);
+/** 1 - erf(a), accurate for large a. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfc(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erfc(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfc_(glia_tensor *self);
+/** The inverse error function (NaN outside [-1, 1]). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfinv(const glia_tensor *a, glia_tensor **out);
+/** In place: self = erfinv(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_erfinv_(glia_tensor *self);
+/** log|Gamma(a)|. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lgamma(const glia_tensor *a, glia_tensor **out);
+/** In place: self = lgamma(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lgamma_(glia_tensor *self);
+/** Gamma'(a) / Gamma(a) (-inf at 0, NaN at negative integers); its backward (trigamma) is not itself differentiable. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_digamma(const glia_tensor *a, glia_tensor **out);
+/** In place: self = digamma(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_digamma_(glia_tensor *self);
+/** a rounded toward zero. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trunc(const glia_tensor *a, glia_tensor **out);
+/** In place: self = trunc(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trunc_(glia_tensor *self);
+/** a - trunc(a) (floating inputs only). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_frac(const glia_tensor *a, glia_tensor **out);
+/** In place: self = frac(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_frac_(glia_tensor *self);
+/** a rounded down. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_floor(const glia_tensor *a, glia_tensor **out);
+/** In place: self = floor(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_floor_(glia_tensor *self);
+/** a rounded up. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ceil(const glia_tensor *a, glia_tensor **out);
+/** In place: self = ceil(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ceil_(glia_tensor *self);
+/**
+ * torch.round(a, decimals=decimals): half to even at `decimals` decimal places
+ * (negative: to tens, hundreds...). decimals != 0 refuses integer inputs.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_round(const glia_tensor *a, int64_t decimals, glia_tensor **out);
+/** In place: self = round(self, decimals). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_round_(glia_tensor *self, int64_t decimals);
+/**
+ * torch.logit(a, eps): log(z / (1 - z)) with z = a clamped to [eps, 1 - eps];
+ * a negative eps (e.g. -1) is torch's eps=None: no clamping (NaN outside
+ * [0, 1], +-inf at the ends).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_logit(const glia_tensor *a, double eps, glia_tensor **out);
+/** In place: self = logit(self, eps). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logit_(glia_tensor *self, double eps);
+
+/* ---- binary math, bitwise ops and predicates. Operands broadcast and
+ * promote as torch's; "float" ops give float32 for integer operands. */
+/** atan2(a, b), the angle of (b, a) in radians; float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_atan2(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** sqrt(a^2 + b^2) without overflow; floating operands only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hypot(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** |a| with the sign of b (signed zeros and NaNs count); float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_copysign(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a * log(b), 0 where a == 0 unless b is NaN; float. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_xlogy(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * The remainder of a / b with a's sign (C's fmod); any dtype but bool.
+ * Integer division by zero is GLIA_ERR_INVALID_ARGUMENT ("ZeroDivisionError").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmod(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The remainder of a / b with b's sign (Python's %); otherwise as glia_fmod. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_remainder(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The larger of a and b, ignoring a NaN operand (NaN only when both are). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmax(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** The smaller of a and b, ignoring a NaN operand. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fmin(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a & b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_and(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a | b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_or(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** a ^ b; integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_xor(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * a << b; integer dtypes. A negative count or one of the type's width or more
+ * gives 0 (torch 1.13 leaves those to the hardware).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_left_shift(const glia_tensor *a, const glia_tensor *b,
+                                                            glia_tensor **out);
+/** a >> b (arithmetic for signed types; past the width: 0 or -1); integer dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_right_shift(const glia_tensor *a, const glia_tensor *b,
+                                                             glia_tensor **out);
+/** ~a (not for bool); integer and bool dtypes. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bitwise_not(const glia_tensor *a, glia_tensor **out);
+/** a != a, as bool (false for integer and bool inputs). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isnan(const glia_tensor *a, glia_tensor **out);
+/** |a| == inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isinf(const glia_tensor *a, glia_tensor **out);
+/** Neither NaN nor infinite, as bool (true for integer and bool inputs). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isfinite(const glia_tensor *a, glia_tensor **out);
+/** a == +inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isposinf(const glia_tensor *a, glia_tensor **out);
+/** a == -inf, as bool. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_isneginf(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.isclose: |a - b| <= atol + rtol * |b| (and finite), or a == b, or
+ * both NaN when equal_nan != 0; bool. a and b must share a dtype; rtol and
+ * atol must be >= 0 (torch's defaults: 1e-05, 1e-08).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_isclose(const glia_tensor *a, const glia_tensor *b, double rtol, double atol,
+                                                 int32_t equal_nan, glia_tensor **out);
+/**
+ * torch.nan_to_num: NaN -> nan, +inf -> *posinf, -inf -> *neginf; a NULL
+ * posinf/neginf means the dtype's largest/lowest finite value. Integer inputs
+ * are copied.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nan_to_num(const glia_tensor *a, double nan, const double *posinf,
+                                                    const double *neginf, glia_tensor **out);
+/**
+ * torch.lerp(start, end, weight): start + weight * (end - start), computed from
+ * the nearer end. start, end and weight broadcast and must share one floating
+ * dtype (torch's "expected dtype float for `end` but got dtype double").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lerp(const glia_tensor *start, const glia_tensor *end,
+                                              const glia_tensor *weight, glia_tensor **out);
+/** torch.lerp with a number as the weight. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lerp_scalar(const glia_tensor *start, const glia_tensor *end, double weight,
+                                                     glia_tensor **out);
+
 /* ---- operators: reductions, softmax --------------------------------------- */
 
 /*

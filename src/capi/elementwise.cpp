@@ -268,4 +268,116 @@ glia_error* glia_relu_(glia_tensor* self) {
   return guard([&] { relu_(tensor_arg(self, "glia_relu_", "self")); });
 }
 
+// ---- unary floating math and rounding (autograd/fn/math.h)
+
+#define GLIA_MATH(op, Op)                                                                                    \
+  glia_error* glia_##op(const glia_tensor* a, glia_tensor** out) {                                           \
+    return unary_entry(a, out, "glia_" #op, [](const Tensor& x) { return glia::math(ops::MathOp::Op, x); }); \
+  }                                                                                                          \
+  glia_error* glia_##op##_(glia_tensor* self) {                                                              \
+    return guard([&] { math_(ops::MathOp::Op, tensor_arg(self, "glia_" #op "_", "self")); });                \
+  }
+GLIA_MATH(sin, Sin)
+GLIA_MATH(cos, Cos)
+GLIA_MATH(tan, Tan)
+GLIA_MATH(asin, Asin)
+GLIA_MATH(acos, Acos)
+GLIA_MATH(atan, Atan)
+GLIA_MATH(sinh, Sinh)
+GLIA_MATH(cosh, Cosh)
+GLIA_MATH(asinh, Asinh)
+GLIA_MATH(acosh, Acosh)
+GLIA_MATH(atanh, Atanh)
+GLIA_MATH(exp2, Exp2)
+GLIA_MATH(log2, Log2)
+GLIA_MATH(log10, Log10)
+GLIA_MATH(erf, Erf)
+GLIA_MATH(erfc, Erfc)
+GLIA_MATH(erfinv, Erfinv)
+GLIA_MATH(lgamma, Lgamma)
+GLIA_MATH(digamma, Digamma)
+GLIA_MATH(trunc, Trunc)
+GLIA_MATH(frac, Frac)
+GLIA_MATH(floor, Floor)
+GLIA_MATH(ceil, Ceil)
+#undef GLIA_MATH
+
+glia_error* glia_round(const glia_tensor* a, int64_t decimals, glia_tensor** out) {
+  return unary_entry(a, out, "glia_round", [&](const Tensor& x) { return round_decimals(x, decimals); });
+}
+glia_error* glia_round_(glia_tensor* self, int64_t decimals) {
+  return guard([&] { round_decimals_(tensor_arg(self, "glia_round_", "self"), decimals); });
+}
+glia_error* glia_logit(const glia_tensor* a, double eps, glia_tensor** out) {
+  return unary_entry(a, out, "glia_logit", [&](const Tensor& x) { return logit(x, eps); });
+}
+glia_error* glia_logit_(glia_tensor* self, double eps) {
+  return guard([&] { logit_(tensor_arg(self, "glia_logit_", "self"), eps); });
+}
+
+// ---- binary math, bitwise ops, predicates (autograd/fn/math.h)
+
+#define GLIA_BINARY_MATH(fn, Op)                                                         \
+  glia_error* glia_##fn(const glia_tensor* a, const glia_tensor* b, glia_tensor** out) { \
+    return binary_entry(a, b, out, "glia_" #fn, [](const Tensor& x, const Tensor& y) {   \
+      return glia::binary_math(ops::BinaryMathOp::Op, x, y);                             \
+    });                                                                                  \
+  }
+GLIA_BINARY_MATH(atan2, Atan2)
+GLIA_BINARY_MATH(hypot, Hypot)
+GLIA_BINARY_MATH(copysign, Copysign)
+GLIA_BINARY_MATH(xlogy, Xlogy)
+GLIA_BINARY_MATH(fmod, Fmod)
+GLIA_BINARY_MATH(remainder, Remainder)
+GLIA_BINARY_MATH(fmax, Fmax)
+GLIA_BINARY_MATH(fmin, Fmin)
+GLIA_BINARY_MATH(bitwise_and, BitwiseAnd)
+GLIA_BINARY_MATH(bitwise_or, BitwiseOr)
+GLIA_BINARY_MATH(bitwise_xor, BitwiseXor)
+GLIA_BINARY_MATH(bitwise_left_shift, LeftShift)
+GLIA_BINARY_MATH(bitwise_right_shift, RightShift)
+#undef GLIA_BINARY_MATH
+
+glia_error* glia_bitwise_not(const glia_tensor* a, glia_tensor** out) {
+  return unary_entry(a, out, "glia_bitwise_not", [](const Tensor& x) { return bitwise_not(x); });
+}
+
+#define GLIA_FLOAT_CLASS(fn, C)                                                                                        \
+  glia_error* glia_##fn(const glia_tensor* a, glia_tensor** out) {                                                     \
+    return unary_entry(a, out, "glia_" #fn, [](const Tensor& x) { return glia::float_class(ops::FloatClass::C, x); }); \
+  }
+GLIA_FLOAT_CLASS(isnan, IsNan)
+GLIA_FLOAT_CLASS(isinf, IsInf)
+GLIA_FLOAT_CLASS(isfinite, IsFinite)
+GLIA_FLOAT_CLASS(isposinf, IsPosInf)
+GLIA_FLOAT_CLASS(isneginf, IsNegInf)
+#undef GLIA_FLOAT_CLASS
+
+glia_error* glia_isclose(const glia_tensor* a, const glia_tensor* b, double rtol, double atol, int32_t equal_nan,
+                         glia_tensor** out) {
+  return binary_entry(a, b, out, "glia_isclose",
+                      [&](const Tensor& x, const Tensor& y) { return isclose(x, y, rtol, atol, equal_nan != 0); });
+}
+glia_error* glia_nan_to_num(const glia_tensor* a, double nan, const double* posinf, const double* neginf,
+                            glia_tensor** out) {
+  return unary_entry(a, out, "glia_nan_to_num", [&](const Tensor& x) { return nan_to_num(x, nan, posinf, neginf); });
+}
+
+glia_error* glia_lerp(const glia_tensor* start, const glia_tensor* end, const glia_tensor* weight, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_lerp";
+    Tensor s = tensor_arg(start, fn, "start"), e = tensor_arg(end, fn, "end"), w = tensor_arg(weight, fn, "weight");
+    check_out(out, fn, "out");
+    *out = tensor_handle(lerp(s, e, w));
+  });
+}
+glia_error* glia_lerp_scalar(const glia_tensor* start, const glia_tensor* end, double weight, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_lerp_scalar";
+    Tensor s = tensor_arg(start, fn, "start"), e = tensor_arg(end, fn, "end");
+    check_out(out, fn, "out");
+    *out = tensor_handle(lerp_scalar(s, e, weight));
+  });
+}
+
 }  // extern "C"

@@ -968,7 +968,8 @@ class Tensor:
         return self.div(other, rounding_mode="floor")
 
     def remainder(self, other):
-        return self - self.div(other, rounding_mode="floor") * other
+        other = _to_tensor_like(other, self, "remainder")  # kept alive across the call
+        return _new(C.glia_remainder, self._h, other._h)
 
     def pow(self, exponent):
         if isinstance(exponent, Tensor):
@@ -1048,6 +1049,11 @@ class Tensor:
     def __mod__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
             return self.remainder(other)
+        return NotImplemented
+
+    def __rmod__(self, other):
+        if _is_number(other):
+            return _to_tensor_like(other, self, "remainder").remainder(self)
         return NotImplemented
 
     def __pow__(self, other):
@@ -1150,7 +1156,7 @@ class Tensor:
         return np.allclose(self.detach()._host_array_any(), other.detach()._host_array_any(), rtol, atol, equal_nan)
 
     def isnan(self):
-        return self.ne(self)
+        return _new(C.glia_isnan, self._h)
 
     # logic
     def _logic(self, other, fn, name, bitwise):
@@ -1158,8 +1164,6 @@ class Tensor:
             other = _to_tensor_like(other, self, name)
         if not isinstance(other, Tensor):
             raise _arg_error(name, "other", 1, other)
-        if bitwise and (self.dtype is not bool or other.dtype is not bool):
-            raise RuntimeError('"%s_cpu" not implemented for \'%s\'' % (name, _type_label(self.dtype)))
         return _new(fn, self._h, other._h)
 
     def logical_and(self, other):
@@ -1176,17 +1180,17 @@ class Tensor:
 
     def __and__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
-            return self._logic(other, C.glia_logical_and, "bitwise_and", True)
+            return self._logic(other, C.glia_bitwise_and, "bitwise_and", True)
         return NotImplemented
 
     def __or__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
-            return self._logic(other, C.glia_logical_or, "bitwise_or", True)
+            return self._logic(other, C.glia_bitwise_or, "bitwise_or", True)
         return NotImplemented
 
     def __xor__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
-            return self._logic(other, C.glia_logical_xor, "bitwise_xor", True)
+            return self._logic(other, C.glia_bitwise_xor, "bitwise_xor", True)
         return NotImplemented
 
     __rand__ = __and__
@@ -1194,9 +1198,7 @@ class Tensor:
     __rxor__ = __xor__
 
     def __invert__(self):
-        if self.dtype is not bool:
-            raise RuntimeError('"bitwise_not_cpu" not implemented for \'%s\'' % _type_label(self.dtype))
-        return _new(C.glia_logical_not, self._h)
+        return _new(C.glia_bitwise_not, self._h)
 
     bitwise_not = __invert__
 
@@ -2146,3 +2148,136 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
 
 def permute(input, dims):  # noqa: A002,F811
     return input.permute(*dims)
+
+
+# ---- unary floating math and rounding (torch.sin ... torch.round): functions, methods and
+# their in-place forms (x.sin_()), through glia_<op> and glia_<op>_.
+
+_MATH_OPS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2",
+             "log2", "log10", "erf", "erfc", "erfinv", "lgamma", "digamma", "trunc", "frac", "floor", "ceil")
+# torch's aliases: torch.arcsin is torch.asin, torch.fix is torch.trunc ...
+_MATH_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+                 "arctanh": "atanh", "fix": "trunc"}
+
+
+def _math_methods(name):
+    fn, fn_ = getattr(C, "glia_" + name), getattr(C, "glia_" + name + "_")
+
+    def op(self):
+        return _new(fn, self._h)
+
+    def op_(self):
+        check(fn_(self._h))
+        return self
+
+    op.__name__ = op.__qualname__ = name
+    op_.__name__ = op_.__qualname__ = name + "_"
+    return op, op_
+
+
+for _n in _MATH_OPS:
+    _m, _m_ = _math_methods(_n)
+    setattr(Tensor, _n, _m)
+    setattr(Tensor, _n + "_", _m_)
+for _a, _n in _MATH_ALIASES.items():
+    setattr(Tensor, _a, getattr(Tensor, _n))
+    setattr(Tensor, _a + "_", getattr(Tensor, _n + "_"))
+
+
+def _round(self, *, decimals=0):
+    return _new(C.glia_round, self._h, _builtin_int(decimals))
+
+
+def _round_(self, *, decimals=0):
+    check(C.glia_round_(self._h, _builtin_int(decimals)))
+    return self
+
+
+def _logit(self, eps=None):
+    return _new(C.glia_logit, self._h, -1.0 if eps is None else _builtin_float(eps))
+
+
+def _logit_(self, eps=None):
+    check(C.glia_logit_(self._h, -1.0 if eps is None else _builtin_float(eps)))
+    return self
+
+
+Tensor.round, Tensor.round_, Tensor.logit, Tensor.logit_ = _round, _round_, _logit, _logit_
+_round.__name__, _round_.__name__, _logit.__name__, _logit_.__name__ = "round", "round_", "logit", "logit_"
+
+for _n in _MATH_OPS + tuple(_MATH_ALIASES) + ("round", "logit"):
+    globals()[_n] = _method(_n)
+    globals()[_n + "_"] = _method(_n + "_")
+    __all__ += [_n, _n + "_"]
+
+
+# ---- binary math, bitwise ops and predicates
+
+def _binary_method(name, fn):
+    def op(self, other):
+        other = _to_tensor_like(other, self, name)  # kept alive across the call
+        return _new(fn, self._h, other._h)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+for _n in ("atan2", "hypot", "copysign", "xlogy", "fmod", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_left_shift", "bitwise_right_shift"):
+    setattr(Tensor, _n, _binary_method(_n, getattr(C, "glia_" + _n)))
+Tensor.arctan2 = Tensor.atan2
+Tensor.__lshift__ = Tensor.bitwise_left_shift
+Tensor.__rshift__ = Tensor.bitwise_right_shift
+Tensor.__rlshift__ = lambda self, other: _to_tensor_like(other, self, "bitwise_left_shift").bitwise_left_shift(self)
+Tensor.__rrshift__ = lambda self, other: _to_tensor_like(other, self, "bitwise_right_shift").bitwise_right_shift(self)
+
+for _n in ("isinf", "isfinite", "isposinf", "isneginf"):
+    setattr(Tensor, _n, (lambda fn: lambda self: _new(fn, self._h))(getattr(C, "glia_" + _n)))
+
+
+def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _new(C.glia_isclose, self._h, other._h, _builtin_float(rtol), _builtin_float(atol),
+                1 if equal_nan else 0)
+
+
+def _nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    p = None if posinf is None else byref(ctypes.c_double(posinf))
+    n = None if neginf is None else byref(ctypes.c_double(neginf))
+    return _new(C.glia_nan_to_num, self._h, _builtin_float(nan), p, n)
+
+
+Tensor.isclose, Tensor.nan_to_num = _isclose, _nan_to_num
+_isclose.__name__, _nan_to_num.__name__ = "isclose", "nan_to_num"
+
+for _n in ("atan2", "arctan2", "hypot", "copysign", "fmod", "fmax", "fmin", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_not", "isinf", "isfinite",
+           "isposinf", "isneginf", "isclose", "nan_to_num"):
+    globals()[_n] = _method(_n)
+    __all__.append(_n)
+
+
+def xlogy(input, other):  # noqa: A002
+    if _is_number(input) and isinstance(other, Tensor):
+        input = _to_tensor_like(input, other, "xlogy", "input", 0)
+    return input.xlogy(other)
+
+
+__all__.append("xlogy")
+
+
+def _lerp(self, end, weight):
+    if isinstance(weight, Tensor):
+        return _new(C.glia_lerp, self._h, end._h, weight._h)
+    if _is_number(weight):
+        return _new(C.glia_lerp_scalar, self._h, end._h, _builtin_float(weight))
+    raise _arg_error("lerp", "weight", 2, weight)
+
+
+def _lerp_(self, end, weight):
+    return self.copy_(self.lerp(end, weight))
+
+
+Tensor.lerp, Tensor.lerp_ = _lerp, _lerp_
+_lerp.__name__, _lerp_.__name__ = "lerp", "lerp_"
+globals()["lerp"] = _method("lerp")
+__all__.append("lerp")
