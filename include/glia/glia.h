@@ -1279,6 +1279,29 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nanmedian_dim(const glia_tensor *a, int
 GLIA_API GLIA_NODISCARD glia_error *glia_mode(const glia_tensor *a, int64_t dim, int32_t keepdim,
                                               glia_tensor **out_values, glia_tensor **out_indices);
 
+/** torch.quantile's interpolation between the two nearest sorted values (torch's strings). */
+typedef enum glia_quantile_interpolation GLIA_ENUM_BASE {
+  GLIA_QUANTILE_LINEAR = 0,   /**< "linear": below + (above - below) * fraction (torch's default) */
+  GLIA_QUANTILE_LOWER = 1,    /**< "lower" */
+  GLIA_QUANTILE_HIGHER = 2,   /**< "higher" */
+  GLIA_QUANTILE_MIDPOINT = 3, /**< "midpoint": (below + above) / 2 */
+  GLIA_QUANTILE_NEAREST = 4   /**< "nearest" (a fraction of one half rounds to the even rank) */
+} glia_quantile_interpolation;
+/**
+ * torch.quantile(a, q, dim=*dim_or_null, keepdim, interpolation): q is a
+ * 0-dim or 1-D tensor of a's dtype (float32 or float64) with values in
+ * [0, 1] (they are copied to the host to be checked, as torch does); a 1-D
+ * q's dim comes first in the result. NULL dim_or_null: over all elements. A
+ * row holding a NaN gives NaN. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_quantile(const glia_tensor *a, const glia_tensor *q,
+                                                  const int64_t *dim_or_null, int32_t keepdim,
+                                                  glia_quantile_interpolation interpolation, glia_tensor **out);
+/** torch.nanquantile: glia_quantile ignoring NaN elements (a row of NaNs gives NaN). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const glia_tensor *q,
+                                                     const int64_t *dim_or_null, int32_t keepdim,
+                                                     glia_quantile_interpolation interpolation, glia_tensor **out);
+
 /* ---- operators: losses ----------------------------------------------------- */
 
 /** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */

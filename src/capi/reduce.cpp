@@ -325,3 +325,34 @@ glia_error* glia_mode(const glia_tensor* a, int64_t dim, int32_t keepdim, glia_t
 }
 
 }  // extern "C"
+
+namespace {
+glia_error* quantile_op(const glia_tensor* a, const glia_tensor* q, const int64_t* dim_or_null, int32_t keepdim,
+                        glia_quantile_interpolation interpolation, glia_tensor** out, const char* fn, bool ignore_nan) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, fn, "a");
+    Tensor qt = tensor_arg(q, fn, "q");
+    check_out(out, fn, "out");
+    const int iv = static_cast<int>(interpolation);
+    GLIA_CHECK(iv >= 0 && iv <= 4, InvalidArgument, "quantile()",
+               " interpolation must be one of linear, lower, higher, midpoint or nearest, but got ", iv);
+    std::optional<int64_t> d;
+    if (dim_or_null) d = *dim_or_null;
+    *out = tensor_handle(quantile(x, qt, d, keepdim != 0, static_cast<QuantileInterpolation>(iv), ignore_nan));
+  });
+}
+}  // namespace
+
+extern "C" {
+
+glia_error* glia_quantile(const glia_tensor* a, const glia_tensor* q, const int64_t* dim_or_null, int32_t keepdim,
+                          glia_quantile_interpolation interpolation, glia_tensor** out) {
+  return quantile_op(a, q, dim_or_null, keepdim, interpolation, out, "glia_quantile", false);
+}
+
+glia_error* glia_nanquantile(const glia_tensor* a, const glia_tensor* q, const int64_t* dim_or_null, int32_t keepdim,
+                             glia_quantile_interpolation interpolation, glia_tensor** out) {
+  return quantile_op(a, q, dim_or_null, keepdim, interpolation, out, "glia_nanquantile", true);
+}
+
+}  // extern "C"

@@ -56,6 +56,13 @@ def _dtype(a):
     return None if d is None else getattr(torch, d)
 
 
+def _quantile(f, x, a):
+    """q in args: a number (0-dim q) or a list (1-D q of x's dtype)."""
+    q = a["q"]
+    q = torch.tensor(q, dtype=x.dtype) if isinstance(q, list) else q
+    return f(x, q, dim=a.get("dim"), keepdim=_kd(a), interpolation=a.get("interpolation", "linear"))
+
+
 def _pair(f):
     def op(xs, a):
         return tuple(f(xs[0], a))
@@ -89,10 +96,12 @@ OPS = {
     "nanmedian": lambda xs, a: torch.nanmedian(xs[0]),
     "nanmedian_dim": _pair(lambda x, a: torch.nanmedian(x, a["dim"], keepdim=_kd(a))),
     "mode": _pair(lambda x, a: torch.mode(x, a.get("dim", -1), keepdim=_kd(a))),
+    "quantile": lambda xs, a: _quantile(torch.quantile, xs[0], a),
+    "nanquantile": lambda xs, a: _quantile(torch.nanquantile, xs[0], a),
 }
 DIFFERENTIABLE = ("nansum", "nanmean", "var_mean", "std_mean", "cumsum", "cumprod", "cummax", "cummin",
                   "logcumsumexp", "sort", "msort", "topk", "kthvalue", "median", "median_dim", "nanmedian",
-                  "nanmedian_dim", "mode")
+                  "nanmedian_dim", "mode", "quantile", "nanquantile")
 
 SKIPPED = []
 
@@ -350,10 +359,40 @@ def sorting(fx):
     fx.error("mode dim out of range", "mode", [xd], "GLIA_ERR_INVALID_ARGUMENT", dim=3)
 
 
+def quantiles(fx):
+    xd = distinct([3, 5])
+    xn = t([[1.0, NAN, 2.0, 8.0, 5.0], [3.0, 0.5, -1.0, 2.5, 4.0], [NAN, NAN, NAN, NAN, NAN]])
+    for op in ("quantile", "nanquantile"):
+        for ds in (dict(q=0.4), dict(q=[0.0, 0.25, 0.5, 1.0]), dict(q=0.3, dim=1), dict(q=[0.1, 0.9], dim=0),
+                   dict(q=0.75, dim=-1, keepdim=True), dict(q=[0.5, 0.6], dim=1, keepdim=True),
+                   dict(q=[0.2], keepdim=True)):
+            fx.case("%s %s" % (op, ds), op, [xd], **ds)
+        for interp in ("lower", "higher", "nearest", "midpoint"):
+            fx.case("%s %s" % (op, interp), op, [xd], q=[0.1, 0.125, 0.5, 0.625, 0.7], dim=1,
+                    interpolation=interp)
+            fx.case("%s %s nan" % (op, interp), op, [xn], q=[0.1, 0.5, 0.875], dim=1, interpolation=interp,
+                    grads=False)
+        fx.case(op + " nan rows", op, [xn], q=[0.25, 0.5], dim=1, grads=False)
+        fx.case(op + " nan all", op, [xn], q=0.5, grads=False)
+        fx.case(op + " transposed", op, [T(distinct([4, 3]))], q=[0.3, 0.8], dim=0)
+        fx.case(op + " f32", op, [distinct([4, 9], f32)], q=[0.33, 0.5], dim=1)
+        fx.case(op + " 0-dim", op, [smooth([])], q=0.5)
+        fx.case(op + " 0-dim dim 0 keepdim", op, [smooth([])], q=[0.5], dim=0, keepdim=True)
+        fx.case(op + " 3-d dim 1", op, [distinct([2, 3, 4])], q=[0.2, 0.7], dim=1)
+        fx.error(op + " int64", op, [rnd([3], "int64")], "GLIA_ERR_DTYPE", q=0.5)
+        fx.error(op + " float16", op, [rnd([3], "float16")], "GLIA_ERR_DTYPE", q=0.5)
+        fx.error(op + " q above 1", op, [xd], "GLIA_ERR_INVALID_ARGUMENT", q=1.5)
+        fx.error(op + " q below 0", op, [xd], "GLIA_ERR_INVALID_ARGUMENT", q=-0.1)
+        fx.error(op + " q values out of range", op, [xd], "GLIA_ERR_INVALID_ARGUMENT", q=[0.5, 1.25])
+        fx.error(op + " empty", op, [rnd([0, 3])], "GLIA_ERR_INVALID_ARGUMENT", q=0.5, dim=1)
+        fx.error(op + " dim out of range", op, [xd], "GLIA_ERR_INVALID_ARGUMENT", q=0.5, dim=2)
+
+
 if __name__ == "__main__":
     fx = SortScanFixture(OPS, DIFFERENTIABLE)
     reductions(fx)
     scans(fx)
     sorting(fx)
+    quantiles(fx)
     fx.write("sortscan.json")
     print("skipped (not implemented in torch):", SKIPPED)

@@ -96,6 +96,39 @@ GLIA_ADAPTER(mode) {
   return glia_mode(c.in[0], c.integer("dim", -1), kd(c), &o[0], &o[1]);
 }
 
+// q (args): a number for a 0-dim q, a list for a 1-D one, of the input's dtype.
+glia_error* quantile_adapter(Call& c, bool ignore_nan) {
+  glia_dtype dt = GLIA_FLOAT64;
+  glia_error* e = glia_tensor_dtype(c.in[0], &dt);
+  if (e) return e;
+  const json& qa = c.args["q"];
+  std::vector<double> qv;
+  std::vector<int64_t> shape;
+  if (qa.is_array()) {
+    for (const json& v : qa) qv.push_back(v.get<double>());
+    shape.push_back(static_cast<int64_t>(qv.size()));
+  } else {
+    qv.push_back(qa.get<double>());
+  }
+  glia_test::Handles h;
+  glia_tensor* q_host = glia_test::make(h, qv, shape, dt);
+  glia_device dev{};
+  if ((e = glia_tensor_device(c.in[0], &dev))) return e;
+  glia_tensor* q = nullptr;  // on the input's device (the harness runs cases on the CPU and on the test device)
+  if ((e = glia_tensor_to(q_host, &dev, nullptr, &q))) return e;
+  h.add(q);
+  int64_t d = c.integer("dim", 0);
+  const std::string interp = c.str("interpolation", "linear");
+  const char* names[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+  int iv = 0;
+  for (int k = 0; k < 5; ++k)
+    if (interp == names[k]) iv = k;
+  auto f = ignore_nan ? glia_nanquantile : glia_quantile;
+  return f(c.in[0], q, c.has("dim") ? &d : nullptr, kd(c), static_cast<glia_quantile_interpolation>(iv), c.out());
+}
+GLIA_ADAPTER(quantile) { return quantile_adapter(c, false); }
+GLIA_ADAPTER(nanquantile) { return quantile_adapter(c, true); }
+
 TEST(SortScan, Golden) { run_cases("sortscan.json"); }
 TEST(SortScan, Errors) { run_errors("sortscan.json"); }
 

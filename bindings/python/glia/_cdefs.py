@@ -45,6 +45,12 @@ GLIA_PRIVATEUSE1 = 2
 GLIA_SCALAR_FLOAT = 0
 GLIA_SCALAR_INT = 1
 GLIA_SCALAR_BOOL = 2
+# enum glia_quantile_interpolation
+GLIA_QUANTILE_LINEAR = 0
+GLIA_QUANTILE_LOWER = 1
+GLIA_QUANTILE_HIGHER = 2
+GLIA_QUANTILE_MIDPOINT = 3
+GLIA_QUANTILE_NEAREST = 4
 # enum glia_reduction
 GLIA_REDUCTION_NONE = 0
 GLIA_REDUCTION_MEAN = 1
@@ -369,6 +375,8 @@ FUNCTIONS = {
     "glia_nanmedian": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_nanmedian_dim": (c_void_p, [c_void_p, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "keepdim", "out_values", "out_indices"]),
     "glia_mode": (c_void_p, [c_void_p, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "keepdim", "out_values", "out_indices"]),
+    "glia_quantile": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), c_int32, c_int, POINTER(c_void_p)], ["a", "q", "dim_or_null", "keepdim", "interpolation", "out"]),
+    "glia_nanquantile": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), c_int32, c_int, POINTER(c_void_p)], ["a", "q", "dim_or_null", "keepdim", "interpolation", "out"]),
     "glia_mse_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
     "glia_l1_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
     "glia_smooth_l1_loss": (c_void_p, [c_void_p, c_void_p, c_int, c_double, POINTER(c_void_p)], ["input", "target", "reduction", "beta", "out"]),

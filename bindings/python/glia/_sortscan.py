@@ -10,11 +10,12 @@ from ctypes import byref, c_int64, c_void_p
 
 from ._ffi import C, check
 from ._tensor import Tensor, _as_dtype, _dims, _new
+from ._tensor import tensor as _tensor
 
 __all__ = [
     "all", "any", "count_nonzero", "aminmax", "nansum", "nanmean", "var_mean", "std_mean", "cumsum", "cumprod",
     "cummax", "cummin", "logcumsumexp", "sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian",
-    "mode",
+    "mode", "quantile", "nanquantile",
 ]
 
 
@@ -133,6 +134,25 @@ class _Methods:
 
     def mode(self, dim=-1, keepdim=False):
         return _pair(C.glia_mode, _RESULTS["mode"], self._h, dim, _kd(keepdim))
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile(C.glia_quantile, self, q, dim, keepdim, interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile(C.glia_nanquantile, self, q, dim, keepdim, interpolation)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(fn, x, q, dim, keepdim, interpolation):
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           "but got %s" % interpolation)
+    if not isinstance(q, Tensor):
+        q = _tensor(q, dtype=x.dtype, device=x.device)
+    d = None if dim is None else byref(c_int64(dim))
+    return _new(fn, x._h, q._h, d, _kd(keepdim), _INTERPOLATIONS.index(interpolation))
 
 
 for _n, _f in list(vars(_Methods).items()):

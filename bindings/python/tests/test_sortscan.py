@@ -94,6 +94,11 @@ def _call(op, x, a):
     if op == "mode":
         r = glia.mode(x, a.get("dim", -1), keepdim=kd)
         return (r.values, r.indices)
+    if op in ("quantile", "nanquantile"):
+        kw = {} if "interpolation" not in a else {"interpolation": a["interpolation"]}
+        if "dim" in a:
+            return getattr(x, op)(a["q"], a["dim"], keepdim=kd, **kw)
+        return getattr(glia, op)(x, a["q"], keepdim=kd, **kw)
     raise AssertionError("no call for " + op)
 
 
@@ -155,7 +160,7 @@ def test_methods_and_functions_exist_with_torchs_names():
     x = glia.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
     for name in ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "topk", "kthvalue",
                  "median", "nanmedian", "mode", "msort", "all", "any", "count_nonzero", "aminmax", "nansum",
-                 "nanmean", "var_mean", "std_mean"):
+                 "nanmean", "var_mean", "std_mean", "quantile", "nanquantile"):
         assert callable(getattr(glia, name)), name
         if name not in ("var_mean", "std_mean"):
             assert callable(getattr(x, name)), name
@@ -166,3 +171,12 @@ def test_methods_and_functions_exist_with_torchs_names():
     assert (x > 0).all().item() is (min(min(r) for r in rows) > 0)
     assert x.eq(x).all().item() is True
     assert glia.equal(x, x.clone())
+
+
+def test_quantile_interpolation_names_as_torch():
+    x = glia.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"^quantile\(\) interpolation must be one of linear, lower, higher, "
+                                           r"midpoint or nearest, but got foo$"):
+        glia.quantile(x, 0.5, interpolation="foo")
+    q = glia.tensor([0.25, 0.75])
+    assert glia.quantile(x, q).tolist() == glia.quantile(x, [0.25, 0.75]).tolist()

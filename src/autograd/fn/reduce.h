@@ -57,5 +57,10 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1,
 Tensor median(const Tensor& t, bool ignore_nan = false);
 std::pair<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim = false, bool ignore_nan = false);
 std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim = -1, bool keepdim = false);
+// torch.quantile / nanquantile(t, q, dim, keepdim, interpolation): q a 0-dim or 1-D tensor of t's dtype
+// (float32 or float64) with values in [0, 1] (read on the host); a 1-D q's dim comes first.
+enum class QuantileInterpolation { Linear = 0, Lower = 1, Higher = 2, Midpoint = 3, Nearest = 4 };
+Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                QuantileInterpolation interpolation, bool ignore_nan);
 
 }  // namespace glia

@@ -183,6 +183,13 @@ pub struct glia_scalar {
     pub i: i64,
 }
 
+pub type glia_quantile_interpolation = c_int;
+pub const GLIA_QUANTILE_LINEAR: glia_quantile_interpolation = 0;
+pub const GLIA_QUANTILE_LOWER: glia_quantile_interpolation = 1;
+pub const GLIA_QUANTILE_HIGHER: glia_quantile_interpolation = 2;
+pub const GLIA_QUANTILE_MIDPOINT: glia_quantile_interpolation = 3;
+pub const GLIA_QUANTILE_NEAREST: glia_quantile_interpolation = 4;
+
 pub type glia_reduction = c_int;
 pub const GLIA_REDUCTION_NONE: glia_reduction = 0;
 pub const GLIA_REDUCTION_MEAN: glia_reduction = 1;
@@ -634,6 +641,8 @@ extern "C" {
     pub fn glia_nanmedian(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nanmedian_dim(a: *const glia_tensor, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mode(a: *const glia_tensor, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_quantile(a: *const glia_tensor, q: *const glia_tensor, dim_or_null: *const i64, keepdim: i32, interpolation: glia_quantile_interpolation, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nanquantile(a: *const glia_tensor, q: *const glia_tensor, dim_or_null: *const i64, keepdim: i32, interpolation: glia_quantile_interpolation, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mse_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_l1_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_smooth_l1_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, beta: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
