@@ -1378,6 +1378,125 @@ GLIA_API GLIA_NODISCARD glia_error *glia_softmax(const glia_tensor *a, int64_t d
 /** torch.log_softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
 
+/* ---- operators: more reductions, scans, sorting --------------------------- */
+
+/*
+ * As torch's. The ops with a `dim` wrap a negative one and take a 0-dim input
+ * with dim 0 or -1. Ops with values and indices write int64 indices into
+ * the dim; a NaN counts as larger than every number. Backward through the
+ * values sends the gradient to the selected elements (torch's SortBackward0,
+ * TopkBackward0, ...).
+ */
+/**
+ * torch.all(a) / torch.all(a, dim, keepdim) over `dims` (n_dims entries;
+ * NULL and 0 for all): whether every element is nonzero (NaN is nonzero).
+ * The result is bool, or uint8 for a uint8 input (torch 1.13). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_all(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             int32_t keepdim, glia_tensor **out);
+/** torch.any: whether some element is nonzero; as glia_all. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_any(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                             int32_t keepdim, glia_tensor **out);
+/** torch.count_nonzero(a, dims): the number of nonzero elements (int64). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_count_nonzero(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                       glia_tensor **out);
+/**
+ * torch.aminmax(a, dim=*dim_or_null, keepdim): the min and the max (NULL
+ * dim_or_null: over all elements). Not differentiable (as in torch, backward
+ * through them is GLIA_ERR_UNSUPPORTED). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_aminmax(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
+                                                 glia_tensor **out_min, glia_tensor **out_max);
+/** torch.nansum: sum with NaN taken as zero (integral and bool inputs give int64). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nansum(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                int32_t keepdim, glia_tensor **out);
+/** torch.nanmean: the mean of the non-NaN elements (floating inputs only). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nanmean(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                 int32_t keepdim, glia_tensor **out);
+/** torch.var_mean(a, dims, correction=correction, keepdim): glia_var and glia_mean in one call. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_var_mean(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                  double correction, int32_t keepdim, glia_tensor **out_var,
+                                                  glia_tensor **out_mean);
+/** torch.std_mean: glia_std and glia_mean in one call. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_std_mean(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                                  double correction, int32_t keepdim, glia_tensor **out_std,
+                                                  glia_tensor **out_mean);
+/**
+ * torch.cumsum(a, dim, dtype=*dtype_or_null): integral and bool inputs give
+ * int64 unless a dtype is given (the input is converted to it first). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cumsum(const glia_tensor *a, int64_t dim, const glia_dtype *dtype_or_null,
+                                                glia_tensor **out);
+/** torch.cumprod(a, dim, dtype=*dtype_or_null), as glia_cumsum; the gradient handles zeros as torch's. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cumprod(const glia_tensor *a, int64_t dim, const glia_dtype *dtype_or_null,
+                                                 glia_tensor **out);
+/** torch.cummax(a, dim): running max and the index of its last occurrence (a NaN sticks). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cummax(const glia_tensor *a, int64_t dim, glia_tensor **out_values,
+                                                glia_tensor **out_indices);
+/** torch.cummin(a, dim), as glia_cummax. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cummin(const glia_tensor *a, int64_t dim, glia_tensor **out_values,
+                                                glia_tensor **out_indices);
+/** torch.logcumsumexp(a, dim): log of the running sum of exp, computed stably (floating only). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logcumsumexp(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/**
+ * torch.sort(a, dim, descending, stable): sorted values and their int64
+ * indices (NaN last ascending, first descending). stable != 0 keeps equal
+ * elements in their order; with stable == 0 their order is unspecified. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_sort(const glia_tensor *a, int64_t dim, int32_t descending, int32_t stable,
+                                              glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.argsort(a, dim, descending, stable): the indices of glia_sort. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_argsort(const glia_tensor *a, int64_t dim, int32_t descending,
+                                                 int32_t stable, glia_tensor **out);
+/** torch.msort(a): glia_sort's values along dim 0. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_msort(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.topk(a, k, dim, largest, sorted): the k largest (smallest when
+ * largest == 0) elements along dim and their indices, in order; 0 <= k <=
+ * the dim's size. Equal elements come lowest index first. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_topk(const glia_tensor *a, int64_t k, int64_t dim, int32_t largest,
+                                              int32_t sorted, glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.kthvalue(a, k, dim, keepdim): the k-th smallest element (1 <= k <= the dim's size) and its index. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_kthvalue(const glia_tensor *a, int64_t k, int64_t dim, int32_t keepdim,
+                                                  glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.median(a): the lower median of all elements (NaN when one is NaN; an empty input gives NaN). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_median(const glia_tensor *a, glia_tensor **out);
+/** torch.median(a, dim, keepdim): the lower median along dim and its index. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_median_dim(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                                    glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.nanmedian(a): glia_median ignoring NaN elements. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nanmedian(const glia_tensor *a, glia_tensor **out);
+/** torch.nanmedian(a, dim, keepdim): glia_median_dim ignoring NaN elements. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nanmedian_dim(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                                       glia_tensor **out_values, glia_tensor **out_indices);
+/** torch.mode(a, dim, keepdim): the smallest most frequent value along dim and the last index holding it. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mode(const glia_tensor *a, int64_t dim, int32_t keepdim,
+                                              glia_tensor **out_values, glia_tensor **out_indices);
+
+/** torch.quantile's interpolation between the two nearest sorted values (torch's strings). */
+typedef enum glia_quantile_interpolation GLIA_ENUM_BASE {
+  GLIA_QUANTILE_LINEAR = 0,   /**< "linear": below + (above - below) * fraction (torch's default) */
+  GLIA_QUANTILE_LOWER = 1,    /**< "lower" */
+  GLIA_QUANTILE_HIGHER = 2,   /**< "higher" */
+  GLIA_QUANTILE_MIDPOINT = 3, /**< "midpoint": (below + above) / 2 */
+  GLIA_QUANTILE_NEAREST = 4   /**< "nearest" (a fraction of one half rounds to the even rank) */
+} glia_quantile_interpolation;
+/**
+ * torch.quantile(a, q, dim=*dim_or_null, keepdim, interpolation): q is a
+ * 0-dim or 1-D tensor of a's dtype (float32 or float64) with values in
+ * [0, 1] (they are copied to the host to be checked, as torch does); a 1-D
+ * q's dim comes first in the result. NULL dim_or_null: over all elements. A
+ * row holding a NaN gives NaN. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_quantile(const glia_tensor *a, const glia_tensor *q,
+                                                  const int64_t *dim_or_null, int32_t keepdim,
+                                                  glia_quantile_interpolation interpolation, glia_tensor **out);
+/** torch.nanquantile: glia_quantile ignoring NaN elements (a row of NaNs gives NaN). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const glia_tensor *q,
+                                                     const int64_t *dim_or_null, int32_t keepdim,
+                                                     glia_quantile_interpolation interpolation, glia_tensor **out);
+
 /* ---- operators: losses ----------------------------------------------------- */
 
 /** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */

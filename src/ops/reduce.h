@@ -56,6 +56,40 @@ Tensor logsumexp(const Tensor& t, IntSpan dims, bool keepdim);
 // torch.linalg.vector_norm(t, ord=p, dim=dims, keepdim).
 Tensor vector_norm(const Tensor& t, double p, IntSpan dims, bool keepdim);
 
+// torch.all / any (dims: one dim in torch; empty: all): bool, or uint8 for a uint8 input.
+Tensor all(const Tensor& t, IntSpan dims, bool keepdim);
+Tensor any(const Tensor& t, IntSpan dims, bool keepdim);
+// torch.count_nonzero(t, dims): int64.
+Tensor count_nonzero(const Tensor& t, IntSpan dims);
+// torch.nansum (NaN as zero; integral inputs give int64).
+Tensor nansum(const Tensor& t, IntSpan dims, bool keepdim);
+// torch.aminmax(t, dim=None, keepdim): (min, max).
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim);
+
+// Scans along `dim` (src/ops/cpu/scan.cpp). cumsum / cumprod: integral and bool inputs give
+// int64 unless `dtype`; reverse scans from the end (cumsum's backward).
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt, bool reverse = false);
+Tensor cumprod(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// cummax / cummin: values and int64 indices (the last of equal values; a NaN sticks).
+std::pair<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
+Tensor logcumsumexp(const Tensor& t, int64_t dim);
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
+
+// Sorting and selection along one dim (src/ops/cpu/sort.cpp); NaN sorts as the largest value.
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable);
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted);
+std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim);
+// median / nanmedian over a dim (the lower median); without a dim over all elements (values only).
+std::pair<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim, bool ignore_nan);
+Tensor median_all(const Tensor& t, bool ignore_nan);
+// torch.mode: the smallest of the most frequent values, and the last index holding it.
+std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim);
+// Gradient of an op that selects along `dim` (sort, topk, cummax): zeros of `shape` with grad
+// scattered (accumulate: added) at `indices`.
+Tensor select_backward_scatter(const Tensor& grad, const Tensor& indices, IntSpan shape, int64_t dim, bool accumulate);
+
 // Backward kernels (no graph).
 // amax/amin: grad split evenly among the elements equal to the result.
 Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntSpan dims, bool keepdim);

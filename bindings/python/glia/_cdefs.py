@@ -45,6 +45,12 @@ GLIA_PRIVATEUSE1 = 2
 GLIA_SCALAR_FLOAT = 0
 GLIA_SCALAR_INT = 1
 GLIA_SCALAR_BOOL = 2
+# enum glia_quantile_interpolation
+GLIA_QUANTILE_LINEAR = 0
+GLIA_QUANTILE_LOWER = 1
+GLIA_QUANTILE_HIGHER = 2
+GLIA_QUANTILE_MIDPOINT = 3
+GLIA_QUANTILE_NEAREST = 4
 # enum glia_reduction
 GLIA_REDUCTION_NONE = 0
 GLIA_REDUCTION_MEAN = 1
@@ -440,6 +446,31 @@ FUNCTIONS = {
     "glia_norm": (c_void_p, [c_void_p, c_double, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "p", "dims", "n_dims", "keepdim", "out"]),
     "glia_softmax": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "dim", "out"]),
     "glia_log_softmax": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "dim", "out"]),
+    "glia_all": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
+    "glia_any": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
+    "glia_count_nonzero": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, POINTER(c_void_p)], ["a", "dims", "n_dims", "out"]),
+    "glia_aminmax": (c_void_p, [c_void_p, POINTER(c_int64), c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim_or_null", "keepdim", "out_min", "out_max"]),
+    "glia_nansum": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
+    "glia_nanmean": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["a", "dims", "n_dims", "keepdim", "out"]),
+    "glia_var_mean": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_double, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dims", "n_dims", "correction", "keepdim", "out_var", "out_mean"]),
+    "glia_std_mean": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_double, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dims", "n_dims", "correction", "keepdim", "out_std", "out_mean"]),
+    "glia_cumsum": (c_void_p, [c_void_p, c_int64, POINTER(c_int), POINTER(c_void_p)], ["a", "dim", "dtype_or_null", "out"]),
+    "glia_cumprod": (c_void_p, [c_void_p, c_int64, POINTER(c_int), POINTER(c_void_p)], ["a", "dim", "dtype_or_null", "out"]),
+    "glia_cummax": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "out_values", "out_indices"]),
+    "glia_cummin": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "out_values", "out_indices"]),
+    "glia_logcumsumexp": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "dim", "out"]),
+    "glia_sort": (c_void_p, [c_void_p, c_int64, c_int32, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "descending", "stable", "out_values", "out_indices"]),
+    "glia_argsort": (c_void_p, [c_void_p, c_int64, c_int32, c_int32, POINTER(c_void_p)], ["a", "dim", "descending", "stable", "out"]),
+    "glia_msort": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_topk": (c_void_p, [c_void_p, c_int64, c_int64, c_int32, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "k", "dim", "largest", "sorted", "out_values", "out_indices"]),
+    "glia_kthvalue": (c_void_p, [c_void_p, c_int64, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "k", "dim", "keepdim", "out_values", "out_indices"]),
+    "glia_median": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_median_dim": (c_void_p, [c_void_p, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "keepdim", "out_values", "out_indices"]),
+    "glia_nanmedian": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_nanmedian_dim": (c_void_p, [c_void_p, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "keepdim", "out_values", "out_indices"]),
+    "glia_mode": (c_void_p, [c_void_p, c_int64, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["a", "dim", "keepdim", "out_values", "out_indices"]),
+    "glia_quantile": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), c_int32, c_int, POINTER(c_void_p)], ["a", "q", "dim_or_null", "keepdim", "interpolation", "out"]),
+    "glia_nanquantile": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), c_int32, c_int, POINTER(c_void_p)], ["a", "q", "dim_or_null", "keepdim", "interpolation", "out"]),
     "glia_mse_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
     "glia_l1_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
     "glia_smooth_l1_loss": (c_void_p, [c_void_p, c_void_p, c_int, c_double, POINTER(c_void_p)], ["input", "target", "reduction", "beta", "out"]),

@@ -1202,14 +1202,6 @@ class Tensor:
 
     bitwise_not = __invert__
 
-    def any(self, dim=None, keepdim=False):
-        r = self.ne(0).to(int64)
-        return r.sum(dim, keepdim).gt(0)
-
-    def all(self, dim=None, keepdim=False):
-        r = self.eq(0).to(int64)
-        return r.sum(dim, keepdim).eq(0)
-
     # in place
     def _inplace(self, other, tfn, sfn, name, *extra):
         if isinstance(other, Tensor):

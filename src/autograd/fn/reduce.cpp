@@ -391,4 +391,123 @@ Tensor softmax_common(const Tensor& t, int64_t dim, bool log) {
 Tensor softmax(const Tensor& t, int64_t dim) { return softmax_common(t, dim, false); }
 Tensor log_softmax(const Tensor& t, int64_t dim) { return softmax_common(t, dim, true); }
 
+// ---- all / any / count_nonzero / aminmax / nansum / nanmean / var_mean / std_mean
+
+Tensor all(const Tensor& t, IntSpan dims, bool keepdim) { return ops::all(t, dims, keepdim); }
+Tensor any(const Tensor& t, IntSpan dims, bool keepdim) { return ops::any(t, dims, keepdim); }
+Tensor count_nonzero(const Tensor& t, IntSpan dims) { return ops::count_nonzero(t, dims); }
+
+namespace {
+
+// torch records a node without a derivative formula: backward through it is an error.
+struct NotImplementedBackward : Node {
+  const char* op;
+  const char* name() const override { return "NotImplemented"; }
+  TensorList apply(TensorList&&) override {
+    GLIA_CHECK(false, Unsupported, "derivative for aten::", op, " is not implemented");
+    return {};
+  }
+};
+
+struct NansumBackward : Node, ReduceInfo {
+  SavedTensor self;
+  const char* name() const override { return "NansumBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(name());
+    Tensor ge = expand_reduced(g[0], in_shape, mask, keepdim);
+    // torch: grad * self.isnan().logical_not() (an infinite grad at a NaN gives NaN, as in torch).
+    return {mul(ge, to_dtype(ops::compare(x, x, ops::Cmp::Eq), ge.dtype()))};
+  }
+  void release_variables() override { self.release(); }
+};
+
+// VarMeanBackward0 / StdMeanBackward0: outputs (var or std, mean).
+struct VarMeanBackward : Node, ReduceInfo {
+  SavedTensor self, result;
+  double correction;
+  bool is_std;
+  const char* name() const override { return is_std ? "StdMeanBackward0" : "VarMeanBackward0"; }
+  // std's part divides by the saved (detached) result, as StdBackward0 does.
+  bool backward_is_differentiable() const override { return !is_std; }
+  TensorList apply(TensorList&& g) override {
+    Tensor x = self.unpack(name());
+    Tensor out;
+    if (g[0].defined()) {
+      Tensor gv = g[0];
+      if (is_std) {
+        Tensor r = result.unpack(name());
+        const Tensor zero = ops::wrapped_scalar(0.0, false);
+        gv = div(to_dtype(gv, r.dtype()), mul(r, ops::wrapped_scalar(2.0, false)));
+        gv = where(ops::compare(r, zero, ops::Cmp::Eq), zero, gv);
+      }
+      out = var_backward(gv, x, *this, correction);
+    }
+    if (g[1].defined()) {
+      double n = static_cast<double>(reduced_count(in_shape, mask));
+      Tensor gm = div(expand_reduced(g[1], in_shape, mask, keepdim), ops::wrapped_scalar(n, false));
+      out = out.defined() ? add(out, gm) : gm;
+    }
+    return {out};
+  }
+  void release_variables() override {
+    self.release();
+    result.release();
+  }
+};
+
+std::pair<Tensor, Tensor> var_mean_common(const Tensor& t, IntSpan dims, double correction, bool keepdim, bool is_std) {
+  const char* op = is_std ? "std_mean" : "var_mean";
+  GLIA_CHECK(is_floating(t.dtype()), DType, op, " only support floating point and complex dtypes");
+  Tensor v = is_std ? ops::std_dev(t, dims, correction, keepdim) : ops::var(t, dims, correction, keepdim);
+  Tensor m = ops::mean(t, dims, keepdim);
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<VarMeanBackward>();
+    n->set(t, op, dims, keepdim);
+    n->correction = correction;
+    n->is_std = is_std;
+    n->self = SavedTensor(t);
+    if (is_std) n->result = SavedTensor(detach(v));
+    set_history(n.get(), {&t}, {&v, &m});
+  }
+  return {v, m};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  auto r = ops::aminmax(t, dim, keepdim);
+  if (any_requires_grad({&t}) && is_floating(t.dtype())) {
+    auto n = make_ref<NotImplementedBackward>();
+    n->op = "aminmax";
+    set_history(n.get(), {&t}, {&r.first, &r.second});
+  }
+  return r;
+}
+
+Tensor nansum(const Tensor& t, IntSpan dims, bool keepdim) {
+  Tensor out = ops::nansum(t, dims, keepdim);
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<NansumBackward>();
+    n->set(t, "nansum", dims, keepdim);
+    n->self = SavedTensor(t);
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor nanmean(const Tensor& t, IntSpan dims, bool keepdim) {
+  GLIA_CHECK(is_floating(t.dtype()), DType, "nanmean(): expected input to have floating point dtype but got ",
+             scalar_type_name(t.dtype()));
+  // torch's composite: nansum(x) / (number of non-NaN elements), so its node is DivBackward0.
+  Tensor count = ops::sum(ops::compare(t, t, ops::Cmp::Eq), dims, keepdim);
+  return div(nansum(t, dims, keepdim), to_dtype(count, t.dtype()));
+}
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& t, IntSpan dims, double correction, bool keepdim) {
+  return var_mean_common(t, dims, correction, keepdim, false);
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& t, IntSpan dims, double correction, bool keepdim) {
+  return var_mean_common(t, dims, correction, keepdim, true);
+}
+
 }  // namespace glia

@@ -13,6 +13,7 @@
 
 #include "core/dispatch.h"
 #include "ops/cpu/loops.h"
+#include "ops/elementwise.h"
 #include "ops/shape.h"
 
 namespace glia::ops {
@@ -750,6 +751,95 @@ void norm_backward_kernel(const KernelArgs& k) {
         }
       }
     });
+  });
+}
+
+}  // namespace glia::cpu
+
+// ---- all / any / nansum, and the reductions made of other ops (count_nonzero, aminmax)
+
+namespace glia::ops {
+
+namespace {
+
+Tensor bool_reduce(KernelId id, const char* op, const Tensor& t, IntSpan dims, bool keepdim) {
+  auto mask = reduce_mask(op, dims, t.dim());
+  DType out_t = t.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool;  // torch 1.13 keeps uint8
+  Tensor out = empty(reduced_shape(t.shape(), mask, keepdim), out_t, t.device());
+  run_reduce(id, t, out, mask, keepdim);
+  return out;
+}
+
+}  // namespace
+
+Tensor all(const Tensor& t, IntSpan dims, bool keepdim) { return bool_reduce(KernelId::all, "all", t, dims, keepdim); }
+Tensor any(const Tensor& t, IntSpan dims, bool keepdim) { return bool_reduce(KernelId::any, "any", t, dims, keepdim); }
+
+Tensor count_nonzero(const Tensor& t, IntSpan dims) {
+  reduce_mask("count_nonzero", dims, t.dim());  // torch's checks first
+  return sum(compare(t, wrapped_scalar(0, true), Cmp::Ne), dims, false);
+}
+
+Tensor nansum(const Tensor& t, IntSpan dims, bool keepdim) {
+  if (!is_floating(t.dtype())) return sum(t, dims, keepdim);  // no NaN to skip
+  auto mask = reduce_mask("nansum", dims, t.dim());
+  Tensor out = empty(reduced_shape(t.shape(), mask, keepdim), t.dtype(), t.device());
+  run_reduce(KernelId::nansum, t, out, mask, keepdim);
+  return out;
+}
+
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  if (dim) {
+    int64_t d = wrap_dim(*dim, t.dim());
+    if (t.dim() > 0)
+      GLIA_CHECK(t.shape()[d] != 0, InvalidArgument, "aminmax: Expected reduction dim ", d, " to have non-zero size.");
+    int64_t ds[1] = {d};
+    return {amin(t, ds, keepdim), amax(t, ds, keepdim)};
+  }
+  GLIA_CHECK(t.numel() != 0, InvalidArgument,
+             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+  Tensor lo = amin(t, {}, false), hi = amax(t, {}, false);
+  if (keepdim) {
+    Dims ones(static_cast<size_t>(t.dim()), 1);
+    lo = reshape(lo, ones);
+    hi = reshape(hi, ones);
+  }
+  return {lo, hi};
+}
+
+}  // namespace glia::ops
+
+namespace glia::cpu {
+
+namespace {
+
+template <bool All>
+void bool_reduce_kernel(const KernelArgs& k) {
+  const Tensor &in = k.input(0), &out = k.output(0);
+  dispatch_all(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    auto step = [](bool a, bool x) { return All ? (a && x) : (a || x); };
+    auto fin = [](bool a, int64_t) { return a; };
+    if (out.dtype() == DType::UInt8)
+      reduce_loop<T, uint8_t, bool>(in, out, mask_of(k), All, step, fin, step);
+    else
+      reduce_loop<T, bool, bool>(in, out, mask_of(k), All, step, fin, step);
+  });
+}
+
+}  // namespace
+
+void all_kernel(const KernelArgs& k) { bool_reduce_kernel<true>(k); }
+void any_kernel(const KernelArgs& k) { bool_reduce_kernel<false>(k); }
+
+void nansum_kernel(const KernelArgs& k) {
+  const Tensor &in = k.input(0), &out = k.output(0);
+  dispatch_floating(in.dtype(), "nansum", [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = facc_t<T>;
+    reduce_loop<T, T, Acc>(
+        in, out, mask_of(k), Acc(0), [](Acc a, Acc x) { return x != x ? a : a + x; }, [](Acc a, int64_t) { return a; },
+        [](Acc a, Acc b) { return a + b; });
   });
 }
 

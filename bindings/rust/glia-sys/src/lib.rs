@@ -183,6 +183,13 @@ pub struct glia_scalar {
     pub i: i64,
 }
 
+pub type glia_quantile_interpolation = c_int;
+pub const GLIA_QUANTILE_LINEAR: glia_quantile_interpolation = 0;
+pub const GLIA_QUANTILE_LOWER: glia_quantile_interpolation = 1;
+pub const GLIA_QUANTILE_HIGHER: glia_quantile_interpolation = 2;
+pub const GLIA_QUANTILE_MIDPOINT: glia_quantile_interpolation = 3;
+pub const GLIA_QUANTILE_NEAREST: glia_quantile_interpolation = 4;
+
 pub type glia_reduction = c_int;
 pub const GLIA_REDUCTION_NONE: glia_reduction = 0;
 pub const GLIA_REDUCTION_MEAN: glia_reduction = 1;
@@ -728,6 +735,31 @@ extern "C" {
     pub fn glia_norm(a: *const glia_tensor, p: f64, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_softmax(a: *const glia_tensor, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_log_softmax(a: *const glia_tensor, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_all(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_any(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_count_nonzero(a: *const glia_tensor, dims: *const i64, n_dims: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_aminmax(a: *const glia_tensor, dim_or_null: *const i64, keepdim: i32, out_min: *mut *mut glia_tensor, out_max: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nansum(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nanmean(a: *const glia_tensor, dims: *const i64, n_dims: i64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_var_mean(a: *const glia_tensor, dims: *const i64, n_dims: i64, correction: f64, keepdim: i32, out_var: *mut *mut glia_tensor, out_mean: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_std_mean(a: *const glia_tensor, dims: *const i64, n_dims: i64, correction: f64, keepdim: i32, out_std: *mut *mut glia_tensor, out_mean: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cumsum(a: *const glia_tensor, dim: i64, dtype_or_null: *const glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cumprod(a: *const glia_tensor, dim: i64, dtype_or_null: *const glia_dtype, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cummax(a: *const glia_tensor, dim: i64, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cummin(a: *const glia_tensor, dim: i64, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_logcumsumexp(a: *const glia_tensor, dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_sort(a: *const glia_tensor, dim: i64, descending: i32, stable: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_argsort(a: *const glia_tensor, dim: i64, descending: i32, stable: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_msort(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_topk(a: *const glia_tensor, k: i64, dim: i64, largest: i32, sorted: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_kthvalue(a: *const glia_tensor, k: i64, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_median(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_median_dim(a: *const glia_tensor, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nanmedian(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nanmedian_dim(a: *const glia_tensor, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_mode(a: *const glia_tensor, dim: i64, keepdim: i32, out_values: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_quantile(a: *const glia_tensor, q: *const glia_tensor, dim_or_null: *const i64, keepdim: i32, interpolation: glia_quantile_interpolation, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nanquantile(a: *const glia_tensor, q: *const glia_tensor, dim_or_null: *const i64, keepdim: i32, interpolation: glia_quantile_interpolation, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mse_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_l1_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_smooth_l1_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, beta: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
