@@ -556,6 +556,61 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_rand(const int64_t *shape, int64
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randn(const int64_t *shape, int64_t ndim,
                                                       const glia_tensor_options *options, glia_tensor **out);
 
+/* ---- more factories (torch.eye, linspace, logspace, randint, *_like) ------ */
+
+/**
+ * torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows
+ * for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks). Errors: GLIA_ERR_INVALID_ARGUMENT
+ * for a negative rows or cols (torch's "n must be greater or equal to 0, got -1"), and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_eye(int64_t rows, int64_t cols, const glia_tensor_options *options,
+                                                    glia_tensor **out);
+/**
+ * torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the
+ * first half counted from start and the second from end). Integer dtypes truncate; bool is
+ * GLIA_ERR_DTYPE. Errors: GLIA_ERR_INVALID_ARGUMENT for steps < 0, and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_linspace(double start, double end, int64_t steps,
+                                                         const glia_tensor_options *options, glia_tensor **out);
+/** torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_logspace(double start, double end, int64_t steps, double base,
+                                                         const glia_tensor_options *options, glia_tensor **out);
+/**
+ * torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator.
+ * `options` NULL: int64 on the CPU (torch's default). Errors: GLIA_ERR_INVALID_ARGUMENT when low >= high
+ * or a bound does not fit the dtype (torch's "random_ expects 'from' to be less than 'to', ...", "to - 1
+ * is out of bounds for unsigned char"), and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randint(int64_t low, int64_t high, const int64_t *shape, int64_t ndim,
+                                                        const glia_tensor_options *options, glia_tensor **out);
+/*
+ * The *_like factories: a tensor of a's shape. `options` NULL: a's dtype and device; otherwise both
+ * come from options. Strides are a's when a is dense and non-overlapping (torch's
+ * memory_format=torch.preserve_format), else contiguous. Errors: as the factories, plus
+ * GLIA_ERR_INVALID_HANDLE for a.
+ */
+/** torch.empty_like: uninitialised memory. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_empty_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+/** torch.zeros_like. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_zeros_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+/** torch.ones_like. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ones_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                          glia_tensor **out);
+/** torch.full_like: every element `value`, converted as glia_tensor_full converts it. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_full_like(const glia_tensor *a, double value,
+                                                          const glia_tensor_options *options, glia_tensor **out);
+/** torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_rand_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                          glia_tensor **out);
+/** torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randn_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+
 /**
  * A new contiguous CPU tensor holding a copy of `data` (row-major, `nbytes`
  * must equal numel * glia_dtype_size(dtype)).
@@ -1372,6 +1427,60 @@ GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, 
 /** torch.chunk: at most `chunks` views of ceil(size / chunks) entries; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
                                                int64_t capacity, int64_t *out_count);
+
+/* ---- triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...) */
+
+/**
+ * torch.tril: a copy of `a` (at least 2-D, batched over the leading dims) with the elements above
+ * diagonal `diagonal` of its last two dims zeroed (j - i > diagonal). Any dtype.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tril(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/** torch.triu: as glia_tril, keeping the elements with j - i >= diagonal. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_triu(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/**
+ * torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a
+ * row x col matrix that glia_tril(offset) keeps, in row-major order. `options` NULL: int64 on the CPU
+ * (int64 and int32 only, else GLIA_ERR_DTYPE); negative row or col: GLIA_ERR_INVALID_ARGUMENT.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_tril_indices(int64_t row, int64_t col, int64_t offset,
+                                                             const glia_tensor_options *options, glia_tensor **out);
+/** torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_triu_indices(int64_t row, int64_t col, int64_t offset,
+                                                             const glia_tensor_options *options, glia_tensor **out);
+/**
+ * torch.diagonal: a view (sharing a's storage) of the diagonal `offset` (> 0 above, < 0 below the
+ * main one) of dims dim1 and dim2, which are removed and the diagonal appended as the last dim.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_diagonal(const glia_tensor *a, int64_t offset, int64_t dim1, int64_t dim2,
+                                                  glia_tensor **out);
+/**
+ * torch.diag: for a 1-D `a` the square matrix with a on its diagonal `diagonal`; for a 2-D `a` a copy
+ * of its diagonal `diagonal`. Other dims: GLIA_ERR_INVALID_ARGUMENT ("matrix or a vector expected").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_diag(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/** torch.diag_embed: a's last dim written onto the diagonal `offset` of new dims dim1, dim2 (zeros elsewhere). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_diag_embed(const glia_tensor *a, int64_t offset, int64_t dim1, int64_t dim2,
+                                                    glia_tensor **out);
+/** torch.trace: the 0-dim sum of a 2-D a's main diagonal (integer inputs give int64; bool: GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trace(const glia_tensor *a, glia_tensor **out);
+/** torch.flip: a copy of `a` with the order of elements reversed along each of dims (distinct). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_flip(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              glia_tensor **out);
+/** torch.fliplr: glia_flip along dim 1 (a at least 2-D). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fliplr(const glia_tensor *a, glia_tensor **out);
+/** torch.flipud: glia_flip along dim 0 (a at least 1-D). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_flipud(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.roll: a copy of `a` shifted circularly by shifts[i] along dims[i] (n_shifts == n_dims);
+ * with n_dims 0 and one shift, over the flattened tensor, in a's shape.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_roll(const glia_tensor *a, const int64_t *shifts, int64_t n_shifts,
+                                              const int64_t *dims, int64_t n_dims, glia_tensor **out);
 
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
