@@ -1868,37 +1868,42 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    a = np.linspace(start, end, steps, dtype=np.float64)
-    return _finish(tensor(a, dtype=dtype or float32, device=device), requires_grad)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_linspace, builtins.float(vals[0]), builtins.float(vals[1]),
+                        builtins.int(steps), o), requires_grad)
 
 
-def _like(fn, t, dtype, device, requires_grad):
-    return fn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def _like(fn, t, dtype, device, requires_grad, *extra):
+    # NULL options: the input's dtype and device; otherwise both come from the options.
+    o = None if dtype is None and device is None else byref(_options(dtype or t.dtype, device or t.device))
+    return _finish(_new(fn, t._h, *extra, o), requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(zeros, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(ones, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(empty, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(rand, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(randn, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002,E501
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value))
 
 
 def manual_seed(seed):
@@ -2146,3 +2151,130 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
 
 def permute(input, dims):  # noqa: A002,F811
     return input.permute(*dims)
+
+
+# ---------------------------------------------------------------------------
+# issue 20: factories (eye, logspace, randint, tril_indices) and shape ops (tril, triu,
+# diagonal, diag, diag_embed, trace, flip, fliplr, flipud, roll)
+
+__all__ += ["eye", "logspace", "randint", "tril_indices", "triu_indices", "tril", "triu", "diagonal", "diag",
+            "diag_embed", "trace", "flip", "fliplr", "flipud", "roll"]
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_eye, builtins.int(n), builtins.int(n if m is None else m), o), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_logspace, builtins.float(vals[0]), builtins.float(vals[1]),
+                        builtins.int(steps), builtins.float(base), o), requires_grad)
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    """torch.randint(high, size) or torch.randint(low, high, size): int64 unless dtype is given."""
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list, Size)):
+        size = args.pop()
+    if size is None or len(args) not in (1, 2):
+        raise TypeError("randint() received an invalid combination of arguments")
+    low, high = (0, args[0]) if len(args) == 1 else args
+    arr, n = _i64(_shape_args((tuple(size),), "randint"))
+    o = byref(_options(int64 if dtype is None else dtype, device))
+    return _finish(_new(C.glia_tensor_randint, builtins.int(low), builtins.int(high), arr, n, o), requires_grad)
+
+
+def _tri_indices(fn, row, col, offset, dtype, device):
+    o = byref(_options(int64 if dtype is None else dtype, device))
+    return _new(fn, builtins.int(row), builtins.int(col), builtins.int(offset), o)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(C.glia_tensor_tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(C.glia_tensor_triu_indices, row, col, offset, dtype, device)
+
+
+def _new_dim(fn, *args):
+    """_new, with torch's IndexError for a dim out of range."""
+    try:
+        return _new(fn, *args)
+    except RuntimeError as e:
+        if str(e).startswith("Dimension "):
+            raise IndexError(str(e)) from None
+        raise
+
+
+def _tensor_tril(self, diagonal=0):
+    return _new_dim(C.glia_tril, self._h, builtins.int(diagonal))
+
+
+def _tensor_triu(self, diagonal=0):
+    return _new_dim(C.glia_triu, self._h, builtins.int(diagonal))
+
+
+def _tensor_diagonal(self, offset=0, dim1=0, dim2=1):
+    return _new_dim(C.glia_diagonal, self._h, builtins.int(offset), builtins.int(dim1), builtins.int(dim2))
+
+
+def _tensor_diag(self, diagonal=0):
+    return _new(C.glia_diag, self._h, builtins.int(diagonal))
+
+
+def _tensor_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return _new_dim(C.glia_diag_embed, self._h, builtins.int(offset), builtins.int(dim1), builtins.int(dim2))
+
+
+def _tensor_trace(self):
+    return _new(C.glia_trace, self._h)
+
+
+def _tensor_flip(self, *dims):
+    arr, n = _i64(_shape_args(dims, "flip"))
+    return _new_dim(C.glia_flip, self._h, arr, n)
+
+
+def _tensor_fliplr(self):
+    return _new(C.glia_fliplr, self._h)
+
+
+def _tensor_flipud(self):
+    return _new(C.glia_flipud, self._h)
+
+
+def _tensor_roll(self, shifts, dims=None):
+    s_arr, ns = _i64(shifts if isinstance(shifts, (tuple, list)) else [shifts])
+    d_arr, nd = _dims(dims)
+    return _new_dim(C.glia_roll, self._h, s_arr, ns, d_arr, nd)
+
+
+def _tensor_tril_(self, diagonal=0):
+    return self.copy_(self.tril(diagonal))
+
+
+def _tensor_triu_(self, diagonal=0):
+    return self.copy_(self.triu(diagonal))
+
+
+for _n, _f in (("tril", _tensor_tril), ("triu", _tensor_triu), ("tril_", _tensor_tril_), ("triu_", _tensor_triu_),
+               ("diagonal", _tensor_diagonal), ("diag", _tensor_diag), ("diag_embed", _tensor_diag_embed),
+               ("trace", _tensor_trace), ("flip", _tensor_flip), ("fliplr", _tensor_fliplr),
+               ("flipud", _tensor_flipud), ("roll", _tensor_roll)):
+    _f.__name__ = _n
+    _f.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f)
+
+for _n in ("tril", "triu", "diagonal", "diag", "diag_embed", "trace", "fliplr", "flipud", "roll"):
+    globals()[_n] = _method(_n)
+
+
+def flip(input, dims):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError("flip(): argument 'input' (position 1) must be Tensor, not %s" % type(input).__name__)
+    return input.flip(*dims) if isinstance(dims, (tuple, list)) else input.flip(dims)

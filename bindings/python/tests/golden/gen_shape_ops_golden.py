@@ -1,0 +1,85 @@
+"""Generates shape_ops_golden.json: torch 1.13's results for issue 20's factories and shape ops as the
+binding spells them (torch.eye, torch.tril, x.flip(...), torch.roll, ...), evaluated with the inputs
+of gen_tensor_golden.py. test_shape_ops.py evaluates the same text with glia. Run with /usr/bin/python3:
+
+    /usr/bin/python3 bindings/python/tests/golden/gen_shape_ops_golden.py
+"""
+
+import json
+import os
+
+import numpy as np
+import torch
+
+from gen_tensor_golden import HERE, encode, env
+
+VALUES = [
+    # factories
+    "torch.eye(3)", "torch.eye(2, 4)", "torch.eye(3, dtype=torch.int64)", "torch.eye(2, m=3, dtype=torch.bool)",
+    "torch.linspace(0, 1, 5)", "torch.linspace(-2, 3, 7, dtype=torch.float64)", "torch.linspace(0, 10, 4, dtype=torch.int64)",
+    "torch.linspace(3, 3, 1)", "torch.logspace(0, 2, 3)", "torch.logspace(0, 3, 4, base=2)",
+    "torch.logspace(-1, 1, 5, dtype=torch.float64)",
+    "torch.zeros_like(a)", "torch.ones_like(i)", "torch.full_like(a, 2.5)", "torch.full_like(i, 7)",
+    "torch.zeros_like(a, dtype=torch.int64)", "torch.ones_like(k, dtype=torch.float64)",
+    "torch.empty_like(a).shape", "torch.rand_like(d).dtype", "torch.randn_like(a).shape",
+    "torch.zeros_like(a.t()).stride()", "torch.randint(5, (3, 2)).dtype", "torch.randint(2, 5, (4,)).shape",
+    "torch.tril_indices(3, 3)", "torch.triu_indices(3, 4, 1)", "torch.tril_indices(4, 3, -1, dtype=torch.int32)",
+    # triangles and diagonals
+    "torch.tril(a)", "torch.triu(a)", "a.tril(1)", "a.triu(-1)", "torch.tril(x4, -1)", "i.triu(1)", "k.tril()",
+    "a.t().tril()", "torch.diagonal(a)", "a.diagonal(1)", "a.diagonal(-1, 1, 0)", "x4.diagonal(0, -2, -1)",
+    "torch.diag(v)", "torch.diag(v, 1)", "torch.diag(a)", "a.diag(-1)", "torch.diag_embed(v)",
+    "torch.diag_embed(a, 1)", "a.diag_embed(0, 0, 2)", "torch.trace(a)", "m.trace()", "i.trace()",
+    # flips and rolls
+    "torch.flip(a, [0])", "a.flip(0, 1)", "a.flip([-1])", "torch.flip(x4, (1, 3))", "torch.fliplr(a)",
+    "torch.flipud(a)", "u.flipud()", "k.fliplr()", "torch.roll(a, 1, 0)", "torch.roll(a, -1, 1)",
+    "torch.roll(a, 5)", "torch.roll(a, (1, 2), (0, 1))", "a.roll(shifts=2, dims=1)", "i.roll(1)",
+]
+
+REPRS = [
+    "torch.tril(a.requires_grad_())", "torch.triu(a.requires_grad_())", "a.requires_grad_().diagonal()",
+    "torch.diag(v.requires_grad_())", "torch.diag_embed(v.requires_grad_())", "a.requires_grad_().trace()",
+    "a.requires_grad_().flip(0)", "torch.roll(a.requires_grad_(), 1, 0)",
+]
+
+ERRORS = [
+    "torch.eye(-1)", "torch.linspace(0, 1, -1)", "torch.randint(3, 3, (2,))", "torch.tril(v)",
+    "torch.diagonal(a, 0, 1, 1)", "torch.diag(x4)", "torch.trace(v)", "torch.flip(a, [0, 0])",
+    "torch.fliplr(v)", "torch.roll(a, (1, 2), 0)", "torch.tril_indices(-1, 2)",
+]
+
+GRADS = [
+    ("torch.tril(a, 1) * 2", ["a"]), ("a.triu(-1)", ["a"]), ("a.diagonal(1)", ["a"]), ("torch.diag(v, -1)", ["v"]),
+    ("torch.diag(m)", ["m"]), ("torch.diag_embed(a, 1)", ["a"]), ("a.trace()", ["a"]), ("a.flip(0, 1)", ["a"]),
+    ("torch.roll(a, (1, -1), (0, 1))", ["a"]), ("torch.roll(a, 3)", ["a"]), ("torch.fliplr(a)", ["a"]),
+]
+
+
+def main():
+    out = {"values": {}, "reprs": {}, "errors": {}, "grads": {}}
+    for expr in VALUES:
+        out["values"][expr] = encode(eval(expr, env()))
+    for expr in REPRS:
+        out["reprs"][expr] = repr(eval(expr, env()))
+    for expr in ERRORS:
+        try:
+            eval(expr, env())
+        except Exception as e:  # noqa: BLE001
+            out["errors"][expr] = {"type": type(e).__name__, "message": str(e).split("\n")[0]}
+        else:
+            raise SystemExit("torch accepts %r" % expr)
+    for expr, leaves in GRADS:
+        e = env()
+        for n in leaves:
+            e[n] = e[n].clone().requires_grad_(True)
+        y = eval(expr, e)
+        g = torch.from_numpy(np.random.RandomState(7).randn(*y.shape).astype(np.float32)) if y.dim() else torch.tensor(1.0)
+        (y * g).sum().backward()
+        out["grads"][expr] = {"leaves": leaves, "weight": g.numpy().tolist(),
+                              "grads": {n: e[n].grad.numpy().tolist() for n in leaves}}
+    with open(os.path.join(HERE, "shape_ops_golden.json"), "w") as f:
+        json.dump(out, f, indent=0, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
