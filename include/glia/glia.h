@@ -1482,6 +1482,49 @@ GLIA_API GLIA_NODISCARD glia_error *glia_flipud(const glia_tensor *a, glia_tenso
 GLIA_API GLIA_NODISCARD glia_error *glia_roll(const glia_tensor *a, const int64_t *shifts, int64_t n_shifts,
                                               const int64_t *dims, int64_t n_dims, glia_tensor **out);
 
+/** torch.movedim: a view with dims source[i] moved to destination[i], the others in their order. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_movedim(const glia_tensor *a, const int64_t *source, int64_t n_source,
+                                                 const int64_t *destination, int64_t n_destination,
+                                                 glia_tensor **out);
+/**
+ * Tensor.unfold(dimension, size, step): a view (sharing a's storage) of the windows of `size` elements
+ * taken every `step` along `dimension`, which becomes the number of windows; the window is the new
+ * last dim. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_unfold(const glia_tensor *a, int64_t dimension, int64_t size, int64_t step,
+                                                glia_tensor **out);
+/** torch.rot90: a rotated by 90 degrees k times in the plane of dims[0], dims[1] (n_dims must be 2). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_rot90(const glia_tensor *a, int64_t k, const int64_t *dims, int64_t n_dims,
+                                               glia_tensor **out);
+/** Tensor.repeat: a copy of `a` tiled repeats[i] times along dim i (n_repeats >= a's dims; new leading dims). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat(const glia_tensor *a, const int64_t *repeats, int64_t n_repeats,
+                                                glia_tensor **out);
+/** torch.tile: glia_repeat with `dims` padded with leading 1s to a's number of dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tile(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              glia_tensor **out);
+/**
+ * torch.repeat_interleave(a, repeats, dim): each element (slice along *dim_or_null) repeated `repeats`
+ * times; dim_or_null NULL: over the flattened a. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat_interleave(const glia_tensor *a, int64_t repeats,
+                                                           const int64_t *dim_or_null, glia_tensor **out);
+/**
+ * torch.repeat_interleave with a tensor of repeats (int64 or int32, 0-dim or one per element along the
+ * dim); the counts are read on the host (a synchronisation for device tensors, as in torch). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat_interleave_tensor(const glia_tensor *a, const glia_tensor *repeats,
+                                                                  const int64_t *dim_or_null, glia_tensor **out);
+/**
+ * torch.tensor_split(a, sections, dim): `sections` views along dim, the first size % sections of them
+ * one longer; outputs as glia_split. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_split(const glia_tensor *a, int64_t sections, int64_t dim,
+                                                      glia_tensor **outs, int64_t capacity, int64_t *out_count);
+/** torch.tensor_split(a, indices, dim): n_indices + 1 views split at the indices; outputs as glia_split. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_split_indices(const glia_tensor *a, const int64_t *indices,
+                                                              int64_t n_indices, int64_t dim, glia_tensor **outs,
+                                                              int64_t capacity, int64_t *out_count);
+
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
   GLIA_PAD_CONSTANT = 0,

@@ -111,3 +111,93 @@ glia_error* glia_roll(const glia_tensor* a, const int64_t* shifts, int64_t n_shi
 }
 
 }  // extern "C"
+
+extern "C" {
+
+glia_error* glia_movedim(const glia_tensor* a, const int64_t* source, int64_t n_source, const int64_t* destination,
+                         int64_t n_destination, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_movedim";
+    Tensor x = tensor_arg(a, fn, "a");
+    IntSpan s = dims_arg(source, n_source, fn, "source", "n_source");
+    IntSpan d = dims_arg(destination, n_destination, fn, "destination", "n_destination");
+    check_out(out, fn, "out");
+    *out = tensor_handle(movedim(x, s, d));
+  });
+}
+
+glia_error* glia_unfold(const glia_tensor* a, int64_t dimension, int64_t size, int64_t step, glia_tensor** out) {
+  return one(a, out, "glia_unfold", [&](const Tensor& x) { return unfold(x, dimension, size, step); });
+}
+
+glia_error* glia_rot90(const glia_tensor* a, int64_t k, const int64_t* dims, int64_t n_dims, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_rot90";
+    Tensor x = tensor_arg(a, fn, "a");
+    IntSpan d = dims_arg(dims, n_dims, fn);
+    check_out(out, fn, "out");
+    *out = tensor_handle(rot90(x, k, d));
+  });
+}
+
+glia_error* glia_repeat(const glia_tensor* a, const int64_t* repeats, int64_t n_repeats, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_repeat";
+    Tensor x = tensor_arg(a, fn, "a");
+    IntSpan r = dims_arg(repeats, n_repeats, fn, "repeats", "n_repeats");
+    check_out(out, fn, "out");
+    *out = tensor_handle(repeat(x, r));
+  });
+}
+
+glia_error* glia_tile(const glia_tensor* a, const int64_t* dims, int64_t n_dims, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_tile";
+    Tensor x = tensor_arg(a, fn, "a");
+    IntSpan r = dims_arg(dims, n_dims, fn);
+    check_out(out, fn, "out");
+    *out = tensor_handle(tile(x, r));
+  });
+}
+
+glia_error* glia_repeat_interleave(const glia_tensor* a, int64_t repeats, const int64_t* dim_or_null,
+                                   glia_tensor** out) {
+  return one(a, out, "glia_repeat_interleave",
+             [&](const Tensor& x) { return repeat_interleave(x, repeats, dim_or_null); });
+}
+
+glia_error* glia_repeat_interleave_tensor(const glia_tensor* a, const glia_tensor* repeats, const int64_t* dim_or_null,
+                                          glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_repeat_interleave_tensor";
+    Tensor x = tensor_arg(a, fn, "a"), r = tensor_arg(repeats, fn, "repeats");
+    check_out(out, fn, "out");
+    *out = tensor_handle(repeat_interleave(x, r, dim_or_null));
+  });
+}
+
+glia_error* glia_tensor_split(const glia_tensor* a, int64_t sections, int64_t dim, glia_tensor** outs, int64_t capacity,
+                              int64_t* out_count) {
+  return guard([&] {
+    const char* fn = "glia_tensor_split";
+    Tensor x = tensor_arg(a, fn, "a");
+    check_outputs(outs, capacity, out_count, fn);
+    write_outputs(tensor_split(x, sections, dim), outs, capacity, out_count, fn);
+  });
+}
+
+glia_error* glia_tensor_split_indices(const glia_tensor* a, const int64_t* indices, int64_t n_indices, int64_t dim,
+                                      glia_tensor** outs, int64_t capacity, int64_t* out_count) {
+  return guard([&] {
+    const char* fn = "glia_tensor_split_indices";
+    Tensor x = tensor_arg(a, fn, "a");
+    GLIA_CHECK(n_indices >= 0, InvalidArgument, fn, ": argument 'n_indices' must be >= 0, got ", n_indices);
+    GLIA_CHECK(indices || n_indices == 0, InvalidArgument, fn, ": argument 'indices' is NULL with n_indices ",
+               n_indices);
+    check_outputs(outs, capacity, out_count, fn);
+    write_outputs(tensor_split(x, IntSpan(indices, static_cast<size_t>(n_indices)), dim), outs, capacity, out_count,
+                  fn);
+  });
+}
+
+}  // extern "C"

@@ -28,3 +28,20 @@ Tensor flip(const Tensor& t, IntSpan dims);
 Tensor roll(const Tensor& t, IntSpan shifts, IntSpan dims);
 
 }  // namespace glia::ops
+
+namespace glia::ops {
+
+// torch.movedim: a permuted view with dims `src` moved to positions `dst`.
+Tensor movedim(const Tensor& t, IntSpan src, IntSpan dst);
+// The permutation movedim applies (checks torch's conditions).
+Dims movedim_order(int64_t ndim, IntSpan src, IntSpan dst);
+// Tensor.unfold: a view of the windows of `size` elements every `step` along dim, appended as a last dim.
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+// The gradient of unfold: zeros of in_shape with each window of g summed back in place.
+Tensor unfold_backward(const Tensor& g, IntSpan in_shape, int64_t dim, int64_t size, int64_t step);
+// torch.rot90's checks; returns k reduced to [0, 4) and the wrapped dims.
+int64_t rot90_args(const Tensor& t, int64_t k, IntSpan dims, int64_t& d0, int64_t& d1);
+// Tensor.repeat: t tiled `repeats` times along each dim (leading new dims allowed); a contiguous copy.
+Tensor repeat(const Tensor& t, IntSpan repeats);
+
+}  // namespace glia::ops

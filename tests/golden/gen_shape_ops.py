@@ -148,6 +148,10 @@ def factory_fixture():
     fx.write("factory.json")
 
 
+def idx(values, dtype=torch.int64):
+    return torch.tensor(values, dtype=dtype)
+
+
 def _roll(xs, a):
     return torch.roll(xs[0], a["shifts"], a.get("dims", []))
 
@@ -163,6 +167,15 @@ LAYOUT_OPS = {
     "fliplr": lambda xs, a: torch.fliplr(xs[0]),
     "flipud": lambda xs, a: torch.flipud(xs[0]),
     "roll": _roll,
+    "movedim": lambda xs, a: torch.movedim(xs[0], a["source"], a["destination"]),
+    "unfold": lambda xs, a: xs[0].unfold(a["dimension"], a["size"], a["step"]),
+    "rot90": lambda xs, a: torch.rot90(xs[0], a.get("k", 1), a["dims"]),
+    "repeat": lambda xs, a: xs[0].repeat(a["repeats"]),
+    "tile": lambda xs, a: torch.tile(xs[0], a["dims"]),
+    "repeat_interleave": lambda xs, a: torch.repeat_interleave(xs[0], a["repeats"], a.get("dim")),
+    "repeat_interleave_tensor": lambda xs, a: torch.repeat_interleave(xs[0], xs[1], a.get("dim")),
+    "tensor_split": lambda xs, a: tuple(torch.tensor_split(xs[0], a["sections"], a.get("dim", 0))),
+    "tensor_split_indices": lambda xs, a: tuple(torch.tensor_split(xs[0], a["indices"], a.get("dim", 0))),
 }
 
 
@@ -299,6 +312,119 @@ def layout_fixture():
     fx.error("roll two shifts no dims", "roll", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", shifts=[1, 2])
     fx.error("roll dim out of range", "roll", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", shifts=[1], dims=[2])
     fx.error("roll 0-dim with dim", "roll", [rnd([])], "GLIA_ERR_INVALID_ARGUMENT", shifts=[1], dims=[0])
+    # movedim
+    fx.case("movedim one", "movedim", [smooth([2, 3, 4])], source=[0], destination=[2])
+    fx.case("movedim two", "movedim", [smooth([2, 3, 4])], source=[0, 1], destination=[2, 0])
+    fx.case("movedim negative", "movedim", [smooth([2, 3, 4])], source=[-1], destination=[-3])
+    fx.case("movedim none", "movedim", [smooth([2, 3])], source=[], destination=[])
+    fx.case("movedim transposed", "movedim", [T(smooth([3, 2, 2]))], source=[2], destination=[0])
+    fx.case("movedim 0-dim", "movedim", [smooth([])], source=[0], destination=[-1])
+    fx.case("movedim int32", "movedim", [rnd([2, 3], "int32")], source=[1], destination=[0])
+    fx.error("movedim lengths differ", "movedim", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", source=[0, 1],
+             destination=[0])
+    fx.error("movedim repeated source", "movedim", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", source=[0, -3],
+             destination=[1, 2])
+    fx.error("movedim repeated destination", "movedim", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT",
+             source=[0, 1], destination=[2, 2])
+    fx.error("movedim out of range", "movedim", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", source=[3],
+             destination=[0])
+    # unfold
+    fx.case("unfold windows", "unfold", [smooth([7])], dimension=0, size=3, step=2)
+    fx.case("unfold overlapping", "unfold", [smooth([2, 5])], dimension=1, size=3, step=1)
+    fx.case("unfold step past", "unfold", [smooth([2, 6])], dimension=-1, size=2, step=4)
+    fx.case("unfold dim 0", "unfold", [smooth([4, 3])], dimension=0, size=2, step=2)
+    fx.case("unfold whole dim", "unfold", [smooth([3, 4])], dimension=1, size=4, step=1)
+    fx.case("unfold size 0", "unfold", [smooth([3, 4])], dimension=1, size=0, step=2)
+    fx.case("unfold transposed", "unfold", [T(smooth([5, 3]))], dimension=1, size=2, step=1)
+    fx.case("unfold 0-dim", "unfold", [smooth([])], dimension=0, size=1, step=1)
+    fx.case("unfold zero-size", "unfold", [smooth([0, 4])], dimension=1, size=2, step=1)
+    fx.case("unfold int64", "unfold", [rnd([6], "int64")], dimension=0, size=2, step=2)
+    fx.case("unfold f32", "unfold", [rnd([2, 4], f32)], dimension=1, size=3, step=1)
+    fx.error("unfold size too large", "unfold", [rnd([2, 4])], "GLIA_ERR_INVALID_ARGUMENT", dimension=1, size=5,
+             step=1)
+    fx.error("unfold step 0", "unfold", [rnd([2, 4])], "GLIA_ERR_INVALID_ARGUMENT", dimension=1, size=2, step=0)
+    fx.error("unfold dim out of range", "unfold", [rnd([2, 4])], "GLIA_ERR_INVALID_ARGUMENT", dimension=2, size=1,
+             step=1)
+    fx.error("unfold 0-dim size 2", "unfold", [rnd([])], "GLIA_ERR_INVALID_ARGUMENT", dimension=0, size=2, step=1)
+    # rot90
+    for k in (1, 2, 3, 0, -1, 5):
+        fx.case("rot90 k=%d" % k, "rot90", [smooth([2, 3])], k=k, dims=[0, 1])
+    fx.case("rot90 3-D dims 2,0", "rot90", [smooth([2, 3, 4])], k=1, dims=[2, 0])
+    fx.case("rot90 negative dims", "rot90", [smooth([2, 3, 4])], k=3, dims=[-1, -2])
+    fx.case("rot90 transposed", "rot90", [T(smooth([3, 4]))], k=1, dims=[0, 1])
+    fx.case("rot90 zero-size", "rot90", [smooth([0, 3])], k=1, dims=[0, 1])
+    fx.case("rot90 int64", "rot90", [rnd([2, 3], "int64")], k=2, dims=[1, 0])
+    fx.case("rot90 bool", "rot90", [rnd([2, 3], "bool")], k=1, dims=[0, 1])
+    fx.error("rot90 three dims", "rot90", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[0, 1, 2])
+    fx.error("rot90 1-D", "rot90", [rnd([3])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[0, 1])
+    fx.error("rot90 same dims", "rot90", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[1, 1])
+    fx.error("rot90 aliasing dims", "rot90", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[0, 2])
+    fx.error("rot90 dim0 out of range", "rot90", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[-4, 0])
+    fx.error("rot90 dim1 out of range", "rot90", [rnd([2, 3, 4])], "GLIA_ERR_INVALID_ARGUMENT", k=1, dims=[0, 4])
+    # repeat / tile
+    fx.case("repeat", "repeat", [smooth([2, 3])], repeats=[2, 3])
+    fx.case("repeat new dims", "repeat", [smooth([2, 3])], repeats=[2, 1, 2])
+    fx.case("repeat ones", "repeat", [smooth([2, 3])], repeats=[1, 1])
+    fx.case("repeat zero", "repeat", [smooth([2, 3])], repeats=[0, 2])
+    fx.case("repeat transposed", "repeat", [T(smooth([3, 2]))], repeats=[2, 2])
+    fx.case("repeat 0-dim", "repeat", [smooth([])], repeats=[3])
+    fx.case("repeat 0-dim no repeats", "repeat", [smooth([])], repeats=[])
+    fx.case("repeat int32", "repeat", [rnd([3], "int32")], repeats=[2, 2])
+    fx.case("repeat bool", "repeat", [rnd([2], "bool")], repeats=[3])
+    fx.error("repeat too few", "repeat", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", repeats=[2])
+    fx.error("repeat negative", "repeat", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", repeats=[2, -1])
+    fx.case("tile", "tile", [smooth([2, 3])], dims=[2, 2])
+    fx.case("tile fewer dims", "tile", [smooth([2, 3])], dims=[3])
+    fx.case("tile more dims", "tile", [smooth([3])], dims=[2, 1, 2])
+    fx.case("tile empty dims", "tile", [smooth([2, 2])], dims=[])
+    fx.case("tile transposed", "tile", [T(smooth([2, 3]))], dims=[1, 2])
+    fx.case("tile uint8", "tile", [rnd([2, 2], "uint8")], dims=[2])
+    fx.error("tile negative", "tile", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", dims=[-2])
+    # repeat_interleave
+    fx.case("repeat_interleave flat", "repeat_interleave", [smooth([2, 3])], repeats=2)
+    fx.case("repeat_interleave dim 0", "repeat_interleave", [smooth([2, 3])], repeats=3, dim=0)
+    fx.case("repeat_interleave dim -1", "repeat_interleave", [smooth([2, 3])], repeats=2, dim=-1)
+    fx.case("repeat_interleave zero", "repeat_interleave", [smooth([2, 3])], repeats=0, dim=1)
+    fx.case("repeat_interleave transposed", "repeat_interleave", [T(smooth([3, 2]))], repeats=2, dim=0)
+    fx.case("repeat_interleave 0-dim", "repeat_interleave", [smooth([])], repeats=3)
+    fx.case("repeat_interleave zero-size", "repeat_interleave", [smooth([0, 2])], repeats=2, dim=0)
+    fx.case("repeat_interleave int64", "repeat_interleave", [rnd([4], "int64")], repeats=2, dim=0)
+    fx.error("repeat_interleave negative", "repeat_interleave", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
+             repeats=-1, dim=0)
+    fx.error("repeat_interleave dim out of range", "repeat_interleave", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
+             repeats=1, dim=2)
+    fx.case("repeat_interleave tensor dim 1", "repeat_interleave_tensor", [smooth([2, 3]), idx([1, 0, 2])], dim=1)
+    fx.case("repeat_interleave tensor flat", "repeat_interleave_tensor", [smooth([2, 2]), idx([2, 1, 0, 3])])
+    fx.case("repeat_interleave tensor 0-dim", "repeat_interleave_tensor", [smooth([2, 3]), idx(2)], dim=0)
+    fx.case("repeat_interleave tensor int32", "repeat_interleave_tensor",
+            [smooth([3, 2]), idx([1, 2, 1], torch.int32)], dim=0)
+    fx.case("repeat_interleave tensor transposed", "repeat_interleave_tensor", [T(smooth([3, 2])), idx([0, 3])],
+            dim=1)
+    fx.case("repeat_interleave tensor f32", "repeat_interleave_tensor", [rnd([3], f32), idx([1, 1, 2])], dim=0)
+    fx.error("repeat_interleave tensor 2-D repeats", "repeat_interleave_tensor", [rnd([2, 3]), idx([[1]])],
+             "GLIA_ERR_INVALID_ARGUMENT", dim=1)
+    fx.error("repeat_interleave tensor wrong size", "repeat_interleave_tensor", [rnd([2, 3]), idx([1, 2])],
+             "GLIA_ERR_INVALID_ARGUMENT", dim=1)
+    fx.error("repeat_interleave tensor negative", "repeat_interleave_tensor", [rnd([2, 3]), idx([1, -1, 2])],
+             "GLIA_ERR_INVALID_ARGUMENT", dim=1)
+    fx.error("repeat_interleave tensor float", "repeat_interleave_tensor",
+             [rnd([2, 3]), torch.tensor([1.0, 2.0, 2.0])], "GLIA_ERR_DTYPE", dim=1)
+    # tensor_split
+    fx.case("tensor_split sections", "tensor_split", [smooth([7, 2])], sections=3)
+    fx.case("tensor_split more sections than size", "tensor_split", [smooth([2, 3])], sections=4, dim=1)
+    fx.case("tensor_split dim -1", "tensor_split", [smooth([2, 6])], sections=2, dim=-1)
+    fx.case("tensor_split transposed", "tensor_split", [T(smooth([4, 3]))], sections=2, dim=1)
+    fx.case("tensor_split int64", "tensor_split", [rnd([5], "int64")], sections=2)
+    fx.error("tensor_split 0 sections", "tensor_split", [rnd([2, 3])], "GLIA_ERR_INVALID_ARGUMENT", sections=0)
+    fx.error("tensor_split 0-dim", "tensor_split", [rnd([])], "GLIA_ERR_INVALID_ARGUMENT", sections=2)
+    fx.case("tensor_split indices", "tensor_split_indices", [smooth([6, 2])], indices=[1, 4])
+    fx.case("tensor_split indices past the end", "tensor_split_indices", [smooth([2, 4])], indices=[1, 5], dim=1)
+    fx.case("tensor_split indices decreasing", "tensor_split_indices", [smooth([5])], indices=[3, 1])
+    fx.case("tensor_split indices negative", "tensor_split_indices", [smooth([5, 2])], indices=[-2])
+    fx.case("tensor_split no indices", "tensor_split_indices", [smooth([3])], indices=[])
+    fx.case("tensor_split indices bool", "tensor_split_indices", [rnd([4], "bool")], indices=[2])
+    fx.error("tensor_split indices 0-dim", "tensor_split_indices", [rnd([])], "GLIA_ERR_INVALID_ARGUMENT",
+             indices=[1])
     fx.write("layout.json")
 
 

@@ -234,3 +234,75 @@ TEST(Factory, Randint) {
   EXPECT_EQ(dtype(c), GLIA_FLOAT32);
   EXPECT_EQ(bad, nullptr);
 }
+
+namespace {
+
+template <class F>
+glia_error* multi(Call& c, F&& f) {
+  int64_t n = 0;
+  if (glia_error* e = f(nullptr, 0, &n)) return e;
+  glia_tensor** outs = c.out(static_cast<size_t>(n));
+  int64_t m = 0;
+  glia_error* e = f(outs, n, &m);
+  if (!e && m != n) ADD_FAILURE() << "count changed between calls";
+  return e;
+}
+
+}  // namespace
+
+GLIA_ADAPTER(movedim) {
+  std::vector<int64_t> s = c.ints("source"), d = c.ints("destination");
+  return glia_movedim(c.in[0], s.data(), static_cast<int64_t>(s.size()), d.data(), static_cast<int64_t>(d.size()),
+                      c.out());
+}
+GLIA_ADAPTER(unfold) {
+  return glia_unfold(c.in[0], c.integer("dimension", 0), c.integer("size", 1), c.integer("step", 1), c.out());
+}
+GLIA_ADAPTER(rot90) {
+  std::vector<int64_t> d = c.ints("dims");
+  return glia_rot90(c.in[0], c.integer("k", 1), d.data(), static_cast<int64_t>(d.size()), c.out());
+}
+GLIA_ADAPTER(repeat) {
+  std::vector<int64_t> r = c.ints("repeats");
+  return glia_repeat(c.in[0], r.data(), static_cast<int64_t>(r.size()), c.out());
+}
+GLIA_ADAPTER(tile) {
+  std::vector<int64_t> d = c.ints("dims");
+  return glia_tile(c.in[0], d.data(), static_cast<int64_t>(d.size()), c.out());
+}
+GLIA_ADAPTER(repeat_interleave) {
+  const int64_t dim = c.integer("dim", 0);
+  return glia_repeat_interleave(c.in[0], c.integer("repeats", 1), c.has("dim") ? &dim : nullptr, c.out());
+}
+GLIA_ADAPTER(repeat_interleave_tensor) {
+  const int64_t dim = c.integer("dim", 0);
+  return glia_repeat_interleave_tensor(c.in[0], c.in[1], c.has("dim") ? &dim : nullptr, c.out());
+}
+GLIA_ADAPTER(tensor_split) {
+  return multi(c, [&](glia_tensor** o, int64_t cap, int64_t* n) {
+    return glia_tensor_split(c.in[0], c.integer("sections", 1), c.integer("dim", 0), o, cap, n);
+  });
+}
+GLIA_ADAPTER(tensor_split_indices) {
+  std::vector<int64_t> i = c.ints("indices");
+  return multi(c, [&](glia_tensor** o, int64_t cap, int64_t* n) {
+    return glia_tensor_split_indices(c.in[0], i.data(), static_cast<int64_t>(i.size()), c.integer("dim", 0), o, cap, n);
+  });
+}
+
+// Tensor.unfold is a view, as torch's.
+TEST(Layout, UnfoldIsAView) {
+  Tensor x = iota(10, glia::Dims{2, 5});
+  Tensor u = glia::unfold(x, 1, 3, 2);
+  EXPECT_EQ(u.impl()->storage(), x.impl()->storage());
+  EXPECT_EQ(u.shape(), (glia::Dims{2, 2, 3}));
+  EXPECT_EQ(u.strides(), (glia::Dims{5, 2, 1}));
+  Tensor leaf = glia::clone(x);
+  glia::set_requires_grad(leaf, true);
+  EXPECT_EQ(std::string(glia::grad_fn(glia::unfold(leaf, 1, 3, 2))->name()), "UnfoldBackward0");
+  const int64_t dims[] = {0, 1};
+  EXPECT_EQ(std::string(glia::grad_fn(glia::rot90(leaf, 1, dims))->name()), "Rot90Backward0");
+  const int64_t reps[] = {2, 1};
+  EXPECT_EQ(std::string(glia::grad_fn(glia::repeat(leaf, reps))->name()), "RepeatBackward0");
+  EXPECT_EQ(std::string(glia::grad_fn(glia::repeat_interleave(leaf, 2, nullptr))->name()), "IndexSelectBackward0");
+}

@@ -1,7 +1,11 @@
 #include "autograd/fn/shape_ops.h"
 
+#include "autograd/fn/index.h"
+#include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
+#include "ops/iter.h"
 #include "ops/reduce.h"
+#include "ops/shape.h"
 #include "ops/shape_ops.h"
 
 namespace glia {
@@ -165,6 +169,187 @@ Tensor roll(const Tensor& t, IntSpan shifts, IntSpan dims) {
     n->dims = Dims(dims);
     set_history(n.get(), {&t}, {&out});
   }
+  return out;
+}
+
+}  // namespace glia
+
+namespace glia {
+
+namespace {
+
+struct UnfoldBackward : Node {
+  Dims in_shape;
+  int64_t dim = 0, size = 0, step = 1;
+  const char* name() const override { return "UnfoldBackward0"; }
+  TensorList apply(TensorList&& g) override;
+};
+
+struct UnfoldBackwardBackward : Node {
+  int64_t dim = 0, size = 0, step = 1;
+  const char* name() const override { return "UnfoldBackwardBackward0"; }
+  TensorList apply(TensorList&& g) override { return {unfold(g[0], dim, size, step)}; }
+};
+
+TensorList UnfoldBackward::apply(TensorList&& g) {
+  Tensor out = ops::unfold_backward(g[0], in_shape, dim, size, step);
+  if (any_requires_grad({&g[0]})) {
+    auto n = make_ref<UnfoldBackwardBackward>();
+    n->dim = dim;
+    n->size = size;
+    n->step = step;
+    set_history(n.get(), {&g[0]}, {&out});
+  }
+  return {out};
+}
+
+struct Rot90Backward : Node {
+  int64_t k = 0;
+  Dims dims;
+  const char* name() const override { return "Rot90Backward0"; }
+  TensorList apply(TensorList&& g) override { return {rot90(g[0], -k, dims)}; }
+};
+
+struct RepeatBackward : Node {
+  Dims in_shape, repeats;
+  const char* name() const override { return "RepeatBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    // g viewed as [r0, s0, r1, s1, ...], summed over the r dims.
+    const size_t lead = repeats.size() - in_shape.size();
+    Dims split, red;
+    for (size_t i = 0; i < repeats.size(); ++i) {
+      split.push_back(repeats[i]);
+      split.push_back(i < lead ? 1 : in_shape[i - lead]);
+      red.push_back(static_cast<int64_t>(2 * i));
+    }
+    return {reshape(sum(reshape(g[0], split), red, false), in_shape)};
+  }
+};
+
+}  // namespace
+
+Tensor movedim(const Tensor& t, IntSpan src, IntSpan dst) { return permute(t, ops::movedim_order(t.dim(), src, dst)); }
+
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
+  Tensor out = ops::unfold(t, dim, size, step);
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<UnfoldBackward>();
+    n->in_shape = t.shape();
+    n->dim = ops::wrap_dim(dim, t.dim());
+    n->size = size;
+    n->step = step;
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor rot90(const Tensor& t, int64_t k, IntSpan dims) {
+  int64_t d0 = 0, d1 = 0;
+  const int64_t r = ops::rot90_args(t, k, dims, d0, d1);
+  Tensor out;
+  if (r == 0) {
+    out = clone(t);
+  } else if (r == 2) {
+    const int64_t both[] = {d0, d1};
+    out = ops::flip(t, both);
+  } else {
+    const int64_t one[] = {r == 1 ? d1 : d0};
+    out = ops::transpose(ops::flip(t, one), d0, d1);
+  }
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<Rot90Backward>();
+    n->k = r;
+    n->dims = Dims{d0, d1};
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor repeat(const Tensor& t, IntSpan repeats) {
+  Tensor out = ops::repeat(t, repeats);
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<RepeatBackward>();
+    n->in_shape = t.shape();
+    n->repeats = Dims(repeats);
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor tile(const Tensor& t, IntSpan reps) {
+  Dims r(reps);
+  while (r.ssize() < t.dim()) r.insert(0, 1);
+  return repeat(t, r);
+}
+
+namespace {
+
+// index_select along dim (or over the flattened t) with element i repeated reps(i) times.
+template <class Reps>
+Tensor interleave(const Tensor& t, const int64_t* dim, Reps&& reps) {
+  Tensor x = dim ? t : reshape(t, Dims{-1});
+  const int64_t d = dim ? ops::wrap_dim(*dim, t.dim()) : 0;
+  const int64_t n = x.dim() == 0 ? 1 : x.shape()[static_cast<size_t>(d)];
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) total += reps(i);
+  const int64_t len[] = {total};
+  Tensor idx = empty(len, DType::Int64, Device{});
+  int64_t* p = idx.data_ptr<int64_t>();
+  for (int64_t i = 0, k = 0; i < n; ++i)
+    for (int64_t r = reps(i); r > 0; --r) p[k++] = i;
+  return index_select(x, d, to_device(idx, t.device()));
+}
+
+}  // namespace
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, const int64_t* dim) {
+  GLIA_CHECK(repeats >= 0, InvalidArgument, "repeats can not be negative");
+  return interleave(t, dim, [&](int64_t) { return repeats; });
+}
+
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, const int64_t* dim) {
+  GLIA_CHECK(repeats.dim() <= 1, InvalidArgument, "repeats must be 0-dim or 1-dim tensor");
+  const int64_t n = dim ? (t.dim() == 0 ? 1 : t.shape()[static_cast<size_t>(ops::wrap_dim(*dim, t.dim()))]) : t.numel();
+  GLIA_CHECK(repeats.dim() == 0 || repeats.numel() == n, InvalidArgument,
+             "repeats must have the same size as input along dim");
+  if (repeats.dtype() != DType::Int64 && repeats.dtype() != DType::Int32)
+    ops::not_implemented_for("repeat_interleave_cpu", repeats.dtype());
+  // The counts decide the result's size: read them on the host (torch synchronises here too).
+  Tensor host = contiguous(to_dtype(to_device(repeats, Device{}), DType::Int64));
+  const int64_t* r = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < host.numel(); ++i) GLIA_CHECK(r[i] >= 0, InvalidArgument, "repeats can not be negative");
+  const bool scalar = repeats.dim() == 0;
+  return interleave(t, dim, [&](int64_t i) { return r[scalar ? 0 : i]; });
+}
+
+std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
+  GLIA_CHECK(t.dim() > 0, InvalidArgument,
+             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", t.dim(), " dims");
+  GLIA_CHECK(sections > 0, InvalidArgument, "number of sections must be larger than 0, got ", sections);
+  const int64_t d = ops::wrap_dim(dim, t.dim());
+  const int64_t size = t.shape()[static_cast<size_t>(d)];
+  const int64_t base = size / sections, extra = size % sections;
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = base + (i < extra ? 1 : 0);
+    out.push_back(slice(t, d, start, start + len, 1));
+    start += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& t, IntSpan indices, int64_t dim) {
+  GLIA_CHECK(t.dim() > 0, InvalidArgument,
+             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", t.dim(), " dims");
+  const int64_t d = ops::wrap_dim(dim, t.dim());
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t idx : indices) {
+    out.push_back(slice(t, d, start, idx, 1));
+    start = idx;
+  }
+  out.push_back(slice(t, d, start, INT64_MAX, 1));
   return out;
 }
 

@@ -671,6 +671,15 @@ extern "C" {
     pub fn glia_fliplr(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_flipud(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_roll(a: *const glia_tensor, shifts: *const i64, n_shifts: i64, dims: *const i64, n_dims: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_movedim(a: *const glia_tensor, source: *const i64, n_source: i64, destination: *const i64, n_destination: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_unfold(a: *const glia_tensor, dimension: i64, size: i64, step: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_rot90(a: *const glia_tensor, k: i64, dims: *const i64, n_dims: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_repeat(a: *const glia_tensor, repeats: *const i64, n_repeats: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tile(a: *const glia_tensor, dims: *const i64, n_dims: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_repeat_interleave(a: *const glia_tensor, repeats: i64, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_repeat_interleave_tensor(a: *const glia_tensor, repeats: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_split(a: *const glia_tensor, sections: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
+    pub fn glia_tensor_split_indices(a: *const glia_tensor, indices: *const i64, n_indices: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv2d_options_init(options: *mut glia_conv2d_options);
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
