@@ -1593,18 +1593,8 @@ class Tensor:
         return tuple(self.select(dim, i) for i in range(self.shape[dim]))
 
     def repeat(self, *sizes):
-        sizes = _shape_args(sizes, "repeat")
-        x = self
-        extra = len(sizes) - x.ndim
-        if extra < 0:
-            raise RuntimeError(
-                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
-            )
-        x = x.reshape([1] * extra + list(x.shape))
-        for d, r in enumerate(sizes):
-            if r != 1:
-                x = cat([x] * r, d) if r > 0 else x.narrow(d, 0, 0)
-        return x
+        arr, n = _i64(_shape_args(sizes, "repeat"))
+        return _new(C.glia_repeat, self._h, arr, n)
 
     # ---- indexing --------------------------------------------------------
 
@@ -2278,3 +2268,198 @@ def flip(input, dims):  # noqa: A002
     if not isinstance(input, Tensor):
         raise TypeError("flip(): argument 'input' (position 1) must be Tensor, not %s" % type(input).__name__)
     return input.flip(*dims) if isinstance(dims, (tuple, list)) else input.flip(dims)
+
+
+# ---- issue 20, continued: movedim, unfold, rot90, tile, repeat_interleave, tensor_split and the
+# compositions torch spells on top of them (moveaxis, atleast_*d, *stack, *split, broadcast_*,
+# meshgrid, cartesian_prod)
+
+__all__ += ["movedim", "moveaxis", "rot90", "tile", "repeat_interleave", "tensor_split", "hsplit", "vsplit",
+            "dsplit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack",
+            "broadcast_to", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod"]
+
+
+def _int_list(x):
+    return list(x) if isinstance(x, (tuple, list, Size)) else [x]
+
+
+def _tensor_movedim(self, source, destination):
+    s_arr, ns = _i64(_int_list(source))
+    d_arr, nd = _i64(_int_list(destination))
+    return _new_dim(C.glia_movedim, self._h, s_arr, ns, d_arr, nd)
+
+
+def _tensor_unfold(self, dimension, size, step):
+    return _new_dim(C.glia_unfold, self._h, builtins.int(dimension), builtins.int(size), builtins.int(step))
+
+
+def _tensor_rot90(self, k=1, dims=(0, 1)):
+    arr, n = _i64(list(dims))
+    return _new(C.glia_rot90, self._h, builtins.int(k), arr, n)
+
+
+def _tensor_tile(self, *dims):
+    arr, n = _i64(_shape_args(dims, "tile"))
+    return _new(C.glia_tile, self._h, arr, n)
+
+
+def _tensor_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    d = None if dim is None else byref(c_int64(builtins.int(dim)))
+    if isinstance(repeats, Tensor):
+        return _new_dim(C.glia_repeat_interleave_tensor, self._h, repeats._h, d)
+    return _new_dim(C.glia_repeat_interleave, self._h, builtins.int(repeats), d)
+
+
+def _tensor_tensor_split(self, indices_or_sections, dim=0):
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, (tuple, list)):
+        arr, n = _i64(indices_or_sections)
+        return list(self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim)))
+    return list(self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim)))
+
+
+def _split_dim(t, sections, dim, name, need):
+    if t.ndim < need:
+        raise RuntimeError("torch.%s requires a tensor with at least %d dimension, but got a tensor with %d "
+                           "dimensions!" % (name, need, t.ndim))
+    if not isinstance(sections, (tuple, list)) and t.shape[dim] % sections != 0:
+        raise RuntimeError("torch.%s attempted to split along dimension %d, but the size of the dimension %d is "
+                           "not divisible by the split_size %d!" % (name, dim, t.shape[dim], sections))
+    return t.tensor_split(sections, dim)
+
+
+def _tensor_hsplit(self, sections):
+    return _split_dim(self, sections, 1 if self.ndim > 1 else 0, "hsplit", 1)
+
+
+def _tensor_vsplit(self, sections):
+    return _split_dim(self, sections, 0, "vsplit", 2)
+
+
+def _tensor_dsplit(self, sections):
+    return _split_dim(self, sections, 2, "dsplit", 3)
+
+
+for _n, _f in (("movedim", _tensor_movedim), ("moveaxis", _tensor_movedim), ("unfold", _tensor_unfold),
+               ("rot90", _tensor_rot90), ("tile", _tensor_tile), ("repeat_interleave", _tensor_repeat_interleave),
+               ("tensor_split", _tensor_tensor_split), ("hsplit", _tensor_hsplit), ("vsplit", _tensor_vsplit),
+               ("dsplit", _tensor_dsplit)):
+    _f2 = (lambda f: lambda *a, **k: f(*a, **k))(_f)
+    _f2.__name__ = _n
+    _f2.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f2)
+
+for _n in ("movedim", "moveaxis", "rot90", "tile", "repeat_interleave", "tensor_split", "hsplit", "vsplit",
+           "dsplit"):
+    globals()[_n] = _method(_n)
+
+
+def _atleast(n, tensors):
+    def one(t):
+        while t.ndim < n:
+            # torch: 1-D [n] -> [1, n]; 2-D [a, b] -> [a, b, 1]; 0-dim -> all ones
+            t = t.unsqueeze(-1) if t.ndim == 2 else t.unsqueeze(0)
+        return t
+
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        return tuple(one(t) for t in tensors[0])
+    if len(tensors) == 1:
+        return one(tensors[0])
+    return tuple(one(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast(3, tensors)
+
+
+def hstack(tensors, *, out=None):
+    ts = atleast_1d(list(tensors))
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None):
+    return cat(atleast_2d(list(tensors)), 0)
+
+
+def dstack(tensors, *, out=None):
+    return cat(atleast_3d(list(tensors)), 2)
+
+
+def column_stack(tensors, *, out=None):
+    ts = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
+    return cat(ts, 1)
+
+
+def _broadcast(shapes, for_tensors):
+    out = []
+    for s in shapes:
+        s = _int_list(s)
+        n = builtins.max(len(out), len(s))
+        a = [1] * (n - len(out)) + out
+        b = [1] * (n - len(s)) + s
+        for i in range(n):
+            if b[i] < 0:
+                raise RuntimeError("Trying to create tensor with negative dimension (%d): (%d)" % (b[i], b[i]))
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                if for_tensors:  # torch's infer_size (broadcast_tensors)
+                    raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at "
+                                       "non-singleton dimension %d" % (a[i], b[i], i))
+                raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape")
+        out = [b[i] if a[i] == 1 else a[i] for i in range(n)]
+    return Size(out)
+
+
+def broadcast_shapes(*shapes):
+    return _broadcast(shapes, False)
+
+
+def broadcast_to(input, size):  # noqa: A002
+    return input.expand(*_shape_args((tuple(size),), "broadcast_to"))
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    shape = _broadcast([t.shape for t in tensors], True)
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: %s' % indexing)
+    for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: %r" % t)
+    ts = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    grids = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        grids.append(t.view(*view).expand(*shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)

@@ -33,6 +33,22 @@ VALUES = [
     "torch.flip(a, [0])", "a.flip(0, 1)", "a.flip([-1])", "torch.flip(x4, (1, 3))", "torch.fliplr(a)",
     "torch.flipud(a)", "u.flipud()", "k.fliplr()", "torch.roll(a, 1, 0)", "torch.roll(a, -1, 1)",
     "torch.roll(a, 5)", "torch.roll(a, (1, 2), (0, 1))", "a.roll(shifts=2, dims=1)", "i.roll(1)",
+    # moves, windows, rotations, repeats, splits
+    "torch.movedim(x4, 0, -1)", "x4.movedim((0, 1), (3, 0))", "torch.moveaxis(x4, 1, 2)", "a.unfold(1, 2, 1)",
+    "v.unfold(0, 3, 2)", "torch.rot90(a)", "torch.rot90(a, 2)", "a.rot90(-1, [1, 0])", "torch.rot90(x4, 1, (2, 3))",
+    "a.repeat(2, 1)", "v.repeat(2, 2)", "torch.tile(a, (2,))", "i.tile((2, 1, 1))",
+    "torch.repeat_interleave(a, 2)", "a.repeat_interleave(2, dim=1)",
+    "torch.repeat_interleave(a, torch.tensor([1, 0, 2]), dim=0)", "v.repeat_interleave(torch.tensor(3))",
+    "torch.tensor_split(a, 3, 1)", "a.tensor_split([1, 2])", "torch.tensor_split(v, torch.tensor([1, 3]))",
+    "torch.hsplit(a, 2)", "torch.hsplit(v, [1])", "torch.vsplit(x4[0], [1])", "torch.dsplit(x4, 3)",
+    "torch.atleast_1d(torch.tensor(1.5))", "torch.atleast_2d(v)", "torch.atleast_3d(a)",
+    "torch.atleast_3d(v, a)", "torch.atleast_2d([v, a])", "torch.hstack([a, b])", "torch.hstack((v, v))",
+    "torch.vstack([a, b])", "torch.vstack([v, v])", "torch.dstack([a, b])", "torch.dstack([v, v])",
+    "torch.column_stack([v, v])", "torch.column_stack([a, a[:, :1]])",
+    "torch.broadcast_to(v, (3, 4))", "torch.broadcast_tensors(a[:, :1], v)", "torch.broadcast_shapes((3, 1), (4,))",
+    "torch.meshgrid(v, a[0, :3], indexing='ij')", "torch.meshgrid(v, a[0, :3], indexing='xy')",
+    "torch.meshgrid([v, b[1]], indexing='ij')",
+    "torch.cartesian_prod(v[:2], a[0, :3])", "torch.cartesian_prod(v)",
 ]
 
 REPRS = [
@@ -44,13 +60,19 @@ REPRS = [
 ERRORS = [
     "torch.eye(-1)", "torch.linspace(0, 1, -1)", "torch.randint(3, 3, (2,))", "torch.tril(v)",
     "torch.diagonal(a, 0, 1, 1)", "torch.diag(x4)", "torch.trace(v)", "torch.flip(a, [0, 0])",
-    "torch.fliplr(v)", "torch.roll(a, (1, 2), 0)", "torch.tril_indices(-1, 2)",
+    "torch.fliplr(v)", "torch.roll(a, (1, 2), 0)", "torch.tril_indices(-1, 2)", "torch.movedim(a, 2, 0)",
+    "a.unfold(1, 5, 1)", "torch.rot90(a, 1, [0, 0])", "a.repeat(2)", "torch.repeat_interleave(a, -1, 0)",
+    "torch.tensor_split(a, 0)", "torch.hsplit(a, 3)", "torch.vsplit(v, 2)", "torch.broadcast_shapes((3,), (4,))",
+    "torch.meshgrid(v, u, indexing='ij')",
 ]
 
 GRADS = [
     ("torch.tril(a, 1) * 2", ["a"]), ("a.triu(-1)", ["a"]), ("a.diagonal(1)", ["a"]), ("torch.diag(v, -1)", ["v"]),
     ("torch.diag(m)", ["m"]), ("torch.diag_embed(a, 1)", ["a"]), ("a.trace()", ["a"]), ("a.flip(0, 1)", ["a"]),
     ("torch.roll(a, (1, -1), (0, 1))", ["a"]), ("torch.roll(a, 3)", ["a"]), ("torch.fliplr(a)", ["a"]),
+    ("a.unfold(1, 2, 1)", ["a"]), ("torch.rot90(a, 1)", ["a"]), ("a.repeat(2, 3)", ["a"]), ("torch.tile(v, (2, 1))", ["v"]),
+    ("torch.repeat_interleave(a, torch.tensor([2, 0, 1]), 0)", ["a"]), ("torch.movedim(x4, 1, 3)", ["x4"]),
+    ("torch.hstack([a, b])", ["a", "b"]), ("torch.meshgrid(v, v[:2], indexing='xy')[0]", ["v"]),
 ]
 
 
