@@ -1525,6 +1525,18 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_split_indices(const glia_tensor 
                                                               int64_t n_indices, int64_t dim, glia_tensor **outs,
                                                               int64_t capacity, int64_t *out_count);
 
+/**
+ * torch.take: the elements of the flattened `a` at `index` (int64, any shape; negative indices count
+ * from the end), in index's shape. Out-of-range indices: GLIA_ERR_INVALID_ARGUMENT. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_take(const glia_tensor *a, const glia_tensor *index, glia_tensor **out);
+/**
+ * torch.take_along_dim: glia_gather along *dim_or_null of a and `indices` (int64, as many dims as a)
+ * broadcast against each other off that dim; dim_or_null NULL: over the flattened tensors. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_take_along_dim(const glia_tensor *a, const glia_tensor *indices,
+                                                        const int64_t *dim_or_null, glia_tensor **out);
+
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
   GLIA_PAD_CONSTANT = 0,

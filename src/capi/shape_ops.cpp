@@ -201,3 +201,26 @@ glia_error* glia_tensor_split_indices(const glia_tensor* a, const int64_t* indic
 }
 
 }  // extern "C"
+
+extern "C" {
+
+glia_error* glia_take(const glia_tensor* a, const glia_tensor* index, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_take";
+    Tensor x = tensor_arg(a, fn, "a"), i = tensor_arg(index, fn, "index");
+    check_out(out, fn, "out");
+    *out = tensor_handle(take(x, i));
+  });
+}
+
+glia_error* glia_take_along_dim(const glia_tensor* a, const glia_tensor* indices, const int64_t* dim_or_null,
+                                glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_take_along_dim";
+    Tensor x = tensor_arg(a, fn, "a"), i = tensor_arg(indices, fn, "indices");
+    check_out(out, fn, "out");
+    *out = tensor_handle(take_along_dim(x, i, dim_or_null));
+  });
+}
+
+}  // extern "C"

@@ -176,6 +176,8 @@ LAYOUT_OPS = {
     "repeat_interleave_tensor": lambda xs, a: torch.repeat_interleave(xs[0], xs[1], a.get("dim")),
     "tensor_split": lambda xs, a: tuple(torch.tensor_split(xs[0], a["sections"], a.get("dim", 0))),
     "tensor_split_indices": lambda xs, a: tuple(torch.tensor_split(xs[0], a["indices"], a.get("dim", 0))),
+    "take": lambda xs, a: torch.take(xs[0], xs[1]),
+    "take_along_dim": lambda xs, a: torch.take_along_dim(xs[0], xs[1], a.get("dim")),
 }
 
 
@@ -425,6 +427,35 @@ def layout_fixture():
     fx.case("tensor_split indices bool", "tensor_split_indices", [rnd([4], "bool")], indices=[2])
     fx.error("tensor_split indices 0-dim", "tensor_split_indices", [rnd([])], "GLIA_ERR_INVALID_ARGUMENT",
              indices=[1])
+    # take / take_along_dim
+    fx.case("take", "take", [smooth([3, 4]), idx([[0, 5], [11, 2]])])
+    fx.case("take negative", "take", [smooth([3, 4]), idx([-1, -12, 3])])
+    fx.case("take repeated", "take", [smooth([2, 2]), idx([1, 1, 1])])
+    fx.case("take transposed", "take", [T(smooth([4, 3])), idx([0, 1, 2, 5])])
+    fx.case("take 0-dim index", "take", [smooth([3]), idx(2)])
+    fx.case("take 0-dim input", "take", [smooth([]), idx([0, -1])])
+    fx.case("take empty index", "take", [smooth([2, 3]), idx([], torch.int64)])
+    fx.case("take int32", "take", [rnd([5], "int32"), idx([4, 0])])
+    fx.error("take out of range", "take", [rnd([3, 4]), idx([12])], "GLIA_ERR_INVALID_ARGUMENT", message=False)
+    fx.error("take out of range negative", "take", [rnd([3, 4]), idx([-13])], "GLIA_ERR_INVALID_ARGUMENT",
+             message=False)
+    fx.error("take int32 index", "take", [rnd([3, 4]), idx([1], torch.int32)], "GLIA_ERR_DTYPE")
+    fx.case("take_along_dim dim 1", "take_along_dim", [smooth([3, 4]), idx([[0], [2], [1]])], dim=1)
+    fx.case("take_along_dim broadcast", "take_along_dim", [smooth([3, 4]), idx([[0, 1, 2, 0]])], dim=0)
+    fx.case("take_along_dim broadcast input", "take_along_dim", [smooth([1, 4]), idx([[0], [0], [0]])], dim=1)
+    fx.case("take_along_dim flat", "take_along_dim", [smooth([3, 4]), idx([[0, 11, 3]])])
+    fx.case("take_along_dim negative dim", "take_along_dim", [T(smooth([4, 3])), idx([[3, 0, 1]])], dim=-2)
+    fx.case("take_along_dim int64", "take_along_dim", [rnd([2, 3], "int64"), idx([[2, 2], [0, 1]])], dim=1)
+    fx.error("take_along_dim dims differ", "take_along_dim", [rnd([3, 4]), idx([0, 1])], "GLIA_ERR_INVALID_ARGUMENT",
+             dim=1)
+    fx.error("take_along_dim int32", "take_along_dim", [rnd([3, 4]), idx([[0, 1]], torch.int32)], "GLIA_ERR_DTYPE",
+             dim=1)
+    fx.error("take_along_dim no broadcast", "take_along_dim", [rnd([3, 4]), idx([[0, 1], [0, 1]])],
+             "GLIA_ERR_SHAPE", dim=1)
+    fx.error("take_along_dim out of range", "take_along_dim", [rnd([3, 4]), idx([[0, 5]])],
+             "GLIA_ERR_INVALID_ARGUMENT", dim=1)
+    fx.error("take_along_dim dim out of range", "take_along_dim", [rnd([3, 4]), idx([[0, 1]])],
+             "GLIA_ERR_INVALID_ARGUMENT", dim=2)
     fx.write("layout.json")
 
 

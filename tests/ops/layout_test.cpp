@@ -306,3 +306,9 @@ TEST(Layout, UnfoldIsAView) {
   EXPECT_EQ(std::string(glia::grad_fn(glia::repeat(leaf, reps))->name()), "RepeatBackward0");
   EXPECT_EQ(std::string(glia::grad_fn(glia::repeat_interleave(leaf, 2, nullptr))->name()), "IndexSelectBackward0");
 }
+
+GLIA_ADAPTER(take) { return glia_take(c.in[0], c.in[1], c.out()); }
+GLIA_ADAPTER(take_along_dim) {
+  const int64_t dim = c.integer("dim", 0);
+  return glia_take_along_dim(c.in[0], c.in[1], c.has("dim") ? &dim : nullptr, c.out());
+}

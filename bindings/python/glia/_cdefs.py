@@ -415,6 +415,8 @@ FUNCTIONS = {
     "glia_repeat_interleave_tensor": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), POINTER(c_void_p)], ["a", "repeats", "dim_or_null", "out"]),
     "glia_tensor_split": (c_void_p, [c_void_p, c_int64, c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64)], ["a", "sections", "dim", "outs", "capacity", "out_count"]),
     "glia_tensor_split_indices": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64)], ["a", "indices", "n_indices", "dim", "outs", "capacity", "out_count"]),
+    "glia_take": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "index", "out"]),
+    "glia_take_along_dim": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), POINTER(c_void_p)], ["a", "indices", "dim_or_null", "out"]),
     "glia_pad": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int, c_double, POINTER(c_void_p)], ["a", "pad", "n_pad", "mode", "value", "out"]),
     "glia_conv2d_options_init": (None, [POINTER(glia_conv2d_options)], ["options"]),
     "glia_conv2d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv2d_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),

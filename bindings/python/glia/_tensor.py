@@ -2463,3 +2463,27 @@ def cartesian_prod(*tensors):
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
+
+
+__all__ += ["take", "take_along_dim"]
+
+
+def _tensor_take(self, index):
+    try:
+        return _new(C.glia_take, self._h, index._h)
+    except RuntimeError as e:
+        if "out of bounds" in str(e):
+            raise IndexError(str(e)) from None
+        raise
+
+
+def _tensor_take_along_dim(self, indices, dim=None):
+    d = None if dim is None else byref(c_int64(builtins.int(dim)))
+    return _new_dim(C.glia_take_along_dim, self._h, indices._h, d)
+
+
+for _n, _f in (("take", _tensor_take), ("take_along_dim", _tensor_take_along_dim)):
+    _f.__name__ = _n
+    _f.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f)
+    globals()[_n] = _method(_n)

@@ -3,6 +3,8 @@
 #include "autograd/fn/index.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
+#include "core/dispatch.h"
+#include "ops/elementwise.h"
 #include "ops/iter.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
@@ -351,6 +353,66 @@ std::vector<Tensor> tensor_split(const Tensor& t, IntSpan indices, int64_t dim) 
   }
   out.push_back(slice(t, d, start, INT64_MAX, 1));
   return out;
+}
+
+}  // namespace glia
+
+namespace glia {
+
+namespace {
+
+struct TakeBackward : Node {
+  Dims in_shape;
+  Tensor index;  // flattened, wrapped to [0, numel)
+  const char* name() const override { return "TakeBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    const int64_t n[] = {checked_numel(in_shape)};
+    Tensor z = zeros(n, g[0].dtype(), g[0].device());
+    return {reshape(scatter_add(z, 0, index, reshape(g[0], Dims{-1})), in_shape)};
+  }
+};
+
+}  // namespace
+
+Tensor take(const Tensor& t, const Tensor& index) {
+  GLIA_CHECK(index.dtype() == DType::Int64, DType, "take(): Expected a long tensor for index, but got ",
+             scalar_type_name(index.dtype()));
+  common_device("take", t, index, false);
+  const int64_t numel = t.numel();
+  Tensor flat = ops::reshape(t, Dims{-1});
+  Tensor idx = ops::reshape(index, Dims{-1});
+  // Negative indices count from the end; gather checks the range (its message names the flat size).
+  Tensor wrapped = ops::where(ops::compare(idx, ops::wrapped_scalar(0, true), ops::Cmp::Lt),
+                              ops::add(idx, ops::wrapped_scalar(static_cast<double>(numel), true), 1.0), idx);
+  Tensor out = ops::reshape(ops::gather(flat, 0, wrapped), index.shape());
+  if (any_requires_grad({&t})) {
+    auto n = make_ref<TakeBackward>();
+    n->in_shape = t.shape();
+    n->index = wrapped;
+    set_history(n.get(), {&t}, {&out});
+  }
+  return out;
+}
+
+Tensor take_along_dim(const Tensor& t, const Tensor& indices, const int64_t* dim) {
+  if (!dim) {
+    GLIA_CHECK(indices.dtype() == DType::Int64, DType,
+               "torch.take_along_dim(): dtype of indices should be Long but got ", scalar_type_name(indices.dtype()));
+    return gather(reshape(t, Dims{-1}), 0, reshape(indices, Dims{-1}));
+  }
+  GLIA_CHECK(t.dim() == indices.dim(), InvalidArgument,
+             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ", t.dim(),
+             " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  GLIA_CHECK(indices.dtype() == DType::Int64, DType, "torch.take_along_dim(): dtype of indices should be Long but got ",
+             scalar_type_name(indices.dtype()));
+  const int64_t d = ops::wrap_dim(*dim, t.dim());
+  if (t.dim() == 0) return gather(t, d, indices);
+  Dims self_sizes = t.shape(), idx_sizes = indices.shape();
+  self_sizes[static_cast<size_t>(d)] = indices.shape()[static_cast<size_t>(d)];
+  Dims idx_shape = ops::broadcast_shapes("take_along_dim", self_sizes, indices.shape());
+  idx_sizes[static_cast<size_t>(d)] = t.shape()[static_cast<size_t>(d)];
+  Dims self_shape = ops::broadcast_shapes("take_along_dim", idx_sizes, t.shape());
+  return gather(expand(t, self_shape), d, expand(indices, idx_shape));
 }
 
 }  // namespace glia

@@ -38,3 +38,14 @@ std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim)
 std::vector<Tensor> tensor_split(const Tensor& t, IntSpan indices, int64_t dim);
 
 }  // namespace glia
+
+namespace glia {
+
+// torch.take: a's elements (flattened; negative indices count from the end) at `index` (int64), in
+// index's shape (TakeBackward0).
+Tensor take(const Tensor& t, const Tensor& index);
+// torch.take_along_dim: gather along dim of t and indices broadcast against each other (GatherBackward0,
+// as torch); dim null: over the flattened tensors.
+Tensor take_along_dim(const Tensor& t, const Tensor& indices, const int64_t* dim);
+
+}  // namespace glia

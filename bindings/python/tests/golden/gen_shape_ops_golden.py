@@ -49,6 +49,9 @@ VALUES = [
     "torch.meshgrid(v, a[0, :3], indexing='ij')", "torch.meshgrid(v, a[0, :3], indexing='xy')",
     "torch.meshgrid([v, b[1]], indexing='ij')",
     "torch.cartesian_prod(v[:2], a[0, :3])", "torch.cartesian_prod(v)",
+    "torch.take(a, torch.tensor([[0, 5], [-1, 2]]))", "a.take(torch.tensor(3))",
+    "torch.take_along_dim(a, torch.tensor([[0], [2], [1]]), dim=1)", "a.take_along_dim(torch.tensor([[0, 1, 2, 0]]), 0)",
+    "torch.take_along_dim(a, a.argmax(1, keepdim=True), 1)", "torch.take_along_dim(a, torch.tensor([3, 0]))",
 ]
 
 REPRS = [
@@ -63,7 +66,8 @@ ERRORS = [
     "torch.fliplr(v)", "torch.roll(a, (1, 2), 0)", "torch.tril_indices(-1, 2)", "torch.movedim(a, 2, 0)",
     "a.unfold(1, 5, 1)", "torch.rot90(a, 1, [0, 0])", "a.repeat(2)", "torch.repeat_interleave(a, -1, 0)",
     "torch.tensor_split(a, 0)", "torch.hsplit(a, 3)", "torch.vsplit(v, 2)", "torch.broadcast_shapes((3,), (4,))",
-    "torch.meshgrid(v, u, indexing='ij')",
+    "torch.meshgrid(v, u, indexing='ij')", "torch.take(a, torch.tensor([1], dtype=torch.int32))",
+    "torch.take_along_dim(a, torch.tensor([0, 1]), 1)",
 ]
 
 GRADS = [
@@ -72,7 +76,8 @@ GRADS = [
     ("torch.roll(a, (1, -1), (0, 1))", ["a"]), ("torch.roll(a, 3)", ["a"]), ("torch.fliplr(a)", ["a"]),
     ("a.unfold(1, 2, 1)", ["a"]), ("torch.rot90(a, 1)", ["a"]), ("a.repeat(2, 3)", ["a"]), ("torch.tile(v, (2, 1))", ["v"]),
     ("torch.repeat_interleave(a, torch.tensor([2, 0, 1]), 0)", ["a"]), ("torch.movedim(x4, 1, 3)", ["x4"]),
-    ("torch.hstack([a, b])", ["a", "b"]), ("torch.meshgrid(v, v[:2], indexing='xy')[0]", ["v"]),
+    ("torch.hstack([a, b])", ["a", "b"]), ("torch.take(a, torch.tensor([[1, 1], [-1, 0]]))", ["a"]),
+    ("torch.take_along_dim(a, torch.tensor([[0], [2], [1]]), 1)", ["a"]), ("torch.meshgrid(v, v[:2], indexing='xy')[0]", ["v"]),
 ]
 
 

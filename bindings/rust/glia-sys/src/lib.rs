@@ -680,6 +680,8 @@ extern "C" {
     pub fn glia_repeat_interleave_tensor(a: *const glia_tensor, repeats: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_tensor_split(a: *const glia_tensor, sections: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_tensor_split_indices(a: *const glia_tensor, indices: *const i64, n_indices: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
+    pub fn glia_take(a: *const glia_tensor, index: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_take_along_dim(a: *const glia_tensor, indices: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv2d_options_init(options: *mut glia_conv2d_options);
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
