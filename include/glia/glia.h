@@ -556,6 +556,61 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_rand(const int64_t *shape, int64
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randn(const int64_t *shape, int64_t ndim,
                                                       const glia_tensor_options *options, glia_tensor **out);
 
+/* ---- more factories (torch.eye, linspace, logspace, randint, *_like) ------ */
+
+/**
+ * torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows
+ * for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks). Errors: GLIA_ERR_INVALID_ARGUMENT
+ * for a negative rows or cols (torch's "n must be greater or equal to 0, got -1"), and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_eye(int64_t rows, int64_t cols, const glia_tensor_options *options,
+                                                    glia_tensor **out);
+/**
+ * torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the
+ * first half counted from start and the second from end). Integer dtypes truncate; bool is
+ * GLIA_ERR_DTYPE. Errors: GLIA_ERR_INVALID_ARGUMENT for steps < 0, and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_linspace(double start, double end, int64_t steps,
+                                                         const glia_tensor_options *options, glia_tensor **out);
+/** torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_logspace(double start, double end, int64_t steps, double base,
+                                                         const glia_tensor_options *options, glia_tensor **out);
+/**
+ * torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator.
+ * `options` NULL: int64 on the CPU (torch's default). Errors: GLIA_ERR_INVALID_ARGUMENT when low >= high
+ * or a bound does not fit the dtype (torch's "random_ expects 'from' to be less than 'to', ...", "to - 1
+ * is out of bounds for unsigned char"), and as the factories.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randint(int64_t low, int64_t high, const int64_t *shape, int64_t ndim,
+                                                        const glia_tensor_options *options, glia_tensor **out);
+/*
+ * The *_like factories: a tensor of a's shape. `options` NULL: a's dtype and device; otherwise both
+ * come from options. Strides are a's when a is dense and non-overlapping (torch's
+ * memory_format=torch.preserve_format), else contiguous. Errors: as the factories, plus
+ * GLIA_ERR_INVALID_HANDLE for a.
+ */
+/** torch.empty_like: uninitialised memory. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_empty_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+/** torch.zeros_like. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_zeros_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+/** torch.ones_like. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_ones_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                          glia_tensor **out);
+/** torch.full_like: every element `value`, converted as glia_tensor_full converts it. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_full_like(const glia_tensor *a, double value,
+                                                          const glia_tensor_options *options, glia_tensor **out);
+/** torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_rand_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                          glia_tensor **out);
+/** torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_randn_like(const glia_tensor *a, const glia_tensor_options *options,
+                                                           glia_tensor **out);
+
 /**
  * A new contiguous CPU tensor holding a copy of `data` (row-major, `nbytes`
  * must equal numel * glia_dtype_size(dtype)).
@@ -1686,6 +1741,115 @@ GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, 
 /** torch.chunk: at most `chunks` views of ceil(size / chunks) entries; outputs as glia_split. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
                                                int64_t capacity, int64_t *out_count);
+
+/* ---- triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...) */
+
+/**
+ * torch.tril: a copy of `a` (at least 2-D, batched over the leading dims) with the elements above
+ * diagonal `diagonal` of its last two dims zeroed (j - i > diagonal). Any dtype.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tril(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/** torch.triu: as glia_tril, keeping the elements with j - i >= diagonal. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_triu(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/**
+ * torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a
+ * row x col matrix that glia_tril(offset) keeps, in row-major order. `options` NULL: int64 on the CPU
+ * (int64 and int32 only, else GLIA_ERR_DTYPE); negative row or col: GLIA_ERR_INVALID_ARGUMENT.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_tril_indices(int64_t row, int64_t col, int64_t offset,
+                                                             const glia_tensor_options *options, glia_tensor **out);
+/** torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_triu_indices(int64_t row, int64_t col, int64_t offset,
+                                                             const glia_tensor_options *options, glia_tensor **out);
+/**
+ * torch.diagonal: a view (sharing a's storage) of the diagonal `offset` (> 0 above, < 0 below the
+ * main one) of dims dim1 and dim2, which are removed and the diagonal appended as the last dim.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_diagonal(const glia_tensor *a, int64_t offset, int64_t dim1, int64_t dim2,
+                                                  glia_tensor **out);
+/**
+ * torch.diag: for a 1-D `a` the square matrix with a on its diagonal `diagonal`; for a 2-D `a` a copy
+ * of its diagonal `diagonal`. Other dims: GLIA_ERR_INVALID_ARGUMENT ("matrix or a vector expected").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_diag(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
+/** torch.diag_embed: a's last dim written onto the diagonal `offset` of new dims dim1, dim2 (zeros elsewhere). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_diag_embed(const glia_tensor *a, int64_t offset, int64_t dim1, int64_t dim2,
+                                                    glia_tensor **out);
+/** torch.trace: the 0-dim sum of a 2-D a's main diagonal (integer inputs give int64; bool: GLIA_ERR_DTYPE). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_trace(const glia_tensor *a, glia_tensor **out);
+/** torch.flip: a copy of `a` with the order of elements reversed along each of dims (distinct). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_flip(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              glia_tensor **out);
+/** torch.fliplr: glia_flip along dim 1 (a at least 2-D). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_fliplr(const glia_tensor *a, glia_tensor **out);
+/** torch.flipud: glia_flip along dim 0 (a at least 1-D). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_flipud(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.roll: a copy of `a` shifted circularly by shifts[i] along dims[i] (n_shifts == n_dims);
+ * with n_dims 0 and one shift, over the flattened tensor, in a's shape.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_roll(const glia_tensor *a, const int64_t *shifts, int64_t n_shifts,
+                                              const int64_t *dims, int64_t n_dims, glia_tensor **out);
+
+/** torch.movedim: a view with dims source[i] moved to destination[i], the others in their order. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_movedim(const glia_tensor *a, const int64_t *source, int64_t n_source,
+                                                 const int64_t *destination, int64_t n_destination,
+                                                 glia_tensor **out);
+/**
+ * Tensor.unfold(dimension, size, step): a view (sharing a's storage) of the windows of `size` elements
+ * taken every `step` along `dimension`, which becomes the number of windows; the window is the new
+ * last dim. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_unfold(const glia_tensor *a, int64_t dimension, int64_t size, int64_t step,
+                                                glia_tensor **out);
+/** torch.rot90: a rotated by 90 degrees k times in the plane of dims[0], dims[1] (n_dims must be 2). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_rot90(const glia_tensor *a, int64_t k, const int64_t *dims, int64_t n_dims,
+                                               glia_tensor **out);
+/** Tensor.repeat: a copy of `a` tiled repeats[i] times along dim i (n_repeats >= a's dims; new leading dims). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat(const glia_tensor *a, const int64_t *repeats, int64_t n_repeats,
+                                                glia_tensor **out);
+/** torch.tile: glia_repeat with `dims` padded with leading 1s to a's number of dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tile(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
+                                              glia_tensor **out);
+/**
+ * torch.repeat_interleave(a, repeats, dim): each element (slice along *dim_or_null) repeated `repeats`
+ * times; dim_or_null NULL: over the flattened a. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat_interleave(const glia_tensor *a, int64_t repeats,
+                                                           const int64_t *dim_or_null, glia_tensor **out);
+/**
+ * torch.repeat_interleave with a tensor of repeats (int64 or int32, 0-dim or one per element along the
+ * dim); the counts are read on the host (a synchronisation for device tensors, as in torch). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_repeat_interleave_tensor(const glia_tensor *a, const glia_tensor *repeats,
+                                                                  const int64_t *dim_or_null, glia_tensor **out);
+/**
+ * torch.tensor_split(a, sections, dim): `sections` views along dim, the first size % sections of them
+ * one longer; outputs as glia_split. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_split(const glia_tensor *a, int64_t sections, int64_t dim,
+                                                      glia_tensor **outs, int64_t capacity, int64_t *out_count);
+/** torch.tensor_split(a, indices, dim): n_indices + 1 views split at the indices; outputs as glia_split. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_split_indices(const glia_tensor *a, const int64_t *indices,
+                                                              int64_t n_indices, int64_t dim, glia_tensor **outs,
+                                                              int64_t capacity, int64_t *out_count);
+
+/**
+ * torch.take: the elements of the flattened `a` at `index` (int64, any shape; negative indices count
+ * from the end), in index's shape. Out-of-range indices: GLIA_ERR_INVALID_ARGUMENT. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_take(const glia_tensor *a, const glia_tensor *index, glia_tensor **out);
+/**
+ * torch.take_along_dim: glia_gather along *dim_or_null of a and `indices` (int64, as many dims as a)
+ * broadcast against each other off that dim; dim_or_null NULL: over the flattened tensors. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_take_along_dim(const glia_tensor *a, const glia_tensor *indices,
+                                                        const int64_t *dim_or_null, glia_tensor **out);
 
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {

@@ -14,3 +14,4 @@
 #include "autograd/fn/norm.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
+#include "autograd/fn/shape_ops.h"

@@ -167,7 +167,7 @@ void run_case(const char* file, const json& c, const glia_device* device, Refusa
   ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
   {
     Handles h;
-    Call call{c["args"], {}, {}};
+    Call call{c["args"], {}, {}, device};
     for (const json& i : c["inputs"]) call.in.push_back(operand(h, i, device));
     const bool with_grads = c.contains("grads");
     if (with_grads)
@@ -326,7 +326,7 @@ void run_errors(const char* file) {
       const Adapter* adapter = find_adapter(op);
       ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
       Handles h;
-      Call call{c["args"], {}, {}};
+      Call call{c["args"], {}, {}, device};
       for (const json& i : c["inputs"]) call.in.push_back(operand(h, i, device));
       glia_error* e = (*adapter)(call);
       for (glia_tensor* o : call.outs) {

@@ -40,6 +40,8 @@ struct Call {
   const json& args;
   std::vector<glia_tensor*> in;
   std::vector<glia_tensor*> outs;
+  // The device the case runs on (NULL: the CPU), for factories that take no tensor to follow.
+  const glia_device* device = nullptr;
   // The slot for a single output: `return glia_relu(c.in[0], c.out());`
   glia_tensor** out() {
     outs.assign(1, nullptr);

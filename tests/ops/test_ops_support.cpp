@@ -101,7 +101,7 @@ struct Outcome {
 
 Outcome run(const Adapter& a, const json& c, const std::vector<std::vector<double>>& vals, bool offset, glia_device dev,
             Owned& o) {
-  Call call{c["args"], {}, {}};
+  Call call{c["args"], {}, {}, dev.type == GLIA_CPU ? nullptr : &dev};
   const json& ins = c["inputs"];
   for (size_t k = 0; k < ins.size(); ++k) {
     if (ins[k].is_null()) {

@@ -1587,18 +1587,8 @@ class Tensor:
         return tuple(self.select(dim, i) for i in range(self.shape[dim]))
 
     def repeat(self, *sizes):
-        sizes = _shape_args(sizes, "repeat")
-        x = self
-        extra = len(sizes) - x.ndim
-        if extra < 0:
-            raise RuntimeError(
-                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
-            )
-        x = x.reshape([1] * extra + list(x.shape))
-        for d, r in enumerate(sizes):
-            if r != 1:
-                x = cat([x] * r, d) if r > 0 else x.narrow(d, 0, 0)
-        return x
+        arr, n = _i64(_shape_args(sizes, "repeat"))
+        return _new(C.glia_repeat, self._h, arr, n)
 
     # ---- indexing --------------------------------------------------------
 
@@ -1862,37 +1852,42 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    a = np.linspace(start, end, steps, dtype=np.float64)
-    return _finish(tensor(a, dtype=dtype or float32, device=device), requires_grad)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_linspace, builtins.float(vals[0]), builtins.float(vals[1]),
+                        builtins.int(steps), o), requires_grad)
 
 
-def _like(fn, t, dtype, device, requires_grad):
-    return fn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+def _like(fn, t, dtype, device, requires_grad, *extra):
+    # NULL options: the input's dtype and device; otherwise both come from the options.
+    o = None if dtype is None and device is None else byref(_options(dtype or t.dtype, device or t.device))
+    return _finish(_new(fn, t._h, *extra, o), requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(zeros, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(ones, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(empty, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(rand, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(randn, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002,E501
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value))
 
 
 def manual_seed(seed):
@@ -2273,3 +2268,347 @@ Tensor.lerp, Tensor.lerp_ = _lerp, _lerp_
 _lerp.__name__, _lerp_.__name__ = "lerp", "lerp_"
 globals()["lerp"] = _method("lerp")
 __all__.append("lerp")
+# ---------------------------------------------------------------------------
+# issue 20: factories (eye, logspace, randint, tril_indices) and shape ops (tril, triu,
+# diagonal, diag, diag_embed, trace, flip, fliplr, flipud, roll)
+
+__all__ += ["eye", "logspace", "randint", "tril_indices", "triu_indices", "tril", "triu", "diagonal", "diag",
+            "diag_embed", "trace", "flip", "fliplr", "flipud", "roll"]
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_eye, builtins.int(n), builtins.int(n if m is None else m), o), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
+    o = byref(_options(dtype, device))
+    return _finish(_new(C.glia_tensor_logspace, builtins.float(vals[0]), builtins.float(vals[1]),
+                        builtins.int(steps), builtins.float(base), o), requires_grad)
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    """torch.randint(high, size) or torch.randint(low, high, size): int64 unless dtype is given."""
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list, Size)):
+        size = args.pop()
+    if size is None or len(args) not in (1, 2):
+        raise TypeError("randint() received an invalid combination of arguments")
+    low, high = (0, args[0]) if len(args) == 1 else args
+    arr, n = _i64(_shape_args((tuple(size),), "randint"))
+    o = byref(_options(int64 if dtype is None else dtype, device))
+    return _finish(_new(C.glia_tensor_randint, builtins.int(low), builtins.int(high), arr, n, o), requires_grad)
+
+
+def _tri_indices(fn, row, col, offset, dtype, device):
+    o = byref(_options(int64 if dtype is None else dtype, device))
+    return _new(fn, builtins.int(row), builtins.int(col), builtins.int(offset), o)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(C.glia_tensor_tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(C.glia_tensor_triu_indices, row, col, offset, dtype, device)
+
+
+def _new_dim(fn, *args):
+    """_new, with torch's IndexError for a dim out of range."""
+    try:
+        return _new(fn, *args)
+    except RuntimeError as e:
+        if str(e).startswith("Dimension "):
+            raise IndexError(str(e)) from None
+        raise
+
+
+def _tensor_tril(self, diagonal=0):
+    return _new_dim(C.glia_tril, self._h, builtins.int(diagonal))
+
+
+def _tensor_triu(self, diagonal=0):
+    return _new_dim(C.glia_triu, self._h, builtins.int(diagonal))
+
+
+def _tensor_diagonal(self, offset=0, dim1=0, dim2=1):
+    return _new_dim(C.glia_diagonal, self._h, builtins.int(offset), builtins.int(dim1), builtins.int(dim2))
+
+
+def _tensor_diag(self, diagonal=0):
+    return _new(C.glia_diag, self._h, builtins.int(diagonal))
+
+
+def _tensor_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return _new_dim(C.glia_diag_embed, self._h, builtins.int(offset), builtins.int(dim1), builtins.int(dim2))
+
+
+def _tensor_trace(self):
+    return _new(C.glia_trace, self._h)
+
+
+def _tensor_flip(self, *dims):
+    arr, n = _i64(_shape_args(dims, "flip"))
+    return _new_dim(C.glia_flip, self._h, arr, n)
+
+
+def _tensor_fliplr(self):
+    return _new(C.glia_fliplr, self._h)
+
+
+def _tensor_flipud(self):
+    return _new(C.glia_flipud, self._h)
+
+
+def _tensor_roll(self, shifts, dims=None):
+    s_arr, ns = _i64(shifts if isinstance(shifts, (tuple, list)) else [shifts])
+    d_arr, nd = _dims(dims)
+    return _new_dim(C.glia_roll, self._h, s_arr, ns, d_arr, nd)
+
+
+def _tensor_tril_(self, diagonal=0):
+    return self.copy_(self.tril(diagonal))
+
+
+def _tensor_triu_(self, diagonal=0):
+    return self.copy_(self.triu(diagonal))
+
+
+for _n, _f in (("tril", _tensor_tril), ("triu", _tensor_triu), ("tril_", _tensor_tril_), ("triu_", _tensor_triu_),
+               ("diagonal", _tensor_diagonal), ("diag", _tensor_diag), ("diag_embed", _tensor_diag_embed),
+               ("trace", _tensor_trace), ("flip", _tensor_flip), ("fliplr", _tensor_fliplr),
+               ("flipud", _tensor_flipud), ("roll", _tensor_roll)):
+    _f.__name__ = _n
+    _f.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f)
+
+for _n in ("tril", "triu", "diagonal", "diag", "diag_embed", "trace", "fliplr", "flipud", "roll"):
+    globals()[_n] = _method(_n)
+
+
+def flip(input, dims):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError("flip(): argument 'input' (position 1) must be Tensor, not %s" % type(input).__name__)
+    return input.flip(*dims) if isinstance(dims, (tuple, list)) else input.flip(dims)
+
+
+# ---- issue 20, continued: movedim, unfold, rot90, tile, repeat_interleave, tensor_split and the
+# compositions torch spells on top of them (moveaxis, atleast_*d, *stack, *split, broadcast_*,
+# meshgrid, cartesian_prod)
+
+__all__ += ["movedim", "moveaxis", "rot90", "tile", "repeat_interleave", "tensor_split", "hsplit", "vsplit",
+            "dsplit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack",
+            "broadcast_to", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod"]
+
+
+def _int_list(x):
+    return list(x) if isinstance(x, (tuple, list, Size)) else [x]
+
+
+def _tensor_movedim(self, source, destination):
+    s_arr, ns = _i64(_int_list(source))
+    d_arr, nd = _i64(_int_list(destination))
+    return _new_dim(C.glia_movedim, self._h, s_arr, ns, d_arr, nd)
+
+
+def _tensor_unfold(self, dimension, size, step):
+    return _new_dim(C.glia_unfold, self._h, builtins.int(dimension), builtins.int(size), builtins.int(step))
+
+
+def _tensor_rot90(self, k=1, dims=(0, 1)):
+    arr, n = _i64(list(dims))
+    return _new(C.glia_rot90, self._h, builtins.int(k), arr, n)
+
+
+def _tensor_tile(self, *dims):
+    arr, n = _i64(_shape_args(dims, "tile"))
+    return _new(C.glia_tile, self._h, arr, n)
+
+
+def _tensor_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    d = None if dim is None else byref(c_int64(builtins.int(dim)))
+    if isinstance(repeats, Tensor):
+        return _new_dim(C.glia_repeat_interleave_tensor, self._h, repeats._h, d)
+    return _new_dim(C.glia_repeat_interleave, self._h, builtins.int(repeats), d)
+
+
+def _tensor_tensor_split(self, indices_or_sections, dim=0):
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, (tuple, list)):
+        arr, n = _i64(indices_or_sections)
+        return list(self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim)))
+    return list(self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim)))
+
+
+def _split_dim(t, sections, dim, name, need):
+    if t.ndim < need:
+        raise RuntimeError("torch.%s requires a tensor with at least %d dimension, but got a tensor with %d "
+                           "dimensions!" % (name, need, t.ndim))
+    if not isinstance(sections, (tuple, list)) and t.shape[dim] % sections != 0:
+        raise RuntimeError("torch.%s attempted to split along dimension %d, but the size of the dimension %d is "
+                           "not divisible by the split_size %d!" % (name, dim, t.shape[dim], sections))
+    return t.tensor_split(sections, dim)
+
+
+def _tensor_hsplit(self, sections):
+    return _split_dim(self, sections, 1 if self.ndim > 1 else 0, "hsplit", 1)
+
+
+def _tensor_vsplit(self, sections):
+    return _split_dim(self, sections, 0, "vsplit", 2)
+
+
+def _tensor_dsplit(self, sections):
+    return _split_dim(self, sections, 2, "dsplit", 3)
+
+
+for _n, _f in (("movedim", _tensor_movedim), ("moveaxis", _tensor_movedim), ("unfold", _tensor_unfold),
+               ("rot90", _tensor_rot90), ("tile", _tensor_tile), ("repeat_interleave", _tensor_repeat_interleave),
+               ("tensor_split", _tensor_tensor_split), ("hsplit", _tensor_hsplit), ("vsplit", _tensor_vsplit),
+               ("dsplit", _tensor_dsplit)):
+    _f2 = (lambda f: lambda *a, **k: f(*a, **k))(_f)
+    _f2.__name__ = _n
+    _f2.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f2)
+
+for _n in ("movedim", "moveaxis", "rot90", "tile", "repeat_interleave", "tensor_split", "hsplit", "vsplit",
+           "dsplit"):
+    globals()[_n] = _method(_n)
+
+
+def _atleast(n, tensors):
+    def one(t):
+        while t.ndim < n:
+            # torch: 1-D [n] -> [1, n]; 2-D [a, b] -> [a, b, 1]; 0-dim -> all ones
+            t = t.unsqueeze(-1) if t.ndim == 2 else t.unsqueeze(0)
+        return t
+
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        return tuple(one(t) for t in tensors[0])
+    if len(tensors) == 1:
+        return one(tensors[0])
+    return tuple(one(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast(3, tensors)
+
+
+def hstack(tensors, *, out=None):
+    ts = atleast_1d(list(tensors))
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None):
+    return cat(atleast_2d(list(tensors)), 0)
+
+
+def dstack(tensors, *, out=None):
+    return cat(atleast_3d(list(tensors)), 2)
+
+
+def column_stack(tensors, *, out=None):
+    ts = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
+    return cat(ts, 1)
+
+
+def _broadcast(shapes, for_tensors):
+    out = []
+    for s in shapes:
+        s = _int_list(s)
+        n = builtins.max(len(out), len(s))
+        a = [1] * (n - len(out)) + out
+        b = [1] * (n - len(s)) + s
+        for i in range(n):
+            if b[i] < 0:
+                raise RuntimeError("Trying to create tensor with negative dimension (%d): (%d)" % (b[i], b[i]))
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                if for_tensors:  # torch's infer_size (broadcast_tensors)
+                    raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at "
+                                       "non-singleton dimension %d" % (a[i], b[i], i))
+                raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape")
+        out = [b[i] if a[i] == 1 else a[i] for i in range(n)]
+    return Size(out)
+
+
+def broadcast_shapes(*shapes):
+    return _broadcast(shapes, False)
+
+
+def broadcast_to(input, size):  # noqa: A002
+    return input.expand(*_shape_args((tuple(size),), "broadcast_to"))
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    shape = _broadcast([t.shape for t in tensors], True)
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: %s' % indexing)
+    for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: %r" % t)
+    ts = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    grids = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        grids.append(t.view(*view).expand(*shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+__all__ += ["take", "take_along_dim"]
+
+
+def _tensor_take(self, index):
+    try:
+        return _new(C.glia_take, self._h, index._h)
+    except RuntimeError as e:
+        if "out of bounds" in str(e):
+            raise IndexError(str(e)) from None
+        raise
+
+
+def _tensor_take_along_dim(self, indices, dim=None):
+    d = None if dim is None else byref(c_int64(builtins.int(dim)))
+    return _new_dim(C.glia_take_along_dim, self._h, indices._h, d)
+
+
+for _n, _f in (("take", _tensor_take), ("take_along_dim", _tensor_take_along_dim)):
+    _f.__name__ = _n
+    _f.__qualname__ = "Tensor." + _n
+    setattr(Tensor, _n, _f)
+    globals()[_n] = _method(_n)
