@@ -130,6 +130,10 @@ const char* handle_type_name(HandleType t) {
       return "stream";
     case HandleType::Event:
       return "event";
+    case HandleType::Store:
+      return "store";
+    case HandleType::Work:
+      return "work";
   }
   return "object";
 }

@@ -27,6 +27,8 @@ enum class HandleType : uint8_t {
   Scheduler = 7,
   Stream = 8,
   Event = 9,
+  Store = 10,
+  Work = 11,
 };
 
 const char* handle_type_name(HandleType t);
