@@ -824,6 +824,44 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_hook(glia_tensor *tenso
 /** Removes a hook. Errors: GLIA_ERR_NOT_FOUND for an unknown id. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_remove_hook(glia_tensor *tensor, uint64_t hook_id);
 
+/**
+ * A post-accumulate-grad hook: called with the leaf tensor itself once its
+ * .grad has been accumulated during backward (read it with glia_tensor_grad).
+ * A returned error aborts the backward with GLIA_ERR_CALLBACK carrying its message.
+ * @since 0.2
+ */
+typedef glia_error *(*glia_post_accumulate_grad_hook_fn)(void *user_data, glia_tensor *tensor);
+
+/**
+ * torch's Tensor.register_post_accumulate_grad_hook. Hooks run in the order
+ * registered, after the tensor hooks; glia_tensor_remove_hook removes one.
+ * free_user_data (may be NULL) runs exactly once: on removal, when the tensor
+ * dies, or right away if this call fails. Errors: GLIA_ERR_STATE "post
+ * accumulate grad hooks cannot be registered on non-leaf tensors", "cannot
+ * register a hook on a tensor that doesn't require gradient".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_post_accumulate_grad_hook(
+    glia_tensor *tensor, glia_post_accumulate_grad_hook_fn fn, void *user_data, void (*free_user_data)(void *),
+    uint64_t *out_hook_id);
+
+/** A callback queued with glia_autograd_queue_callback. @since 0.2 */
+typedef glia_error *(*glia_backward_callback_fn)(void *user_data);
+
+/**
+ * torch's Variable._execution_engine.queue_callback: from inside a backward
+ * (a hook, a custom function's backward), queues `fn` to run once the
+ * backward has gone through the whole graph, on the same thread, in the
+ * order queued (a callback may queue more). A callback's error fails the
+ * backward with GLIA_ERR_CALLBACK; a backward that fails drops its queued
+ * callbacks. free_user_data (may be NULL) runs exactly once, after the
+ * callback ran or was dropped, or right away if this call fails.
+ * Errors: GLIA_ERR_STATE "Final callbacks can only be installed during backward pass."
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_queue_callback(glia_backward_callback_fn fn, void *user_data,
+                                                                 void (*free_user_data)(void *));
+
 /* ---- custom autograd functions (torch.autograd.Function) ------------------ */
 
 /**
