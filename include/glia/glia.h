@@ -3001,6 +3001,51 @@ GLIA_API GLIA_NODISCARD glia_error *glia_work_retain(glia_work *work);
 /** Drops a reference (NULL is accepted); the collective runs to its end regardless. @since 0.2 */
 GLIA_API glia_error *glia_work_release(glia_work *work);
 
+/**
+ * DistributedDataParallel options; glia_ddp_options_init sets torch's
+ * defaults: bucket_cap_mb 25, find_unused_parameters 0, broadcast_buffers 1.
+ * @since 0.2
+ */
+typedef struct glia_ddp_options {
+  size_t struct_size;
+  double bucket_cap_mb;           /**< bucket size; the first bucket closes at 1 MiB (torch's) */
+  int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced as zero, not an error */
+  int32_t broadcast_buffers;      /**< 1: rank 0's buffers are broadcast before every synchronised forward */
+} glia_ddp_options;
+
+/** Fills in the defaults and struct_size. @since 0.2 */
+GLIA_API void glia_ddp_options_init(glia_ddp_options *options);
+/**
+ * torch.nn.parallel.DistributedDataParallel(module, process_group=group):
+ * a module whose child "module" is `module` (state-dict keys
+ * "module.<name>"). Every rank calls it with the same model; rank 0's
+ * parameters and buffers are broadcast to the others here. Backward then
+ * averages the gradients over the group, bucket by bucket while backward
+ * runs, and they are in .grad when glia_tensor_backward returns
+ * (docs/distributed.md). Call the result with glia_module_forward.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (no parameter requires grad;
+ * bucket_cap_mb <= 0; ranks with different parameter counts: "DDP expects
+ * same model across all ranks, but Rank 1 has 4 params, while rank 0 has
+ * inconsistent 6 params."), GLIA_ERR_SHAPE (different shapes),
+ * GLIA_ERR_DEVICE (parameters off the CPU), GLIA_ERR_IO (a rank failed).
+ * A backward in which a parameter got no gradient fails with GLIA_ERR_STATE
+ * (torch's "Expected to have finished reduction in the prior iteration ...
+ * Parameter indices which did not receive grad for rank 0: 4") unless
+ * find_unused_parameters.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_module *module, glia_process_group *group,
+                                                                      const glia_ddp_options *options,
+                                                                      glia_module **out);
+/**
+ * torch's require_backward_grad_sync (flag 0 is what no_sync() sets): with 0,
+ * backward only accumulates local gradients; the next backward with 1
+ * averages the accumulated ones. Errors: GLIA_ERR_INVALID_ARGUMENT for a
+ * module that is not a DistributedDataParallel.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "capi/api.h"
+#include "distributed/ddp.h"
 #include "distributed/process_group.h"
 #include "distributed/store.h"
 
@@ -427,6 +428,47 @@ glia_error* glia_work_retain(glia_work* work) {
 glia_error* glia_work_release(glia_work* work) {
   if (!work) return nullptr;
   return guard([&] { handle_release(work, HandleType::Work, "glia_work_release"); });
+}
+
+// ---- DistributedDataParallel ----
+
+void glia_ddp_options_init(glia_ddp_options* options) {
+  if (!options) return;
+  *options = glia_ddp_options{};
+  options->struct_size = sizeof(glia_ddp_options);
+  options->bucket_cap_mb = 25;
+  options->find_unused_parameters = 0;
+  options->broadcast_buffers = 1;
+}
+
+glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_group* group,
+                                              const glia_ddp_options* options, glia_module** out) {
+  const char* fn = "glia_nn_distributed_data_parallel";
+  return guard([&] {
+    nn::ModuleRef m = module_arg(module, fn, "module");
+    ProcessGroup* g = group_raw(group, fn);
+    check_out(out, fn, "out");
+    DDPOptions o;
+    if (options) {
+      GLIA_CHECK(options->struct_size >= offsetof(glia_ddp_options, broadcast_buffers) + sizeof(int32_t),
+                 InvalidArgument, fn, ": options->struct_size is ", options->struct_size, ", expected at least ",
+                 sizeof(glia_ddp_options), " (use glia_ddp_options_init)");
+      o.bucket_cap_mb = options->bucket_cap_mb;
+      o.find_unused_parameters = options->find_unused_parameters != 0;
+      o.broadcast_buffers = options->broadcast_buffers != 0;
+    }
+    nn::ModuleRef ddp = make_ref<DistributedDataParallel>(m, Ref<ProcessGroup>::share(g), o);
+    *out = module_handle(ddp);
+  });
+}
+
+glia_error* glia_ddp_set_require_backward_grad_sync(glia_module* module, int32_t flag) {
+  const char* fn = "glia_ddp_set_require_backward_grad_sync";
+  return guard([&] {
+    auto* d = dynamic_cast<DistributedDataParallel*>(module_raw(module, fn, "module"));
+    GLIA_CHECK(d, InvalidArgument, fn, ": argument 'module' is not a DistributedDataParallel");
+    d->set_require_backward_grad_sync(flag != 0);
+  });
 }
 
 }  // extern "C"
