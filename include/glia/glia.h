@@ -2857,6 +2857,18 @@ GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_create(const char *host, int3
                                                           int64_t timeout_ms, glia_store **out);
 /** The port of a TCP store (the bound one for a server created with port 0). Errors: GLIA_ERR_INVALID_ARGUMENT for another kind of store. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_port(const glia_store *store, int32_t *out_port);
+/**
+ * A store in a Redis server at host:port, for clusters that already run one
+ * (Gloo's RedisStore for the connection). set overwrites, as every glia
+ * store (Gloo's own set refuses to); num_keys counts the whole Redis
+ * database. Commands time out after timeout_ms. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT (port outside [1, 65535], timeout_ms <= 0),
+ * GLIA_ERR_IO (no server there, a lost connection), GLIA_ERR_UNSUPPORTED
+ * without Gloo.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_redis_create(const char *host, int32_t port, int64_t timeout_ms,
+                                                            glia_store **out);
 /** torch's PrefixStore(prefix, store): keys become "<prefix>/<key>" in `store` (retained). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_store_prefix_create(const char *prefix, glia_store *store, glia_store **out);
 /** set(key, value): stores `nbytes` bytes (value may be NULL when nbytes is 0). @since 0.2 */

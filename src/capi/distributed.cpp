@@ -145,6 +145,16 @@ glia_error* glia_store_tcp_create(const char* host, int32_t port, int32_t is_ser
   });
 }
 
+glia_error* glia_store_redis_create(const char* host, int32_t port, int64_t timeout_ms, glia_store** out) {
+  const char* fn = "glia_store_redis_create";
+  return guard([&] {
+    check_key(host, fn, "host");
+    check_out(out, fn, "out");
+    GLIA_CHECK(port > 0 && port <= 65535, InvalidArgument, fn, ": argument 'port' must be in [1, 65535], got ", port);
+    *out = store_handle(make_redis_store(host, port, timeout_arg(timeout_ms, fn)));
+  });
+}
+
 glia_error* glia_store_tcp_port(const glia_store* store, int32_t* out_port) {
   const char* fn = "glia_store_tcp_port";
   return guard([&] {

@@ -137,4 +137,8 @@ class PrefixStore final : public Store {
   Ref<Store> store_;
 };
 
+// A store in a Redis server (Gloo's RedisStore for the connection): for clusters that run Redis.
+// set overwrites (torch's semantics, not Gloo's SETNX). Error(Unsupported) without Gloo.
+Ref<Store> make_redis_store(const std::string& host, int port, Millis timeout);
+
 }  // namespace glia::dist

@@ -313,6 +313,84 @@ TEST(Store, FileStoreStaleFileKeepsKeys) {
   EXPECT_EQ(::stat(dir.file("store").c_str(), &st), 0);
 }
 
+// Gloo's Redis store against a real redis-server started here on a free port.
+TEST(Store, RedisStoreOperations) {
+  int32_t gloo = 0;
+  glia_error_free(glia_dist_is_gloo_available(&gloo));
+  if (!gloo) GTEST_SKIP() << "glia was built without Gloo: no Redis store";
+  const char* server = "/usr/bin/redis-server";
+  if (::access(server, X_OK) != 0) GTEST_SKIP() << "no " << server << " (apt-get install redis-server)";
+  // A free port: a TCP store server binds port 0 and is released.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  Result probe = run_ranks(1, 30s, [&](int) {
+    glia_store* s = nullptr;
+    DOK(glia_store_tcp_create("127.0.0.1", 0, 1, 1000, &s));
+    int32_t port = 0;
+    DOK(glia_store_tcp_port(s, &port));
+    DOK(glia_store_release(s));
+    DCHECK(::write(fds[1], &port, 4) == 4);
+    return 0;
+  });
+  ASSERT_EQ(probe.status[0], 0);
+  int32_t port = 0;
+  ASSERT_EQ(::read(fds[0], &port, 4), 4);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  TempDir dir;
+  pid_t redis = ::fork();
+  if (redis == 0) {
+    std::string p = std::to_string(port);
+    FILE* log = std::fopen((dir.path + "/redis.log").c_str(), "w");
+    if (log) {
+      ::dup2(fileno(log), 1);
+      ::dup2(fileno(log), 2);
+    }
+    ::execl(server, server, "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+            dir.path.c_str(), "--daemonize", "no", "--loglevel", "warning", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(redis, 0);
+  Result r = run_ranks(2, 60s, [&](int rank) {
+    glia_store* s = nullptr;
+    // The server needs a moment to listen: retry the connection for up to 10 s.
+    glia_error* e = nullptr;
+    for (int i = 0; i < 200; ++i) {
+      glia_error_free(e);
+      e = glia_store_redis_create("127.0.0.1", port, 5000, &s);
+      if (!e) break;
+      usleep(50000);
+    }
+    DOK(e);
+    if (rank == 0) {
+      int rc = exercise(s);
+      if (rc) return rc;
+      DOK(glia_store_set(s, "rank0_done", "1", 1));
+    } else {
+      // A second client sees the first's keys.
+      const char* k[] = {"rank0_done"};
+      DOK(glia_store_wait(s, k, 1, 20000));
+      DGET(s, "n", "-2");
+    }
+    DOK(glia_store_release(s));
+    return 0;
+  });
+  ::kill(redis, SIGTERM);
+  ::waitpid(redis, nullptr, 0);
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.status, (std::vector<int>{0, 0}));
+  // No server there any more: a clear error, at once.
+  Result gone = run_ranks(1, 30s, [&](int) {
+    glia_store* s = nullptr;
+    DERR(glia_store_redis_create("127.0.0.1", port, 1000, &s), GLIA_ERR_IO,
+         "RedisStore: cannot connect to the Redis server at 127.0.0.1:" + std::to_string(port));
+    DERR(glia_store_redis_create("127.0.0.1", 0, 1000, &s), GLIA_ERR_INVALID_ARGUMENT,
+         "'port' must be in [1, 65535], got 0");
+    return 0;
+  });
+  EXPECT_EQ(gone.status[0], 0);
+}
+
 TEST(Store, InvalidHandles) {
   Result r = run_ranks(1, 60s, [&](int) {
     int64_t v = 0;

@@ -600,6 +600,7 @@ FUNCTIONS = {
     "glia_store_file_create": (c_void_p, [c_char_p, c_int64, POINTER(c_void_p)], ["path", "num_workers", "out"]),
     "glia_store_tcp_create": (c_void_p, [c_char_p, c_int32, c_int32, c_int64, POINTER(c_void_p)], ["host", "port", "is_server", "timeout_ms", "out"]),
     "glia_store_tcp_port": (c_void_p, [c_void_p, POINTER(c_int32)], ["store", "out_port"]),
+    "glia_store_redis_create": (c_void_p, [c_char_p, c_int32, c_int64, POINTER(c_void_p)], ["host", "port", "timeout_ms", "out"]),
     "glia_store_prefix_create": (c_void_p, [c_char_p, c_void_p, POINTER(c_void_p)], ["prefix", "store", "out"]),
     "glia_store_set": (c_void_p, [c_void_p, c_char_p, c_void_p, c_size_t], ["store", "key", "value", "nbytes"]),
     "glia_store_get": (c_void_p, [c_void_p, c_char_p, c_void_p, c_size_t, POINTER(c_size_t)], ["store", "key", "buffer", "capacity", "out_length"]),

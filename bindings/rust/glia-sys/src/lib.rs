@@ -901,6 +901,7 @@ extern "C" {
     pub fn glia_store_file_create(path: *const c_char, num_workers: i64, out: *mut *mut glia_store) -> *mut glia_error;
     pub fn glia_store_tcp_create(host: *const c_char, port: i32, is_server: i32, timeout_ms: i64, out: *mut *mut glia_store) -> *mut glia_error;
     pub fn glia_store_tcp_port(store: *const glia_store, out_port: *mut i32) -> *mut glia_error;
+    pub fn glia_store_redis_create(host: *const c_char, port: i32, timeout_ms: i64, out: *mut *mut glia_store) -> *mut glia_error;
     pub fn glia_store_prefix_create(prefix: *const c_char, store: *mut glia_store, out: *mut *mut glia_store) -> *mut glia_error;
     pub fn glia_store_set(store: *mut glia_store, key: *const c_char, value: *const c_void, nbytes: usize) -> *mut glia_error;
     pub fn glia_store_get(store: *mut glia_store, key: *const c_char, buffer: *mut c_void, capacity: usize, out_length: *mut usize) -> *mut glia_error;
