@@ -2817,7 +2817,7 @@ typedef struct glia_process_group glia_process_group;
 typedef struct glia_work glia_work;
 
 /** torch.distributed.ReduceOp. AVG takes floating-point tensors only. @since 0.2 */
-typedef enum glia_reduce_op {
+typedef enum glia_reduce_op GLIA_ENUM_BASE {
   GLIA_REDUCE_SUM = 0,
   GLIA_REDUCE_AVG = 1,
   GLIA_REDUCE_PRODUCT = 2,
@@ -2826,7 +2826,7 @@ typedef enum glia_reduce_op {
 } glia_reduce_op;
 
 /** Process-group backends (torch's Backend). @since 0.2 */
-typedef enum glia_dist_backend {
+typedef enum glia_dist_backend GLIA_ENUM_BASE {
   GLIA_DIST_BACKEND_GLOO = 0, /**< CPU tensors over TCP (Gloo) */
   GLIA_DIST_BACKEND_NCCL = 1  /**< CUDA tensors (not built yet: GLIA_ERR_UNSUPPORTED) */
 } glia_dist_backend;

@@ -163,7 +163,21 @@ TensorList DistributedDataParallel::forward(const TensorList& inputs) {
 void DistributedDataParallel::on_grad_ready(size_t i) {
   if (!sync_) return;
   if (!callback_queued_) {
-    queue_backward_callback([this] { finalize(); });
+    // A backward that fails after this drops the callback: the iteration's state is then reset
+    // when the callback is destroyed unrun, so that the next backward starts clean.
+    struct Pending {
+      DistributedDataParallel* self = nullptr;
+      bool ran = false;
+      ~Pending() {
+        if (self && !ran) self->reset_iteration();
+      }
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->self = this;
+    queue_backward_callback([pending] {
+      pending->ran = true;
+      pending->self->finalize();
+    });
     callback_queued_ = true;
   }
   GLIA_CHECK(!ready_[i], State,
@@ -194,6 +208,13 @@ void DistributedDataParallel::launch_ready_buckets() {
 
 void DistributedDataParallel::reset_iteration() {
   for (auto& b : buckets_) {
+    // A bucket still in flight (its backward failed) finishes before its buffer is reused.
+    if (b.work) {
+      try {
+        b.work->wait(Millis(-1));
+      } catch (...) {
+      }
+    }
     b.pending = b.params.size();
     b.work = Ref<Work>();
   }

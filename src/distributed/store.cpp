@@ -85,7 +85,13 @@ class FileStore::Locked {
       ::close(fd_);
       fail(Code::IO, "FileStore: cannot lock '", s.path_, "': ", errno_text(e));
     }
-    refresh();
+    try {
+      refresh();
+    } catch (...) {
+      ::flock(fd_, LOCK_UN);
+      ::close(fd_);
+      throw;
+    }
   }
   ~Locked() {
     ::flock(fd_, LOCK_UN);
@@ -377,6 +383,17 @@ struct TCPStore::Server {
       a.sin_port = htons(static_cast<uint16_t>(requested_port));
       rc = ::bind(listen_fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
     }
+    if (rc != 0 && v6 && errno == EADDRNOTAVAIL) {  // IPv6 sockets but no IPv6 address: IPv4 only
+      ::close(listen_fd);
+      listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      GLIA_CHECK(listen_fd >= 0, IO, "TCPStore: cannot create a socket: ", errno_text(errno));
+      ::setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_ANY);
+      a.sin_port = htons(static_cast<uint16_t>(requested_port));
+      rc = ::bind(listen_fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    }
     if (rc != 0 || ::listen(listen_fd, 1024) != 0) {
       int e = errno;
       ::close(listen_fd);
@@ -503,7 +520,13 @@ struct TCPStore::Server {
           if (c.in.size() < 4 + size_t(n)) break;
           Bytes payload(c.in.begin() + 4, c.in.begin() + 4 + n);
           c.in.erase(c.in.begin(), c.in.begin() + 4 + n);
-          if (!send_all(c.fd, handle(payload), Clock::now() + Millis(10000))) {
+          Bytes reply;
+          try {
+            reply = handle(payload);
+          } catch (const std::exception& e) {  // a malformed number: answer, never die
+            reply = frame(1, {to_bytes(std::string("bad request: ") + e.what())});
+          }
+          if (!send_all(c.fd, reply, Clock::now() + Millis(10000))) {
             drop[i] = true;
             break;
           }

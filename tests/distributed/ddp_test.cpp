@@ -302,6 +302,66 @@ TEST(DistributedDataParallel, UnusedParameterIsAnError) {
   });
 }
 
+glia_error* fail_once(void* ud, const glia_tensor*, glia_tensor**) {
+  int* calls = static_cast<int*>(ud);
+  if ((*calls)++ == 0) return glia_error_new(GLIA_ERR_IO, "first backward fails");
+  return nullptr;
+}
+
+// A backward that fails midway (here a tensor hook on the first layer's weight) leaves no DDP state
+// behind: the next iteration averages as usual.
+TEST(DistributedDataParallel, FailedBackwardThenNextIteration) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Batch b;
+    Model m;
+    if (build(3, m)) return 1;
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.bucket_cap_mb = 1e-6;  // a bucket per parameter: the last layer's go out before the failure
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+    std::vector<glia_tensor*> ps = parameters(m.seq);
+    int calls = 0;
+    uint64_t id = 0;
+    DOK(glia_tensor_register_hook(ps[0], fail_once, &calls, nullptr, &id));
+    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+    glia_tensor *out = nullptr, *loss = nullptr;
+    int64_t count = 0;
+    DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+    DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+    DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_CALLBACK, "first backward fails");
+    for (auto* p : ps) DOK(glia_tensor_set_grad(p, nullptr));
+    if (step_backward(ddp, x, y, 1.0)) return 1;
+    // Every rank holds the same averaged gradients.
+    for (auto* p : ps) {
+      glia_tensor* gr = nullptr;
+      DOK(glia_tensor_grad(p, &gr));
+      DCHECK(gr != nullptr);
+      std::vector<float> mine = values(gr);
+      std::vector<glia_tensor*> all;
+      for (int r = 0; r < 2; ++r) {
+        int64_t n = static_cast<int64_t>(mine.size());
+        glia_tensor* t = nullptr;
+        DOK(glia_tensor_from_data(mine.data(), mine.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &t));
+        all.push_back(t);
+      }
+      glia_tensor* flat = nullptr;
+      DOK(glia_flatten(gr, 0, -1, &flat));
+      DOK(glia_process_group_all_gather(g, all.data(), 2, flat, nullptr));
+      DCHECK(values(all[0]) == values(all[1]));
+      for (auto* t : all) DOK(glia_tensor_release(t));
+      DOK(glia_tensor_release(flat));
+      DOK(glia_tensor_release(gr));
+    }
+    for (auto* p : ps) DOK(glia_tensor_release(p));
+    for (auto* t : {x, y, out, loss}) DOK(glia_tensor_release(t));
+    DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
 // Ranks with different models fail at construction with torch's message.
 TEST(DistributedDataParallel, DifferentModelsAcrossRanks) {
   REQUIRE_GLOO();
