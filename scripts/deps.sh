@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the Debian packages that building and testing glia need are installed
-# (the library, the bindings' toolchains, and the Fashion-MNIST data of the main demo).
+# (the library, the bindings' toolchains, Gloo for distributed training and the redis-server its tests
+# start, and the Fashion-MNIST data of the main demo).
 # As root it installs what is missing; otherwise it names the packages and fails.
 # The fuzz packages are optional: without them (and not root) only the fuzz stage of
 # scripts/test.sh is skipped, so their absence is a note, not a failure.
@@ -12,6 +13,7 @@ packages=(
   libzip-dev zlib1g-dev libdlpack-dev
   python3-numpy python3-pytest
   dataset-fashion-mnist golang-go
+  libgloo-dev redis-server
 )
 # The Rust binding needs cargo: Debian's package, unless a cargo (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null 2>&1 || packages+=(cargo)

@@ -879,6 +879,44 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_hook(glia_tensor *tenso
 /** Removes a hook. Errors: GLIA_ERR_NOT_FOUND for an unknown id. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_remove_hook(glia_tensor *tensor, uint64_t hook_id);
 
+/**
+ * A post-accumulate-grad hook: called with the leaf tensor itself once its
+ * .grad has been accumulated during backward (read it with glia_tensor_grad).
+ * A returned error aborts the backward with GLIA_ERR_CALLBACK carrying its message.
+ * @since 0.2
+ */
+typedef glia_error *(*glia_post_accumulate_grad_hook_fn)(void *user_data, glia_tensor *tensor);
+
+/**
+ * torch's Tensor.register_post_accumulate_grad_hook. Hooks run in the order
+ * registered, after the tensor hooks; glia_tensor_remove_hook removes one.
+ * free_user_data (may be NULL) runs exactly once: on removal, when the tensor
+ * dies, or right away if this call fails. Errors: GLIA_ERR_STATE "post
+ * accumulate grad hooks cannot be registered on non-leaf tensors", "cannot
+ * register a hook on a tensor that doesn't require gradient".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_post_accumulate_grad_hook(
+    glia_tensor *tensor, glia_post_accumulate_grad_hook_fn fn, void *user_data, void (*free_user_data)(void *),
+    uint64_t *out_hook_id);
+
+/** A callback queued with glia_autograd_queue_callback. @since 0.2 */
+typedef glia_error *(*glia_backward_callback_fn)(void *user_data);
+
+/**
+ * torch's Variable._execution_engine.queue_callback: from inside a backward
+ * (a hook, a custom function's backward), queues `fn` to run once the
+ * backward has gone through the whole graph, on the same thread, in the
+ * order queued (a callback may queue more). A callback's error fails the
+ * backward with GLIA_ERR_CALLBACK; a backward that fails drops its queued
+ * callbacks. free_user_data (may be NULL) runs exactly once, after the
+ * callback ran or was dropped, or right away if this call fails.
+ * Errors: GLIA_ERR_STATE "Final callbacks can only be installed during backward pass."
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_autograd_queue_callback(glia_backward_callback_fn fn, void *user_data,
+                                                                 void (*free_user_data)(void *));
+
 /* ---- custom autograd functions (torch.autograd.Function) ------------------ */
 
 /**
@@ -3517,6 +3555,268 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_load_state_dict(glia_lr_sc
 GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *scheduler);
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
+
+/* ------------------------------------------------------------------------ */
+/* Distributed training (torch.distributed)                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Processes meet through a key-value store (torch's Store) and then form a
+ * process group that runs collectives on tensors (torch's ProcessGroup;
+ * docs/distributed.md). Every blocking call has a timeout: a peer that dies
+ * or never arrives is an error (GLIA_ERR_IO, naming the collective and the
+ * rank), never a hang. Timeouts are in milliseconds; a negative timeout_ms
+ * means the store's or group's own.
+ */
+
+/** A key-value store for rendezvous. Opaque, reference counted. @since 0.2 */
+typedef struct glia_store glia_store;
+/** A process group (torch's ProcessGroup). Opaque, reference counted. @since 0.2 */
+typedef struct glia_process_group glia_process_group;
+/** The handle of a collective in flight (torch's Work). Opaque, reference counted. @since 0.2 */
+typedef struct glia_work glia_work;
+
+/** torch.distributed.ReduceOp. AVG takes floating-point tensors only. @since 0.2 */
+typedef enum glia_reduce_op GLIA_ENUM_BASE {
+  GLIA_REDUCE_SUM = 0,
+  GLIA_REDUCE_AVG = 1,
+  GLIA_REDUCE_PRODUCT = 2,
+  GLIA_REDUCE_MIN = 3,
+  GLIA_REDUCE_MAX = 4
+} glia_reduce_op;
+
+/** Process-group backends (torch's Backend). @since 0.2 */
+typedef enum glia_dist_backend GLIA_ENUM_BASE {
+  GLIA_DIST_BACKEND_GLOO = 0, /**< CPU tensors over TCP (Gloo) */
+  GLIA_DIST_BACKEND_NCCL = 1  /**< CUDA tensors (not built yet: GLIA_ERR_UNSUPPORTED) */
+} glia_dist_backend;
+
+/** Stores *out = 1 when this build has the Gloo backend (torch.distributed.is_gloo_available). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_dist_is_gloo_available(int32_t *out);
+
+/**
+ * torch's FileStore(path, num_workers): a file shared by the processes (the
+ * file system must support flock). With num_workers > 0 the last of that many
+ * stores to be released removes the file. A file left by an earlier run that
+ * did not finish keeps its keys, as torch's does: give each run a fresh path
+ * (glia_process_group_create detects a stale rendezvous and says so).
+ * Errors: GLIA_ERR_IO when the file cannot be opened or locked.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_file_create(const char *path, int64_t num_workers, glia_store **out);
+/**
+ * torch's TCPStore(host, port, is_master=is_server, timeout): is_server = 1
+ * serves the keys from this process (port 0 binds a free port; read it with
+ * glia_store_tcp_port); every store connects to host:port, retrying until
+ * timeout_ms. Errors: GLIA_ERR_INVALID_ARGUMENT (port outside [0, 65535], 0
+ * for a client, timeout_ms <= 0), GLIA_ERR_IO (cannot listen, cannot connect
+ * within the timeout; the message names host, port and the last error).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_create(const char *host, int32_t port, int32_t is_server,
+                                                          int64_t timeout_ms, glia_store **out);
+/** The port of a TCP store (the bound one for a server created with port 0). Errors: GLIA_ERR_INVALID_ARGUMENT for another kind of store. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_port(const glia_store *store, int32_t *out_port);
+/**
+ * A store in a Redis server at host:port, for clusters that already run one
+ * (Gloo's RedisStore for the connection). set overwrites, as every glia
+ * store (Gloo's own set refuses to); num_keys counts the whole Redis
+ * database. Commands time out after timeout_ms. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT (port outside [1, 65535], timeout_ms <= 0),
+ * GLIA_ERR_IO (no server there, a lost connection), GLIA_ERR_UNSUPPORTED
+ * without Gloo.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_redis_create(const char *host, int32_t port, int64_t timeout_ms,
+                                                            glia_store **out);
+/** torch's PrefixStore(prefix, store): keys become "<prefix>/<key>" in `store` (retained). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_prefix_create(const char *prefix, glia_store *store, glia_store **out);
+/** set(key, value): stores `nbytes` bytes (value may be NULL when nbytes is 0). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_set(glia_store *store, const char *key, const void *value,
+                                                   size_t nbytes);
+/**
+ * get(key): waits up to the store's timeout for the key, then copies at most
+ * capacity bytes of its value into buffer and the full length to
+ * *out_length (so a call with capacity 0 sizes the buffer; the value stays).
+ * Errors: GLIA_ERR_IO on timeout ("... timed out after 100 ms waiting for keys [k]").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_get(glia_store *store, const char *key, void *buffer, size_t capacity,
+                                                   size_t *out_length);
+/**
+ * add(key, amount): the value is a decimal integer (absent: 0); stores and
+ * returns value + amount. Errors: GLIA_ERR_INVALID_ARGUMENT when the value is not an integer.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_add(glia_store *store, const char *key, int64_t amount, int64_t *out);
+/**
+ * compare_set(key, expected, desired): sets desired when the value is
+ * expected (or the key is absent and n_expected is 0); writes the value the
+ * key has afterwards as glia_store_get does.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_compare_set(glia_store *store, const char *key, const void *expected,
+                                                           size_t n_expected, const void *desired, size_t n_desired,
+                                                           void *buffer, size_t capacity, size_t *out_length);
+/** wait(keys, timeout): returns when all keys exist. Errors: GLIA_ERR_IO on timeout, naming the missing keys. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_wait(glia_store *store, const char *const *keys, int64_t n_keys,
+                                                    int64_t timeout_ms);
+/** check(keys): *out = 1 when all keys exist now (no waiting). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_check(glia_store *store, const char *const *keys, int64_t n_keys,
+                                                     int32_t *out);
+/** delete_key(key): *out = 1 when the key existed. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_delete_key(glia_store *store, const char *key, int32_t *out);
+/** num_keys(): the number of keys (a prefix store counts its whole store's, as torch's). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_num_keys(glia_store *store, int64_t *out);
+/** set_timeout(timeout): the timeout of get and wait (> 0). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_set_timeout(glia_store *store, int64_t timeout_ms);
+/** Adds a reference. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_store_retain(glia_store *store);
+/** Drops a reference (NULL is accepted). @since 0.2 */
+GLIA_API glia_error *glia_store_release(glia_store *store);
+
+/**
+ * Process-group options; glia_process_group_options_init sets the defaults:
+ * backend GLOO, timeout_ms 300000, hostname NULL (this host's name when it
+ * resolves to a bindable address, else 127.0.0.1), iface NULL (or the
+ * GLOO_SOCKET_IFNAME environment variable), group_name NULL ("default").
+ * @since 0.2
+ */
+typedef struct glia_process_group_options {
+  size_t struct_size;
+  int32_t backend;        /**< a glia_dist_backend */
+  int64_t timeout_ms;     /**< every collective's (and the rendezvous') timeout */
+  const char *hostname;   /**< address this rank's sockets bind to, or NULL */
+  const char *iface;      /**< or a network interface ("lo", "eth0"), or NULL */
+  const char *group_name; /**< keys of the rendezvous live under "<group_name>/" */
+} glia_process_group_options;
+
+/** Fills in the defaults and struct_size. @since 0.2 */
+GLIA_API void glia_process_group_options_init(glia_process_group_options *options);
+/**
+ * init_process_group(backend, store=store, rank, world_size): rendezvous
+ * through the store and connect to every other rank. Waits for all ranks up
+ * to the timeout. Errors: GLIA_ERR_INVALID_ARGUMENT (rank outside [0,
+ * world_size), a world size other than the one another rank gave),
+ * GLIA_ERR_STATE (the store holds an earlier run's rendezvous),
+ * GLIA_ERR_IO (a rank did not arrive within the timeout, no network device),
+ * GLIA_ERR_UNSUPPORTED (a backend this build lacks).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_create(glia_store *store, int64_t rank, int64_t world_size,
+                                                              const glia_process_group_options *options,
+                                                              glia_process_group **out);
+/**
+ * init_process_group(backend, init_method="env://"): reads MASTER_ADDR,
+ * MASTER_PORT, RANK and WORLD_SIZE; rank 0 serves a TCP store on
+ * MASTER_PORT. Errors: GLIA_ERR_INVALID_ARGUMENT naming a variable that is
+ * missing or not a number, and those of glia_process_group_create.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_create_from_env(const glia_process_group_options *options,
+                                                                       glia_process_group **out);
+/** get_rank(group). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_rank(const glia_process_group *group, int64_t *out);
+/** get_world_size(group). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_size(const glia_process_group *group, int64_t *out);
+
+/*
+ * Collectives. Every rank calls the same collectives in the same order.
+ * Arguments are checked at once (errors there change nothing); the
+ * collective then runs on the group's thread. With out NULL the call waits
+ * for it (torch's async_op=False); otherwise *out is its work handle
+ * (async_op=True) and the tensors must not be used until glia_work_wait
+ * succeeds. Tensors: CPU, float32, float64, int32, int64 or uint8, any
+ * strides. Errors: GLIA_ERR_DEVICE (not a CPU tensor), GLIA_ERR_DTYPE,
+ * GLIA_ERR_SHAPE, GLIA_ERR_INVALID_ARGUMENT (bad root, list length, op), and
+ * when waiting GLIA_ERR_IO for a collective that failed ("ProcessGroupGloo::
+ * allreduce failed on rank 1 of 2: ..."); after one failure the group fails
+ * every later collective.
+ */
+
+/** all_reduce(tensor, op), in place on every rank. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_all_reduce(glia_process_group *group, glia_tensor *tensor,
+                                                                  glia_reduce_op op, glia_work **out);
+/** broadcast(tensor, src=root): root's tensor is copied into every rank's. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_broadcast(glia_process_group *group, glia_tensor *tensor,
+                                                                 int64_t root, glia_work **out);
+/** reduce(tensor, dst=root, op): root's tensor receives the reduction; the others' are unchanged. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_reduce(glia_process_group *group, glia_tensor *tensor,
+                                                              int64_t root, glia_reduce_op op, glia_work **out);
+/** all_gather(outputs, input): outputs[r] (world size of them, input's shape and dtype) receives rank r's input. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_all_gather(glia_process_group *group,
+                                                                  glia_tensor *const *outputs, int64_t n_outputs,
+                                                                  const glia_tensor *input, glia_work **out);
+/** reduce_scatter(output, inputs, op): output receives the reduction over ranks of inputs[rank]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_reduce_scatter(glia_process_group *group, glia_tensor *output,
+                                                                      glia_tensor *const *inputs, int64_t n_inputs,
+                                                                      glia_reduce_op op, glia_work **out);
+/** barrier(): returns (or completes) when every rank has entered it. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_barrier(glia_process_group *group, glia_work **out);
+/** Adds a reference. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_process_group_retain(glia_process_group *group);
+/** Drops a reference (NULL is accepted); the last one waits for queued collectives and closes the connections. @since 0.2 */
+GLIA_API glia_error *glia_process_group_release(glia_process_group *group);
+
+/**
+ * Work.wait(timeout): waits until the collective completes (timeout_ms < 0:
+ * as long as it runs; it has its own timeout). Errors: the collective's
+ * error (GLIA_ERR_IO ...), GLIA_ERR_IO when timeout_ms passed first (the
+ * collective goes on; wait again or release).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_work_wait(glia_work *work, int64_t timeout_ms);
+/** Work.is_completed(): *out = 1 when the collective finished (successfully or not). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_work_is_completed(const glia_work *work, int32_t *out);
+/** Adds a reference. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_work_retain(glia_work *work);
+/** Drops a reference (NULL is accepted); the collective runs to its end regardless. @since 0.2 */
+GLIA_API glia_error *glia_work_release(glia_work *work);
+
+/**
+ * DistributedDataParallel options; glia_ddp_options_init sets torch's
+ * defaults: bucket_cap_mb 25, find_unused_parameters 0, broadcast_buffers 1.
+ * @since 0.2
+ */
+typedef struct glia_ddp_options {
+  size_t struct_size;
+  double bucket_cap_mb;           /**< bucket size; the first bucket closes at 1 MiB (torch's) */
+  int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced as zero, not an error */
+  int32_t broadcast_buffers;      /**< 1: rank 0's buffers are broadcast before every synchronised forward */
+} glia_ddp_options;
+
+/** Fills in the defaults and struct_size. @since 0.2 */
+GLIA_API void glia_ddp_options_init(glia_ddp_options *options);
+/**
+ * torch.nn.parallel.DistributedDataParallel(module, process_group=group):
+ * a module whose child "module" is `module` (state-dict keys
+ * "module.<name>"). Every rank calls it with the same model; rank 0's
+ * parameters and buffers are broadcast to the others here. Backward then
+ * averages the gradients over the group, bucket by bucket while backward
+ * runs, and they are in .grad when glia_tensor_backward returns
+ * (docs/distributed.md). Call the result with glia_module_forward.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (no parameter requires grad;
+ * bucket_cap_mb <= 0; ranks with different parameter counts: "DDP expects
+ * same model across all ranks, but Rank 1 has 4 params, while rank 0 has
+ * inconsistent 6 params."), GLIA_ERR_SHAPE (different shapes),
+ * GLIA_ERR_DEVICE (parameters off the CPU), GLIA_ERR_IO (a rank failed).
+ * A backward in which a parameter got no gradient fails with GLIA_ERR_STATE
+ * (torch's "Expected to have finished reduction in the prior iteration ...
+ * Parameter indices which did not receive grad for rank 0: 4") unless
+ * find_unused_parameters.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_module *module, glia_process_group *group,
+                                                                      const glia_ddp_options *options,
+                                                                      glia_module **out);
+/**
+ * torch's require_backward_grad_sync (flag 0 is what no_sync() sets): with 0,
+ * backward only accumulates local gradients; the next backward with 1
+ * averages the accumulated ones. Errors: GLIA_ERR_INVALID_ARGUMENT for a
+ * module that is not a DistributedDataParallel.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
 
 #ifdef __cplusplus
 } /* extern "C" */

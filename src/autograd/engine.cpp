@@ -103,6 +103,24 @@ class TaskMap {
   std::vector<Task> tasks_;
 };
 
+// The callbacks queued during the innermost backward running on this thread (a hook may run a
+// backward of its own: that one has its own list).
+thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
+
+struct CallbackFrame {
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* prev;
+  CallbackFrame() : prev(t_final_callbacks) { t_final_callbacks = &callbacks; }
+  ~CallbackFrame() { t_final_callbacks = prev; }
+  // Index loop: a callback may queue another, which then runs too.
+  void run() {
+    for (size_t i = 0; i < callbacks.size(); ++i) {
+      std::function<void()> cb = std::move(callbacks[i]);
+      cb();
+    }
+  }
+};
+
 // Note [Engine]: one walk serves backward() (accumulate into leaves) and
 // grad() (capture at the inputs' edges; AccumulateGrad nodes do not run).
 void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph, bool create_graph,
@@ -139,6 +157,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
   bool grad_only = captured != nullptr;
 
   GradModeGuard mode(create_graph);
+  CallbackFrame final_callbacks;
   while (!ready.empty()) {
     std::pop_heap(ready.begin(), ready.end(), Later());
     Node* node = ready.back();
@@ -204,6 +223,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool keep_graph,
       if (--nt.deps == 0) push_ready(e.fn.get());
     }
   }
+  final_callbacks.run();
 }
 
 std::vector<Edge> root_edges(const TensorList& roots, const TensorList& grad_roots, TensorList* out_grads,
@@ -237,6 +257,11 @@ void backward(const TensorList& roots, const TensorList& grad_roots, bool retain
   TensorList grads;
   std::vector<Edge> edges = root_edges(roots, grad_roots, &grads, "backward");
   run(edges, std::move(grads), retain_graph || create_graph, create_graph, {}, nullptr);
+}
+
+void queue_backward_callback(std::function<void()> cb) {
+  GLIA_CHECK(t_final_callbacks != nullptr, State, "Final callbacks can only be installed during backward pass.");
+  t_final_callbacks->push_back(std::move(cb));
 }
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs, bool retain_graph,

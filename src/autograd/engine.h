@@ -2,6 +2,8 @@
 // runs ready nodes in decreasing sequence number (torch's order).
 #pragma once
 
+#include <functional>
+
 #include "autograd/node.h"
 
 namespace glia {
@@ -14,5 +16,11 @@ void backward(const TensorList& roots, const TensorList& grad_roots, bool retain
 // Unreachable inputs give an undefined tensor when allow_unused, else an error.
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs, bool retain_graph,
                 bool create_graph, bool allow_unused);
+
+// torch's Variable._execution_engine.queue_callback: `cb` runs once the current backward (or grad)
+// has gone through the whole graph, after every other node, on the thread that runs the backward;
+// callbacks run in the order queued, and may queue more. A backward that fails drops its callbacks.
+// Error(State) outside a backward (from a hook or a node's apply is inside).
+void queue_backward_callback(std::function<void()> cb);
 
 }  // namespace glia

@@ -86,6 +86,10 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     add_(m.grad, g, 1.0);
   }
+  if (__builtin_expect(!m.post_accumulate_hooks.empty(), 0)) {
+    auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
+    for (auto& [id, hook] : hooks) hook(leaf_t);
+  }
   return {};
 }
 
@@ -164,7 +168,21 @@ bool remove_tensor_hook(const Tensor& t, uint64_t id) {
       m->hooks.erase(it);
       return true;
     }
+  for (auto it = m->post_accumulate_hooks.begin(); it != m->post_accumulate_hooks.end(); ++it)
+    if (it->first == id) {
+      m->post_accumulate_hooks.erase(it);
+      return true;
+    }
   return false;
+}
+
+uint64_t add_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook) {
+  GLIA_CHECK(t.requires_grad(), State, "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = autograd_meta(t);
+  GLIA_CHECK(!m.grad_fn, State, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  uint64_t id = g_hook_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  m.post_accumulate_hooks.push_back({id, std::move(hook)});
+  return id;
 }
 
 void retain_grad(const Tensor& t) {

@@ -25,6 +25,8 @@ using TensorList = std::vector<Tensor>;
 // A hook on a tensor's gradient: returns an undefined Tensor to keep the
 // gradient, or a replacement.
 using GradHook = std::function<Tensor(const Tensor& grad)>;
+// torch's register_post_accumulate_grad_hook: called with the leaf after its .grad was accumulated.
+using PostAccumulateGradHook = std::function<void(const Tensor& leaf)>;
 
 // Note [Saved tensors]: a node keeps what its backward needs together with the
 // storage version at save time; backward refuses to run on a tensor that was
@@ -107,6 +109,7 @@ struct AutogradMeta : AutogradMetaBase {
   AccumulateGrad* accumulator = nullptr;  // weak; cleared by the node's destructor
   bool retains_grad = false;
   std::vector<std::pair<uint64_t, GradHook>> hooks;  // leaf hooks (non-leaf hooks live on grad_fn)
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> post_accumulate_hooks;  // leaves only
   std::string grad_fn_name_cache;
 };
 
@@ -123,7 +126,10 @@ Ref<Node> grad_fn(const Tensor& t);
 Edge gradient_edge(const Tensor& t);
 void set_requires_grad(const Tensor& t, bool flag);
 uint64_t add_tensor_hook(const Tensor& t, GradHook hook);
+// Removes a hook of either kind (ids are unique across both).
 bool remove_tensor_hook(const Tensor& t, uint64_t id);
+// Error(State) unless t is a leaf that requires grad (torch's messages).
+uint64_t add_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook);
 void retain_grad(const Tensor& t);
 
 // Version counter of the tensor's storage (bumped by in-place ops).

@@ -29,6 +29,25 @@ struct HostHook {
   }
 };
 
+// The same for post-accumulate-grad hooks and backward callbacks.
+template <class Fn>
+struct HostCallback {
+  Fn fn;
+  void* user_data;
+  void (*free_user_data)(void*);
+  ~HostCallback() {
+    if (free_user_data) free_user_data(user_data);
+  }
+};
+
+// Runs a host callback's result: an error becomes Error(Callback) with `what` and its message.
+void callback_result(glia_error* e, const char* what) {
+  if (!e) return;
+  std::string msg = glia_error_message(e);
+  glia_error_free(e);
+  throw Error(Code::Callback, std::string(what) + " failed: " + msg);
+}
+
 }  // namespace
 
 extern "C" {
@@ -190,6 +209,38 @@ glia_error* glia_tensor_remove_hook(glia_tensor* tensor, uint64_t hook_id) {
     Tensor t = tensor_arg(tensor, "glia_tensor_remove_hook", "tensor");
     GLIA_CHECK(remove_tensor_hook(t, hook_id), NotFound, "glia_tensor_remove_hook: no hook with id ", hook_id,
                " on this tensor");
+  });
+}
+
+glia_error* glia_tensor_register_post_accumulate_grad_hook(glia_tensor* tensor, glia_post_accumulate_grad_hook_fn fn,
+                                                           void* user_data, void (*free_user_data)(void*),
+                                                           uint64_t* out_hook_id) {
+  auto owner = std::make_shared<HostCallback<glia_post_accumulate_grad_hook_fn>>();
+  owner->fn = fn;
+  owner->user_data = user_data;
+  owner->free_user_data = free_user_data;
+  return guard([&] {
+    const char* name = "glia_tensor_register_post_accumulate_grad_hook";
+    Tensor t = tensor_arg(tensor, name, "tensor");
+    GLIA_CHECK(fn, InvalidArgument, name, ": argument 'fn' is NULL");
+    check_out(out_hook_id, name, "out_hook_id");
+    *out_hook_id = add_post_accumulate_grad_hook(t, [owner](const Tensor& leaf) {
+      glia_tensor* h = tensor_handle(leaf);
+      glia_error* e = owner->fn(owner->user_data, h);
+      glia_tensor_release(h);
+      callback_result(e, "post accumulate grad hook");
+    });
+  });
+}
+
+glia_error* glia_autograd_queue_callback(glia_backward_callback_fn fn, void* user_data, void (*free_user_data)(void*)) {
+  auto owner = std::make_shared<HostCallback<glia_backward_callback_fn>>();
+  owner->fn = fn;
+  owner->user_data = user_data;
+  owner->free_user_data = free_user_data;
+  return guard([&] {
+    GLIA_CHECK(fn, InvalidArgument, "glia_autograd_queue_callback: argument 'fn' is NULL");
+    queue_backward_callback([owner] { callback_result(owner->fn(owner->user_data), "backward callback"); });
   });
 }
 

@@ -132,6 +132,10 @@ const char* handle_type_name(HandleType t) {
       return "event";
     case HandleType::Value:
       return "value";
+    case HandleType::Store:
+      return "store";
+    case HandleType::Work:
+      return "work";
   }
   return "object";
 }

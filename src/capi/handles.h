@@ -28,6 +28,8 @@ enum class HandleType : uint8_t {
   Stream = 8,
   Event = 9,
   Value = 10,
+  Store = 11,
+  Work = 12,
 };
 
 const char* handle_type_name(HandleType t);

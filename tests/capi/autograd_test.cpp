@@ -3,6 +3,7 @@
 // checks, and argument errors with exact codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -368,6 +369,187 @@ TEST(CapiHooks, HookReturningWrongShape) {
   };
   GLIA_OK_(glia_tensor_register_hook(x, wrong, nullptr, nullptr, &id));
   expect_err(glia_tensor_backward(sum(h, x), nullptr, 0), GLIA_ERR_SHAPE, "hook returned a gradient of shape");
+}
+
+// ---- post-accumulate-grad hooks and backward callbacks (what DistributedDataParallel builds on) ----
+
+struct Events {
+  std::vector<std::string> log;
+  std::vector<std::vector<double>> grads;  // .grad seen by each post-accumulate hook call
+  int freed = 0;
+  bool fail = false;
+  glia_tensor* watch = nullptr;  // the tensor whose .grad a callback reads
+};
+
+glia_error* post_hook(void* ud, glia_tensor* t) {
+  auto* ev = static_cast<Events*>(ud);
+  ev->log.push_back("post");
+  ev->grads.push_back(grad_values(t));
+  if (ev->fail) return glia_error_new(GLIA_ERR_IO, "bucket all-reduce failed");
+  return nullptr;
+}
+
+void free_events(void* ud) { static_cast<Events*>(ud)->freed++; }
+
+TEST(CapiPostAccumulateGradHook, RunsAfterAccumulationWithTheLeaf) {
+  Events ev;
+  {
+    Handles h;
+    glia_tensor* x = vec(h, {1, 2}, true);
+    HookState scale;
+    scale.scale = 10;
+    uint64_t hook = 0, post = 0;
+    GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(x, post_hook, &ev, free_events, &post));
+    GLIA_OK_(glia_tensor_register_hook(x, scale_hook, &scale, nullptr, &hook));  // registered later, runs first
+    GLIA_OK_(glia_tensor_backward(sum(h, mul(h, x, vec(h, {1, 3}))), nullptr, 0));
+    ASSERT_EQ(ev.grads.size(), 1u);
+    EXPECT_EQ(ev.grads[0], std::vector<double>({10, 30}));  // the tensor hook's result, already in .grad
+    GLIA_OK_(glia_tensor_backward(sum(h, mul(h, x, vec(h, {1, 3}))), nullptr, 0));
+    ASSERT_EQ(ev.grads.size(), 2u);
+    EXPECT_EQ(ev.grads[1], std::vector<double>({20, 60}));  // accumulated
+    // autograd.grad accumulates nothing, so no post-accumulate hook runs (as torch).
+    glia_tensor* out = nullptr;
+    glia_tensor* y = sum(h, mul(h, x, x));
+    GLIA_OK_(glia_autograd_grad(&y, 1, &x, 1, nullptr, 0, 0, 0, &out));
+    h.add(out);
+    EXPECT_EQ(ev.grads.size(), 2u);
+    // Removed with glia_tensor_remove_hook; its user data is freed then.
+    GLIA_OK_(glia_tensor_remove_hook(x, post));
+    EXPECT_EQ(ev.freed, 1);
+    GLIA_OK_(glia_tensor_backward(sum(h, x), nullptr, 0));
+    EXPECT_EQ(ev.grads.size(), 2u);
+  }
+  EXPECT_EQ(ev.freed, 1);
+}
+
+TEST(CapiPostAccumulateGradHook, FreedWithTheTensor) {
+  Events ev;
+  {
+    Handles h;
+    glia_tensor* x = vec(h, {1, 2}, true);
+    uint64_t id = 0;
+    GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(x, post_hook, &ev, free_events, &id));
+    EXPECT_EQ(ev.freed, 0);
+  }
+  EXPECT_EQ(ev.freed, 1);
+}
+
+TEST(CapiPostAccumulateGradHook, Errors) {
+  Handles h;
+  Events ev;
+  uint64_t id = 0;
+  glia_tensor* x = vec(h, {1, 2}, true);
+  expect_err(glia_tensor_register_post_accumulate_grad_hook(mul(h, x, x), post_hook, &ev, free_events, &id),
+             GLIA_ERR_STATE, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  EXPECT_EQ(ev.freed, 1);
+  expect_err(glia_tensor_register_post_accumulate_grad_hook(vec(h, {1}), post_hook, &ev, free_events, &id),
+             GLIA_ERR_STATE, "cannot register a hook on a tensor that doesn't require gradient");
+  EXPECT_EQ(ev.freed, 2);
+  expect_err(glia_tensor_register_post_accumulate_grad_hook(x, nullptr, &ev, free_events, &id),
+             GLIA_ERR_INVALID_ARGUMENT, "argument 'fn' is NULL");
+  EXPECT_EQ(ev.freed, 3);
+  expect_err(glia_tensor_register_post_accumulate_grad_hook(x, post_hook, &ev, free_events, nullptr),
+             GLIA_ERR_INVALID_ARGUMENT, "argument 'out_hook_id' is NULL");
+  EXPECT_EQ(ev.freed, 4);
+  // A failing hook fails the backward with its message.
+  ev.fail = true;
+  GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(x, post_hook, &ev, nullptr, &id));
+  expect_err(glia_tensor_backward(sum(h, x), nullptr, 0), GLIA_ERR_CALLBACK,
+             "post accumulate grad hook failed: bucket all-reduce failed");
+}
+
+glia_error* log_callback(void* ud) {
+  auto* ev = static_cast<Events*>(ud);
+  ev->log.push_back("callback");
+  if (ev->watch) ev->grads.push_back(grad_values(ev->watch));
+  if (ev->fail) return glia_error_new(GLIA_ERR_IO, "waiting for the buckets failed");
+  return nullptr;
+}
+
+glia_error* queue_twice(void* ud) {
+  auto* ev = static_cast<Events*>(ud);
+  ev->log.push_back("outer");
+  // A callback may queue another: it runs after this one.
+  return glia_autograd_queue_callback(log_callback, ev, free_events);
+}
+
+// Queues a callback from a post-accumulate hook.
+glia_error* post_hook_queueing(void* ud, glia_tensor* t) {
+  auto* ev = static_cast<Events*>(ud);
+  ev->log.push_back("post");
+  return glia_autograd_queue_callback(log_callback, ev, free_events);
+}
+
+TEST(CapiBackwardCallback, RunsAfterTheWholeGraph) {
+  Events ev;
+  {
+    Handles h;
+    glia_tensor* x = vec(h, {1, 2}, true);
+    glia_tensor* w = vec(h, {3, 4}, true);
+    ev.watch = w;
+    uint64_t id = 0;
+    // Whichever leaf's gradient is accumulated first, the callback queued at x's runs after both.
+    GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(x, post_hook_queueing, &ev, nullptr, &id));
+    GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(w, post_hook, &ev, nullptr, &id));
+    GLIA_OK_(glia_tensor_backward(sum(h, mul(h, x, w)), nullptr, 0));
+    EXPECT_EQ(ev.log, std::vector<std::string>({"post", "post", "callback"}));
+    ASSERT_EQ(ev.grads.size(), 2u);
+    EXPECT_EQ(ev.grads.back(), std::vector<double>({1, 2}));  // w's .grad is complete when the callback runs
+    EXPECT_EQ(ev.freed, 1);
+    // A second backward queues (and runs) it again: a callback belongs to one backward.
+    GLIA_OK_(glia_tensor_backward(sum(h, mul(h, x, w)), nullptr, 0));
+    EXPECT_EQ(ev.log.size(), 6u);
+    EXPECT_EQ(ev.log.back(), "callback");
+    EXPECT_EQ(ev.freed, 2);
+  }
+}
+
+glia_error* scale_hook_queueing(void* ud, const glia_tensor*, glia_tensor**) {
+  return glia_autograd_queue_callback(queue_twice, ud, nullptr);
+}
+
+TEST(CapiBackwardCallback, CallbacksQueueCallbacksAndFail) {
+  Events ev;
+  Handles h;
+  glia_tensor* x = vec(h, {1, 2}, true);
+  uint64_t id = 0;
+  GLIA_OK_(glia_tensor_register_hook(x, scale_hook_queueing, &ev, nullptr, &id));
+  GLIA_OK_(glia_tensor_backward(sum(h, x), nullptr, 0));
+  EXPECT_EQ(ev.log, std::vector<std::string>({"outer", "callback"}));
+  EXPECT_EQ(ev.freed, 1);
+  // A failing callback fails the backward with its message; the gradients were accumulated already.
+  ev.fail = true;
+  expect_err(glia_tensor_backward(sum(h, x), nullptr, 0), GLIA_ERR_CALLBACK,
+             "backward callback failed: waiting for the buckets failed");
+  EXPECT_EQ(ev.freed, 2);
+  EXPECT_EQ(grad_values(x), std::vector<double>({2, 2}));
+}
+
+TEST(CapiBackwardCallback, OnlyDuringBackward) {
+  Events ev;
+  expect_err(glia_autograd_queue_callback(log_callback, &ev, free_events), GLIA_ERR_STATE,
+             "Final callbacks can only be installed during backward pass.");
+  EXPECT_EQ(ev.freed, 1);
+  expect_err(glia_autograd_queue_callback(nullptr, &ev, free_events), GLIA_ERR_INVALID_ARGUMENT,
+             "argument 'fn' is NULL");
+  EXPECT_EQ(ev.freed, 2);
+  EXPECT_TRUE(ev.log.empty());
+}
+
+// A backward that fails drops the callbacks it had queued (their user data is freed, they never run).
+TEST(CapiBackwardCallback, DroppedWhenTheBackwardFails) {
+  Events ev;
+  Handles h;
+  glia_tensor* x = vec(h, {1, 2}, true);
+  glia_tensor* w = vec(h, {3, 4}, true);
+  uint64_t id = 0;
+  Events failing;
+  failing.fail = true;
+  GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(x, post_hook_queueing, &ev, nullptr, &id));
+  GLIA_OK_(glia_tensor_register_post_accumulate_grad_hook(w, post_hook, &failing, nullptr, &id));
+  expect_err(glia_tensor_backward(sum(h, mul(h, x, w)), nullptr, 0), GLIA_ERR_CALLBACK, "bucket all-reduce failed");
+  EXPECT_EQ(std::count(ev.log.begin(), ev.log.end(), std::string("callback")), 0);
+  EXPECT_EQ(ev.freed, std::count(ev.log.begin(), ev.log.end(), std::string("post")));
 }
 
 }  // namespace

@@ -89,6 +89,15 @@ GLIA_VALUE_DTYPE = 13
 # enum glia_fan_mode
 GLIA_FAN_IN = 0
 GLIA_FAN_OUT = 1
+# enum glia_reduce_op
+GLIA_REDUCE_SUM = 0
+GLIA_REDUCE_AVG = 1
+GLIA_REDUCE_PRODUCT = 2
+GLIA_REDUCE_MIN = 3
+GLIA_REDUCE_MAX = 4
+# enum glia_dist_backend
+GLIA_DIST_BACKEND_GLOO = 0
+GLIA_DIST_BACKEND_NCCL = 1
 
 # Callback types (referenced by structs, so they come first)
 class glia_allocator(Structure):
@@ -139,11 +148,17 @@ class glia_adam_options(Structure):
     pass
 class glia_rmsprop_options(Structure):
     pass
+class glia_process_group_options(Structure):
+    pass
+class glia_ddp_options(Structure):
+    pass
 glia_parallel_task_fn = CFUNCTYPE(None, c_void_p, c_int64)
 glia_parallel_for_fn = CFUNCTYPE(c_void_p, c_void_p, c_int64, glia_parallel_task_fn, c_void_p)
 glia_log_fn = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 glia_blob_deleter = CFUNCTYPE(None, c_void_p, c_void_p)
 glia_tensor_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p))
+glia_post_accumulate_grad_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p)
+glia_backward_callback_fn = CFUNCTYPE(c_void_p, c_void_p)
 glia_autograd_forward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64)
 glia_autograd_backward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64)
 glia_module_forward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64))
@@ -184,6 +199,8 @@ glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double)
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
 glia_rmsprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("alpha", c_double), ("eps", c_double), ("weight_decay", c_double), ("momentum", c_double), ("centered", c_int32), ("maximize", c_int32)]
+glia_process_group_options._fields_ = [("struct_size", c_size_t), ("backend", c_int32), ("timeout_ms", c_int64), ("hostname", c_char_p), ("iface", c_char_p), ("group_name", c_char_p)]
+glia_ddp_options._fields_ = [("struct_size", c_size_t), ("bucket_cap_mb", c_double), ("find_unused_parameters", c_int32), ("broadcast_buffers", c_int32)]
 
 # Functions: name -> (restype, [argtypes], [parameter names])
 FUNCTIONS = {
@@ -297,6 +314,8 @@ FUNCTIONS = {
     "glia_tensor_is_inference": (c_void_p, [c_void_p, POINTER(c_int32)], ["tensor", "out"]),
     "glia_tensor_register_hook": (c_void_p, [c_void_p, glia_tensor_hook_fn, c_void_p, CFUNCTYPE(None, c_void_p), POINTER(c_uint64)], ["tensor", "fn", "user_data", "free_user_data", "out_hook_id"]),
     "glia_tensor_remove_hook": (c_void_p, [c_void_p, c_uint64], ["tensor", "hook_id"]),
+    "glia_tensor_register_post_accumulate_grad_hook": (c_void_p, [c_void_p, glia_post_accumulate_grad_hook_fn, c_void_p, CFUNCTYPE(None, c_void_p), POINTER(c_uint64)], ["tensor", "fn", "user_data", "free_user_data", "out_hook_id"]),
+    "glia_autograd_queue_callback": (c_void_p, [glia_backward_callback_fn, c_void_p, CFUNCTYPE(None, c_void_p)], ["fn", "user_data", "free_user_data"]),
     "glia_autograd_function_def_init": (None, [POINTER(glia_autograd_function_def)], ["def"]),
     "glia_autograd_function_apply": (c_void_p, [POINTER(glia_autograd_function_def), POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64], ["def", "inputs", "n_inputs", "outs", "n_outs"]),
     "glia_autograd_ctx_save_for_backward": (c_void_p, [c_void_p, POINTER(c_void_p), c_int64], ["ctx", "tensors", "n_tensors"]),
@@ -762,4 +781,41 @@ FUNCTIONS = {
     "glia_lr_scheduler_load_state_dict": (c_void_p, [c_void_p, c_void_p], ["scheduler", "dict"]),
     "glia_lr_scheduler_retain": (c_void_p, [c_void_p], ["scheduler"]),
     "glia_lr_scheduler_release": (c_void_p, [c_void_p], ["scheduler"]),
+    "glia_dist_is_gloo_available": (c_void_p, [POINTER(c_int32)], ["out"]),
+    "glia_store_file_create": (c_void_p, [c_char_p, c_int64, POINTER(c_void_p)], ["path", "num_workers", "out"]),
+    "glia_store_tcp_create": (c_void_p, [c_char_p, c_int32, c_int32, c_int64, POINTER(c_void_p)], ["host", "port", "is_server", "timeout_ms", "out"]),
+    "glia_store_tcp_port": (c_void_p, [c_void_p, POINTER(c_int32)], ["store", "out_port"]),
+    "glia_store_redis_create": (c_void_p, [c_char_p, c_int32, c_int64, POINTER(c_void_p)], ["host", "port", "timeout_ms", "out"]),
+    "glia_store_prefix_create": (c_void_p, [c_char_p, c_void_p, POINTER(c_void_p)], ["prefix", "store", "out"]),
+    "glia_store_set": (c_void_p, [c_void_p, c_char_p, c_void_p, c_size_t], ["store", "key", "value", "nbytes"]),
+    "glia_store_get": (c_void_p, [c_void_p, c_char_p, c_void_p, c_size_t, POINTER(c_size_t)], ["store", "key", "buffer", "capacity", "out_length"]),
+    "glia_store_add": (c_void_p, [c_void_p, c_char_p, c_int64, POINTER(c_int64)], ["store", "key", "amount", "out"]),
+    "glia_store_compare_set": (c_void_p, [c_void_p, c_char_p, c_void_p, c_size_t, c_void_p, c_size_t, c_void_p, c_size_t, POINTER(c_size_t)], ["store", "key", "expected", "n_expected", "desired", "n_desired", "buffer", "capacity", "out_length"]),
+    "glia_store_wait": (c_void_p, [c_void_p, POINTER(POINTER(c_char)), c_int64, c_int64], ["store", "keys", "n_keys", "timeout_ms"]),
+    "glia_store_check": (c_void_p, [c_void_p, POINTER(POINTER(c_char)), c_int64, POINTER(c_int32)], ["store", "keys", "n_keys", "out"]),
+    "glia_store_delete_key": (c_void_p, [c_void_p, c_char_p, POINTER(c_int32)], ["store", "key", "out"]),
+    "glia_store_num_keys": (c_void_p, [c_void_p, POINTER(c_int64)], ["store", "out"]),
+    "glia_store_set_timeout": (c_void_p, [c_void_p, c_int64], ["store", "timeout_ms"]),
+    "glia_store_retain": (c_void_p, [c_void_p], ["store"]),
+    "glia_store_release": (c_void_p, [c_void_p], ["store"]),
+    "glia_process_group_options_init": (None, [POINTER(glia_process_group_options)], ["options"]),
+    "glia_process_group_create": (c_void_p, [c_void_p, c_int64, c_int64, POINTER(glia_process_group_options), POINTER(c_void_p)], ["store", "rank", "world_size", "options", "out"]),
+    "glia_process_group_create_from_env": (c_void_p, [POINTER(glia_process_group_options), POINTER(c_void_p)], ["options", "out"]),
+    "glia_process_group_rank": (c_void_p, [c_void_p, POINTER(c_int64)], ["group", "out"]),
+    "glia_process_group_size": (c_void_p, [c_void_p, POINTER(c_int64)], ["group", "out"]),
+    "glia_process_group_all_reduce": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["group", "tensor", "op", "out"]),
+    "glia_process_group_broadcast": (c_void_p, [c_void_p, c_void_p, c_int64, POINTER(c_void_p)], ["group", "tensor", "root", "out"]),
+    "glia_process_group_reduce": (c_void_p, [c_void_p, c_void_p, c_int64, c_int, POINTER(c_void_p)], ["group", "tensor", "root", "op", "out"]),
+    "glia_process_group_all_gather": (c_void_p, [c_void_p, POINTER(c_void_p), c_int64, c_void_p, POINTER(c_void_p)], ["group", "outputs", "n_outputs", "input", "out"]),
+    "glia_process_group_reduce_scatter": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p), c_int64, c_int, POINTER(c_void_p)], ["group", "output", "inputs", "n_inputs", "op", "out"]),
+    "glia_process_group_barrier": (c_void_p, [c_void_p, POINTER(c_void_p)], ["group", "out"]),
+    "glia_process_group_retain": (c_void_p, [c_void_p], ["group"]),
+    "glia_process_group_release": (c_void_p, [c_void_p], ["group"]),
+    "glia_work_wait": (c_void_p, [c_void_p, c_int64], ["work", "timeout_ms"]),
+    "glia_work_is_completed": (c_void_p, [c_void_p, POINTER(c_int32)], ["work", "out"]),
+    "glia_work_retain": (c_void_p, [c_void_p], ["work"]),
+    "glia_work_release": (c_void_p, [c_void_p], ["work"]),
+    "glia_ddp_options_init": (None, [POINTER(glia_ddp_options)], ["options"]),
+    "glia_nn_distributed_data_parallel": (c_void_p, [c_void_p, c_void_p, POINTER(glia_ddp_options), POINTER(c_void_p)], ["module", "group", "options", "out"]),
+    "glia_ddp_set_require_backward_grad_sync": (c_void_p, [c_void_p, c_int32], ["module", "flag"]),
 }

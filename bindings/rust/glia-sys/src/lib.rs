@@ -148,6 +148,10 @@ pub struct DLManagedTensor {
 
 pub type glia_tensor_hook_fn = Option<unsafe extern "C" fn(*mut c_void, *const glia_tensor, *mut *mut glia_tensor) -> *mut glia_error>;
 
+pub type glia_post_accumulate_grad_hook_fn = Option<unsafe extern "C" fn(*mut c_void, *mut glia_tensor) -> *mut glia_error>;
+
+pub type glia_backward_callback_fn = Option<unsafe extern "C" fn(*mut c_void) -> *mut glia_error>;
+
 #[repr(C)]
 pub struct glia_autograd_ctx {
     _private: [u8; 0],
@@ -475,6 +479,55 @@ pub struct glia_lr_scheduler {
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
 
+#[repr(C)]
+pub struct glia_store {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+#[repr(C)]
+pub struct glia_process_group {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+#[repr(C)]
+pub struct glia_work {
+    _private: [u8; 0],
+    _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
+}
+
+pub type glia_reduce_op = c_int;
+pub const GLIA_REDUCE_SUM: glia_reduce_op = 0;
+pub const GLIA_REDUCE_AVG: glia_reduce_op = 1;
+pub const GLIA_REDUCE_PRODUCT: glia_reduce_op = 2;
+pub const GLIA_REDUCE_MIN: glia_reduce_op = 3;
+pub const GLIA_REDUCE_MAX: glia_reduce_op = 4;
+
+pub type glia_dist_backend = c_int;
+pub const GLIA_DIST_BACKEND_GLOO: glia_dist_backend = 0;
+pub const GLIA_DIST_BACKEND_NCCL: glia_dist_backend = 1;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_process_group_options {
+    pub struct_size: usize,
+    pub backend: i32,
+    pub timeout_ms: i64,
+    pub hostname: *const c_char,
+    pub iface: *const c_char,
+    pub group_name: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_ddp_options {
+    pub struct_size: usize,
+    pub bucket_cap_mb: f64,
+    pub find_unused_parameters: i32,
+    pub broadcast_buffers: i32,
+}
+
 extern "C" {
     pub fn glia_error_code(error: *const glia_error) -> glia_error_code;
     pub fn glia_error_message(error: *const glia_error) -> *const c_char;
@@ -586,6 +639,8 @@ extern "C" {
     pub fn glia_tensor_is_inference(tensor: *const glia_tensor, out: *mut i32) -> *mut glia_error;
     pub fn glia_tensor_register_hook(tensor: *mut glia_tensor, fn_: glia_tensor_hook_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, out_hook_id: *mut u64) -> *mut glia_error;
     pub fn glia_tensor_remove_hook(tensor: *mut glia_tensor, hook_id: u64) -> *mut glia_error;
+    pub fn glia_tensor_register_post_accumulate_grad_hook(tensor: *mut glia_tensor, fn_: glia_post_accumulate_grad_hook_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, out_hook_id: *mut u64) -> *mut glia_error;
+    pub fn glia_autograd_queue_callback(fn_: glia_backward_callback_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>) -> *mut glia_error;
     pub fn glia_autograd_function_def_init(def: *mut glia_autograd_function_def);
     pub fn glia_autograd_function_apply(def: *const glia_autograd_function_def, inputs: *const *const glia_tensor, n_inputs: i64, outs: *mut *mut glia_tensor, n_outs: i64) -> *mut glia_error;
     pub fn glia_autograd_ctx_save_for_backward(ctx: *mut glia_autograd_ctx, tensors: *const *const glia_tensor, n_tensors: i64) -> *mut glia_error;
@@ -1051,6 +1106,43 @@ extern "C" {
     pub fn glia_lr_scheduler_load_state_dict(scheduler: *mut glia_lr_scheduler, dict: *const glia_tensor_dict) -> *mut glia_error;
     pub fn glia_lr_scheduler_retain(scheduler: *mut glia_lr_scheduler) -> *mut glia_error;
     pub fn glia_lr_scheduler_release(scheduler: *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_dist_is_gloo_available(out: *mut i32) -> *mut glia_error;
+    pub fn glia_store_file_create(path: *const c_char, num_workers: i64, out: *mut *mut glia_store) -> *mut glia_error;
+    pub fn glia_store_tcp_create(host: *const c_char, port: i32, is_server: i32, timeout_ms: i64, out: *mut *mut glia_store) -> *mut glia_error;
+    pub fn glia_store_tcp_port(store: *const glia_store, out_port: *mut i32) -> *mut glia_error;
+    pub fn glia_store_redis_create(host: *const c_char, port: i32, timeout_ms: i64, out: *mut *mut glia_store) -> *mut glia_error;
+    pub fn glia_store_prefix_create(prefix: *const c_char, store: *mut glia_store, out: *mut *mut glia_store) -> *mut glia_error;
+    pub fn glia_store_set(store: *mut glia_store, key: *const c_char, value: *const c_void, nbytes: usize) -> *mut glia_error;
+    pub fn glia_store_get(store: *mut glia_store, key: *const c_char, buffer: *mut c_void, capacity: usize, out_length: *mut usize) -> *mut glia_error;
+    pub fn glia_store_add(store: *mut glia_store, key: *const c_char, amount: i64, out: *mut i64) -> *mut glia_error;
+    pub fn glia_store_compare_set(store: *mut glia_store, key: *const c_char, expected: *const c_void, n_expected: usize, desired: *const c_void, n_desired: usize, buffer: *mut c_void, capacity: usize, out_length: *mut usize) -> *mut glia_error;
+    pub fn glia_store_wait(store: *mut glia_store, keys: *const *const c_char, n_keys: i64, timeout_ms: i64) -> *mut glia_error;
+    pub fn glia_store_check(store: *mut glia_store, keys: *const *const c_char, n_keys: i64, out: *mut i32) -> *mut glia_error;
+    pub fn glia_store_delete_key(store: *mut glia_store, key: *const c_char, out: *mut i32) -> *mut glia_error;
+    pub fn glia_store_num_keys(store: *mut glia_store, out: *mut i64) -> *mut glia_error;
+    pub fn glia_store_set_timeout(store: *mut glia_store, timeout_ms: i64) -> *mut glia_error;
+    pub fn glia_store_retain(store: *mut glia_store) -> *mut glia_error;
+    pub fn glia_store_release(store: *mut glia_store) -> *mut glia_error;
+    pub fn glia_process_group_options_init(options: *mut glia_process_group_options);
+    pub fn glia_process_group_create(store: *mut glia_store, rank: i64, world_size: i64, options: *const glia_process_group_options, out: *mut *mut glia_process_group) -> *mut glia_error;
+    pub fn glia_process_group_create_from_env(options: *const glia_process_group_options, out: *mut *mut glia_process_group) -> *mut glia_error;
+    pub fn glia_process_group_rank(group: *const glia_process_group, out: *mut i64) -> *mut glia_error;
+    pub fn glia_process_group_size(group: *const glia_process_group, out: *mut i64) -> *mut glia_error;
+    pub fn glia_process_group_all_reduce(group: *mut glia_process_group, tensor: *mut glia_tensor, op: glia_reduce_op, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_broadcast(group: *mut glia_process_group, tensor: *mut glia_tensor, root: i64, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_reduce(group: *mut glia_process_group, tensor: *mut glia_tensor, root: i64, op: glia_reduce_op, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_all_gather(group: *mut glia_process_group, outputs: *const *mut glia_tensor, n_outputs: i64, input: *const glia_tensor, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_reduce_scatter(group: *mut glia_process_group, output: *mut glia_tensor, inputs: *const *mut glia_tensor, n_inputs: i64, op: glia_reduce_op, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_barrier(group: *mut glia_process_group, out: *mut *mut glia_work) -> *mut glia_error;
+    pub fn glia_process_group_retain(group: *mut glia_process_group) -> *mut glia_error;
+    pub fn glia_process_group_release(group: *mut glia_process_group) -> *mut glia_error;
+    pub fn glia_work_wait(work: *mut glia_work, timeout_ms: i64) -> *mut glia_error;
+    pub fn glia_work_is_completed(work: *const glia_work, out: *mut i32) -> *mut glia_error;
+    pub fn glia_work_retain(work: *mut glia_work) -> *mut glia_error;
+    pub fn glia_work_release(work: *mut glia_work) -> *mut glia_error;
+    pub fn glia_ddp_options_init(options: *mut glia_ddp_options);
+    pub fn glia_nn_distributed_data_parallel(module: *mut glia_module, group: *mut glia_process_group, options: *const glia_ddp_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_ddp_set_require_backward_grad_sync(module: *mut glia_module, flag: i32) -> *mut glia_error;
 }
 
 /// `glia_scalar_float(v)` of the header (a `static inline` function there).

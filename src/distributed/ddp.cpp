@@ -1,0 +1,276 @@
+// DistributedDataParallel (Note [DDP] in ddp.h).
+#include "distributed/ddp.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "ops/elementwise.h"
+
+namespace glia::dist {
+
+namespace {
+
+std::string shape_text(const int64_t* d, int64_t n) {
+  std::ostringstream os;
+  os << '[';
+  for (int64_t i = 0; i < n; ++i) os << (i ? ", " : "") << d[i];
+  os << ']';
+  return os.str();
+}
+
+Tensor zeros1(int64_t n, DType dt) {
+  int64_t shape[1] = {n};
+  return zeros(shape, dt, Device{});
+}
+
+}  // namespace
+
+DistributedDataParallel::DistributedDataParallel(nn::ModuleRef module, Ref<ProcessGroup> group,
+                                                 const DDPOptions& options)
+    : Module("DistributedDataParallel"), module_(module), group_(std::move(group)), options_(options) {
+  GLIA_CHECK(module_, InvalidArgument, "DistributedDataParallel: module is null");
+  GLIA_CHECK(group_, InvalidArgument, "DistributedDataParallel: process group is null");
+  GLIA_CHECK(options.bucket_cap_mb > 0, InvalidArgument,
+             "DistributedDataParallel: bucket_cap_mb must be positive, got ", options.bucket_cap_mb);
+  register_module("module", module_);
+  GradModeGuard no_grad(false);
+  for (const Tensor& p : module_->parameters()) {
+    if (!p.requires_grad()) continue;
+    GLIA_CHECK(p.device().is_cpu(), Device,
+               "DistributedDataParallel: the Gloo process group takes CPU parameters, got one on ", p.device());
+    params_.push_back(p);
+  }
+  GLIA_CHECK(!params_.empty(), InvalidArgument,
+             "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+             "gradient.");
+  verify_same_model();
+  // Parameters and buffers from rank 0 (torch's _sync_module_states).
+  for (const Tensor& p : module_->parameters()) group_->broadcast(p, 0)->wait(Millis(-1));
+  for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait(Millis(-1));
+
+  // torch's compute_bucket_assignment_by_size, then the list reversed.
+  const int64_t cap = static_cast<int64_t>(options.bucket_cap_mb * 1024 * 1024);
+  struct Open {
+    std::vector<size_t> params;
+    int64_t bytes = 0;
+    int closed = 0;  // buckets of this dtype closed so far (the first closes at 1 MiB)
+  };
+  std::map<int, Open> open;
+  std::vector<std::vector<size_t>> assignment;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Open& b = open[static_cast<int>(params_[i].dtype())];
+    b.params.push_back(i);
+    b.bytes += params_[i].numel() * static_cast<int64_t>(params_[i].impl()->itemsize());
+    int64_t limit = b.closed == 0 ? std::min(kFirstBucketBytes, cap) : cap;
+    if (b.bytes >= limit) {
+      assignment.push_back(std::move(b.params));
+      b.params.clear();
+      b.bytes = 0;
+      b.closed++;
+    }
+  }
+  for (auto& [dt, b] : open)
+    if (!b.params.empty()) assignment.push_back(std::move(b.params));
+  // Buckets in order of their first parameter, then reversed (torch sorts by min index).
+  std::sort(assignment.begin(), assignment.end(), [](const auto& a, const auto& b) { return a[0] < b[0]; });
+  std::reverse(assignment.begin(), assignment.end());
+
+  bucket_of_.assign(params_.size(), 0);
+  slot_of_.assign(params_.size(), 0);
+  ready_.assign(params_.size(), 0);
+  for (auto& idx : assignment) {
+    Bucket b;
+    int64_t total = 0;
+    for (size_t i : idx) total += params_[i].numel();
+    b.flat = zeros1(total, params_[idx[0]].dtype());
+    int64_t offset = 0;
+    for (size_t i : idx) {
+      const Tensor& p = params_[i];
+      Dims strides = contiguous_strides(p.shape());
+      bucket_of_[i] = buckets_.size();
+      slot_of_[i] = b.views.size();
+      b.views.push_back(make_view(b.flat, p.shape(), strides, b.flat.offset() + offset));
+      offset += p.numel();
+    }
+    b.params = idx;
+    b.pending = idx.size();
+    buckets_.push_back(std::move(b));
+  }
+  for (size_t i = 0; i < params_.size(); ++i)
+    hook_ids_.push_back(add_post_accumulate_grad_hook(params_[i], [this, i](const Tensor&) { on_grad_ready(i); }));
+}
+
+DistributedDataParallel::~DistributedDataParallel() {
+  for (size_t i = 0; i < hook_ids_.size(); ++i) remove_tensor_hook(params_[i], hook_ids_[i]);
+}
+
+std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
+  std::vector<std::vector<size_t>> out;
+  for (const auto& b : buckets_) out.push_back(b.params);
+  return out;
+}
+
+// torch's _verify_param_shape_across_processes: the same number of parameters with the same shapes.
+void DistributedDataParallel::verify_same_model() {
+  const int n = group_->size();
+  std::vector<int64_t> meta{static_cast<int64_t>(params_.size())};
+  for (const Tensor& p : params_) {
+    meta.push_back(p.dim());
+    for (int64_t d : p.shape()) meta.push_back(d);
+  }
+  Tensor len = zeros1(1, DType::Int64);
+  len.data_ptr<int64_t>()[0] = static_cast<int64_t>(meta.size());
+  std::vector<Tensor> lens;
+  for (int r = 0; r < n; ++r) lens.push_back(zeros1(1, DType::Int64));
+  group_->allgather(lens, len)->wait(Millis(-1));
+  int64_t longest = 0;
+  for (const Tensor& l : lens) longest = std::max(longest, l.data_ptr<int64_t>()[0]);
+  Tensor mine = zeros1(longest, DType::Int64);
+  std::memcpy(mine.data(), meta.data(), meta.size() * sizeof(int64_t));
+  std::vector<Tensor> all;
+  for (int r = 0; r < n; ++r) all.push_back(zeros1(longest, DType::Int64));
+  group_->allgather(all, mine)->wait(Millis(-1));
+  const int me = group_->rank();
+  for (int r = 0; r < n; ++r) {
+    const int64_t* o = all[r].data_ptr<int64_t>();
+    GLIA_CHECK(o[0] == meta[0], InvalidArgument, "DDP expects same model across all ranks, but Rank ", me, " has ",
+               meta[0], " params, while rank ", r, " has inconsistent ", o[0], " params.");
+    size_t at = 1;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      int64_t nd = meta[at];
+      bool same = o[at] == nd && std::equal(meta.begin() + at + 1, meta.begin() + at + 1 + nd, o + at + 1);
+      GLIA_CHECK(same, Shape, "DDP expects same model across all ranks, but Rank ", me, " has parameter ", i,
+                 " of shape ", shape_text(meta.data() + at + 1, nd), ", while rank ", r, " has inconsistent shape ",
+                 shape_text(o + at + 1, std::max<int64_t>(0, std::min<int64_t>(o[at], 64))), ".");
+      at += 1 + nd;
+    }
+  }
+}
+
+TensorList DistributedDataParallel::forward(const TensorList& inputs) {
+  if (options_.broadcast_buffers && sync_ && group_->size() > 1) {
+    GradModeGuard no_grad(false);
+    for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait(Millis(-1));
+  }
+  return module_->call(inputs);
+}
+
+void DistributedDataParallel::on_grad_ready(size_t i) {
+  if (!sync_) return;
+  if (!callback_queued_) {
+    // A backward that fails after this drops the callback: the iteration's state is then reset
+    // when the callback is destroyed unrun, so that the next backward starts clean.
+    struct Pending {
+      DistributedDataParallel* self = nullptr;
+      bool ran = false;
+      ~Pending() {
+        if (self && !ran) self->reset_iteration();
+      }
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->self = this;
+    queue_backward_callback([pending] {
+      pending->ran = true;
+      pending->self->finalize();
+    });
+    callback_queued_ = true;
+  }
+  GLIA_CHECK(!ready_[i], State,
+             "Expected to mark a variable ready only once. This error is caused by one of the following reasons: 1) "
+             "Use of a module parameter outside the `forward` function. Please make sure model parameters are not "
+             "shared across multiple concurrent forward-backward passes. or try to use _set_static_graph() as a "
+             "workaround if this module graph does not change during training loop.2) Reused parameters in multiple "
+             "reentrant backward passes. For example, if you use multiple `checkpoint` functions to wrap the same "
+             "part of your model, it would result in the same set of parameters been used by different reentrant "
+             "backward passes multiple times, and hence marking a variable ready multiple times. DDP does not "
+             "support such use cases in default. You can try to use _set_static_graph() as a workaround if your "
+             "module graph does not change over iterations.\nParameter at index ",
+             i, " has been marked as ready twice.");
+  ready_[i] = 1;
+  Bucket& b = buckets_[bucket_of_[i]];
+  Tensor g = autograd_meta(params_[i]).grad;
+  ops::copy_(b.views[slot_of_[i]], g);
+  if (--b.pending == 0) launch_ready_buckets();
+}
+
+// Buckets go out in order on every rank: Gloo pairs collectives by their order.
+void DistributedDataParallel::launch_ready_buckets() {
+  while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
+    Bucket& b = buckets_[next_bucket_++];
+    b.work = group_->allreduce(b.flat, ReduceOp::Avg);
+  }
+}
+
+void DistributedDataParallel::reset_iteration() {
+  for (auto& b : buckets_) {
+    // A bucket still in flight (its backward failed) finishes before its buffer is reused.
+    if (b.work) {
+      try {
+        b.work->wait(Millis(-1));
+      } catch (...) {
+      }
+    }
+    b.pending = b.params.size();
+    b.work = Ref<Work>();
+  }
+  std::fill(ready_.begin(), ready_.end(), 0);
+  next_bucket_ = 0;
+  callback_queued_ = false;
+}
+
+void DistributedDataParallel::finalize() {
+  std::vector<size_t> unused;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!ready_[i]) unused.push_back(i);
+  if (!unused.empty() && !options_.find_unused_parameters) {
+    // The buckets already launched still complete (the other ranks launched them too).
+    for (auto& b : buckets_)
+      if (b.work) b.work->wait(Millis(-1));
+    reset_iteration();
+    std::ostringstream idx;
+    for (size_t k = 0; k < unused.size(); ++k) idx << (k ? " " : "") << unused[k];
+    fail(Code::State,
+         "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+         "indicates that your module has parameters that were not used in producing loss. You can enable unused "
+         "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+         "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs "
+         "participate in calculating loss. \nParameter indices which did not receive grad for rank ",
+         group_->rank(), ": ", idx.str());
+  }
+  for (size_t i : unused) {
+    Bucket& b = buckets_[bucket_of_[i]];
+    ops::fill_(b.views[slot_of_[i]], Scalar::from_int(0));
+    ready_[i] = 1;
+    --b.pending;
+  }
+  launch_ready_buckets();
+  std::exception_ptr err;
+  for (auto& b : buckets_) {
+    try {
+      b.work->wait(Millis(-1));
+    } catch (...) {
+      if (!err) err = std::current_exception();
+    }
+  }
+  if (err) {
+    reset_iteration();
+    std::rethrow_exception(err);
+  }
+  for (auto& b : buckets_) {
+    for (size_t s = 0; s < b.params.size(); ++s) {
+      AutogradMeta& m = autograd_meta(params_[b.params[s]]);
+      if (m.grad.defined())
+        ops::copy_(m.grad, b.views[s]);
+      else
+        m.grad = clone(b.views[s]);
+    }
+  }
+  reset_iteration();
+}
+
+}  // namespace glia::dist

@@ -1,0 +1,280 @@
+// The backend-neutral half of process groups: argument checks, the worker thread, Work
+// (Note [Process groups] in process_group.h).
+#include "distributed/process_group.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/elementwise.h"
+
+namespace glia::dist {
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Avg:
+      return "avg";
+    case ReduceOp::Product:
+      return "product";
+    case ReduceOp::Min:
+      return "min";
+    case ReduceOp::Max:
+      return "max";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work
+
+bool Work::wait(Millis timeout) {
+  std::unique_lock<std::mutex> g(mu_);
+  if (timeout.count() < 0) {
+    cv_.wait(g, [&] { return done_; });
+  } else if (!cv_.wait_for(g, timeout, [&] { return done_; })) {
+    return false;
+  }
+  if (error_) std::rethrow_exception(error_);
+  return true;
+}
+
+bool Work::is_completed() {
+  std::lock_guard<std::mutex> g(mu_);
+  return done_;
+}
+
+bool Work::is_success() {
+  std::lock_guard<std::mutex> g(mu_);
+  return done_ && !error_;
+}
+
+void Work::finish(std::exception_ptr error) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    error_ = std::move(error);
+    done_ = true;
+    keep_alive.clear();
+    run = nullptr;
+  }
+  cv_.notify_all();
+}
+
+// ---------------------------------------------------------------------------------------------
+// ProcessGroup
+
+ProcessGroup::~ProcessGroup() { stop_worker(); }
+
+void ProcessGroup::stop_worker() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (stop_ && !thread_.joinable()) return;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProcessGroup::fail_collective(const char* what, const std::string& why) const {
+  fail(Code::IO, "ProcessGroup", backend_name(), "::", what, " failed on rank ", rank_, " of ", size_, ": ", why);
+}
+
+Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std::function<void()> body) {
+  Ref<Work> w = make_ref<Work>(what);
+  w->keep_alive = std::move(keep);
+  w->run = std::move(body);
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    GLIA_CHECK(!stop_, State, "ProcessGroup", backend_name(), "::", what, ": the process group is shut down");
+    if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
+    queue_.push_back(w);
+  }
+  cv_.notify_one();
+  return w;
+}
+
+void ProcessGroup::worker() {
+  while (true) {
+    Ref<Work> w;
+    {
+      std::unique_lock<std::mutex> g(mu_);
+      cv_.wait(g, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      w = queue_.front();
+      queue_.pop_front();
+    }
+    std::exception_ptr err;
+    try {
+      if (broken_) fail_collective(w->what().c_str(), "an earlier collective failed (" + broken_reason_ + ")");
+      w->run();
+    } catch (const Error& e) {
+      if (!broken_) {
+        broken_ = true;
+        broken_reason_ = e.message();
+      }
+      err = std::current_exception();
+    } catch (const std::exception& e) {
+      // A backend error that escaped translation: name the collective anyway.
+      try {
+        fail_collective(w->what().c_str(), e.what());
+      } catch (...) {
+        err = std::current_exception();
+      }
+      broken_ = true;
+      broken_reason_ = e.what();
+    } catch (...) {
+      err = std::current_exception();
+      broken_ = true;
+      broken_reason_ = "unknown error";
+    }
+    w->finish(err);
+  }
+}
+
+namespace {
+
+void check_tensor(const ProcessGroup& pg, const char* what, const Tensor& t, const char* arg) {
+  GLIA_CHECK(t.defined(), InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " is undefined");
+  GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg,
+             " must be a CPU tensor for the ", pg.backend_name(), " backend, got a tensor on ", t.device());
+  DType d = t.dtype();
+  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64 || d == DType::UInt8,
+             DType, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " has dtype ", dtype_name(d),
+             ", expected float32, float64, int32, int64 or uint8");
+}
+
+void check_root(const ProcessGroup& pg, const char* what, int root) {
+  GLIA_CHECK(root >= 0 && root < pg.size(), InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what,
+             ": invalid root rank: ", root);
+}
+
+void check_op(const ProcessGroup& pg, const char* what, ReduceOp op, DType d) {
+  int v = static_cast<int>(op);
+  GLIA_CHECK(v >= 0 && v <= 4, InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what, ": unknown reduce op ",
+             v);
+  GLIA_CHECK(op != ReduceOp::Avg || d == DType::Float32 || d == DType::Float64, DType, "ProcessGroup",
+             pg.backend_name(), "::", what, ": ReduceOp avg needs a floating-point tensor, got ", dtype_name(d));
+}
+
+// A contiguous tensor to communicate through: `t` itself, or a copy (copied back by `finish`).
+struct Staged {
+  Tensor user, buf;
+  explicit Staged(const Tensor& t) : user(t), buf(t.is_contiguous() ? t : empty(t.shape(), t.dtype(), t.device())) {
+    if (!buf.is_same(user)) ops::copy_(buf, user);
+  }
+  void finish() const {
+    if (!buf.is_same(user)) ops::copy_(user, buf);
+  }
+};
+
+}  // namespace
+
+Ref<Work> ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op) {
+  check_tensor(*this, "allreduce", tensor, "tensor");
+  check_op(*this, "allreduce", op, tensor.dtype());
+  Staged s(tensor);
+  return enqueue("allreduce", {s.user, s.buf}, [this, s, op] {
+    run_allreduce(s.buf, op);
+    s.finish();
+  });
+}
+
+Ref<Work> ProcessGroup::broadcast(const Tensor& tensor, int root) {
+  check_tensor(*this, "broadcast", tensor, "tensor");
+  check_root(*this, "broadcast", root);
+  Staged s(tensor);
+  return enqueue("broadcast", {s.user, s.buf}, [this, s, root] {
+    run_broadcast(s.buf, root);
+    s.finish();
+  });
+}
+
+Ref<Work> ProcessGroup::reduce(const Tensor& tensor, int root, ReduceOp op) {
+  check_tensor(*this, "reduce", tensor, "tensor");
+  check_root(*this, "reduce", root);
+  check_op(*this, "reduce", op, tensor.dtype());
+  Staged s(tensor);
+  int me = rank_;
+  return enqueue("reduce", {s.user, s.buf}, [this, s, root, op, me] {
+    run_reduce(s.buf, root, op);
+    if (me == root) s.finish();
+  });
+}
+
+Ref<Work> ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tensor& input) {
+  check_tensor(*this, "allgather", input, "input");
+  GLIA_CHECK(static_cast<int64_t>(outputs.size()) == size_, InvalidArgument, "ProcessGroup", backend_name(),
+             "::allgather: invalid output tensor list at index 0 (expected length ", size_, ", got ", outputs.size(),
+             ")");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_tensor(*this, "allgather", outputs[i], "an output tensor");
+    GLIA_CHECK(outputs[i].dtype() == input.dtype(), DType, "ProcessGroup", backend_name(),
+               "::allgather: invalid tensor type at index ", i, " (expected ", dtype_name(input.dtype()), ", got ",
+               dtype_name(outputs[i].dtype()), ")");
+    GLIA_CHECK(outputs[i].shape() == input.shape(), Shape, "ProcessGroup", backend_name(),
+               "::allgather: invalid tensor size at index ", i, " (expected ", IntSpan(input.shape()), ", got ",
+               IntSpan(outputs[i].shape()), ")");
+  }
+  Tensor in = input.is_contiguous() ? input : Staged(input).buf;
+  Dims flat_shape = input.shape();
+  flat_shape.insert(0, size_);
+  Tensor flat = empty(flat_shape, input.dtype(), input.device());
+  std::vector<Tensor> keep = outputs;
+  keep.push_back(in);
+  keep.push_back(flat);
+  int64_t n = input.numel();
+  size_t bytes = static_cast<size_t>(n) * input.impl()->itemsize();
+  return enqueue("allgather", std::move(keep), [this, outputs, in, flat, bytes] {
+    run_allgather(flat, in);
+    auto* src = static_cast<const uint8_t*>(flat.data());
+    for (size_t r = 0; r < outputs.size(); ++r) {
+      const Tensor& o = outputs[r];
+      if (o.is_contiguous()) {
+        std::memcpy(o.data(), src + r * bytes, bytes);
+      } else {
+        Tensor tmp = empty(o.shape(), o.dtype(), o.device());
+        std::memcpy(tmp.data(), src + r * bytes, bytes);
+        ops::copy_(o, tmp);
+      }
+    }
+  });
+}
+
+Ref<Work> ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  check_tensor(*this, "reduce_scatter", output, "output");
+  check_op(*this, "reduce_scatter", op, output.dtype());
+  GLIA_CHECK(static_cast<int64_t>(inputs.size()) == size_, InvalidArgument, "ProcessGroup", backend_name(),
+             "::reduce_scatter: invalid input tensor list (expected length ", size_, ", got ", inputs.size(), ")");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    check_tensor(*this, "reduce_scatter", inputs[i], "an input tensor");
+    GLIA_CHECK(inputs[i].dtype() == output.dtype(), DType, "ProcessGroup", backend_name(),
+               "::reduce_scatter: invalid tensor type at index ", i, " (expected ", dtype_name(output.dtype()),
+               ", got ", dtype_name(inputs[i].dtype()), ")");
+    GLIA_CHECK(inputs[i].shape() == output.shape(), Shape, "ProcessGroup", backend_name(),
+               "::reduce_scatter: invalid tensor size at index ", i, " (expected ", IntSpan(output.shape()), ", got ",
+               IntSpan(inputs[i].shape()), ")");
+  }
+  // Gloo has no reduce-scatter of its options API: all-reduce the concatenated inputs and keep
+  // this rank's slice (the same result; size times the traffic of a ring reduce-scatter).
+  Dims flat_shape = output.shape();
+  flat_shape.insert(0, size_);
+  Tensor flat = empty(flat_shape, output.dtype(), output.device());
+  size_t bytes = static_cast<size_t>(output.numel()) * output.impl()->itemsize();
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    Tensor in = inputs[r].is_contiguous() ? inputs[r] : Staged(inputs[r]).buf;
+    std::memcpy(static_cast<uint8_t*>(flat.data()) + r * bytes, in.data(), bytes);
+  }
+  Staged s(output);
+  int me = rank_;
+  return enqueue("reduce_scatter", {s.user, s.buf, flat}, [this, s, flat, op, bytes, me] {
+    run_allreduce(flat, op);
+    std::memcpy(s.buf.data(), static_cast<const uint8_t*>(flat.data()) + static_cast<size_t>(me) * bytes, bytes);
+    s.finish();
+  });
+}
+
+Ref<Work> ProcessGroup::barrier() {
+  return enqueue("barrier", {}, [this] { run_barrier(); });
+}
+
+}  // namespace glia::dist

@@ -1,0 +1,413 @@
+// DistributedDataParallel: N forked ranks each train a small MLP on their shard of a fixed batch;
+// afterwards every rank's parameters are bitwise identical and equal (1e-5 relative) to one
+// process training on the whole batch from rank 0's initial weights.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "distributed/dist_support.h"
+
+using namespace dist_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool gloo_available() {
+  int32_t v = 0;
+  glia_error_free(glia_dist_is_gloo_available(&v));
+  return v == 1;
+}
+
+#define REQUIRE_GLOO() \
+  if (!gloo_available()) GTEST_SKIP() << "glia was built without Gloo (libgloo-dev): DDP not tested"
+
+constexpr int64_t kRows = 12, kIn = 4, kOut = 3;
+constexpr int kSteps = 20;
+
+// The fixed batch: x = sin(0.37 i), y = cos(0.23 i).
+struct Batch {
+  std::vector<float> x, y;
+  Batch() {
+    for (int64_t i = 0; i < kRows * kIn; ++i) x.push_back(static_cast<float>(std::sin(0.37 * i)));
+    for (int64_t i = 0; i < kRows * kOut; ++i) y.push_back(static_cast<float>(std::cos(0.23 * i)));
+  }
+};
+
+glia_tensor* rows(const std::vector<float>& v, int64_t cols, int64_t start, int64_t count) {
+  int64_t shape[2] = {count, cols};
+  glia_tensor* t = nullptr;
+  glia_error* e =
+      glia_tensor_from_data(v.data() + start * cols, count * cols * sizeof(float), shape, 2, GLIA_FLOAT32, &t);
+  if (e) std::abort();
+  return t;
+}
+
+struct Model {
+  glia_module* seq = nullptr;
+  ~Model() { glia_error_free(glia_module_release(seq)); }
+};
+
+// Linear(4, hidden), ReLU, Linear(hidden, 3) initialised from `seed`; `extra` registers a parameter
+// on the Sequential that forward never uses.
+int build(uint64_t seed, Model& m, int64_t hidden = 8, bool extra = false) {
+  glia_manual_seed(seed);
+  glia_module *l1 = nullptr, *act = nullptr, *l2 = nullptr;
+  DOK(glia_nn_linear(kIn, hidden, 1, nullptr, &l1));
+  DOK(glia_nn_relu(nullptr, &act));
+  DOK(glia_nn_linear(hidden, kOut, 1, nullptr, &l2));
+  glia_module* mods[3] = {l1, act, l2};
+  DOK(glia_nn_sequential(mods, 3, &m.seq));
+  for (auto* x : mods) DOK(glia_module_release(x));
+  if (extra) {
+    std::vector<float> z(5, 0.5f);
+    int64_t n = 5;
+    glia_tensor* p = nullptr;
+    DOK(glia_tensor_from_data(z.data(), z.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &p));
+    DOK(glia_module_register_parameter(m.seq, "unused", p));
+    DOK(glia_tensor_release(p));
+  }
+  return 0;
+}
+
+std::vector<glia_tensor*> parameters(glia_module* m) {
+  glia_tensor_dict* d = nullptr;
+  if (glia_module_named_parameters(m, nullptr, 1, 1, &d)) std::abort();
+  int64_t n = 0;
+  if (glia_tensor_dict_size(d, &n)) std::abort();
+  std::vector<glia_tensor*> out(n);
+  for (int64_t i = 0; i < n; ++i)
+    if (glia_tensor_dict_value_at(d, i, &out[i])) std::abort();
+  glia_error_free(glia_tensor_dict_release(d));
+  return out;
+}
+
+std::vector<float> values(glia_tensor* t) {
+  int64_t n = 0;
+  if (glia_tensor_numel(t, &n)) std::abort();
+  std::vector<float> v(n);
+  if (glia_tensor_copy_to_host(t, v.data(), n * sizeof(float))) std::abort();
+  return v;
+}
+
+// Forward, mean-squared-error loss (times scale), backward.
+int step_backward(glia_module* model, glia_tensor* x, glia_tensor* y, double scale) {
+  glia_tensor *out = nullptr, *loss = nullptr, *scaled = nullptr;
+  int64_t count = 0;
+  DOK(glia_module_forward(model, &x, 1, &out, 1, &count));
+  DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+  DOK(glia_mul_scalar(loss, glia_scalar_float(scale), &scaled));
+  glia_error* e = glia_tensor_backward(scaled, nullptr, 0);
+  glia_error_free(glia_tensor_release(scaled));
+  glia_error_free(glia_tensor_release(loss));
+  glia_error_free(glia_tensor_release(out));
+  DOK(e);
+  return 0;
+}
+
+struct RunConfig {
+  int n;
+  bool tcp;
+  double bucket_cap_mb = 25;
+  int micro = 1;  // micro-batches per step; all but the last under no_sync
+  bool unused = false;
+};
+
+// One rank of a DDP run, then the single-process reference, compared.
+int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
+  Batch b;
+  const int64_t shard = kRows / su.n, mb = shard / su.micro;
+  Model m;
+  if (build(100 + rank, m, 8, su.unused)) return 1;  // every rank starts elsewhere: DDP broadcasts rank 0's
+  glia_ddp_options o;
+  glia_ddp_options_init(&o);
+  o.bucket_cap_mb = su.bucket_cap_mb;
+  o.find_unused_parameters = su.unused ? 1 : 0;
+  glia_module* ddp = nullptr;
+  DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+  std::vector<glia_tensor*> ps = parameters(m.seq);
+  glia_sgd_options so;
+  glia_sgd_options_init(&so);
+  so.lr = 0.1;
+  glia_optimizer* opt = nullptr;
+  DOK(glia_optim_sgd(ps.data(), ps.size(), &so, &opt));
+  for (int s = 0; s < kSteps; ++s) {
+    DOK(glia_optimizer_zero_grad(opt, 1));
+    for (int k = 0; k < su.micro; ++k) {
+      DOK(glia_ddp_set_require_backward_grad_sync(ddp, k == su.micro - 1 ? 1 : 0));
+      glia_tensor* x = rows(b.x, kIn, rank * shard + k * mb, mb);
+      glia_tensor* y = rows(b.y, kOut, rank * shard + k * mb, mb);
+      int rc = step_backward(ddp, x, y, 1.0);
+      glia_error_free(glia_tensor_release(x));
+      glia_error_free(glia_tensor_release(y));
+      if (rc) return rc;
+    }
+    DOK(glia_optimizer_step(opt));
+  }
+  // The reference: rank 0's initial weights, the whole batch, the same micro-batches summed and
+  // divided by the world size (what averaging the ranks' accumulated gradients computes).
+  Model ref;
+  if (build(100, ref, 8, su.unused)) return 1;
+  std::vector<glia_tensor*> rps = parameters(ref.seq);
+  glia_optimizer* ropt = nullptr;
+  DOK(glia_optim_sgd(rps.data(), rps.size(), &so, &ropt));
+  for (int s = 0; s < kSteps; ++s) {
+    DOK(glia_optimizer_zero_grad(ropt, 1));
+    for (int r = 0; r < su.n; ++r)
+      for (int k = 0; k < su.micro; ++k) {
+        glia_tensor* x = rows(b.x, kIn, r * shard + k * mb, mb);
+        glia_tensor* y = rows(b.y, kOut, r * shard + k * mb, mb);
+        int rc = step_backward(ref.seq, x, y, 1.0 / su.n);
+        glia_error_free(glia_tensor_release(x));
+        glia_error_free(glia_tensor_release(y));
+        if (rc) return rc;
+      }
+    DOK(glia_optimizer_step(ropt));
+  }
+  DCHECK(ps.size() == rps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    std::vector<float> a = values(ps[i]), w = values(rps[i]);
+    for (size_t j = 0; j < a.size(); ++j) {
+      if (std::fabs(a[j] - w[j]) > 1e-5 * std::max(1.0f, std::fabs(w[j]))) {
+        std::fprintf(stderr, "rank %d: parameter %zu[%zu] is %.9g, the single process has %.9g\n", rank, i, j, a[j],
+                     w[j]);
+        return 1;
+      }
+    }
+    // Bitwise the same on every rank.
+    int64_t numel = static_cast<int64_t>(a.size());
+    glia_tensor* flat = nullptr;
+    DOK(glia_tensor_from_data(a.data(), a.size() * sizeof(float), &numel, 1, GLIA_FLOAT32, &flat));
+    std::vector<glia_tensor*> all;
+    for (int r = 0; r < su.n; ++r) {
+      glia_tensor* t = nullptr;
+      DOK(glia_tensor_from_data(a.data(), a.size() * sizeof(float), &numel, 1, GLIA_FLOAT32, &t));
+      all.push_back(t);
+    }
+    DOK(glia_process_group_all_gather(g, all.data(), su.n, flat, nullptr));
+    for (int r = 0; r < su.n; ++r) {
+      DCHECK(values(all[r]) == a);
+      DOK(glia_tensor_release(all[r]));
+    }
+    DOK(glia_tensor_release(flat));
+  }
+  for (auto* p : ps) DOK(glia_tensor_release(p));
+  for (auto* p : rps) DOK(glia_tensor_release(p));
+  DOK(glia_optimizer_release(opt));
+  DOK(glia_optimizer_release(ropt));
+  DOK(glia_module_release(ddp));
+  return 0;
+}
+
+// Rendezvous: FileStore in a temp dir, or a TCPStore served by rank 0 on port 0.
+int with_group(int n, bool tcp, const std::function<int(int, glia_process_group*)>& body) {
+  TempDir dir;
+  int fds[2];
+  if (::pipe(fds) != 0) return 1;
+  Result r = run_ranks(n, 120s, [&](int rank) {
+    glia_store* s = nullptr;
+    if (!tcp) {
+      DOK(glia_store_file_create(dir.file("store").c_str(), n, &s));
+    } else if (rank == 0) {
+      int32_t port = 0;
+      DOK(glia_store_tcp_create("127.0.0.1", 0, 1, 20000, &s));
+      DOK(glia_store_tcp_port(s, &port));
+      for (int i = 1; i < n; ++i) DCHECK(::write(fds[1], &port, 4) == 4);
+    } else {
+      int32_t port = 0;
+      DCHECK(::read(fds[0], &port, 4) == 4);
+      DOK(glia_store_tcp_create("127.0.0.1", port, 0, 20000, &s));
+    }
+    glia_process_group_options o;
+    glia_process_group_options_init(&o);
+    o.timeout_ms = 20000;
+    o.hostname = "127.0.0.1";
+    glia_process_group* g = nullptr;
+    DOK(glia_process_group_create(s, rank, n, &o, &g));
+    int rc = body(rank, g);
+    if (rc == 0) DOK(glia_process_group_barrier(g, nullptr));  // the TCP server outlives the clients
+    DOK(glia_process_group_release(g));
+    DOK(glia_store_release(s));
+    return rc;
+  });
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_FALSE(r.timed_out) << "a rank hung";
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(r.status[i], 0) << "rank " << i;
+    bad += r.status[i] != 0;
+  }
+  return bad;
+}
+
+void run_setup(const RunConfig& su) {
+  with_group(su.n, su.tcp, [&](int rank, glia_process_group* g) { return ddp_rank(su, rank, g); });
+}
+
+TEST(DistributedDataParallel, TwoRanksFileStore) {
+  REQUIRE_GLOO();
+  run_setup({2, false});
+}
+TEST(DistributedDataParallel, ThreeRanksTCPStore) {
+  REQUIRE_GLOO();
+  run_setup({3, true});
+}
+// A cap below one parameter's size: every parameter is a bucket of its own (many collectives in flight).
+TEST(DistributedDataParallel, TinyBuckets) {
+  REQUIRE_GLOO();
+  run_setup({2, true, 1e-6});
+  run_setup({3, false, 1e-6});
+}
+// no_sync over the first micro-batch: the accumulated gradient of two micro-batches is averaged once.
+TEST(DistributedDataParallel, NoSyncAccumulates) {
+  REQUIRE_GLOO();
+  run_setup({2, false, 25, 2});
+  run_setup({3, true, 1e-6, 2});
+}
+TEST(DistributedDataParallel, FindUnusedParameters) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false};
+  su.unused = true;
+  run_setup(su);
+}
+
+// Without find_unused_parameters a parameter that got no gradient fails the backward, naming it.
+TEST(DistributedDataParallel, UnusedParameterIsAnError) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Batch b;
+    Model m;
+    if (build(7, m, 8, true)) return 1;
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp));
+    glia_tensor* x = rows(b.x, kIn, 0, 6);
+    glia_tensor* y = rows(b.y, kOut, 0, 6);
+    glia_tensor *out = nullptr, *loss = nullptr;
+    int64_t count = 0;
+    DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+    DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+    // "unused" is the Sequential's own parameter: index 0 in named_parameters order.
+    DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_STATE,
+         "Parameter indices which did not receive grad for rank " + std::to_string(rank) + ": 0");
+    DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_STATE, "Trying to backward through the graph a second time");
+    // The next iteration works again (the unused parameter's error left no state behind).
+    glia_tensor* loss2 = nullptr;
+    glia_tensor* out2 = nullptr;
+    DOK(glia_module_forward(ddp, &x, 1, &out2, 1, &count));
+    DOK(glia_mse_loss(out2, y, GLIA_REDUCTION_MEAN, &loss2));
+    DERR(glia_tensor_backward(loss2, nullptr, 0), GLIA_ERR_STATE, "Expected to have finished reduction");
+    for (auto* t : {x, y, out, loss, out2, loss2}) DOK(glia_tensor_release(t));
+    DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
+glia_error* fail_once(void* ud, const glia_tensor*, glia_tensor**) {
+  int* calls = static_cast<int*>(ud);
+  if ((*calls)++ == 0) return glia_error_new(GLIA_ERR_IO, "first backward fails");
+  return nullptr;
+}
+
+// A backward that fails midway (here a tensor hook on the first layer's weight) leaves no DDP state
+// behind: the next iteration averages as usual.
+TEST(DistributedDataParallel, FailedBackwardThenNextIteration) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Batch b;
+    Model m;
+    if (build(3, m)) return 1;
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.bucket_cap_mb = 1e-6;  // a bucket per parameter: the last layer's go out before the failure
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+    std::vector<glia_tensor*> ps = parameters(m.seq);
+    int calls = 0;
+    uint64_t id = 0;
+    DOK(glia_tensor_register_hook(ps[0], fail_once, &calls, nullptr, &id));
+    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+    glia_tensor *out = nullptr, *loss = nullptr;
+    int64_t count = 0;
+    DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+    DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+    DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_CALLBACK, "first backward fails");
+    for (auto* p : ps) DOK(glia_tensor_set_grad(p, nullptr));
+    if (step_backward(ddp, x, y, 1.0)) return 1;
+    // Every rank holds the same averaged gradients.
+    for (auto* p : ps) {
+      glia_tensor* gr = nullptr;
+      DOK(glia_tensor_grad(p, &gr));
+      DCHECK(gr != nullptr);
+      std::vector<float> mine = values(gr);
+      std::vector<glia_tensor*> all;
+      for (int r = 0; r < 2; ++r) {
+        int64_t n = static_cast<int64_t>(mine.size());
+        glia_tensor* t = nullptr;
+        DOK(glia_tensor_from_data(mine.data(), mine.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &t));
+        all.push_back(t);
+      }
+      glia_tensor* flat = nullptr;
+      DOK(glia_flatten(gr, 0, -1, &flat));
+      DOK(glia_process_group_all_gather(g, all.data(), 2, flat, nullptr));
+      DCHECK(values(all[0]) == values(all[1]));
+      for (auto* t : all) DOK(glia_tensor_release(t));
+      DOK(glia_tensor_release(flat));
+      DOK(glia_tensor_release(gr));
+    }
+    for (auto* p : ps) DOK(glia_tensor_release(p));
+    for (auto* t : {x, y, out, loss}) DOK(glia_tensor_release(t));
+    DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
+// Ranks with different models fail at construction with torch's message.
+TEST(DistributedDataParallel, DifferentModelsAcrossRanks) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Model m;
+    if (build(1, m, 8, rank == 1)) return 1;  // rank 1 has one parameter more
+    glia_module* ddp = nullptr;
+    if (rank == 0) {
+      DERR(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp), GLIA_ERR_INVALID_ARGUMENT,
+           "DDP expects same model across all ranks, but Rank 0 has 4 params, while rank 1 has inconsistent 5 params.");
+    } else {
+      DERR(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp), GLIA_ERR_INVALID_ARGUMENT,
+           "DDP expects same model across all ranks, but Rank 1 has 5 params, while rank 0 has inconsistent 4 params.");
+    }
+    Model other;
+    if (build(1, other, rank == 0 ? 8 : 9)) return 1;  // same count, other shapes
+    DERR(glia_nn_distributed_data_parallel(other.seq, g, nullptr, &ddp), GLIA_ERR_SHAPE,
+         "DDP expects same model across all ranks, but Rank " + std::to_string(rank) + " has parameter 0 of shape [" +
+             (rank == 0 ? "8" : "9") + ", 4], while rank " + std::to_string(1 - rank) + " has inconsistent shape [" +
+             (rank == 0 ? "9" : "8") + ", 4].");
+    // Not a DDP module; no parameter to train.
+    DERR(glia_ddp_set_require_backward_grad_sync(other.seq, 0), GLIA_ERR_INVALID_ARGUMENT,
+         "argument 'module' is not a DistributedDataParallel");
+    return 0;
+  });
+}
+
+// Buffers come from rank 0 at construction.
+TEST(DistributedDataParallel, BuffersBroadcast) {
+  REQUIRE_GLOO();
+  with_group(3, true, [](int rank, glia_process_group* g) {
+    Model m;
+    if (build(1, m)) return 1;
+    float v[2] = {float(rank) + 1.5f, -float(rank)};
+    int64_t n = 2;
+    glia_tensor* buf = nullptr;
+    DOK(glia_tensor_from_data(v, sizeof v, &n, 1, GLIA_FLOAT32, &buf));
+    DOK(glia_module_register_buffer(m.seq, "stat", buf, 1));
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp));
+    std::vector<float> got = values(buf);
+    DCHECK(got[0] == 1.5f && got[1] == 0.f);
+    DOK(glia_tensor_release(buf));
+    DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
+}  // namespace
