@@ -2020,9 +2020,11 @@ GLIA_API void glia_buffer_free(void *data);
  * A checkpoint's whole object, as torch.load(path, weights_only=True) returns
  * it: `torch.save(tensor)`, a list of tensors, the tutorial checkpoint
  * {"epoch": 5, "model_state_dict": ..., "optimizer_state_dict": ..., "loss":
- * 0.3}. A value is immutable and shared: children are values too, the same
- * child reached twice is the same handle, and a tensor inside views the same
- * storage as the tensor dict view of the file would.
+ * 0.3}. A value read from a file is immutable and shared: children are values
+ * too, the same child reached twice is the same handle, and a tensor inside
+ * views the same storage as the tensor dict view of the file would. Values
+ * built with glia_value_new_* (below) can be added to until they are put into
+ * another value, then they are fixed too.
  */
 typedef struct glia_value glia_value;
 
@@ -2206,8 +2208,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_save(const glia_value *value, con
  * glia_value_save into memory: *out_data (free it with glia_buffer_free) and
  * *out_size. @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *value, glia_format format,
-                                                          void **out_data, size_t *out_size);
+GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *value, glia_format format, void **out_data,
+                                                           size_t *out_size);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */

@@ -21,7 +21,8 @@
 //   keeps its offset and strides, non-contiguous ones included. The storage's
 //   element count is its bytes over the dtype's size (a tail shorter than one
 //   element is not written).
-// - requires_grad is written False (state dicts are detached). A dict's metadata is
+// - requires_grad is written False for a dict (state dicts are detached); a
+//   value's tensor (write_torch_value, Note [Pickling a value]) keeps its own. A dict's metadata is
 //   not written: torch's format has no place for it.
 // - Tensors of different dtypes over one storage are refused, as torch.save
 //   refuses them. A tensor on a device is written from a host copy of its

@@ -48,8 +48,8 @@ enum class Obj : uint8_t {
   BuiltinSet,
   BuiltinFrozenset,
   BuiltinBytes,  // bytes() with no arguments: protocol 2's b""
-  DeviceValue,  // a torch.device(...)
-  StorageRef,   // a persistent id's storage; Value::i indexes Impl::refs
+  DeviceValue,   // a torch.device(...)
+  StorageRef,    // a persistent id's storage; Value::i indexes Impl::refs
 };
 
 struct Global {

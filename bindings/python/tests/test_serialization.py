@@ -254,7 +254,8 @@ def test_round_trip_any_object_through_a_file_object():
 
     leaves = [None, True, 7, -2**63, 2**40, 0.25, "h\u00e9", b"\x00\xff", (), (1, "a"), [], {}, glia.float64,
               glia.int64, glia.device("cpu"), {3: "int key", (1, 2): "tuple key"}, glia.ones(2, 2)]
-    for obj in [glia.arange(5), [glia.ones(1), glia.zeros(2)], (glia.ones(1),), _tutorial(), leaves]:
+    flat = collections.OrderedDict(a=glia.ones(2), b=glia.arange(3))  # safetensors, through the _buffer functions
+    for obj in [glia.arange(5), [glia.ones(1), glia.zeros(2)], (glia.ones(1),), _tutorial(), leaves, flat]:
         buf = io.BytesIO()
         glia.save(obj, buf)
         buf.seek(0)
