@@ -2536,9 +2536,11 @@ GLIA_API void glia_buffer_free(void *data);
  * A checkpoint's whole object, as torch.load(path, weights_only=True) returns
  * it: `torch.save(tensor)`, a list of tensors, the tutorial checkpoint
  * {"epoch": 5, "model_state_dict": ..., "optimizer_state_dict": ..., "loss":
- * 0.3}. A value is immutable and shared: children are values too, the same
- * child reached twice is the same handle, and a tensor inside views the same
- * storage as the tensor dict view of the file would.
+ * 0.3}. A value read from a file is immutable and shared: children are values
+ * too, the same child reached twice is the same handle, and a tensor inside
+ * views the same storage as the tensor dict view of the file would. Values
+ * built with glia_value_new_* (below) can be added to until they are put into
+ * another value, then they are fixed too.
  */
 typedef struct glia_value glia_value;
 
@@ -2624,6 +2626,106 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_as_tensor(const glia_value *value
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_value_to_tensor_dict(const glia_value *value, glia_tensor_dict **out);
+/**
+ * Whether a dict is a collections.OrderedDict (1) or a plain dict (0), as the
+ * file says (a safetensors file reads as an OrderedDict). Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for another kind.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_dict_is_ordered(const glia_value *dict, int32_t *out);
+
+/*
+ * Building values, to save them as torch.save would save the Python object.
+ * glia_value_new_* make a value the caller may still add to (a list or tuple
+ * with glia_value_append, a dict with glia_value_set / glia_value_set_item).
+ * Once a value is put into another one it is never changed again (adding to
+ * it is GLIA_ERR_INVALID_ARGUMENT), nor is a value read from a file: build
+ * containers from the inside out. So no value can contain itself. The same
+ * value put in two places is one object in the file (torch.load gives one
+ * object twice), as is the same tensor in two values. Building one value from
+ * two threads at once is not supported; reading a value is thread-safe.
+ */
+
+/** None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_none(glia_value **out);
+/** A bool (any non-zero `value` is True). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_bool(int32_t value, glia_value **out);
+/** An int. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_int(int64_t value, glia_value **out);
+/** A float (Python's float is a double). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_double(double value, glia_value **out);
+/**
+ * A str of `length` bytes of UTF-8 (NUL bytes allowed). Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for invalid UTF-8 (naming the byte offset).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_string(const char *data, size_t length, glia_value **out);
+/** A bytes object (copied). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_bytes(const void *data, size_t length, glia_value **out);
+/**
+ * A tensor (the value holds a reference; the tensor is not copied: it is
+ * saved as it is when the value is saved, with its requires_grad).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_tensor(glia_tensor *tensor, glia_value **out);
+/**
+ * A torch.device, "cpu" or "cuda:0" (the "<type>[:<index>]" string torch.device
+ * takes). Errors: GLIA_ERR_INVALID_ARGUMENT for another string.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_device(const char *name, glia_value **out);
+/**
+ * A torch dtype object by torch's name ("float32", "int8", "complex64": any
+ * dtype glia_value_load reads, not only glia's). Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for an unknown name.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_dtype(const char *name, glia_value **out);
+/** An empty list. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_list(glia_value **out);
+/** An empty tuple, filled with glia_value_append until it is put into another value. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_tuple(glia_value **out);
+/** An empty dict: a collections.OrderedDict when `ordered` is non-zero (a state dict), else a plain dict. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_new_dict(int32_t ordered, glia_value **out);
+/**
+ * Appends `item` to a list or tuple the caller is building; `item` is then
+ * fixed. Errors: GLIA_ERR_INVALID_ARGUMENT (not a list or tuple, a container
+ * no longer being built, `item` the container itself); nothing changes.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_append(glia_value *container, glia_value *item);
+/**
+ * dict[key] = value with a str key (UTF-8): a key already there keeps its
+ * place and gets the new value, as in Python. Errors as glia_value_append.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_set(glia_value *dict, const char *key, glia_value *value);
+/**
+ * dict[key] = value with any hashable key: None, bool, int, float, str,
+ * bytes, a tuple of those, a device or dtype (keys compare as Python's ==:
+ * 1, 1.0 and True are one key). Errors: GLIA_ERR_INVALID_ARGUMENT also for an
+ * unhashable key (a list, dict, set or tensor).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_set_item(glia_value *dict, glia_value *key, glia_value *value);
+/**
+ * Writes a value. GLIA_FORMAT_TORCH: any value, as torch.save (1.13) writes
+ * the Python object it stands for (the zip format, pickle protocol 2;
+ * torch.load reads it; for an OrderedDict of str -> tensor the bytes are
+ * glia_tensor_dict_save's). GLIA_FORMAT_SAFETENSORS: a flat dict of str ->
+ * tensor only (else GLIA_ERR_INVALID_ARGUMENT saying what is in the way).
+ * GLIA_FORMAT_AUTO: safetensors for a flat dict of str -> tensor, torch for
+ * anything else. Atomic, as glia_tensor_dict_save. Errors: GLIA_ERR_IO,
+ * GLIA_ERR_INVALID_ARGUMENT (also for nesting deeper than glia reads back).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_save(const glia_value *value, const char *path, glia_format format);
+/**
+ * glia_value_save into memory: *out_data (free it with glia_buffer_free) and
+ * *out_size. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *value, glia_format format, void **out_data,
+                                                           size_t *out_size);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */

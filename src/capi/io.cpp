@@ -5,6 +5,8 @@
 
 #include "capi/api.h"
 #include "io/checkpoint.h"
+#include "io/pickle.h"
+#include "io/text.h"
 
 using namespace glia;
 using namespace glia::capi;
@@ -380,6 +382,232 @@ glia_error* glia_value_to_tensor_dict(const glia_value* value, glia_tensor_dict*
     check_out(out, fn, "out");
     Ref<nn::TensorDict> d = io::flatten(v, "value");
     *out = dict_handle(d.get());
+  });
+}
+
+}  // extern "C"
+
+// ---- glia_value: building and saving --------------------------------------------
+
+namespace {
+
+Value& value_mut(glia_value* h, const char* fn, const char* arg) {
+  return *lookup<Value>(h, HandleType::Value, fn, arg);
+}
+
+template <class Fill>
+void new_value(glia_value** out, const char* fn, Value::Kind kind, Fill fill) {
+  check_out(out, fn, "out");
+  auto v = make_ref<Value>();
+  v->kind = kind;
+  v->building = true;
+  fill(*v);
+  *out = value_handle(v.get());
+}
+
+// A container the caller is still building (not yet inside another value).
+Value& building_container(glia_value* h, const char* fn, const char* arg, const char* expected, bool dict) {
+  Value& c = value_mut(h, fn, arg);
+  bool kind_ok = dict ? c.kind == Value::Kind::Dict : (c.kind == Value::Kind::List || c.kind == Value::Kind::Tuple);
+  if (!kind_ok) wrong_kind(fn, arg, expected, c);
+  GLIA_CHECK(c.building, InvalidArgument, fn, ": argument '", arg,
+             "' can no longer be changed: it was read from a file ",
+             "or is already inside another value (build containers from the inside out)");
+  return c;
+}
+
+// The child `h` of `container`, which from now on is never changed again.
+Ref<Value> child_arg(glia_value* h, const Value& container, const char* fn, const char* arg) {
+  Value& v = value_mut(h, fn, arg);
+  GLIA_CHECK(&v != &container, InvalidArgument, fn, ": argument '", arg, "' is the container itself (a value cannot ",
+             "contain itself)");
+  return Ref<Value>::share(&v);
+}
+
+bool hashable(const Value& k) {
+  switch (k.kind) {
+    case Value::Kind::Tuple:
+      for (const Ref<Value>& i : k.items)
+        if (!hashable(*i)) return false;
+      return true;
+    case Value::Kind::List:
+    case Value::Kind::Dict:
+    case Value::Kind::Set:
+    case Value::Kind::Tensor:
+      return false;
+    default:
+      return true;
+  }
+}
+
+void dict_set(Value& d, Ref<Value> key, Ref<Value> value) {
+  key->building = false;
+  value->building = false;
+  for (size_t i = 0; i < d.items.size(); i += 2) {
+    if (io::key_equal(*d.items[i], *key)) {  // a Python dict keeps the first key and its place
+      d.items[i + 1] = std::move(value);
+      return;
+    }
+  }
+  d.items.push_back(std::move(key));
+  d.items.push_back(std::move(value));
+}
+
+}  // namespace
+
+extern "C" {
+
+glia_error* glia_value_new_none(glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_none", Value::Kind::None, [](Value&) {}); });
+}
+
+glia_error* glia_value_new_bool(int32_t value, glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_bool", Value::Kind::Bool, [&](Value& v) { v.i = value != 0; }); });
+}
+
+glia_error* glia_value_new_int(int64_t value, glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_int", Value::Kind::Int, [&](Value& v) { v.i = value; }); });
+}
+
+glia_error* glia_value_new_double(double value, glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_double", Value::Kind::Float, [&](Value& v) { v.f = value; }); });
+}
+
+glia_error* glia_value_new_string(const char* data, size_t length, glia_value** out) {
+  const char* fn = "glia_value_new_string";
+  return guard([&] {
+    GLIA_CHECK(data || length == 0, InvalidArgument, fn, ": argument 'data' is NULL but 'length' is ", length);
+    std::string s(data ? data : "", length);
+    size_t bad = io::invalid_utf8_at(s);
+    GLIA_CHECK(bad == std::string::npos, InvalidArgument, fn, ": argument 'data' is not valid UTF-8 (at byte ", bad,
+               ")");
+    new_value(out, fn, Value::Kind::Str, [&](Value& v) { v.s = std::move(s); });
+  });
+}
+
+glia_error* glia_value_new_bytes(const void* data, size_t length, glia_value** out) {
+  const char* fn = "glia_value_new_bytes";
+  return guard([&] {
+    GLIA_CHECK(data || length == 0, InvalidArgument, fn, ": argument 'data' is NULL but 'length' is ", length);
+    new_value(out, fn, Value::Kind::Bytes, [&](Value& v) {
+      if (length) v.s.assign(static_cast<const char*>(data), length);
+    });
+  });
+}
+
+glia_error* glia_value_new_tensor(glia_tensor* tensor, glia_value** out) {
+  const char* fn = "glia_value_new_tensor";
+  return guard([&] {
+    Tensor t = tensor_arg(tensor, fn, "tensor");
+    new_value(out, fn, Value::Kind::Tensor, [&](Value& v) { v.tensor = std::move(t); });
+  });
+}
+
+glia_error* glia_value_new_device(const char* name, glia_value** out) {
+  const char* fn = "glia_value_new_device";
+  return guard([&] {
+    std::string n = str_arg(name, fn, "name");
+    GLIA_CHECK(io::is_device_name(n), InvalidArgument, fn, ": argument 'name' is \"", n,
+               "\", expected a torch.device string such as \"cpu\" or \"cuda:0\"");
+    new_value(out, fn, Value::Kind::Device, [&](Value& v) { v.s = std::move(n); });
+  });
+}
+
+glia_error* glia_value_new_dtype(const char* name, glia_value** out) {
+  const char* fn = "glia_value_new_dtype";
+  return guard([&] {
+    std::string n = str_arg(name, fn, "name");
+    GLIA_CHECK(io::is_torch_dtype_name(n), InvalidArgument, fn, ": argument 'name' is \"", n,
+               "\", expected the name of a torch dtype such as \"float32\" or \"int8\"");
+    new_value(out, fn, Value::Kind::DType, [&](Value& v) { v.s = std::move(n); });
+  });
+}
+
+glia_error* glia_value_new_list(glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_list", Value::Kind::List, [](Value&) {}); });
+}
+
+glia_error* glia_value_new_tuple(glia_value** out) {
+  return guard([&] { new_value(out, "glia_value_new_tuple", Value::Kind::Tuple, [](Value&) {}); });
+}
+
+glia_error* glia_value_new_dict(int32_t ordered, glia_value** out) {
+  return guard(
+      [&] { new_value(out, "glia_value_new_dict", Value::Kind::Dict, [&](Value& v) { v.ordered = ordered != 0; }); });
+}
+
+glia_error* glia_value_append(glia_value* container, glia_value* item) {
+  const char* fn = "glia_value_append";
+  return guard([&] {
+    Value& c = building_container(container, fn, "container", "a list or tuple", false);
+    Ref<Value> v = child_arg(item, c, fn, "item");
+    v->building = false;
+    c.items.push_back(std::move(v));
+  });
+}
+
+glia_error* glia_value_set(glia_value* dict, const char* key, glia_value* value) {
+  const char* fn = "glia_value_set";
+  return guard([&] {
+    Value& d = building_container(dict, fn, "dict", "a dict", true);
+    std::string k = str_arg(key, fn, "key");
+    size_t bad = io::invalid_utf8_at(k);
+    GLIA_CHECK(bad == std::string::npos, InvalidArgument, fn, ": argument 'key' is not valid UTF-8 (at byte ", bad,
+               ")");
+    Ref<Value> v = child_arg(value, d, fn, "value");
+    auto kv = make_ref<Value>();
+    kv->kind = Value::Kind::Str;
+    kv->s = std::move(k);
+    dict_set(d, std::move(kv), std::move(v));
+  });
+}
+
+glia_error* glia_value_set_item(glia_value* dict, glia_value* key, glia_value* value) {
+  const char* fn = "glia_value_set_item";
+  return guard([&] {
+    Value& d = building_container(dict, fn, "dict", "a dict", true);
+    Ref<Value> k = child_arg(key, d, fn, "key");
+    GLIA_CHECK(hashable(*k), InvalidArgument, fn, ": argument 'key' has type '", io::value_kind_name(k->kind),
+               "', which cannot be a dict key (unhashable type; keys are None, bool, int, float, str, bytes, tuples ",
+               "of those, devices and dtypes)");
+    Ref<Value> v = child_arg(value, d, fn, "value");
+    dict_set(d, std::move(k), std::move(v));
+  });
+}
+
+glia_error* glia_value_dict_is_ordered(const glia_value* dict, int32_t* out) {
+  const char* fn = "glia_value_dict_is_ordered";
+  return guard([&] {
+    const Value& d = value_raw(dict, fn, "dict");
+    check_out(out, fn, "out");
+    if (d.kind != Value::Kind::Dict) wrong_kind(fn, "dict", "a dict", d);
+    *out = d.ordered ? 1 : 0;
+  });
+}
+
+glia_error* glia_value_save(const glia_value* value, const char* path, glia_format format) {
+  const char* fn = "glia_value_save";
+  return guard([&] {
+    const Value& v = value_raw(value, fn, "value");
+    std::string p = str_arg(path, fn, "path");
+    io::save_value_file(v, p, format_arg(format, fn));
+  });
+}
+
+glia_error* glia_value_save_buffer(const glia_value* value, glia_format format, void** out_data, size_t* out_size) {
+  const char* fn = "glia_value_save_buffer";
+  return guard([&] {
+    const Value& v = value_raw(value, fn, "value");
+    io::Format f = format_arg(format, fn);
+    check_out(out_data, fn, "out_data");
+    check_out(out_size, fn, "out_size");
+    io::StringSink sink;
+    io::save_value(v, sink, f);
+    void* p = std::malloc(sink.bytes.empty() ? 1 : sink.bytes.size());
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, sink.bytes.data(), sink.bytes.size());
+    *out_data = p;
+    *out_size = sink.bytes.size();
   });
 }
 

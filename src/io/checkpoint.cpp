@@ -77,6 +77,7 @@ Ref<Value> load_value(const Ref<ByteSource>& src, Format format) {
   Ref<nn::TensorDict> d = read_safetensors(src);
   auto root = make_ref<Value>();
   root->kind = Value::Kind::Dict;
+  root->ordered = true;  // in header order, as glia_tensor_dict_load gives it
   root->items.reserve(2 * d->size());
   for (size_t i = 0; i < d->size(); ++i) {
     auto k = make_ref<Value>();
@@ -108,16 +109,76 @@ void save(const nn::TensorDict& dict, Sink& out, Format format) {
   fail(Code::InvalidArgument, "unknown checkpoint format ", static_cast<int>(format));
 }
 
+namespace {
+
+// torch names the folder inside the zip after the file's stem.
+std::string archive_name_for(const std::string& path) {
+  std::string stem = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  return stem.empty() ? "archive" : stem;
+}
+
+// The flat dict of str -> tensor a safetensors file holds, or why `root` is not one
+// (`why` set, nullptr returned).
+Ref<nn::TensorDict> as_flat_dict(const Value& root, std::string& why) {
+  if (root.kind != Value::Kind::Dict) {
+    why = std::string("the value is a ") + value_kind_name(root.kind) + ", not a dict";
+    return nullptr;
+  }
+  auto d = make_ref<nn::TensorDict>();
+  for (size_t i = 0; i < root.items.size(); i += 2) {
+    const Value& k = *root.items[i];
+    const Value& v = *root.items[i + 1];
+    if (k.kind != Value::Kind::Str) {
+      why =
+          std::string("entry ") + std::to_string(i / 2) + " has a key of type " + value_kind_name(k.kind) + ", not str";
+      return nullptr;
+    }
+    if (v.kind != Value::Kind::Tensor) {
+      why = "the value of key \"" + k.s + "\" is a " + value_kind_name(v.kind) + ", not a tensor";
+      return nullptr;
+    }
+    d->set(k.s, v.tensor);
+  }
+  return d;
+}
+
+}  // namespace
+
 void save_file(const nn::TensorDict& dict, const std::string& path, Format format) {
   AtomicFile file(path);
-  if (format == Format::Torch) {
-    // torch names the folder inside the zip after the file's stem.
-    std::string stem = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-    if (size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-    write_torch(dict, file, stem.empty() ? "archive" : stem);
-  } else {
+  if (format == Format::Torch)
+    write_torch(dict, file, archive_name_for(path));
+  else
     save(dict, file, format);
+  file.commit();
+}
+
+namespace {
+
+void save_value_to(const Value& root, Sink& out, Format format, const std::string& archive) {
+  GLIA_CHECK(format == Format::Auto || format == Format::Safetensors || format == Format::Torch, InvalidArgument,
+             "unknown checkpoint format ", static_cast<int>(format));
+  if (format != Format::Torch) {
+    std::string why;
+    Ref<nn::TensorDict> flat = as_flat_dict(root, why);
+    if (flat) {
+      write_safetensors(*flat, out);
+      return;
+    }
+    GLIA_CHECK(format == Format::Auto, InvalidArgument, "a safetensors file holds a flat dict of str -> tensor, but ",
+               why, " (save it in the torch format, GLIA_FORMAT_TORCH)");
   }
+  write_torch_value(root, out, archive);
+}
+
+}  // namespace
+
+void save_value(const Value& root, Sink& out, Format format) { save_value_to(root, out, format, "archive"); }
+
+void save_value_file(const Value& root, const std::string& path, Format format) {
+  AtomicFile file(path);
+  save_value_to(root, file, format, archive_name_for(path));
   file.commit();
 }
 

@@ -38,6 +38,11 @@ Ref<Value> load_value(const Ref<ByteSource>& src, Format format);
 // its metadata. save_file is atomic (AtomicFile). Format::Auto means safetensors.
 void save(const nn::TensorDict& dict, Sink& out, Format format);
 void save_file(const nn::TensorDict& dict, const std::string& path, Format format);
+// Writes a value tree: Format::Torch any value; Format::Safetensors a flat dict of
+// str -> tensor (else InvalidArgument saying what is in the way); Format::Auto
+// safetensors for a flat dict of str -> tensor, torch for anything else.
+void save_value(const Value& root, Sink& out, Format format);
+void save_value_file(const Value& root, const std::string& path, Format format);
 
 // Limits every reader enforces on hostile input (Format errors beyond them).
 inline constexpr int kMaxDims = 64;                      // dimensions of a tensor

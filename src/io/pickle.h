@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
@@ -23,6 +24,8 @@ namespace glia::io {
 // max_storage_bytes), and returns the dict read_torch would build from it.
 // Errors: Format.
 Ref<nn::TensorDict> unpickle_state_dict(const uint8_t* data, size_t size, uint64_t max_storage_bytes);
+// Whether torch.<name> is a dtype the unpickler accepts ("float32", "int8", "half"...).
+bool is_torch_dtype_name(std::string_view name);
 
 // A storage a pickle refers to through a persistent id ('storage', type, key,
 // location, numel[, view_metadata]), in order of first use. Views of the legacy

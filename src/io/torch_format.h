@@ -22,5 +22,9 @@ Ref<Value> read_torch_value(const Ref<ByteSource>& src);
 // OrderedDict of the dict's keys; tensors sharing a storage share it in the file.
 // `archive_name` is the folder inside the zip (torch uses the file's stem).
 void write_torch(const nn::TensorDict& dict, Sink& out, const std::string& archive_name = "archive");
+// Any value tree (io/value.h) in the same format, pickled as Python's pickler
+// writes the object it stands for (Note [Pickling a value], torch_write.cpp).
+// A dict of str -> tensor that is `ordered` gives write_torch's bytes.
+void write_torch_value(const Value& root, Sink& out, const std::string& archive_name = "archive");
 
 }  // namespace glia::io

@@ -47,8 +47,9 @@ enum class Obj : uint8_t {
   CodecsEncode,
   BuiltinSet,
   BuiltinFrozenset,
-  DeviceValue,  // a torch.device(...)
-  StorageRef,   // a persistent id's storage; Value::i indexes Impl::refs
+  BuiltinBytes,  // bytes() with no arguments: protocol 2's b""
+  DeviceValue,   // a torch.device(...)
+  StorageRef,    // a persistent id's storage; Value::i indexes Impl::refs
 };
 
 struct Global {
@@ -75,6 +76,8 @@ constexpr Global kGlobals[] = {
     {"builtins.frozenset", Obj::BuiltinFrozenset, -1},
     {"__builtin__.set", Obj::BuiltinSet, -1},
     {"__builtin__.frozenset", Obj::BuiltinFrozenset, -1},
+    {"builtins.bytes", Obj::BuiltinBytes, -1},
+    {"__builtin__.bytes", Obj::BuiltinBytes, -1},
 };
 
 struct StorageName {
@@ -348,6 +351,12 @@ struct Unpickler::Impl {
     lists.push_back(std::move(items));
     return v;
   }
+  // An empty collections.OrderedDict: a Dict whose Value::i is 1 (0 for a plain dict).
+  uint32_t add_ordered_dict() {
+    uint32_t v = add_list(Kind::Dict, {});
+    values[v].i = 1;
+    return v;
+  }
   uint32_t add_object(Obj o, int64_t i = 0) {
     Value v{Kind::Object, o, 0, {}};
     v.i = i;
@@ -428,6 +437,8 @@ struct Unpickler::Impl {
         return "builtins.set";
       case Obj::BuiltinFrozenset:
         return "builtins.frozenset";
+      case Obj::BuiltinBytes:
+        return "builtins.bytes";
       case Obj::DeviceValue:
         return "a torch.device";
       case Obj::StorageRef:
@@ -687,7 +698,7 @@ struct Unpickler::Impl {
     switch (c.obj) {
       case Obj::OrderedDict:
         arity(0, 0);
-        return add_list(Kind::Dict, {});
+        return add_ordered_dict();
       case Obj::RebuildTensor:
         arity(4, 4);
         return rebuild_tensor(a, false);
@@ -737,6 +748,9 @@ struct Unpickler::Impl {
         if (enc != "latin1" && enc != "latin-1") bad("_codecs.encode to \"", enc, "\" is not supported");
         return add_string(Kind::Bytes, latin1(s));
       }
+      case Obj::BuiltinBytes:  // protocol 2's b"": bytes() (any other argument could run code)
+        arity(0, 0);
+        return add_string(Kind::Bytes, std::string());
       case Obj::BuiltinSet:
       case Obj::BuiltinFrozenset: {
         arity(0, 1);
@@ -770,7 +784,7 @@ struct Unpickler::Impl {
     const Value& c = values[cls];
     if (values[args_v].kind != Kind::Tuple) bad("the arguments must be a tuple, got ", kind_name(args_v));
     if (c.kind == Kind::Object && c.obj == Obj::OrderedDict && lists[values[args_v].aux].empty())
-      return add_list(Kind::Dict, {});
+      return add_ordered_dict();
     if (c.kind == Kind::Object && (c.obj == Obj::BuiltinSet || c.obj == Obj::BuiltinFrozenset) &&
         lists[values[args_v].aux].empty())
       return add_list(Kind::Set, {});
@@ -1182,6 +1196,7 @@ Ref<Value> Unpickler::value(const std::vector<Ref<Storage>>& storages) const {
               : k == Kind::List ? Value::Kind::List
               : k == Kind::Set  ? Value::Kind::Set
                                 : Value::Kind::Tuple;
+    c->ordered = k == Kind::Dict && m.values[v].i == 1;
     c->items.reserve(m.lists[m.values[v].aux].size());
     made[v] = c;
     path.push_back(Frame{v, 0});
@@ -1219,6 +1234,12 @@ Ref<Value> Unpickler::value(const std::vector<Ref<Storage>>& storages) const {
 
 Ref<nn::TensorDict> Unpickler::state_dict(const std::vector<Ref<Storage>>& storages) const {
   return flatten(*value(storages), impl_->what);
+}
+
+bool is_torch_dtype_name(std::string_view name) {
+  for (const char* d : kDTypes)
+    if (name == d) return true;
+  return false;
 }
 
 Ref<nn::TensorDict> unpickle_state_dict(const uint8_t* data, size_t size, uint64_t max_storage_bytes) {

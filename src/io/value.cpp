@@ -198,4 +198,55 @@ Ref<nn::TensorDict> flatten(const Value& root, const std::string& what) {
   return dict;
 }
 
+namespace {
+
+bool is_number(Value::Kind k) { return k == Value::Kind::Bool || k == Value::Kind::Int || k == Value::Kind::Float; }
+
+// An int equals a float when the float is that very integer (Python compares exactly).
+bool int_equals_float(int64_t i, double f) {
+  if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0)) return false;
+  return static_cast<double>(static_cast<int64_t>(f)) == f && static_cast<int64_t>(f) == i;
+}
+
+}  // namespace
+
+bool key_equal(const Value& a, const Value& b) {
+  if (&a == &b) return true;
+  if (is_number(a.kind) && is_number(b.kind)) {
+    bool af = a.kind == Value::Kind::Float, bf = b.kind == Value::Kind::Float;
+    if (af && bf) return a.f == b.f;
+    if (af) return int_equals_float(b.i, a.f);
+    if (bf) return int_equals_float(a.i, b.f);
+    return a.i == b.i;
+  }
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::None:
+      return true;
+    case Value::Kind::BigInt:
+    case Value::Kind::Str:
+    case Value::Kind::Bytes:
+    case Value::Kind::Device:
+    case Value::Kind::DType:
+      return a.s == b.s;
+    case Value::Kind::Tuple:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t i = 0; i < a.items.size(); ++i)
+        if (!key_equal(*a.items[i], *b.items[i])) return false;
+      return true;
+    default:
+      return false;  // tensors, lists, dicts, sets: by identity (checked above)
+  }
+}
+
+bool is_device_name(std::string_view name) {
+  size_t colon = name.find(':');
+  std::string_view type = name.substr(0, colon);
+  if (type.empty() || type.size() > 32 || type.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+    return false;
+  if (colon == std::string_view::npos) return true;
+  std::string_view index = name.substr(colon + 1);
+  return !index.empty() && index.size() <= 9 && index.find_first_not_of("0123456789") == std::string::npos;
+}
+
 }  // namespace glia::io

@@ -196,6 +196,172 @@ const Fixture kFixtures[] = {{"dtypes", dict_dtypes}, {"views", dict_views},
                              {"single", dict_single}, {"empty_dict", [] {
                                                                                   return make_ref<nn::TensorDict>(); }}};
 
+// ---- value fixtures: any top-level object (write_torch_value) ----
+// The script builds the same Python objects (VALUE_FIXTURES in
+// verify_glia_written.py), compares what torch.load gives with them, and
+// requires torch.save of the loaded object to write glia's bytes.
+
+Ref<io::Value> val(io::Value::Kind k) {
+  auto v = make_ref<io::Value>();
+  v->kind = k;
+  return v;
+}
+Ref<io::Value> v_int(int64_t i) {
+  auto v = val(io::Value::Kind::Int);
+  v->i = i;
+  return v;
+}
+Ref<io::Value> v_bool(bool b) {
+  auto v = val(io::Value::Kind::Bool);
+  v->i = b;
+  return v;
+}
+Ref<io::Value> v_float(double f) {
+  auto v = val(io::Value::Kind::Float);
+  v->f = f;
+  return v;
+}
+Ref<io::Value> v_str(io::Value::Kind k, const std::string& s) {
+  auto v = val(k);
+  v->s = s;
+  return v;
+}
+Ref<io::Value> v_tensor(const Tensor& t) {
+  auto v = val(io::Value::Kind::Tensor);
+  v->tensor = t;
+  return v;
+}
+Ref<io::Value> v_seq(io::Value::Kind k, std::vector<Ref<io::Value>> items) {
+  auto v = val(k);
+  v->items = std::move(items);
+  return v;
+}
+// A dict of str keys (ordered: an OrderedDict).
+Ref<io::Value> v_dict(bool ordered, std::vector<std::pair<Ref<io::Value>, Ref<io::Value>>> entries) {
+  auto v = val(io::Value::Kind::Dict);
+  v->ordered = ordered;
+  for (auto& [k, x] : entries) {
+    v->items.push_back(k);
+    v->items.push_back(x);
+  }
+  return v;
+}
+Ref<io::Value> key(const std::string& s) { return v_str(io::Value::Kind::Str, s); }
+
+Ref<io::Value> value_tensor() { return v_tensor(formula_f32({2, 3}, 0)); }
+
+Ref<io::Value> value_list() {
+  Tensor a = formula_f32({4}, 1);
+  Tensor b = from_bits({2}, DType::Int64, {5, ~uint64_t{0}});
+  Tensor tail = make_view(a, Dims{2}, Dims{1}, 2);  // a[2:]
+  auto va = v_tensor(a);
+  return v_seq(io::Value::Kind::List, {va, v_tensor(b), v_tensor(tail), va});
+}
+
+// The tutorial checkpoint: {"epoch": 5, "model_state_dict": OrderedDict, "optimizer_state_dict": {...}, "loss": 0.3}
+Ref<io::Value> value_tutorial() {
+  Tensor w = formula_f32({2, 3}, 2), b = formula_f32({2}, 3);
+  auto model = v_dict(true, {{key("fc.weight"), v_tensor(w)}, {key("fc.bias"), v_tensor(b)}});
+  auto state0 = v_dict(false, {{key("step"), v_tensor(from_bits({}, DType::Float32, {0x40400000}))},
+                               {key("exp_avg"), v_tensor(formula_f32({2, 3}, 4))},
+                               {key("exp_avg_sq"), v_tensor(formula_f32({2, 3}, 5))}});
+  auto state = v_dict(false, {});
+  state->items = {v_int(0), state0};
+  auto group = v_dict(false, {{key("lr"), v_float(0.001)},
+                              {key("betas"), v_seq(io::Value::Kind::Tuple, {v_float(0.9), v_float(0.999)})},
+                              {key("eps"), v_float(1e-08)},
+                              {key("weight_decay"), v_int(0)},
+                              {key("amsgrad"), v_bool(false)},
+                              {key("maximize"), v_bool(false)},
+                              {key("foreach"), val(io::Value::Kind::None)},
+                              {key("capturable"), v_bool(false)},
+                              {key("params"), v_seq(io::Value::Kind::List, {v_int(0), v_int(1)})}});
+  auto optim = v_dict(false, {{key("state"), state}, {key("param_groups"), v_seq(io::Value::Kind::List, {group})}});
+  return v_dict(false, {{key("epoch"), v_int(5)},
+                        {key("model_state_dict"), model},
+                        {key("optimizer_state_dict"), optim},
+                        {key("loss"), v_float(0.3)}});
+}
+
+// Every leaf kind and the opcodes for them.
+Ref<io::Value> value_leaves() {
+  using K = io::Value::Kind;
+  std::vector<Ref<io::Value>> ints;
+  for (int64_t i :
+       {int64_t{0}, int64_t{255}, int64_t{256}, int64_t{65535}, int64_t{65536}, int64_t{-1}, int64_t{2147483647},
+        int64_t{-2147483648LL}, int64_t{2147483648LL}, int64_t{-2147483649LL}, INT64_MAX, INT64_MIN})
+    ints.push_back(v_int(i));
+  auto shared = key("shared str");
+  auto grad = v_tensor(formula_f32({3}, 6));
+  grad->tensor.impl()->requires_grad = true;
+  auto tuple_key = v_seq(K::Tuple, {v_int(1), key("a")});
+  auto mixed = v_dict(false, {});
+  mixed->items = {v_int(3), key("int key"), tuple_key, key("tuple key"), val(K::None), key("None key")};
+  return v_seq(
+      K::Tuple,
+      {val(K::None),
+       v_bool(true),
+       v_bool(false),
+       v_seq(K::List, ints),
+       v_str(K::BigInt, std::string("\0\0\0\0\0\0\0\0\x40", 9)),                  // 2**70
+       v_str(K::BigInt, std::string("\xff\xff\xff\xff\xff\xff\xff\x7f\xff", 9)),  // -2**63 - 2**71 ... see script
+       v_float(0.3),
+       v_float(-0.0),
+       v_float(INFINITY),
+       v_float(-1.5e300),
+       key("h\xc3\xa9llo \xe2\x9c\x93"),
+       v_str(K::Bytes, ""),
+       v_str(K::Bytes, std::string("\0\xff abc\x80", 7)),
+       v_seq(K::Tuple, {}),
+       v_seq(K::Tuple, {v_int(1)}),
+       v_seq(K::Tuple, {v_int(1), v_int(2)}),
+       v_seq(K::Tuple, {v_int(1), v_int(2), v_int(3)}),
+       v_seq(K::Tuple, {v_int(1), v_int(2), v_int(3), v_int(4)}),
+       v_seq(K::List, {}),
+       v_seq(K::List, {shared}),
+       shared,
+       v_dict(true, {}),
+       v_dict(false, {}),
+       v_dict(false, {{key("one"), v_int(1)}}),
+       mixed,
+       v_str(K::DType, "float32"),
+       v_str(K::DType, "int64"),
+       grad,
+       v_str(K::Device, "cuda:1"),
+       v_str(K::Device, "cpu"),
+       v_seq(K::Set, {v_int(5)})});
+}
+
+// Batches of 1000: a list of 1001 ints, a dict of exactly 1000 entries (its trailing
+// empty batch), an OrderedDict of 1001.
+Ref<io::Value> value_batches() {
+  using K = io::Value::Kind;
+  std::vector<Ref<io::Value>> items;
+  for (int i = 0; i < 1001; ++i) items.push_back(v_int(i));
+  auto d = v_dict(false, {}), od = v_dict(true, {});
+  for (int i = 0; i < 1001; ++i) {
+    if (i < 1000) d->items.insert(d->items.end(), {key("k" + std::to_string(i)), v_int(i)});
+    od->items.insert(od->items.end(), {key("k" + std::to_string(i)), v_int(i)});
+  }
+  return v_seq(K::List, {v_seq(K::List, items), d, od});
+}
+
+struct ValueFixture {
+  const char* name;
+  Ref<io::Value> (*make)();
+};
+const ValueFixture kValueFixtures[] = {{"value_tensor", value_tensor},
+                                       {"value_list", value_list},
+                                       {"value_tutorial", value_tutorial},
+                                       {"value_leaves", value_leaves},
+                                       {"value_batches", value_batches}};
+
+std::string write_value_bytes(const io::Value& v, const std::string& archive) {
+  io::StringSink sink;
+  io::write_torch_value(v, sink, archive);
+  return sink.bytes;
+}
+
 std::string write_bytes(const nn::TensorDict& d, const std::string& archive) {
   io::StringSink sink;
   io::write_torch(d, sink, archive);
@@ -265,6 +431,106 @@ TEST(TorchWriteFixtures, BytesMatchWhatTorchVerified) {
         glia_test::read_file(glia_test::data_path(std::string("golden/checkpoints/glia_written/") + f.name + ".pt"));
     EXPECT_TRUE(committed == bytes) << "committed file differs from today's bytes";
   }
+}
+
+// The value fixtures: written with GLIA_WRITE_TORCH_FIXTURES (the script loads them
+// with torch and compares), else today's bytes against the record.
+TEST(TorchWriteFixtures, ValueBytesMatchWhatTorchVerified) {
+  if (const char* dir = std::getenv("GLIA_WRITE_TORCH_FIXTURES")) {
+    for (const ValueFixture& f : kValueFixtures)
+      std::ofstream(std::string(dir) + "/" + f.name + ".pt", std::ios::binary) << write_value_bytes(*f.make(), f.name);
+    return;
+  }
+  json rec = recorded();
+  ASSERT_TRUE(rec.contains("value_files")) << "run tests/golden/checkpoints/verify_glia_written.py with torch";
+  ASSERT_EQ(rec["value_files"].size(), std::size(kValueFixtures));
+  for (const ValueFixture& f : kValueFixtures) {
+    SCOPED_TRACE(f.name);
+    std::string bytes = write_value_bytes(*f.make(), f.name);
+    const json& r = rec["value_files"][std::string(f.name) + ".pt"];
+    EXPECT_EQ(sha256_hex(bytes), r["sha256"].get<std::string>())
+        << "the writer changed: run tests/golden/checkpoints/verify_glia_written.py with torch";
+    EXPECT_TRUE(r["byte_identical_to_torch_save"].get<bool>());
+    EXPECT_TRUE(r["equal_to_definition"].get<bool>());
+    std::string committed =
+        glia_test::read_file(glia_test::data_path(std::string("golden/checkpoints/glia_written/") + f.name + ".pt"));
+    EXPECT_TRUE(committed == bytes) << "committed file differs from today's bytes";
+  }
+}
+
+// An OrderedDict of str -> tensor pickles as write_torch pickles the dict: the same bytes.
+TEST(TorchWrite, OrderedDictValueIsTheDictsBytes) {
+  for (const Fixture& f : kFixtures) {
+    SCOPED_TRACE(f.name);
+    auto d = f.make();
+    auto v = v_dict(true, {});
+    for (size_t i = 0; i < d->size(); ++i)
+      v->items.insert(v->items.end(), {key(d->key_at(i)), v_tensor(d->value_at(i))});
+    EXPECT_TRUE(write_value_bytes(*v, f.name) == write_bytes(*d, f.name));
+  }
+}
+
+// glia -> .pt -> glia for every value fixture: the same tree (kinds, numbers,
+// strings, tensors bit for bit, dict kinds, sharing of values and storages).
+void expect_same_value(const io::Value& a, const io::Value& b, const std::string& where) {
+  ASSERT_EQ(static_cast<int>(a.kind), static_cast<int>(b.kind)) << where;
+  EXPECT_EQ(a.i, b.i) << where;
+  if (a.kind == io::Value::Kind::Float) {
+    EXPECT_EQ(std::memcmp(&a.f, &b.f, sizeof a.f), 0) << where;
+  }
+  EXPECT_EQ(a.s, b.s) << where;
+  EXPECT_EQ(a.ordered, b.ordered) << where;
+  ASSERT_EQ(a.items.size(), b.items.size()) << where;
+  for (size_t i = 0; i < a.items.size(); ++i)
+    expect_same_value(*a.items[i], *b.items[i], where + "/" + std::to_string(i));
+  if (a.kind == io::Value::Kind::Tensor) {
+    EXPECT_EQ(a.tensor.dtype(), b.tensor.dtype()) << where;
+    EXPECT_EQ(a.tensor.shape(), b.tensor.shape()) << where;
+    EXPECT_EQ(a.tensor.strides(), b.tensor.strides()) << where;
+    EXPECT_EQ(a.tensor.offset(), b.tensor.offset()) << where;
+    EXPECT_EQ(a.tensor.requires_grad(), b.tensor.requires_grad()) << where;
+    Tensor ca = contiguous(a.tensor), cb = contiguous(b.tensor);
+    EXPECT_EQ(to_hex(ca.data(), ca.numel() * itemsize(ca.dtype())),
+              to_hex(cb.data(), cb.numel() * itemsize(cb.dtype())))
+        << where;
+  }
+}
+
+TEST(TorchWrite, ValuesRoundTrip) {
+  for (const ValueFixture& f : kValueFixtures) {
+    SCOPED_TRACE(f.name);
+    auto v = f.make();
+    Ref<io::Value> back = io::read_torch_value(
+        io::ByteSource::copy_of(write_value_bytes(*v, f.name).data(), write_value_bytes(*v, f.name).size()));
+    expect_same_value(*v, *back, f.name);
+  }
+  // Sharing: the list's first and last items are one tensor, the third views its storage.
+  auto v = value_list();
+  std::string bytes = write_value_bytes(*v, "l");
+  Ref<io::Value> back = io::read_torch_value(io::ByteSource::copy_of(bytes.data(), bytes.size()));
+  EXPECT_EQ(back->items[0].get(), back->items[3].get());
+  EXPECT_EQ(back->items[0]->tensor.impl()->storage(), back->items[2]->tensor.impl()->storage());
+  EXPECT_NE(back->items[0]->tensor.impl()->storage(), back->items[1]->tensor.impl()->storage());
+}
+
+// Bad values: an error naming where, nothing written.
+TEST(TorchWrite, BadValuesAreRefused) {
+  using K = io::Value::Kind;
+  auto expect_invalid = [](const io::Value& v, const std::string& what) {
+    try {
+      write_value_bytes(v, "bad");
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::InvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid(*v_seq(K::List, {v_str(K::Str, "\xff")}), "the str at \"0\" is not valid UTF-8");
+  expect_invalid(*v_dict(false, {{key("d"), v_str(K::Device, "cuda:x")}}), "device \"cuda:x\" at \"d\" is not");
+  expect_invalid(*v_str(K::DType, "float32\nos"), "is not a torch dtype name");
+  auto deep = val(K::List);
+  for (int i = 0; i < 1001; ++i) deep = v_seq(K::List, {deep});
+  expect_invalid(*deep, "containers nested deeper than 1000");
 }
 
 // The committed files, read as zips by hand: the records torch writes, in its order,
