@@ -490,6 +490,7 @@ struct TCPStore::Server {
         break;
       }
       if (fds[0].revents) break;
+      const size_t polled = clients.size();  // fds[2 + i] exist for these; a client accepted now waits a round
       if (fds[1].revents & POLLIN) {
         int c = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
         if (c >= 0) {
@@ -499,7 +500,7 @@ struct TCPStore::Server {
         }
       }
       std::vector<bool> drop(clients.size(), false);
-      for (size_t i = 0; i < clients.size(); ++i) {
+      for (size_t i = 0; i < polled; ++i) {
         if (!fds[i + 2].revents) continue;
         Client& c = clients[i];
         uint8_t buf[65536];

@@ -1,8 +1,9 @@
 // Unary floating math and rounding (ops/math.h): meta parts and CPU kernels.
 // The per-element formulas live in ops/cpu/math_fns.h (shared with other
 // backends); the loops are map_unary's (Note [Elementwise fast paths]).
-#include "ops/math.h"
-
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cmath>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "ops/cpu/math_fns.h"
 #include "ops/cpu/vmath.h"
 #include "ops/elementwise.h"
+#include "ops/math.h"
 
 namespace glia::ops {
 
@@ -265,8 +267,12 @@ using ops::unary_kernel;
 namespace vmath {
 bool available() {
 #if GLIA_HAVE_HWY && defined(__x86_64__)
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+  // F16C through cpuid: clang's __builtin_cpu_supports does not know "f16c" (the fuzz build uses clang).
+  static const bool ok = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+    return f16c && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+  }();
   return ok;
 #else
   return false;
