@@ -896,9 +896,11 @@ typedef glia_error *(*glia_post_accumulate_grad_hook_fn)(void *user_data, glia_t
  * register a hook on a tensor that doesn't require gradient".
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_post_accumulate_grad_hook(
-    glia_tensor *tensor, glia_post_accumulate_grad_hook_fn fn, void *user_data, void (*free_user_data)(void *),
-    uint64_t *out_hook_id);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_register_post_accumulate_grad_hook(glia_tensor *tensor,
+                                                                                   glia_post_accumulate_grad_hook_fn fn,
+                                                                                   void *user_data,
+                                                                                   void (*free_user_data)(void *),
+                                                                                   uint64_t *out_hook_id);
 
 /** A callback queued with glia_autograd_queue_callback. @since 0.2 */
 typedef glia_error *(*glia_backward_callback_fn)(void *user_data);
@@ -1292,7 +1294,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_erfinv_(glia_tensor *self);
 GLIA_API GLIA_NODISCARD glia_error *glia_lgamma(const glia_tensor *a, glia_tensor **out);
 /** In place: self = lgamma(self). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_lgamma_(glia_tensor *self);
-/** Gamma'(a) / Gamma(a) (-inf at 0, NaN at negative integers); its backward (trigamma) is not itself differentiable. @since 0.2 */
+/** Gamma'(a) / Gamma(a) (-inf at 0, NaN at negative integers); its backward (trigamma) is not itself differentiable.
+ * @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_digamma(const glia_tensor *a, glia_tensor **out);
 /** In place: self = digamma(self). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_digamma_(glia_tensor *self);
@@ -1485,11 +1488,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64
  * NULL and 0 for all): whether every element is nonzero (NaN is nonzero).
  * The result is bool, or uint8 for a uint8 input (torch 1.13). @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_all(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
-                                             int32_t keepdim, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_all(const glia_tensor *a, const int64_t *dims, int64_t n_dims, int32_t keepdim,
+                                             glia_tensor **out);
 /** torch.any: whether some element is nonzero; as glia_all. @since 0.2 */
-GLIA_API GLIA_NODISCARD glia_error *glia_any(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
-                                             int32_t keepdim, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_any(const glia_tensor *a, const int64_t *dims, int64_t n_dims, int32_t keepdim,
+                                             glia_tensor **out);
 /** torch.count_nonzero(a, dims): the number of nonzero elements (int64). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_count_nonzero(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
                                                        glia_tensor **out);
@@ -1539,8 +1542,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logcumsumexp(const glia_tensor *a, int6
 GLIA_API GLIA_NODISCARD glia_error *glia_sort(const glia_tensor *a, int64_t dim, int32_t descending, int32_t stable,
                                               glia_tensor **out_values, glia_tensor **out_indices);
 /** torch.argsort(a, dim, descending, stable): the indices of glia_sort. @since 0.2 */
-GLIA_API GLIA_NODISCARD glia_error *glia_argsort(const glia_tensor *a, int64_t dim, int32_t descending,
-                                                 int32_t stable, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_argsort(const glia_tensor *a, int64_t dim, int32_t descending, int32_t stable,
+                                                 glia_tensor **out);
 /** torch.msort(a): glia_sort's values along dim 0. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_msort(const glia_tensor *a, glia_tensor **out);
 /**
@@ -1550,7 +1553,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_msort(const glia_tensor *a, glia_tensor
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_topk(const glia_tensor *a, int64_t k, int64_t dim, int32_t largest,
                                               int32_t sorted, glia_tensor **out_values, glia_tensor **out_indices);
-/** torch.kthvalue(a, k, dim, keepdim): the k-th smallest element (1 <= k <= the dim's size) and its index. @since 0.2 */
+/** torch.kthvalue(a, k, dim, keepdim): the k-th smallest element (1 <= k <= the dim's size) and its index. @since 0.2
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_kthvalue(const glia_tensor *a, int64_t k, int64_t dim, int32_t keepdim,
                                                   glia_tensor **out_values, glia_tensor **out_indices);
 /** torch.median(a): the lower median of all elements (NaN when one is NaN; an empty input gives NaN). @since 0.2 */
@@ -1814,10 +1818,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_diagonal(const glia_tensor *a, int64_t 
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_diag(const glia_tensor *a, int64_t diagonal, glia_tensor **out);
-/** torch.diag_embed: a's last dim written onto the diagonal `offset` of new dims dim1, dim2 (zeros elsewhere). @since 0.2 */
+/** torch.diag_embed: a's last dim written onto the diagonal `offset` of new dims dim1, dim2 (zeros elsewhere). @since
+ * 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_diag_embed(const glia_tensor *a, int64_t offset, int64_t dim1, int64_t dim2,
                                                     glia_tensor **out);
-/** torch.trace: the 0-dim sum of a 2-D a's main diagonal (integer inputs give int64; bool: GLIA_ERR_DTYPE). @since 0.2 */
+/** torch.trace: the 0-dim sum of a 2-D a's main diagonal (integer inputs give int64; bool: GLIA_ERR_DTYPE). @since 0.2
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_trace(const glia_tensor *a, glia_tensor **out);
 /** torch.flip: a copy of `a` with the order of elements reversed along each of dims (distinct). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_flip(const glia_tensor *a, const int64_t *dims, int64_t n_dims,
@@ -1836,8 +1842,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_roll(const glia_tensor *a, const int64_
 
 /** torch.movedim: a view with dims source[i] moved to destination[i], the others in their order. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_movedim(const glia_tensor *a, const int64_t *source, int64_t n_source,
-                                                 const int64_t *destination, int64_t n_destination,
-                                                 glia_tensor **out);
+                                                 const int64_t *destination, int64_t n_destination, glia_tensor **out);
 /**
  * Tensor.unfold(dimension, size, step): a view (sharing a's storage) of the windows of `size` elements
  * taken every `step` along `dimension`, which becomes the number of windows; the window is the new
@@ -1848,7 +1853,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_unfold(const glia_tensor *a, int64_t di
 /** torch.rot90: a rotated by 90 degrees k times in the plane of dims[0], dims[1] (n_dims must be 2). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_rot90(const glia_tensor *a, int64_t k, const int64_t *dims, int64_t n_dims,
                                                glia_tensor **out);
-/** Tensor.repeat: a copy of `a` tiled repeats[i] times along dim i (n_repeats >= a's dims; new leading dims). @since 0.2 */
+/** Tensor.repeat: a copy of `a` tiled repeats[i] times along dim i (n_repeats >= a's dims; new leading dims). @since
+ * 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_repeat(const glia_tensor *a, const int64_t *repeats, int64_t n_repeats,
                                                 glia_tensor **out);
 /** torch.tile: glia_repeat with `dims` padded with leading 1s to a's number of dims. @since 0.2 */
@@ -2551,12 +2557,12 @@ typedef enum glia_value_kind GLIA_ENUM_BASE {
   GLIA_VALUE_INT = 2,     /**< a Python int within int64 */
   GLIA_VALUE_BIG_INT = 3, /**< a Python int beyond int64 (glia_value_as_string: little-endian two's complement bytes) */
   GLIA_VALUE_FLOAT = 4,
-  GLIA_VALUE_STR = 5,    /**< UTF-8 */
+  GLIA_VALUE_STR = 5, /**< UTF-8 */
   GLIA_VALUE_BYTES = 6,
-  GLIA_VALUE_TUPLE = 7,  /**< also torch.Size */
+  GLIA_VALUE_TUPLE = 7, /**< also torch.Size */
   GLIA_VALUE_LIST = 8,
-  GLIA_VALUE_DICT = 9,   /**< dict or OrderedDict, in insertion order */
-  GLIA_VALUE_SET = 10,   /**< set or frozenset */
+  GLIA_VALUE_DICT = 9,    /**< dict or OrderedDict, in insertion order */
+  GLIA_VALUE_SET = 10,    /**< set or frozenset */
   GLIA_VALUE_TENSOR = 11, /**< a tensor or nn.Parameter (requires_grad as saved) */
   GLIA_VALUE_DEVICE = 12, /**< torch.device: glia_value_as_string gives "cuda:0" */
   GLIA_VALUE_DTYPE = 13   /**< torch.dtype: glia_value_as_string gives its name, "float32" */
@@ -2573,7 +2579,7 @@ typedef enum glia_value_kind GLIA_ENUM_BASE {
 GLIA_API GLIA_NODISCARD glia_error *glia_value_load(const char *path, glia_format format, glia_value **out);
 /** glia_value_load from memory (the bytes are copied once; `data` may be freed on return). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_value_load_buffer(const void *data, size_t size, glia_format format,
-                                                          glia_value **out);
+                                                           glia_value **out);
 /** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_value_retain(glia_value *value);
 /** Drops a reference (NULL is accepted). Errors: GLIA_ERR_INVALID_HANDLE. @since 0.2 */
@@ -2616,7 +2622,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_as_double(const glia_value *value
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_value_as_string(const glia_value *value, char *buffer, size_t capacity,
-                                                        size_t *out_length);
+                                                         size_t *out_length);
 /** The tensor of a tensor value (a new handle reference). Errors: GLIA_ERR_INVALID_ARGUMENT. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_value_as_tensor(const glia_value *value, glia_tensor **out);
 /**
@@ -3010,8 +3016,8 @@ GLIA_API void glia_nn_rnn_options_init(glia_nn_rnn_options *options);
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn(int64_t input_size, int64_t hidden_size,
-                                                const glia_nn_rnn_options *options,
-                                                const glia_factory_options *factory, glia_module **out);
+                                                const glia_nn_rnn_options *options, const glia_factory_options *factory,
+                                                glia_module **out);
 /**
  * torch.nn.LSTM: as glia_nn_rnn with 4 * hidden_size gate rows; with
  * proj_size > 0 each layer and direction also has weight_hr_l{k} [proj_size,
@@ -3026,8 +3032,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_lstm(int64_t input_size, int64_t hid
                                                  const glia_factory_options *factory, glia_module **out);
 /** torch.nn.GRU: as glia_nn_rnn with 3 * hidden_size gate rows (r, z, n). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidden_size,
-                                                const glia_nn_rnn_options *options,
-                                                const glia_factory_options *factory, glia_module **out);
+                                                const glia_nn_rnn_options *options, const glia_factory_options *factory,
+                                                glia_module **out);
 
 /* ---- torch.nn.utils.rnn: packed sequences -------------------------------- */
 
@@ -3063,9 +3069,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_packed_sequence_release(glia_packed_seq
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pack_padded_sequence(const glia_tensor *input,
-                                                                          const int64_t *lengths, int64_t n_lengths,
-                                                                          int32_t batch_first, int32_t enforce_sorted,
-                                                                          glia_packed_sequence *out);
+                                                                           const int64_t *lengths, int64_t n_lengths,
+                                                                           int32_t batch_first, int32_t enforce_sorted,
+                                                                           glia_packed_sequence *out);
 /**
  * torch.nn.utils.rnn.pad_packed_sequence(sequence, batch_first,
  * padding_value, total_length): *out the padded [T, B, *] ([B, T, *]) in the
@@ -3076,9 +3082,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pack_padded_sequence(const
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_packed_sequence(const glia_packed_sequence *sequence,
-                                                                         int32_t batch_first, double padding_value,
-                                                                         const int64_t *total_length,
-                                                                         glia_tensor **out, glia_tensor **out_lengths);
+                                                                          int32_t batch_first, double padding_value,
+                                                                          const int64_t *total_length,
+                                                                          glia_tensor **out, glia_tensor **out_lengths);
 /**
  * torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value):
  * n_sequences tensors [L_i, *] with equal trailing sizes into [max L, B, *]
@@ -3087,8 +3093,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_packed_sequence(const 
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_sequence(glia_tensor *const *sequences, int64_t n_sequences,
-                                                                  int32_t batch_first, double padding_value,
-                                                                  glia_tensor **out);
+                                                                   int32_t batch_first, double padding_value,
+                                                                   glia_tensor **out);
 /**
  * torch's RNN/LSTM/GRU forward on a PackedSequence: `module` made by
  * glia_nn_rnn, glia_nn_lstm or glia_nn_gru; h_0 (and c_0 for an LSTM) NULL or
@@ -3104,9 +3110,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_rnn_pad_sequence(glia_tensor *
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *module, const glia_packed_sequence *input,
-                                                              const glia_tensor *h_0, const glia_tensor *c_0,
-                                                              glia_packed_sequence *out, glia_tensor **out_h_n,
-                                                              glia_tensor **out_c_n);
+                                                               const glia_tensor *h_0, const glia_tensor *c_0,
+                                                               glia_packed_sequence *out, glia_tensor **out_h_n,
+                                                               glia_tensor **out_c_n);
 
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /* (layers helper B) */
@@ -3717,7 +3723,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_store_file_create(const char *path, int
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_create(const char *host, int32_t port, int32_t is_server,
                                                           int64_t timeout_ms, glia_store **out);
-/** The port of a TCP store (the bound one for a server created with port 0). Errors: GLIA_ERR_INVALID_ARGUMENT for another kind of store. @since 0.2 */
+/** The port of a TCP store (the bound one for a server created with port 0). Errors: GLIA_ERR_INVALID_ARGUMENT for
+ * another kind of store. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_store_tcp_port(const glia_store *store, int32_t *out_port);
 /**
  * A store in a Redis server at host:port, for clusters that already run one
@@ -3760,7 +3767,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_store_add(glia_store *store, const char
 GLIA_API GLIA_NODISCARD glia_error *glia_store_compare_set(glia_store *store, const char *key, const void *expected,
                                                            size_t n_expected, const void *desired, size_t n_desired,
                                                            void *buffer, size_t capacity, size_t *out_length);
-/** wait(keys, timeout): returns when all keys exist. Errors: GLIA_ERR_IO on timeout, naming the missing keys. @since 0.2 */
+/** wait(keys, timeout): returns when all keys exist. Errors: GLIA_ERR_IO on timeout, naming the missing keys. @since
+ * 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_store_wait(glia_store *store, const char *const *keys, int64_t n_keys,
                                                     int64_t timeout_ms);
 /** check(keys): *out = 1 when all keys exist now (no waiting). @since 0.2 */
@@ -3845,7 +3853,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_process_group_broadcast(glia_process_gr
 /** reduce(tensor, dst=root, op): root's tensor receives the reduction; the others' are unchanged. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_process_group_reduce(glia_process_group *group, glia_tensor *tensor,
                                                               int64_t root, glia_reduce_op op, glia_work **out);
-/** all_gather(outputs, input): outputs[r] (world size of them, input's shape and dtype) receives rank r's input. @since 0.2 */
+/** all_gather(outputs, input): outputs[r] (world size of them, input's shape and dtype) receives rank r's input. @since
+ * 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_process_group_all_gather(glia_process_group *group,
                                                                   glia_tensor *const *outputs, int64_t n_outputs,
                                                                   const glia_tensor *input, glia_work **out);
@@ -3857,7 +3866,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_process_group_reduce_scatter(glia_proce
 GLIA_API GLIA_NODISCARD glia_error *glia_process_group_barrier(glia_process_group *group, glia_work **out);
 /** Adds a reference. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_process_group_retain(glia_process_group *group);
-/** Drops a reference (NULL is accepted); the last one waits for queued collectives and closes the connections. @since 0.2 */
+/** Drops a reference (NULL is accepted); the last one waits for queued collectives and closes the connections. @since
+ * 0.2 */
 GLIA_API glia_error *glia_process_group_release(glia_process_group *group);
 
 /**
