@@ -47,13 +47,21 @@ const char* format_name(Format f) {
   return "?";
 }
 
-Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format) {
+namespace {
+
+// Format::Auto becomes the format the first bytes show (Error(Format) when none).
+Format resolve(const Ref<ByteSource>& src, Format format) {
+  if (format != Format::Auto) return format;
   Format found = detect_format(src->data(), src->size());
-  if (format == Format::Auto) {
-    GLIA_CHECK(found != Format::Auto, Format, src->name(), " is neither a safetensors file nor a PyTorch checkpoint (",
-               src->size(), " bytes, no known magic bytes at the start)");
-    format = found;
-  }
+  GLIA_CHECK(found != Format::Auto, Format, src->name(), " is neither a safetensors file nor a PyTorch checkpoint (",
+             src->size(), " bytes, no known magic bytes at the start)");
+  return found;
+}
+
+}  // namespace
+
+Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format) {
+  format = resolve(src, format);
   switch (format) {
     case Format::Safetensors:
       return read_safetensors(src);
@@ -66,12 +74,7 @@ Ref<nn::TensorDict> load(const Ref<ByteSource>& src, Format format) {
 }
 
 Ref<Value> load_value(const Ref<ByteSource>& src, Format format) {
-  Format found = detect_format(src->data(), src->size());
-  if (format == Format::Auto) {
-    GLIA_CHECK(found != Format::Auto, Format, src->name(), " is neither a safetensors file nor a PyTorch checkpoint (",
-               src->size(), " bytes, no known magic bytes at the start)");
-    format = found;
-  }
+  format = resolve(src, format);
   if (format == Format::Torch) return read_torch_value(src);
   GLIA_CHECK(format == Format::Safetensors, InvalidArgument, "unknown checkpoint format ", static_cast<int>(format));
   Ref<nn::TensorDict> d = read_safetensors(src);
