@@ -95,13 +95,39 @@ else
   fi
 fi
 
+# (e) Packaging and documentation: each script gets the Release build in GLIA_BUILD_DIR and
+# counts as one test; exit status 77 means skipped (it says why). Each is also run by hand.
+#   docs:  scripts/docs.sh          the Doxygen API reference, warnings are errors
+#   deb:   scripts/deb-test.sh      cpack -G DEB, dpkg -i, C/CMake/Rust/Go consumers, dpkg -r
+#   wheel: scripts/wheel-test.sh    the Python wheel, installed offline into a fresh venv
+for stage in docs:scripts/docs.sh deb:scripts/deb-test.sh wheel:scripts/wheel-test.sh; do
+  name=${stage%%:*} script=${stage#*:}
+  if [ ! -f "$script" ]; then
+    echo "==== $name: skipped (no $script)"
+  elif [ "$release_ok" -ne 0 ]; then
+    echo "==== $name: skipped (the Release build failed)"
+  else
+    echo "==== $name: $script"
+    t0=$SECONDS
+    GLIA_BUILD_DIR=$root/build/release bash "$script"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+      tally "$name" 1 0 "passed ($((SECONDS - t0)) s)"
+    elif [ "$rc" -eq 77 ]; then
+      tally "$name" 0 0 "skipped ($((SECONDS - t0)) s)"
+    else
+      tally "$name" 0 1 "FAILED ($((SECONDS - t0)) s)"
+    fi
+  fi
+done
+
 total=$((passed + failed))
 percent=100
 if [ "$total" -gt 0 ]; then
   percent=$((passed * 100 / total))
   [ "$failed" -gt 0 ] && [ "$percent" -eq 100 ] && percent=99
 fi
-echo "==== summary (release + asan + bindings + fuzz, $((SECONDS - start)) s)"
+echo "==== summary (release + asan + bindings + fuzz + docs/packages, $((SECONDS - start)) s)"
 printf '%s\n' "${report[@]}"
 echo "${percent}% tests passed, ${failed} tests failed out of ${total}"
 [ "$failed" -eq 0 ]
