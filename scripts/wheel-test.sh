@@ -20,9 +20,11 @@ skip() {
 }
 [ -x "$py" ] || skip "no $py"
 "$py" -m pip --version >/dev/null 2>&1 || skip "$py has no pip: apt-get install -y python3-pip"
-"$py" -c 'import setuptools, wheel' 2>/dev/null || skip "$py lacks setuptools or wheel: apt-get install -y python3-setuptools python3-wheel"
+"$py" -c 'import setuptools, wheel' 2>/dev/null ||
+  skip "$py lacks setuptools or wheel: apt-get install -y python3-setuptools python3-wheel"
 "$py" -c 'import venv' 2>/dev/null || skip "$py lacks venv: apt-get install -y python3-venv"
-"$py" -c 'import numpy, pytest' 2>/dev/null || skip "$py lacks numpy or pytest: apt-get install -y python3-numpy python3-pytest"
+"$py" -c 'import numpy, pytest' 2>/dev/null ||
+  skip "$py lacks numpy or pytest: apt-get install -y python3-numpy python3-pytest"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glia-wheel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -54,7 +56,8 @@ fi
 # The libraries it must bundle: libglia, and the CUDA backend when this build has one.
 expected=glia/_lib/libglia.so.0
 [ ! -e "$build/src/libglia_cuda.so.0" ] || expected+=$'\n'glia/_lib/libglia_cuda.so.0
-bundled=$("$py" -c 'import sys, zipfile; print("\n".join(sorted(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/_lib/" in n)))' "$wheel")
+bundled=$("$py" -c 'import sys, zipfile; print("\n".join(sorted(n for n in zipfile.ZipFile(sys.argv[1]).namelist()
+                                                       if "/_lib/" in n)))' "$wheel")
 if [ "$bundled" != "$expected" ]; then
   echo "wheel: $(basename "$wheel") bundles [${bundled//$'\n'/, }], expected [${expected//$'\n'/, }]" >&2
   exit 1

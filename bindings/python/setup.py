@@ -85,8 +85,11 @@ class BuildPyWithLibrary(build_py):
         if getattr(self, "editable_mode", False):
             return
         target = os.path.join(self.build_lib, "glia", "_lib")
-        self.mkpath(target)
-        for src in build_libraries():
+        libraries = build_libraries()
+        if os.path.isdir(target) and not self.dry_run:
+            shutil.rmtree(target)  # an earlier in-place build's libraries, maybe of another build directory
+        os.makedirs(target, exist_ok=True)
+        for src in libraries:
             # copyfile follows the build's symlinks (libglia.so.0 -> libglia.so.0.1.0): the wheel holds the file
             # under its SONAME, the name libglia loads its CUDA backend by.
             dst = os.path.join(target, os.path.basename(src))
@@ -118,4 +121,8 @@ class BdistWheelPlatform(bdist_wheel):
         return "py3", "none", platform
 
 
-setup(version=VERSION, distclass=PlatformDistribution, cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelPlatform})
+setup(
+    version=VERSION,
+    distclass=PlatformDistribution,
+    cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": BdistWheelPlatform},
+)
