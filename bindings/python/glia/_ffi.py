@@ -28,37 +28,46 @@ import threading
 from . import _cdefs
 from ._cdefs import *  # noqa: F401,F403  (constants and struct types)
 
-__all__ = ["C", "check", "register", "lookup", "unregister", "guard", "handle_out", "lib_path"]
+__all__ = ["C", "check", "register", "lookup", "unregister", "guard", "handle_out", "lib_path", "lib_found_by"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_NAMES = ("libglia.so.0", "libglia.so", "libglia.dylib", "glia.dll")
 
 
-def _candidates():
+def _find():
+    """(path, how it was found) of the library to load; the first of:
+
+    1. bundled: glia/_lib/ (what the wheel installs), or glia/ itself (put there by hand);
+    2. GLIA_LIBRARY, a path to libglia.so (bindings/python/test.sh and the tests' conftest.py set it to
+       the build tree's);
+    3. the system's: ctypes.util.find_library("glia"), else the SONAME libglia.so.0 (the loader's search).
+    A library that is found but does not load (a missing dependency, another architecture) is an error
+    naming it, never a reason to go on to a different copy.
+    """
+    for where, how in ((os.path.join(_HERE, "_lib"), "bundled with the package"), (_HERE, "next to the package")):
+        for name in _NAMES:
+            p = os.path.join(where, name)
+            if os.path.exists(p):
+                return p, how
     env = os.environ.get("GLIA_LIBRARY")
     if env:
-        yield env, "GLIA_LIBRARY"
-        return
-    for name in ("libglia.so", "libglia.so.0", "libglia.dylib", "glia.dll"):
-        p = os.path.join(_HERE, name)
-        if os.path.exists(p):
-            yield p, "next to the package"
-    yield ctypes.util.find_library("glia") or "libglia.so.0", "the system loader"
+        return env, "GLIA_LIBRARY"
+    return ctypes.util.find_library("glia") or "libglia.so.0", "the system loader"
 
 
 def _load():
-    tried = []
-    for path, how in _candidates():
-        try:
-            return ctypes.CDLL(path), path
-        except OSError as e:
-            tried.append("%s (%s): %s" % (path, how, e))
-    raise ImportError(
-        "glia: cannot load libglia; tried " + "; ".join(tried) + ". Set GLIA_LIBRARY to the path of libglia.so, "
-        "put libglia.so next to the glia package, or install it where the system loader finds it."
-    )
+    path, how = _find()
+    try:
+        return ctypes.CDLL(path), path, how
+    except OSError as e:
+        raise ImportError(
+            "glia: cannot load libglia %s (%s): %s. Install the glia wheel (it bundles the library), set GLIA_LIBRARY "
+            "to the path of libglia.so, or install libglia0 where the system loader finds it (docs/install.md, "
+            "\"When the library is not found\")." % (path, how, e)
+        ) from None
 
 
-_lib, lib_path = _load()
+_lib, lib_path, lib_found_by = _load()  # lib_found_by: how lib_path was found (_find)
 
 
 class _Functions:

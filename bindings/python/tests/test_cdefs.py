@@ -5,7 +5,9 @@ import re
 
 from glia import _cdefs
 
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "include", "glia", "glia.h")
+from _repo import ROOT
+
+HEADER = os.path.join(ROOT, "include", "glia", "glia.h")
 
 
 def header_functions():

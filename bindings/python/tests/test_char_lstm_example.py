@@ -5,13 +5,13 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+from _repo import ROOT, python_env
+
 WORDS = set("the a cat dog mat log sat on and".split())
 
 
 def test_char_lstm_learns_and_generates():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "bindings", "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env = python_env()
     out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", "char_lstm.py")], env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+from _repo import ROOT, python_env
+
 DATA = "/usr/share/datasets/fashion-mnist"
 
 
 @pytest.mark.skipif(not os.path.isdir(DATA), reason="Fashion-MNIST not installed (Debian dataset-fashion-mnist)")
 def test_fashion_mnist_one_epoch(tmp_path):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "bindings", "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env = python_env()
     out = subprocess.run(
         [sys.executable, os.path.join(ROOT, "examples", "python", "fashion_mnist.py"), "--data", DATA,
          "--epochs", "1", "--limit", "1024", "--save", str(tmp_path / "lenet.safetensors")],

@@ -13,7 +13,8 @@ import pytest
 import glia
 from glia import nn
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+from _repo import ROOT
+
 with open(os.path.join(ROOT, "tests", "golden", "modules", "rnn.json")) as _f:
     FIX = json.load(_f)
 

@@ -9,8 +9,10 @@ import pytest
 
 import glia
 
+from _repo import ROOT
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+REPO = ROOT
 TORCH_CKPT = os.path.join(REPO, "tests", "golden", "checkpoints", "torch")
 _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
        "int32": np.int32, "uint8": np.uint8, "bool": np.bool_}

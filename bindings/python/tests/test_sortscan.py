@@ -10,8 +10,10 @@ import pytest
 
 import glia
 
+from _repo import ROOT
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURE = os.path.join(HERE, "..", "..", "..", "tests", "golden", "ops", "sortscan.json")
+FIXTURE = os.path.join(ROOT, "tests", "golden", "ops", "sortscan.json")
 with open(FIXTURE) as f:
     DATA = json.load(f)
 

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+from _repo import ROOT, python_env
 
 
 def script():
@@ -24,8 +24,7 @@ def test_script_only_renames_imports():
 def test_doc_script_runs(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(script())
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "bindings", "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env = python_env()
     out = subprocess.run([sys.executable, str(path)], cwd=str(tmp_path), env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
