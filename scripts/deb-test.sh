@@ -60,6 +60,8 @@ quiet() { # <log> <command...>
   shift
   "$@" >"$log" 2>&1 || { tail -n 60 "$log"; echo "(full log: $log)"; fail "$*"; }
 }
+# Whether cmake/packaging.cmake packages this install component (cuda, tools) in this build.
+has_component() { sed -n 's/^set(CPACK_COMPONENTS_ALL "\(.*\)")$/;\1;/p' "$build/CPackConfig.cmake" | grep -q ";$1;"; }
 # dpkg, waiting while another dpkg or apt holds the lock (other jobs on the machine may install packages).
 dpkg_wait() {
   local out
@@ -77,6 +79,9 @@ dpkg_wait() {
 
 echo "== cpack -G DEB ($build)"
 t=$SECONDS
+# Up to date first (a no-op after scripts/test.sh's build): cpack itself neither reconfigures nor builds.
+quiet "$work/build.log" cmake --build "$build" --target glia
+! has_component cuda || quiet "$work/build_cuda.log" cmake --build "$build" --target glia_cuda
 (cd "$build" && quiet "$work/cpack.log" cpack -G DEB -B "$work/out")
 mv "$work"/out/*.deb "$work"/
 debs=("$work"/*.deb)
@@ -90,9 +95,13 @@ deb_of() { ls "$work/$1_${version}-${release}_"*.deb 2>/dev/null || fail "no pac
 runtime=$(deb_of "libglia$major")
 dev=$(deb_of libglia-dev)
 packages=("libglia$major" libglia-dev)
-if [ -e "$build/src/libglia_cuda.so.$major" ]; then
+if has_component cuda; then
   cuda=$(deb_of "libglia-cuda$major")
   packages+=("libglia-cuda$major")
+fi
+if has_component tools; then
+  tools=$(deb_of glia-tools)
+  packages+=(glia-tools)
 fi
 [ ${#debs[@]} -eq ${#packages[@]} ] || fail "expected the packages ${packages[*]}, got: $(cd "$work" && echo *.deb)"
 
@@ -117,6 +126,11 @@ expect_files "$dev" $headers "/$libdir/libglia.so" "/$libdir/pkgconfig/glia.pc" 
 if [ -n "${cuda:-}" ]; then
   # shellcheck disable=SC2046
   expect_files "$cuda" "/$libdir/libglia_cuda.so.$major" "/$libdir/libglia_cuda.so.$version" $(docs "libglia-cuda$major")
+fi
+
+if [ -n "${tools:-}" ]; then
+  unexpected=$(files_of "$tools" | grep -v -e '^/usr/bin/' -e '^/usr/share/doc/glia-tools/' -e '^/usr/share/man/' || true)
+  [ -z "$unexpected" ] || fail "glia-tools holds more than programs and their documentation: $unexpected"
 fi
 
 # libglia0's symbols file: every exported function (abi/glia.symbols) with a version, nothing else.
