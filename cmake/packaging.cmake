@@ -7,8 +7,8 @@
 # Each package gets /usr/share/doc/<package>/{copyright,changelog.Debian.gz,changelog.gz}; those files
 # are installed by component installs only (EXCLUDE_FROM_ALL), so `cmake --install` stays as it was.
 # Depends come from dpkg-shlibdeps; libglia0 carries a symbols file made from abi/glia.symbols with
-# each symbol's version taken from its `@since` in glia.h. Included at the end of CMakeLists.txt,
-# after every install() rule.
+# each symbol's version taken from its `@since` in glia.h (cmake/debian/symbols.cmake). Included at
+# the end of CMakeLists.txt, after every install() rule.
 
 set(GLIA_DEB_MAINTAINER "glia maintainers <maintainers@glia.example>" CACHE STRING
   "Maintainer field (and changelog signature) of the Debian packages")
@@ -34,65 +34,17 @@ set(glia_deb_cuda_name libglia-cuda${PROJECT_VERSION_MAJOR})
 set(glia_deb_tools_name glia-tools)
 
 # --- libglia0's symbols file ------------------------------------------------------------------------
-# "libglia.so.0 libglia0 #MINVER#", then " <symbol>@Base <version>" for each line of abi/glia.symbols.
-# The version is the `@since X.Y` of the symbol's declaration in glia.h, as X.Y.0, but never above
-# the version being packaged: until project(VERSION) is raised at release, the functions of the next
-# version are already in this package, and a dependency on a version no package has would make
-# programs built against it uninstallable.
-function(glia_deb_symbols out)
-  # The lines that hold `@since` or GLIA_API, as a list: `;` and brackets replaced first, since a
-  # CMake list splits at `;` and not inside unbalanced brackets.
-  file(READ ${PROJECT_SOURCE_DIR}/include/glia/glia.h header)
-  string(REPLACE ";" "," header "${header}")
-  string(REPLACE "[" "(" header "${header}")
-  string(REPLACE "]" ")" header "${header}")
-  string(REGEX REPLACE "@since[ \t]*\n[ \t]*\\*[ \t]*" "@since " header "${header}")  # "@since\n * 0.2"
-  string(REGEX MATCHALL "[^\n]*(@since|GLIA_API)[^\n]*" lines "${header}")
-  set(since "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "@since ([0-9]+\\.[0-9]+(\\.[0-9]+)?)")
-      set(since ${CMAKE_MATCH_1})
-    endif()
-    if(line MATCHES "GLIA_API.*[ *](glia_[A-Za-z0-9_]+) *\\(")
-      set(version_of_${CMAKE_MATCH_1} ${since})
-      set(since "")
-    endif()
-  endforeach()
-  file(STRINGS ${PROJECT_SOURCE_DIR}/abi/glia.symbols symbols)
-  set(text "libglia.so.${PROJECT_VERSION_MAJOR} ${glia_deb_runtime_name} #MINVER#\n")
-  string(APPEND text "* Build-Depends-Package: ${glia_deb_dev_name}\n")
-  set(capped 0)
-  set(undated "")
-  foreach(s IN LISTS symbols)
-    set(v "${version_of_${s}}")
-    if(v STREQUAL "")
-      list(APPEND undated ${s})
-      set(v ${PROJECT_VERSION})
-    elseif(v MATCHES "^[0-9]+\\.[0-9]+$")
-      string(APPEND v ".0")
-    endif()
-    if(v VERSION_GREATER PROJECT_VERSION)
-      math(EXPR capped "${capped} + 1")
-      set(v ${PROJECT_VERSION})
-    endif()
-    string(APPEND text " ${s}@Base ${v}\n")
-  endforeach()
-  if(undated)
-    list(JOIN undated ", " undated)
-    message(WARNING "glia.h gives no @since for ${undated}: the Debian symbols file says ${PROJECT_VERSION}")
-  endif()
-  if(capped GREATER 0)
-    message(STATUS "glia: ${capped} functions are @since a version above ${PROJECT_VERSION}; "
-      "their Debian symbols say ${PROJECT_VERSION} until project(VERSION) is raised")
-  endif()
-  file(CONFIGURE OUTPUT ${out} CONTENT "${text}" @ONLY)
-endfunction()
-
+# Written when cpack runs (cmake/debian/symbols.cmake, CPACK_PROJECT_CONFIG_FILE below) from glia.h and
+# abi/glia.symbols as they are then, so that editing glia.h does not reconfigure the build.
 set(glia_deb_dir ${PROJECT_BINARY_DIR}/debian)
-glia_deb_symbols(${glia_deb_dir}/symbols)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-  ${PROJECT_SOURCE_DIR}/include/glia/glia.h ${PROJECT_SOURCE_DIR}/abi/glia.symbols
-  ${PROJECT_SOURCE_DIR}/docs/CHANGELOG.md)
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/debian/symbols.cmake)
+set(CPACK_GLIA_SOURCE_DIR ${PROJECT_SOURCE_DIR})
+set(CPACK_GLIA_VERSION ${PROJECT_VERSION})
+set(CPACK_GLIA_SONAME libglia.so.${PROJECT_VERSION_MAJOR})
+set(CPACK_GLIA_RUNTIME_PACKAGE ${glia_deb_runtime_name})
+set(CPACK_GLIA_DEV_PACKAGE ${glia_deb_dev_name})
+set(CPACK_GLIA_SYMBOLS_FILE ${glia_deb_dir}/symbols)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/CHANGELOG.md)
 
 # --- /usr/share/doc/<package>: copyright, changelog.Debian.gz, changelog.gz (docs/CHANGELOG.md) ------
 find_program(GLIA_GZIP gzip)
@@ -178,7 +130,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS libopenblas0)
 file(WRITE ${glia_deb_dir}/triggers "activate-noawait ldconfig\n")
 set(glia_deb_ldconfig ${glia_deb_dir}/triggers ${glia_deb_dir}/not-shipped/postinst
   ${glia_deb_dir}/not-shipped/postrm)
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${glia_deb_dir}/symbols ${glia_deb_ldconfig})
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${CPACK_GLIA_SYMBOLS_FILE} ${glia_deb_ldconfig})
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME ${glia_deb_dev_name})
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
