@@ -16,8 +16,7 @@
 package glia
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -lglia
+#cgo pkg-config: glia
 #include "shim.h"
 */
 import "C"

@@ -17,8 +17,20 @@ if [ ! -e "$build/src/libglia.so" ]; then
   exit 1
 fi
 
+if [ ! -e "$build/pkgconfig/glia-uninstalled.pc" ]; then
+  echo "bindings/go: $build/pkgconfig/glia-uninstalled.pc not found (configure $build again with cmake)" >&2
+  exit 1
+fi
+
 export CGO_ENABLED=1
-export CGO_LDFLAGS="-L$build/src${CGO_LDFLAGS:+ $CGO_LDFLAGS}"
+# The package finds libglia with `#cgo pkg-config: glia`; pkg-config prefers glia-uninstalled.pc,
+# the build tree's (the headers of this checkout, the library in $build/src), over an installed glia.
+export PKG_CONFIG_PATH="$build/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# go's build cache key covers the CGO_* variables but not what `#cgo pkg-config` returned: a define
+# naming this build tree keeps a package compiled against another glia (an installed one, another
+# build) from being reused here.
+tree_id=$(printf %s "$build" | cksum | cut -d' ' -f1)
+export CGO_CPPFLAGS="${CGO_CPPFLAGS:-} -DGLIA_GO_BUILD_TREE=$tree_id"
 export LD_LIBRARY_PATH="$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # No network: the binding and its example use the standard library only.
 export GOPROXY=off GOSUMDB=off GOFLAGS=${GOFLAGS:-} GOTOOLCHAIN=local
@@ -28,7 +40,7 @@ if ! { [ -n "${HOME:-}" ] && mkdir -p "$(go env GOCACHE)" 2>/dev/null && [ -w "$
   export GOCACHE=$build/go-cache GOPATH=$build/go-path GOMODCACHE=$build/go-path/pkg/mod
 fi
 
-echo "== bindings/go: $(go version), library $build/src/libglia.so"
+echo "== bindings/go: $(go version), library $(pkg-config --variable=libdir glia)/libglia.so"
 cd "$here"
 test -z "$(gofmt -l .)" || { echo "bindings/go: gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...

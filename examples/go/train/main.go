@@ -2,7 +2,7 @@
 // Linear and ReLU layers, CrossEntropyLoss and Adam; prints the falling loss, saves the
 // model, loads it into a fresh one and checks both agree.
 //
-//	cd examples/go && CGO_LDFLAGS=-L<build>/src LD_LIBRARY_PATH=<build>/src go run ./train
+//	cd examples/go && PKG_CONFIG_PATH=<build>/pkgconfig LD_LIBRARY_PATH=<build>/src go run ./train
 package main
 
 import (
