@@ -56,8 +56,8 @@ void refuse_trailing(const uint8_t* data, size_t size, size_t end, const std::st
   try {
     Unpickler extra(data + end, size - end, what, base + end);
   } catch (const Error& e) {
-    fail(Code::Format, what, ": ", size - end, " bytes after ", after, " (byte ", base + end,
-         "), a checkpoint holds one pickle: ", e.message());
+    fail(Code::Format, what, ": ", size - end, " bytes at byte ", base + end, ", after ", after,
+         " (a checkpoint holds one pickle): ", e.message());
   }
   fail(Code::Format, what, ": a second pickle at byte ", base + end, " after ", after,
        " (a checkpoint holds one pickle)");
