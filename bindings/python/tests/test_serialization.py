@@ -235,6 +235,16 @@ def test_save_any_object_is_torchs_file(tmp_path, name, make):
     glia.save(make(), p)
     with open(p, "rb") as f, open(os.path.join(WRITTEN, name + ".pt"), "rb") as g:
         assert f.read() == g.read()
+    # To a file object, torch.save names the zip's folder "archive" (a path gives its stem): the bytes are
+    # those of a path named archive.pt, and they load back as the same object.
+    import io
+
+    buf = io.BytesIO()
+    glia.save(make(), buf)
+    glia.save(make(), tmp_path / "archive.pt")
+    assert buf.getvalue() == (tmp_path / "archive.pt").read_bytes()
+    buf.seek(0)
+    _same(make(), glia.load(buf))
 
 
 def _same(a, b):
