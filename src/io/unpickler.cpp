@@ -587,6 +587,10 @@ struct Unpickler::Impl {
     if (module == "torch.storage" && name == "UntypedStorage")
       fail(Code::Unsupported, "unpickler: ", opcode_name(op), " at byte ", base + op_pos, " of ", what,
            ": torch.storage.UntypedStorage is not supported (only tensors' typed storages are)");
+    // A module's class (torch.save(model) pickles the whole module, its class first).
+    if (module.rfind("torch.nn.", 0) == 0 || module == "__main__")
+      bad("global \"", full, "\" is not allowed (only the globals of a state dict are; no code runs): a whole ",
+          "pickled module or object; save its state_dict() instead");
     bad("global \"", full, "\" is not allowed (only the globals of a state dict are; no code runs)");
   }
 

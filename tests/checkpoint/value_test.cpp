@@ -378,6 +378,12 @@ TEST(Value, AWholePickledModuleIsRefused) {
   EXPECT_GLIA_MSG(glia_value_load(path_of("hostile/os_system.pt").c_str(), GLIA_FORMAT_AUTO, &out), GLIA_ERR_FORMAT,
                   "global \"posix.system\" is not allowed");
   EXPECT_EQ(out, nullptr);
+  for (const char* name : {"hostile/whole_module_zip.pt", "hostile/whole_module_legacy.pt"}) {
+    EXPECT_GLIA_MSG(glia_value_load(path_of(name).c_str(), GLIA_FORMAT_AUTO, &out), GLIA_ERR_FORMAT,
+                    "global \"torch.nn.modules.container.Sequential\" is not allowed (only the globals of a state "
+                    "dict are; no code runs): a whole pickled module or object; save its state_dict() instead");
+    EXPECT_EQ(out, nullptr);
+  }
 }
 
 }  // namespace

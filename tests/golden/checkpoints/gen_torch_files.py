@@ -520,7 +520,15 @@ def hostile_wild(cases):
     case(put_legacy("text_pid_code_legacy.pt", raw), "is not a storage tuple",
          "PERSID at byte %d of " % (base + pkl.index(b"P")))
 
-    # 7. Storages shorter than their tensors need (torch 1.13 reads past such a storage
+    # 7. Whole pickled modules: torch.save(model) instead of model.state_dict().
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    for layout in ("zip", "legacy"):
+        name = "whole_module_%s.pt" % layout
+        torch.save(model, os.path.join(OUT, "hostile", name), _use_new_zipfile_serialization=layout == "zip")
+        case(name, 'global "torch.nn.modules.container.Sequential" is not allowed', "save its state_dict() instead")
+
+    # 8. Storages shorter than their tensors need (torch 1.13 reads past such a storage
     #    without a word), in the legacy layout too.
     raw, _ = legacy_bytes(tensor_pickle(size=(3, 3), legacy=True), storages)
     case(put_legacy("view_too_big_legacy.pt", raw), 'reaches element 8 of storage "0", which has 6 elements',
