@@ -381,7 +381,8 @@ def golden_seeds():
                 names.append("shapes/p%d_%s_%s_big.pt" % (p, shape, layout))
     hostile = sorted(f for f in os.listdir(os.path.join(GOLDEN, "hostile"))
                      if f.startswith(("storage_type_", "rebind_", "stack_global_memo_", "concatenated", "inserted_",
-                                      "magic_", "text_pid_", "view_too_big_legacy", "short_storage_legacy")))
+                                      "magic_", "text_pid_", "view_too_big_legacy", "short_storage_legacy",
+                                      "whole_module_")))
     names += ["hostile/" + f for f in hostile]
     for name in names:
         with open(os.path.join(GOLDEN, name), "rb") as f:
