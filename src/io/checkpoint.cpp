@@ -56,7 +56,8 @@ Format detect_format(const uint8_t* data, size_t size) {
     for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
     if (n >= 2 && n <= size - 8) return Format::Safetensors;
   }
-  if (looks_like_pickle(data, size)) return Format::Torch;
+  // A safetensors file too short for its header length stays "neither" (its '{' at byte 8).
+  if (looks_like_pickle(data, size) && !(size >= 9 && data[8] == '{')) return Format::Torch;
   return Format::Auto;
 }
 

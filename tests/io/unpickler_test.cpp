@@ -443,4 +443,6 @@ TEST(Unpickler, AnyPickleGoesToTheTorchReader) {
   EXPECT_EQ(detect("c1\nx\n"), Format::Auto);
   EXPECT_EQ(detect("cmodule\n"), Format::Auto);
   EXPECT_EQ(detect("\x80\x06"s), Format::Auto);
+  // A truncated safetensors file whose header length starts 0x80 0x02: not a pickle.
+  EXPECT_EQ(detect("\x80\x02\0\0\0\0\0\0{\"a\""s), Format::Auto);
 }
