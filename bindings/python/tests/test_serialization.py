@@ -192,6 +192,25 @@ def test_load_gives_torchs_object(name):
         _check_like_json(glia.load(f), want, name)
 
 
+def _hostile_cases():
+    with open(os.path.join(TORCH_CKPT, "expected.json")) as f:
+        return [c for c in json.load(f)["hostile"] if not c.get("dict_only")]
+
+
+@pytest.mark.parametrize("case", _hostile_cases(), ids=lambda c: c["file"])
+def test_hostile_files_are_refused_and_nothing_runs(tmp_path, monkeypatch, case):
+    # The payloads would create this file in the working directory (gen_torch_files.py's MARKER).
+    monkeypatch.chdir(tmp_path)
+    path = os.path.join(TORCH_CKPT, case["file"])
+    with open(path, "rb") as f:
+        for src in (path, f):  # a path, and a binary file object
+            with pytest.raises(RuntimeError) as e:
+                glia.load(src)
+            assert case["message"] in str(e.value)
+            assert case.get("at", "") in str(e.value)
+    assert not (tmp_path / "glia-hostile-ran").exists()
+
+
 def test_nested_checkpoint_comes_back_nested():
     ckpt = glia.load(os.path.join(TORCH_CKPT, "value_tutorial_zip.pt"))
     assert type(ckpt) is dict and list(ckpt) == ["epoch", "model_state_dict", "optimizer_state_dict", "loss"]
