@@ -140,7 +140,7 @@ struct Builder {
       if (shape.back() == 0) empty = true;
     }
     for (int d = 0; d < ndim; ++d) last += (shape[d] ? shape[d] - 1 : 0) * strides[d];
-    if (!empty && last >= numel) {  // clamp: shrink every size to 1 until it fits
+    if (!empty && last >= numel) {  // too big: every size becomes at most 1 (one element)
       last = 0;
       for (auto& s : shape) s = std::min<int64_t>(s, 1);
     }
