@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the checkpoint readers' libFuzzer harnesses (tests/fuzz) under ASan+UBSan.
+# Runs the checkpoint readers' and writers' libFuzzer harnesses (tests/fuzz) under ASan+UBSan.
 #
 #   scripts/fuzz.sh [--merge] [SECONDS] [TARGET ...]   run each target SECONDS (default 60)
 #   scripts/fuzz.sh --check                             say whether clang and libFuzzer are here
 #
-# Targets: safetensors zip unpickler checkpoint (default: all). Builds build/fuzz with clang
+# Targets: safetensors zip unpickler checkpoint writer (default: all). Builds build/fuzz with clang
 # (reused when it exists), then runs each fuzzer on a scratch copy of its seed corpus
 # tests/fuzz/corpus/<target> (the committed corpus is never written, except by --merge,
 # which by hand minimises the new inputs into it afterwards). One line per target with
@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
-all_targets=(safetensors zip unpickler checkpoint)
+all_targets=(safetensors zip unpickler checkpoint writer)
 build=build/fuzz
 
 # Whether clang, clang++ and the libFuzzer runtime are installed (prints what is missing).

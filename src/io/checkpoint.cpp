@@ -23,6 +23,30 @@ bool is_legacy_torch(const uint8_t* data, size_t size) {
   return size >= sizeof kText - 1 && std::memcmp(data, kText, sizeof kText - 1) == 0;
 }
 
+// Any other pickle: PROTO 2-5, or protocols 0/1 starting with a GLOBAL ("module\nname\n",
+// both dotted identifiers). A legacy file's magic number may be produced by a call
+// (REDUCE of builtins.eval or int) instead of a literal; such a file goes to the
+// torch reader, whose restricted unpickler names the global and its position
+// instead of calling it "neither format".
+bool looks_like_pickle(const uint8_t* data, size_t size) {
+  if (size >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5) return true;
+  if (size < 1 || data[0] != 'c') return false;
+  size_t pos = 1;
+  for (int line = 0; line < 2; ++line) {
+    size_t start = pos;
+    while (pos < size && pos - start < 256) {
+      uint8_t c = data[pos];
+      bool ident = c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (pos > start && c >= '0' && c <= '9');
+      if (!ident) break;
+      ++pos;
+    }
+    if (pos == start || pos >= size || data[pos] != '\n') return false;
+    ++pos;
+  }
+  return true;
+}
+
 Format detect_format(const uint8_t* data, size_t size) {
   if (size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0) return Format::Torch;
   if (is_legacy_torch(data, size)) return Format::Torch;
@@ -32,6 +56,8 @@ Format detect_format(const uint8_t* data, size_t size) {
     for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
     if (n >= 2 && n <= size - 8) return Format::Safetensors;
   }
+  // A safetensors file too short for its header length stays "neither" (its '{' at byte 8).
+  if (looks_like_pickle(data, size) && !(size >= 9 && data[8] == '{')) return Format::Torch;
   return Format::Auto;
 }
 

@@ -21,10 +21,14 @@ enum class Format : int32_t {
 
 // The format of a file that starts with these bytes (Format::Auto when none):
 // safetensors (an 8-byte header length, then '{'), a zip ("PK\3\4": torch.save since
-// 1.6) or a pickle that starts with torch's legacy magic number.
+// 1.6) or a pickle that starts with torch's legacy magic number, or any other pickle
+// (looks_like_pickle: the torch reader then says what is wrong with it).
 Format detect_format(const uint8_t* data, size_t size);
 // Whether `data` starts like a legacy (pre-zip) torch.save file of any pickle protocol.
 bool is_legacy_torch(const uint8_t* data, size_t size);
+// Whether `data` starts like any pickle (PROTO 2-5, or a protocol 0/1 GLOBAL):
+// detect_format gives such files to the torch reader, which names what is wrong.
+bool looks_like_pickle(const uint8_t* data, size_t size);
 const char* format_name(Format f);
 
 // Reads a whole checkpoint. Errors: IO (the file), Format (what is wrong and where).

@@ -11,7 +11,8 @@
 // Legacy (torch.save(..., _use_new_zipfile_serialization=False), and every
 // torch before 1.6): pickles one after another: the magic number, the protocol
 // version 1001, sys_info, the object, the list of storage keys; then for each
-// key its element count (8 bytes, little-endian) and its bytes. torch writes
+// key its element count (8 bytes, little-endian) and its bytes, and nothing after
+// them (Note [One pickle per checkpoint]). torch writes
 // those bytes little-endian whatever the machine (THPStorage writeFileRaw), so
 // sys_info's little_endian needs no swap. These storages view the source where
 // aligned (Note [Zero-copy loading]).
@@ -42,6 +43,24 @@ void check_bools(const Storage& s, DType dtype, const std::string& file, const s
   for (size_t k = 0; k < s.nbytes(); ++k)
     GLIA_CHECK(p[k] <= 1, Format, file, ": storage \"", key, "\" of bools: element ", k, " is byte ",
                static_cast<int>(p[k]), ", expected 0 or 1");
+}
+
+// Note [One pickle per checkpoint]: torch.load reads one pickle (the zip's
+// data.pkl, the legacy format's fifth) and never looks past its STOP or past the
+// last storage, so bytes there could hide a second pickle that another reader
+// would run. glia refuses them: when they parse as a pickle, the restricted
+// unpickler names any disallowed global and its byte first; nothing runs.
+void refuse_trailing(const uint8_t* data, size_t size, size_t end, const std::string& what, uint64_t base,
+                     const char* after) {
+  if (end >= size) return;
+  try {
+    Unpickler extra(data + end, size - end, what, base + end);
+  } catch (const Error& e) {
+    fail(Code::Format, what, ": ", size - end, " bytes at byte ", base + end, ", after ", after,
+         " (a checkpoint holds one pickle): ", e.message());
+  }
+  fail(Code::Format, what, ": a second pickle at byte ", base + end, " after ", after,
+       " (a checkpoint holds one pickle)");
 }
 
 // A checkpoint's value and the name its messages give the pickle.
@@ -76,7 +95,9 @@ Read read_zip(const Ref<ByteSource>& src) {
   }
 
   std::string pickle = zip.read(pkl, kMaxHeaderBytes);
-  Unpickler u(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), pkl_name);
+  const auto* pkl_bytes = reinterpret_cast<const uint8_t*>(pickle.data());
+  Unpickler u(pkl_bytes, pickle.size(), pkl_name);
+  refuse_trailing(pkl_bytes, pickle.size(), u.consumed(), pkl_name, 0, "the pickle's STOP");
   std::vector<Ref<Storage>> storages;
   for (const StorageRequest& r : u.storages()) {
     std::string entry = prefix + "data/" + r.key;
@@ -151,6 +172,7 @@ Read read_legacy(const Ref<ByteSource>& src) {
   for (size_t r = 0; r < requests.size(); ++r)
     GLIA_CHECK(storages[r], Format, src->name(), ": storage \"", requests[r].key,
                "\" has no data (not in the key list)");
+  refuse_trailing(data, size, pos, src->name(), 0, "the last storage");
   return {object->value(storages), src->name() + " (object)"};
 }
 
@@ -158,7 +180,9 @@ Read read_any(const Ref<ByteSource>& src) {
   const uint8_t* d = src->data();
   if (src->size() >= 4 && std::memcmp(d, "PK\x03\x04", 4) == 0) return read_zip(src);
   // Any pickle (PROTO, or protocol 0/1's text LONG): read_legacy names what is wrong.
-  if (src->size() >= 2 && (d[0] == 0x80 || d[0] == 'L')) return read_legacy(src);
+  // A pickle that starts with a GLOBAL (protocols 0 and 1) is read too, so that a magic
+  // number made by a call is refused by the global's name (looks_like_pickle).
+  if (src->size() >= 2 && (d[0] == 0x80 || d[0] == 'L' || d[0] == 'c')) return read_legacy(src);
   fail(Code::Format, src->name(),
        " is not a PyTorch checkpoint (neither a zip archive nor a legacy torch.save pickle)");
 }

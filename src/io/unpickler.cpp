@@ -587,6 +587,10 @@ struct Unpickler::Impl {
     if (module == "torch.storage" && name == "UntypedStorage")
       fail(Code::Unsupported, "unpickler: ", opcode_name(op), " at byte ", base + op_pos, " of ", what,
            ": torch.storage.UntypedStorage is not supported (only tensors' typed storages are)");
+    // A module's class (torch.save(model) pickles the whole module, its class first).
+    if (module.rfind("torch.nn.", 0) == 0 || module == "__main__")
+      bad("global \"", full, "\" is not allowed (only the globals of a state dict are; no code runs): a whole ",
+          "pickled module or object; save its state_dict() instead");
     bad("global \"", full, "\" is not allowed (only the globals of a state dict are; no code runs)");
   }
 
@@ -633,6 +637,82 @@ struct Unpickler::Impl {
     }
     refs.push_back(view);
     return add_object(Obj::StorageRef, static_cast<int64_t>(refs.size() - 1));
+  }
+
+  // Note [Text persistent ids]: torch.save with pickle_protocol=0 writes each
+  // persistent id as PERSID and the str() of its tuple, e.g.
+  //   ('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 4)
+  //   ('storage', <class 'torch.FloatStorage'>, '94', 'cpu', 4, None)      (legacy)
+  //   ('storage', <class 'torch.FloatStorage'>, '94', 'cpu', 4, ('94', 0, 4))
+  // torch.load cannot read these back (it indexes the str). They are parsed here
+  // by this grammar alone: quoted strings without quotes or backslashes inside,
+  // decimal ints, None, and the storage class, which goes through global() like a
+  // GLOBAL opcode (so a disallowed class is refused by name). Nothing is evaluated.
+  uint32_t text_persistent_id(std::string_view line) {
+    std::string_view rest = line;
+    auto refuse = [&]() {
+      bad("text persistent id \"", line.substr(0, 80), line.size() > 80 ? "..." : "",
+          "\" is not a storage tuple ('storage', <class 'torch.<Type>Storage'>, 'key', 'location', numel[, view])");
+    };
+    auto eat = [&](std::string_view tok) {
+      if (rest.substr(0, tok.size()) != tok) refuse();
+      rest.remove_prefix(tok.size());
+    };
+    auto comma = [&]() { eat(", "); };
+    auto quoted = [&]() {
+      eat("'");
+      size_t end = rest.find_first_of("'\\");
+      if (end == std::string_view::npos || rest[end] != '\'') refuse();
+      std::string s(rest.substr(0, end));
+      rest.remove_prefix(end + 1);
+      return add_string(Kind::Str, std::move(s));
+    };
+    auto integer = [&]() {
+      size_t end = rest[0] == '-' ? 1 : 0;
+      while (end < rest.size() && rest[end] >= '0' && rest[end] <= '9') ++end;
+      if (end == 0 || (end == 1 && rest[0] == '-') || end > 20) refuse();
+      int64_t v = line_int(rest.substr(0, end));
+      rest.remove_prefix(end);
+      return add_scalar(Kind::Int, v);
+    };
+    std::vector<uint32_t> f;
+    eat("(");
+    f.push_back(quoted());
+    comma();
+    eat("<class '");
+    size_t end = rest.find('\'');
+    if (end == std::string_view::npos) refuse();
+    std::string_view full = rest.substr(0, end);
+    size_t dot = full.rfind('.');
+    if (dot == std::string_view::npos) refuse();
+    f.push_back(global(std::string(full.substr(0, dot)), std::string(full.substr(dot + 1))));
+    rest.remove_prefix(end);
+    eat("'>");
+    comma();
+    f.push_back(quoted());
+    comma();
+    f.push_back(quoted());
+    comma();
+    f.push_back(integer());
+    if (rest.substr(0, 2) == ", ") {
+      comma();
+      if (rest.substr(0, 4) == "None") {
+        eat("None");
+        f.push_back(add_scalar(Kind::None, 0));
+      } else {
+        eat("(");
+        std::vector<uint32_t> view{quoted()};
+        comma();
+        view.push_back(integer());
+        comma();
+        view.push_back(integer());
+        eat(")");
+        f.push_back(add_list(Kind::Tuple, std::move(view)));
+      }
+    }
+    eat(")");
+    if (!rest.empty()) refuse();
+    return add_list(Kind::Tuple, std::move(f));
   }
 
   // _rebuild_tensor(_v2)(storage, storage_offset, size, stride, ...)
@@ -761,6 +841,64 @@ struct Unpickler::Impl {
       default:
         bad("calling ", object_name(c), " is not allowed");
     }
+  }
+
+  // Protocol 0's UNICODE line (Python's "raw-unicode-escape") as UTF-8: each byte
+  // is a Latin-1 character, except that an odd run of backslashes followed by
+  // \uXXXX or \UXXXXXXXX makes its last backslash an escape (pickle writes '\\'
+  // and '\n' themselves as \u005c and \u000a).
+  std::string raw_unicode_escape(std::string_view line) const {
+    std::string out;
+    out.reserve(line.size());
+    auto put = [&](uint32_t c) {
+      if (c < 0x80) {
+        out.push_back(static_cast<char>(c));
+      } else if (c < 0x800) {
+        out.push_back(static_cast<char>(0xc0 | (c >> 6)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      } else if (c < 0x10000) {
+        out.push_back(static_cast<char>(0xe0 | (c >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      } else {
+        out.push_back(static_cast<char>(0xf0 | (c >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+      }
+    };
+    size_t run = 0;  // backslashes just before i
+    for (size_t i = 0; i < line.size(); ++i) {
+      auto b = static_cast<uint8_t>(line[i]);
+      if (b == '\\') {
+        ++run;
+        put(b);
+        continue;
+      }
+      if ((run & 1) && (b == 'u' || b == 'U')) {
+        size_t n = b == 'u' ? 4 : 8;
+        if (line.size() - i - 1 < n) bad("a truncated \\", static_cast<char>(b), " escape in a UNICODE string");
+        uint32_t c = 0;
+        for (size_t k = 1; k <= n; ++k) {
+          char h = line[i + k];
+          int d = h >= '0' && h <= '9'   ? h - '0'
+                  : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                  : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                         : -1;
+          if (d < 0) bad("a malformed \\", static_cast<char>(b), " escape in a UNICODE string");
+          c = c << 4 | static_cast<uint32_t>(d);
+        }
+        if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+          bad("\\", static_cast<char>(b), " escape of code point ", c, " in a UNICODE string is not a character");
+        out.pop_back();  // the escaping backslash
+        put(c);
+        i += n;
+      } else {
+        put(b);
+      }
+      run = 0;
+    }
+    return out;
   }
 
   // UTF-8 (as str values hold text) to Latin-1 bytes.
@@ -894,8 +1032,8 @@ struct Unpickler::Impl {
         case 0x8d:
           push(add_string(Kind::Str, take_bytes(take_le(8))));
           break;
-        case 'V':
-          push(add_string(Kind::Str, std::string(take_line())));
+        case 'V':  // UNICODE (protocol 0): raw-unicode-escape text
+          push(add_string(Kind::Str, raw_unicode_escape(take_line())));
           break;
         case 'T': {  // BINSTRING (Python 2 str, decoded as Python 3 does: text)
           uint64_t n = take_le(4);
@@ -1077,9 +1215,9 @@ struct Unpickler::Impl {
         case 'Q':
           push(persistent_load(pop()));
           break;
-        case 'P':
-          bad("text persistent ids are not allowed (only ('storage', ...) tuples); torch.save with "
-              "pickle_protocol=0 writes them, and torch.load cannot read such a file either");
+        case 'P':  // PERSID: protocol 0's persistent id, the str() of torch's tuple
+          push(persistent_load(text_persistent_id(take_line())));
+          break;
         case 'i':
         case 'o':
           bad("creating class instances is not allowed (no code runs)");

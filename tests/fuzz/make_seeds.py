@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Writes the fuzzers' seed corpora into tests/fuzz/corpus/<target>/.
 
-    /usr/bin/python3 tests/fuzz/make_seeds.py
+    /usr/bin/python3 tests/fuzz/make_seeds.py [--golden]
 
 safetensors seeds are written byte by byte with the standard library; the .pt seeds
 (zip and legacy format) need torch (Debian's python3-torch 1.13) and are skipped
 without it. Legacy files name their storages by address, so they differ from run to
 run; everything else is reproducible. The corpus stays small (a few KB a file).
+The readers' corpora also get torch 1.13's golden files (tests/golden/checkpoints/torch:
+every pickle protocol, top-level shapes, big-endian files, the hostile corpus), and the
+writer's corpus hand-assembled programs (Prog). --golden writes only those two.
+Inputs named regress-* (findings kept as regression seeds) are never removed.
 """
 import collections
 import io
@@ -19,7 +23,9 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
-TARGETS = ("safetensors", "zip", "unpickler", "checkpoint")
+TARGETS = ("safetensors", "zip", "unpickler", "checkpoint", "writer")
+GOLDEN = os.path.join(HERE, "..", "golden", "checkpoints", "torch")
+MAX_LEN = 16384  # scripts/fuzz.sh's -max_len: longer seeds would be cut
 
 
 def put(target, name, data):
@@ -223,13 +229,198 @@ def legacy_pickles(data):
     return out
 
 
+# ---- the writer fuzzer's programs (tests/fuzz/writer_fuzzer.cpp documents the opcodes) ----
+
+
+class Prog:
+    WDTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"]
+    DEVICES = ["cpu", "cuda", "cuda:0", "cuda:1", "meta", "cuda:12"]
+    DTYPE_NAMES = WDTYPES + ["half"]
+
+    def __init__(self):
+        self.b = bytearray()
+
+    def op(self, *bs):
+        self.b += bytes(bs)
+        return self
+
+    def none(self):
+        return self.op(0)
+
+    def bool(self, v):
+        return self.op(1, int(v))
+
+    def int(self, v):
+        self.b += bytes([2]) + struct.pack("<q", v)
+        return self
+
+    def big(self, v):
+        import pickle
+
+        enc = pickle.encode_long(v)
+        assert len(enc) < 24
+        self.b += bytes([4, len(enc)]) + enc
+        return self
+
+    def float(self, v):
+        self.b += bytes([5]) + struct.pack("<d", v)
+        return self
+
+    def str(self, v, raw=None):
+        e = raw if raw is not None else v.encode()
+        assert len(e) < 32
+        self.b += bytes([6, len(e)]) + e
+        return self
+
+    def bytes(self, v):
+        self.b += bytes([7, len(v)]) + v
+        return self
+
+    def tuple(self, n):
+        assert n < 64
+        return self.op(8, n)
+
+    def list(self, n):
+        assert n < 64
+        return self.op(9, n)
+
+    def dict(self, n, ordered=False):
+        return self.op(10, n, int(ordered))
+
+    def set(self, n):
+        return self.op(11, n)
+
+    def tensor(self, dtype, shape, grad=False, raw=None):
+        import math
+
+        item = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "uint8": 1,
+                "bool": 1}[dtype]
+        assert len(shape) < 4 and all(s < 5 for s in shape)
+        n = math.prod(shape) * item
+        raw = raw if raw is not None else bytes((7 * i + 3) % 251 for i in range(n))
+        self.b += bytes([12, self.WDTYPES.index(dtype), len(shape)] + list(shape) + [int(grad)]) + raw[:n]
+        return self
+
+    def view(self, k, sizes, strides, offset):
+        dims = [x for pair in zip(sizes, strides) for x in pair]
+        return self.op(13, k, len(sizes), *dims, offset)
+
+    def device(self, name):
+        return self.op(14, (self.DEVICES.index(name) << 2) | 1)
+
+    def dtype(self, name):
+        return self.op(14, self.DTYPE_NAMES.index(name) << 2)
+
+    def named(self, kind, name):  # a device (kind 1) or dtype (kind 0) name taken from the input
+        e = name.encode()
+        self.b += bytes([14, 2 | kind, len(e)]) + e
+        return self
+
+    def again(self, k):
+        self.b += bytes([15]) + struct.pack("<H", k)
+        return self
+
+
+def writer_seeds():
+    seeds = {}
+    # The tutorial checkpoint: {'epoch', 'model_state_dict' (OrderedDict), 'optimizer_state_dict', 'loss'}.
+    p = Prog().str("epoch").int(5).str("model_state_dict")
+    p.str("0.weight").tensor("float32", [3, 4]).str("0.bias").tensor("float32", [3]).dict(2, ordered=True)
+    p.str("optimizer_state_dict").str("state").int(0).str("step").tensor("float32", []).str("exp_avg")
+    p.tensor("float32", [3, 4]).dict(2).dict(1).str("param_groups").str("lr").float(0.001).str("betas")
+    p.float(0.9).float(0.999).tuple(2).str("params").int(0).int(1).list(2).dict(3).list(1).dict(2)
+    p.str("loss").float(0.375).dict(4)
+    seeds["tutorial"] = p
+    # Every leaf kind in a list.
+    p = Prog().none().bool(True).int(-7).op(3, 0xF9).big(2**70).big(-(2**65)).float(0.1).float(float("inf"))
+    p.float(float("nan")).str("snow\u2603").bytes(b"raw\x00\xff").op(3, 2).op(3, 3).tuple(2).dtype("float16")
+    p.device("cuda:1").device("cpu").op(3, 1).op(3, 2).op(3, 3).set(3).op(3, 1).str("int key").op(3, 1).op(3, 2)
+    p.tuple(2).str("tuple key").dict(2).list(17)
+    seeds["leaves"] = p
+    # A flat dict of str -> tensor, every dtype, views sharing the first storage (safetensors too).
+    p = Prog()
+    for i, dt in enumerate(Prog.WDTYPES):
+        p.str(dt).tensor(dt, [2, 3], grad=dt.startswith("float") or dt == "bfloat16")
+    p.str("view_t").view(0, [3, 2], [1, 3], 0).str("view_row").view(0, [3], [1], 3).str("empty").view(1, [0, 4], [1, 1], 2)
+    p.dict(11, ordered=True)
+    seeds["flat_dtypes"] = p
+    seeds["bare_tensor"] = Prog().tensor("float64", [4])
+    seeds["scalar_tensor_list"] = Prog().tensor("int64", []).tensor("bool", [4]).view(0, [], [], 0).list(3)
+    # The same list reached twice, a dict and a tensor shared.
+    p = Prog().op(3, 1).op(3, 2).list(2).tensor("float32", [2]).str("a").again(2).dict(1).again(2).again(3).list(5)
+    seeds["shared"] = p
+    seeds["nested_dict_of_lists"] = (Prog().str("runs").str("name").str("a").str("w").tensor("float32", [2, 2])
+                                     .tensor("float32", [1]).list(2).dict(2).none().list(2).str("size").op(3, 4)
+                                     .op(3, 0).tuple(2).dict(2))
+    # What the writers refuse: a str that is not UTF-8, an unknown device or dtype, nesting past 1000.
+    seeds["bad_utf8"] = Prog().str("", raw=b"\xff\xfe").list(1)
+    seeds["bad_device"] = Prog().named(1, "tpu:x").list(1)
+    seeds["bad_dtype"] = Prog().named(0, "float128").list(1)
+    seeds["bad_empty_big_int"] = Prog().op(4, 0).list(1)
+    seeds["bad_deep"] = Prog().none().op(*([8, 1] * 1100))
+    return {name: bytes(p.b) for name, p in seeds.items()}
+
+
+# ---- torch 1.13's golden files as seeds for the readers (protocols 0-5, top-level shapes,
+# big-endian files, the hostile corpus) ----
+
+
+def golden_seeds():
+    """{target: {name: bytes}} from tests/golden/checkpoints/torch (written by gen_torch_files.py)."""
+    out = {"checkpoint": {}, "zip": {}, "unpickler": {}}
+    names = ["protocol0_zip.pt", "protocol0_legacy.pt", "protocol0_big_zip.pt", "protocol0_big_legacy.pt",
+             "dtypes_big_legacy.pt"]
+    for p in range(6):
+        for shape in ("tutorial", "dict_of_lists", "leaves"):
+            for layout in ("zip", "legacy"):
+                names.append("shapes/p%d_%s_%s.pt" % (p, shape, layout) if p != 2 or shape == "dict_of_lists"
+                             else "value_%s_%s.pt" % (shape, layout))
+    for p in (2, 4):
+        for shape in ("tutorial", "dtype_tensors"):
+            for layout in ("zip", "legacy"):
+                names.append("shapes/p%d_%s_%s_big.pt" % (p, shape, layout))
+    hostile = sorted(f for f in os.listdir(os.path.join(GOLDEN, "hostile"))
+                     if f.startswith(("storage_type_", "rebind_", "stack_global_memo_", "concatenated", "inserted_",
+                                      "magic_", "text_pid_", "view_too_big_legacy", "short_storage_legacy",
+                                      "whole_module_")))
+    names += ["hostile/" + f for f in hostile]
+    for name in names:
+        with open(os.path.join(GOLDEN, name), "rb") as f:
+            data = f.read()
+        assert len(data) <= MAX_LEN, name
+        seed = "golden_" + name.replace("/", "_")
+        out["checkpoint"][seed] = data
+        if data[:4] == b"PK\x03\x04":
+            out["zip"][seed] = data
+            z = zipfile.ZipFile(io.BytesIO(data))
+            pkl = [n for n in z.namelist() if n.endswith("/data.pkl")]
+            if pkl:
+                out["unpickler"][seed[:-3] + ".pkl"] = z.read(pkl[0])
+        elif not name.startswith("hostile/"):
+            out["unpickler"][seed[:-3] + ".pkl"] = legacy_pickles(data)[3]
+    return out
+
+
 def reset(target):
+    """Empties a corpus, except regression inputs (regress-*) that fuzzing found."""
     d = os.path.join(CORPUS, target)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        if not f.startswith("regress-"):
+            os.remove(os.path.join(d, f))
 
 
 def main():
+    # --golden: only add the golden files and the writer's programs (no torch needed,
+    # the other seeds stay as they are).
+    if "--golden" in sys.argv:
+        reset("writer")
+        for name, data in writer_seeds().items():
+            put("writer", name, data)
+        for target, files in golden_seeds().items():
+            for name, data in files.items():
+                put(target, name, data)
+        return
     made = torch_seeds()
     # Without torch only the standard-library seeds are rewritten; the rest stays.
     for t in TARGETS if made else ("safetensors",):
@@ -241,6 +432,9 @@ def main():
         put("checkpoint", name, data)
     for name, data in hostile_pickles().items():
         put("unpickler", name, data)
+    reset("writer")
+    for name, data in writer_seeds().items():
+        put("writer", name, data)
     if made:
         zips, legacy = made
         for name, data in zips.items():
@@ -254,6 +448,10 @@ def main():
             put("checkpoint", name, data)
             # The legacy state dict pickle: persistent ids of the legacy form (6-tuples).
             put("unpickler", name[:-3] + ".pkl", legacy_pickles(data)[3])
+    if made or "--golden" in sys.argv:
+        for target, files in golden_seeds().items():
+            for name, data in files.items():
+                put(target, name, data)
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(CORPUS) for f in fs)
     print("make_seeds: %d files, %d bytes" % (sum(len(fs) for _, _, fs in os.walk(CORPUS)), total))
 

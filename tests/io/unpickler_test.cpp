@@ -354,3 +354,95 @@ TEST(Unpickler, LegacyMagicOfEveryProtocolIsRecognised) {
   EXPECT_FALSE(legacy("L119547037146038801333357L\n."));
   EXPECT_FALSE(legacy("\x80\x04\x95"s));
 }
+
+namespace {
+
+// Protocol 0's {'w': tensor} (no PROTO), with a PERSID line of our choosing.
+std::string text_pid_pickle(const std::string& pid, const std::string& size = "(I4\nt") {
+  return "(dp0\nVw\np1\nctorch._utils\n_rebuild_tensor_v2\np2\n(P" + pid + "\nI0\n" + size +
+         "(I1\ntI00\nccollections\nOrderedDict\n(tRtRs.";
+}
+
+}  // namespace
+
+TEST(Unpickler, TextPersistentIdsOfProtocol0) {
+  // torch.save(..., pickle_protocol=0) writes str(pid); Note [Text persistent ids].
+  auto d = load(text_pid_pickle("('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 4)"));
+  ASSERT_EQ(d->size(), 1u);
+  EXPECT_EQ(d->value_at(0).dtype(), DType::Float32);
+  EXPECT_EQ(d->value_at(0).numel(), 4);
+  d = load(text_pid_pickle("('storage', <class 'torch.cuda.LongStorage'>, '94', 'cuda:0', 4, None)"));
+  EXPECT_EQ(d->value_at(0).dtype(), DType::Int64);
+  // A legacy view: elements [1, 3) of an 8-element storage.
+  d = load(text_pid_pickle("('storage', <class 'torch.DoubleStorage'>, '7', 'cpu', 8, ('8', 1, 2))", "(I2\nt"));
+  EXPECT_EQ(d->value_at(0).offset(), 1);
+  EXPECT_EQ(d->value_at(0).impl()->storage()->nbytes(), 64u);
+}
+
+TEST(UnpicklerHostile, TextPersistentIdsAreParsedNotEvaluated) {
+  const std::string not_tuple = "is not a storage tuple";
+  for (const char* pid :
+       {"__import__('os').system('touch x')",
+        "('storage', <class 'torch.FloatStorage'>, '0', 'cpu')",         // a field short
+        "('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 4) ",     // trailing text
+        "('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 4, 5)",   // view neither None nor a tuple
+        "('storage', <class 'torch.FloatStorage'>, 'a\\'b', 'cpu', 4)",  // an escape in a key
+        "('storage', <class 'torch.FloatStorage'>, \"0\", 'cpu', 4)",    // another quote
+        "('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 4x)",     // not an int
+        "('storage', <class 'torch.FloatStorage'>, '0', 'cpu', 123456789012345678901234)",
+        "('storage', <class 'FloatStorage'>, '0', 'cpu', 4)",       // no module
+        "('storage', torch.FloatStorage, '0', 'cpu', 4)",           // not a class repr
+        "('storage',<class 'torch.FloatStorage'>,'0','cpu',4)"}) {  // not str()'s spacing
+    SCOPED_TRACE(pid);
+    expect_error(text_pid_pickle(pid), "PERSID at byte ");
+    expect_error(text_pid_pickle(pid), not_tuple);
+  }
+  expect_error(text_pid_pickle("('storage', <class 'os.system'>, '0', 'cpu', 4)"),
+               "PERSID at byte 48 of data.pkl: global \"os.system\" is not allowed");
+  expect_error(text_pid_pickle("('storage', <class 'builtins.eval'>, '0', 'cpu', 4)"),
+               "global \"builtins.eval\" is not allowed");
+  expect_error(text_pid_pickle("('module', <class 'torch.FloatStorage'>, '0', 'cpu', 4)"),
+               "only ('storage', ...) persistent ids are allowed");
+  expect_error(text_pid_pickle("('storage', <class 'torch.FloatStorage'>, '0', 'cpu', -4)"), "negative size");
+  expect_error(text_pid_pickle("('storage', <class 'torch.FloatStorage'>, '8', 'cpu', 8, ('8', 7, 2))"),
+               "is outside storage");
+}
+
+TEST(Unpickler, Protocol0UnicodeIsRawUnicodeEscape) {
+  // Keys as protocol 0 writes them: Latin-1 bytes, \uXXXX / \UXXXXXXXX escapes (pickle
+  // escapes '\\' and '\n' so), and an escape only after an odd run of backslashes.
+  auto d = load(
+      "(dp0\nVa\\u000ab\\u005c\xe9\np1\nI1\nsVsnow\\u2603 \\U0001f600\np2\nI2\nsV\\\\u0041\np3\nI3\n"
+      "sV\\\\\\u0041\np4\nI4\ns.");
+  ASSERT_EQ(d->size(), 4u);
+  EXPECT_EQ(d->key_at(0), "a\nb\\\xc3\xa9");
+  EXPECT_EQ(d->key_at(1), "snow\xe2\x98\x83 \xf0\x9f\x98\x80");
+  EXPECT_EQ(d->key_at(2), "\\\\u0041");
+  EXPECT_EQ(d->key_at(3), "\\\\A");
+  expect_error("(dp0\nV\\u00\np1\nI1\ns.", "UNICODE at byte 5 of data.pkl: a truncated \\u escape");
+  expect_error("(dp0\nV\\u00zz\np1\nI1\ns.", "a malformed \\u escape");
+  expect_error("(dp0\nV\\ud800\np1\nI1\ns.", "\\u escape of code point 55296 in a UNICODE string is not a character");
+  expect_error("(dp0\nV\\U00110000\np1\nI1\ns.", "is not a character");
+}
+
+TEST(Unpickler, AnyPickleGoesToTheTorchReader) {
+  // So that a legacy magic number made by a call is refused by the call's global.
+  auto detect = [](const std::string& s) {
+    return detect_format(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  };
+  EXPECT_EQ(detect("\x80\x02"
+                   "c__builtin__\neval\nq\x00."s),
+            Format::Torch);
+  EXPECT_EQ(detect("\x80\x04\x95"s + u64(20) +
+                   "\x8c\x08"
+                   "builtins"),
+            Format::Torch);
+  EXPECT_EQ(detect("c__builtin__\neval\nq\x00(X"s), Format::Torch);  // protocols 0 and 1
+  EXPECT_EQ(detect("ctorch._utils\n_rebuild_tensor_v2\n"), Format::Torch);
+  EXPECT_EQ(detect("cat and dog\n"), Format::Auto);  // text, not a GLOBAL
+  EXPECT_EQ(detect("c1\nx\n"), Format::Auto);
+  EXPECT_EQ(detect("cmodule\n"), Format::Auto);
+  EXPECT_EQ(detect("\x80\x06"s), Format::Auto);
+  // A truncated safetensors file whose header length starts 0x80 0x02: not a pickle.
+  EXPECT_EQ(detect("\x80\x02\0\0\0\0\0\0{\"a\""s), Format::Auto);
+}
