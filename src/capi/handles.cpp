@@ -4,6 +4,9 @@
 #include <mutex>
 #include <new>
 
+#include "capi/handle_reserve.h"
+#include "core/alloc_fault.h"
+
 namespace glia::capi {
 
 namespace {
@@ -108,6 +111,8 @@ bool try_retain(Slot* s, uint32_t gen) {
   }
 }
 
+void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept;
+
 }  // namespace
 
 const char* handle_type_name(HandleType t) {
@@ -161,7 +166,28 @@ void* handle_for(RefCounted* obj, HandleType type) {
       if (s->obj.load(std::memory_order_relaxed) == obj && try_retain(s, gen)) return token(gen, existing);
     }
   }
-  uint32_t idx = pop_free(r);
+  if (fault::alloc_fails()) throw std::bad_alloc();  // a full registry (Note [Allocation failure injection])
+  return bind_slot(r, pop_free(r), obj, type);
+}
+
+HandleReservation::HandleReservation() {
+  if (fault::alloc_fails()) throw std::bad_alloc();
+  idx_ = pop_free(reg());
+}
+
+HandleReservation::~HandleReservation() {
+  if (!used_) push_free(reg(), idx_);
+}
+
+void* HandleReservation::bind(RefCounted* obj, HandleType type) noexcept {
+  used_ = true;
+  return bind_slot(reg(), idx_, obj, type);
+}
+
+namespace {
+
+// Makes free slot `idx` the handle of `obj` (a new handle reference). Allocates nothing.
+void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept {
   Slot* s = slot_at(r, idx);
   obj->ref();
   s->obj.store(obj, std::memory_order_relaxed);
@@ -174,6 +200,8 @@ void* handle_for(RefCounted* obj, HandleType type) {
   obj->handle_slot.store(idx, std::memory_order_release);
   return token(gen, idx);
 }
+
+}  // namespace
 
 void handle_retain(const void* h, HandleType type, const char* fn) {
   uint64_t w;
