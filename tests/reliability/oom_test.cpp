@@ -596,9 +596,121 @@ class Checkpoint : public Scenario {
   std::string dir_, path_;
 };
 
+// Every key and value of a dict, in order.
+std::string dict_bytes(glia_tensor_dict* d) {
+  std::string out;
+  int64_t n = 0;
+  OK(glia_tensor_dict_size(d, &n));
+  for (int64_t i = 0; i < n; ++i) {
+    char key[128];
+    size_t len = 0;
+    OK(glia_tensor_dict_key_at(d, i, key, sizeof key, &len));
+    out.append(key, len).push_back('=');
+    glia_tensor* t = nullptr;
+    OK(glia_tensor_dict_value_at(d, i, &t));
+    std::vector<char> b = bytes_of(t);
+    out.append(b.data(), b.size());
+    OK(glia_tensor_release(t));
+  }
+  return out;
+}
+
+std::string optimizer_bytes(glia_optimizer* o) {
+  glia_tensor_dict* d = nullptr;
+  OK(glia_optimizer_state_dict(o, &d));
+  std::string s = dict_bytes(d);
+  OK(glia_tensor_dict_release(d));
+  return s;
+}
+
+// An optimizer's checkpoint: Adam on two MLPs, one step each, A's state dict
+// through a torch-format buffer into B (all-or-nothing), then a step of each.
+class OptimizerCheckpoint : public Scenario {
+ public:
+  bool run(Ctx& ctx) override {
+    glia_module* m[2] = {};
+    glia_optimizer* o[2] = {};
+    std::vector<float> xs = wave(4 * 8, 0.3f);
+    const int64_t shape[] = {4, 8};
+    glia_tensor* x = nullptr;
+    G(glia_tensor_from_data(xs.data(), xs.size() * sizeof(float), shape, 2, GLIA_FLOAT32, &x));
+    held.t(x);
+    for (int k = 0; k < 2; ++k) {
+      glia_manual_seed(11 + k);
+      if (!make_mlp(ctx, held, &m[k])) return false;
+      glia_tensor_dict* named = nullptr;
+      G(glia_module_named_parameters(m[k], nullptr, 1, 1, &named));
+      held.dicts.push_back(named);
+      glia_tensor* ps[4] = {};
+      for (int64_t i = 0; i < 4; ++i) {
+        G(glia_tensor_dict_value_at(named, i, &ps[i]));
+        held.t(ps[i]);
+      }
+      glia_adam_options opt;
+      glia_adam_options_init(&opt);
+      opt.lr = k == 0 ? 0.01 : 0.05;
+      opt.amsgrad = 1;
+      G(glia_optim_adam(ps, 4, &opt, &o[k]));
+      held.optimizers.push_back(o[k]);
+      if (!train_step(ctx, m[k], o[k], x)) return false;
+    }
+    glia_tensor_dict* sd = nullptr;
+    G(glia_optimizer_state_dict(o[0], &sd));
+    held.dicts.push_back(sd);
+    void* buf = nullptr;
+    size_t size = 0;
+    G(glia_tensor_dict_save_buffer(sd, GLIA_FORMAT_TORCH, &buf, &size));
+    glia_tensor_dict* loaded = nullptr;
+    bool ok_ = ctx.call("glia_tensor_dict_load_buffer",
+                        [&] { return glia_tensor_dict_load_buffer(buf, size, GLIA_FORMAT_TORCH, &loaded); });
+    glia_buffer_free(buf);
+    if (!ok_) return false;
+    held.dicts.push_back(loaded);
+    const std::string before = optimizer_bytes(o[1]);
+    GC(
+        [&] {
+          EXPECT_TRUE(optimizer_bytes(o[1]) == before) << "a failed optimizer load_state_dict changed the optimizer";
+          OK(glia_optimizer_load_state_dict(o[1], loaded));
+          EXPECT_TRUE(optimizer_bytes(o[1]) == optimizer_bytes(o[0])) << "load_state_dict after a failed one";
+        },
+        glia_optimizer_load_state_dict(o[1], loaded));
+    EXPECT_TRUE(optimizer_bytes(o[1]) == optimizer_bytes(o[0]));
+    for (int k = 0; k < 2; ++k)
+      if (!train_step(ctx, m[k], o[k], x)) return false;
+    for (int k = 0; k < 2; ++k) {
+      std::string s = optimizer_bytes(o[k]);
+      add_result(s.data(), s.size());
+      add_result(param_bytes(m[k]));
+    }
+    return true;
+  }
+
+ private:
+  // forward, loss = sum(out^2), backward, step.
+  bool train_step(Ctx& ctx, glia_module* m, glia_optimizer* o, glia_tensor* x) {
+    glia_tensor* out = nullptr;
+    int64_t n_out = 0;
+    G(glia_module_forward(m, &x, 1, &out, 1, &n_out));
+    held.t(out);
+    glia_tensor* sq = nullptr;
+    G(glia_mul(out, out, &sq));
+    held.t(sq);
+    glia_tensor* loss = nullptr;
+    G(glia_sum(sq, nullptr, 0, 0, &loss));
+    held.t(loss);
+    G(glia_optimizer_zero_grad(o, 1));
+    G(glia_tensor_backward(loss, nullptr, 0));
+    auto before = param_bytes(m);
+    GC([&] { EXPECT_TRUE(param_bytes(m) == before) << "a failed optimizer step changed the parameters"; },
+       glia_optimizer_step(o));
+    return true;
+  }
+};
+
 // Hooks: a forward pre-hook, a forward hook replacing the output (ops inside
-// the callback), a backward hook, a tensor hook scaling a gradient, a
-// state-dict hook; forward, backward, state_dict, removal.
+// the callback), backward and backward pre-hooks, a tensor hook scaling a
+// gradient, state-dict and load-state-dict post hooks; forward, backward,
+// state_dict, load_state_dict, removal.
 glia_error* pre_hook(void*, glia_module*, const glia_tensor* const*, int64_t, glia_tensor**, int64_t, int64_t* n) {
   *n = -1;
   return nullptr;
@@ -626,6 +738,14 @@ glia_error* grad_hook(void*, const glia_tensor* grad, glia_tensor** repl) {
   s.f = 0.5;
   return glia_mul_scalar(grad, s, repl);
 }
+glia_error* bwd_pre_hook(void*, glia_module*, const glia_tensor* const*, int64_t, glia_tensor**, int64_t, int64_t* n) {
+  *n = -1;
+  return nullptr;
+}
+glia_error* load_post_hook(void*, glia_module*, glia_load_report* r) {
+  int64_t n = 0;
+  return glia_load_report_count(r, GLIA_KEYS_MISSING, &n);
+}
 glia_error* sd_hook(void*, glia_module*, glia_tensor_dict* d, const char*) {
   int64_t n = 0;
   return glia_tensor_dict_size(d, &n);
@@ -637,7 +757,7 @@ class Hooks : public Scenario {
     glia_manual_seed(5);
     glia_module* m = nullptr;
     if (!make_mlp(ctx, held, &m)) return false;
-    uint64_t ids[4] = {};
+    uint64_t ids[6] = {};
     int* f = frees.next();
     G(glia_module_add_forward_pre_hook(m, pre_hook, f, count_free, 0, &ids[0]));
     f = frees.next();
@@ -646,6 +766,10 @@ class Hooks : public Scenario {
     G(glia_module_add_backward_hook(m, bwd_hook, f, count_free, 0, &ids[2]));
     f = frees.next();
     G(glia_module_add_state_dict_hook(m, sd_hook, f, count_free, &ids[3]));
+    f = frees.next();
+    G(glia_module_add_backward_pre_hook(m, bwd_pre_hook, f, count_free, 0, &ids[4]));
+    f = frees.next();
+    G(glia_module_add_load_state_dict_post_hook(m, load_post_hook, f, count_free, &ids[5]));
     glia_tensor* w = nullptr;
     G(glia_module_get_parameter(m, "0.weight", &w));
     held.t(w);
@@ -678,6 +802,9 @@ class Hooks : public Scenario {
     glia_tensor_dict* sd = nullptr;
     G(glia_module_state_dict(m, &sd));
     held.dicts.push_back(sd);
+    auto params = param_bytes(m);
+    GC([&] { EXPECT_TRUE(param_bytes(m) == params) << "a failed load_state_dict (with a post hook) changed the module"; },
+       glia_module_load_state_dict(m, sd, 1, 0, nullptr));
     G(glia_tensor_remove_hook(w, tid));
     for (uint64_t id : ids) G(glia_module_remove_hook(m, id));
     return true;
@@ -879,6 +1006,7 @@ std::vector<Case> cases() {
       {"lenet_adam", [] { return std::make_unique<Train>(true); }},
       {"checkpoint_torch", [] { return std::make_unique<Checkpoint>(GLIA_FORMAT_TORCH); }},
       {"checkpoint_safetensors", [] { return std::make_unique<Checkpoint>(GLIA_FORMAT_SAFETENSORS); }},
+      {"optimizer_checkpoint", [] { return std::make_unique<OptimizerCheckpoint>(); }},
       {"hooks", [] { return std::make_unique<Hooks>(); }},
       {"custom_function", [] { return std::make_unique<Function>(); }},
       {"tensor_dict", [] { return std::make_unique<DictEdit>(); }},
