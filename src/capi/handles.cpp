@@ -57,7 +57,8 @@ void push_free(Registry& r, uint32_t idx) {
   }
 }
 
-uint32_t pop_free(Registry& r) {
+// Inlined: handle_for is on every op's path (W1), and a call here cost it a fifth.
+[[gnu::always_inline]] inline uint32_t pop_free(Registry& r) {
   for (;;) {
     uint64_t head = r.free_head.load(std::memory_order_acquire);
     while (static_cast<uint32_t>(head) != 0) {
@@ -111,7 +112,20 @@ bool try_retain(Slot* s, uint32_t gen) {
   }
 }
 
-void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept;
+// Makes free slot `idx` the handle of `obj` (a new handle reference). Allocates nothing.
+[[gnu::always_inline]] inline void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept {
+  Slot* s = slot_at(r, idx);
+  obj->ref();
+  s->obj.store(obj, std::memory_order_relaxed);
+  s->type.store(static_cast<uint8_t>(type), std::memory_order_relaxed);
+  uint64_t w = s->word.load(std::memory_order_relaxed);
+  uint32_t gen = static_cast<uint32_t>(w >> 32);
+  s->word.store((static_cast<uint64_t>(gen) << 32) | 1u, std::memory_order_release);
+  // A releaser clears handle_slot only if it still names its own slot, so a
+  // plain store here cannot be undone by a stale release.
+  obj->handle_slot.store(idx, std::memory_order_release);
+  return token(gen, idx);
+}
 
 }  // namespace
 
@@ -183,25 +197,6 @@ void* HandleReservation::bind(RefCounted* obj, HandleType type) noexcept {
   used_ = true;
   return bind_slot(reg(), idx_, obj, type);
 }
-
-namespace {
-
-// Makes free slot `idx` the handle of `obj` (a new handle reference). Allocates nothing.
-void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept {
-  Slot* s = slot_at(r, idx);
-  obj->ref();
-  s->obj.store(obj, std::memory_order_relaxed);
-  s->type.store(static_cast<uint8_t>(type), std::memory_order_relaxed);
-  uint64_t w = s->word.load(std::memory_order_relaxed);
-  uint32_t gen = static_cast<uint32_t>(w >> 32);
-  s->word.store((static_cast<uint64_t>(gen) << 32) | 1u, std::memory_order_release);
-  // A releaser clears handle_slot only if it still names its own slot, so a
-  // plain store here cannot be undone by a stale release.
-  obj->handle_slot.store(idx, std::memory_order_release);
-  return token(gen, idx);
-}
-
-}  // namespace
 
 void handle_retain(const void* h, HandleType type, const char* fn) {
   uint64_t w;

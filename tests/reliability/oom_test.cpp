@@ -1000,6 +1000,8 @@ struct Case {
   const char* name;
   Factory make;
 };
+// The name, in test listings (a stable ctest name).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 std::vector<Case> cases() {
   return {
       {"mlp_sgd", [] { return std::make_unique<Train>(false); }},
