@@ -220,6 +220,11 @@ struct Held {
   std::vector<glia_module*> modules;
   std::vector<glia_optimizer*> optimizers;
   std::vector<glia_tensor_dict*> dicts;
+  std::vector<glia_value*> values;
+  glia_value* v(glia_value* h) {
+    if (h) values.push_back(h);
+    return h;
+  }
   glia_tensor* t(glia_tensor* h) {
     if (h) tensors.push_back(h);
     return h;
@@ -229,10 +234,12 @@ struct Held {
     return h;
   }
   void release() {
+    for (auto it = values.rbegin(); it != values.rend(); ++it) OK(glia_value_release(*it));
     for (auto it = optimizers.rbegin(); it != optimizers.rend(); ++it) OK(glia_optimizer_release(*it));
     for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) OK(glia_tensor_release(*it));
     for (auto it = dicts.rbegin(); it != dicts.rend(); ++it) OK(glia_tensor_dict_release(*it));
     for (auto it = modules.rbegin(); it != modules.rend(); ++it) OK(glia_module_release(*it));
+    values.clear();
     optimizers.clear();
     tensors.clear();
     dicts.clear();
@@ -707,6 +714,107 @@ class OptimizerCheckpoint : public Scenario {
   }
 };
 
+int64_t value_size(glia_value* v) {
+  int64_t n = -1;
+  OK(glia_value_size(v, &n));
+  return n;
+}
+
+// A training checkpoint as a whole object (glia_value): {"epoch": 3, "model": {name: tensor},
+// "optimizer": {"betas": (0.9, 0.999), "name": "run-7"}} built, saved in the torch format to
+// memory, read back, and the model's entries loaded into a second model.
+class ValueCheckpoint : public Scenario {
+ public:
+  bool run(Ctx& ctx) override {
+    glia_module *m = nullptr, *m2 = nullptr;
+    glia_manual_seed(21);
+    if (!make_mlp(ctx, held, &m)) return false;
+    glia_manual_seed(22);
+    if (!make_mlp(ctx, held, &m2)) return false;
+    glia_tensor_dict* sd = nullptr;
+    G(glia_module_state_dict(m, &sd));
+    held.dicts.push_back(sd);
+    glia_value *root = nullptr, *model = nullptr, *opt = nullptr, *betas = nullptr, *epoch = nullptr, *name = nullptr;
+    G(glia_value_new_dict(0, &root));
+    held.v(root);
+    G(glia_value_new_dict(1, &model));
+    held.v(model);
+    int64_t n = 0;
+    G(glia_tensor_dict_size(sd, &n));
+    for (int64_t i = 0; i < n; ++i) {
+      char key[64];
+      size_t len = 0;
+      G(glia_tensor_dict_key_at(sd, i, key, sizeof key, &len));
+      glia_tensor* t = nullptr;
+      G(glia_tensor_dict_value_at(sd, i, &t));
+      held.t(t);
+      glia_value* tv = nullptr;
+      G(glia_value_new_tensor(t, &tv));
+      held.v(tv);
+      GC([&] { EXPECT_EQ(value_size(model), i) << "a failed glia_value_set changed the dict"; },
+         glia_value_set(model, key, tv));
+    }
+    G(glia_value_new_tuple(&betas));
+    held.v(betas);
+    for (double b : {0.9, 0.999}) {
+      glia_value* d = nullptr;
+      G(glia_value_new_double(b, &d));
+      held.v(d);
+      const int64_t before = value_size(betas);
+      GC([&] { EXPECT_EQ(value_size(betas), before) << "a failed glia_value_append changed the tuple"; },
+         glia_value_append(betas, d));
+    }
+    G(glia_value_new_dict(0, &opt));
+    held.v(opt);
+    G(glia_value_set(opt, "betas", betas));
+    G(glia_value_new_string("run-7", 5, &name));
+    held.v(name);
+    G(glia_value_set(opt, "name", name));
+    G(glia_value_new_int(3, &epoch));
+    held.v(epoch);
+    G(glia_value_set(root, "epoch", epoch));
+    G(glia_value_set(root, "model", model));
+    G(glia_value_set(root, "optimizer", opt));
+
+    void* buf = nullptr;
+    size_t size = 0;
+    G(glia_value_save_buffer(root, GLIA_FORMAT_TORCH, &buf, &size));
+    add_result(buf, size);
+    glia_value* back = nullptr;
+    bool ok_ =
+        ctx.call("glia_value_load_buffer", [&] { return glia_value_load_buffer(buf, size, GLIA_FORMAT_TORCH, &back); });
+    glia_buffer_free(buf);
+    if (!ok_) return false;
+    held.v(back);
+    glia_value *e = nullptr, *mv = nullptr, *ov = nullptr, *bv = nullptr, *b1 = nullptr;
+    G(glia_value_get(back, "epoch", &e));
+    held.v(e);
+    int64_t ep = 0;
+    G(glia_value_as_int(e, &ep));
+    add_result(&ep, sizeof ep);
+    G(glia_value_get(back, "optimizer", &ov));
+    held.v(ov);
+    G(glia_value_get(ov, "betas", &bv));
+    held.v(bv);
+    G(glia_value_item(bv, 1, &b1));
+    held.v(b1);
+    double beta = 0;
+    G(glia_value_as_double(b1, &beta));
+    add_result(&beta, sizeof beta);
+    G(glia_value_get(back, "model", &mv));
+    held.v(mv);
+    glia_tensor_dict* md = nullptr;
+    G(glia_value_to_tensor_dict(mv, &md));
+    held.dicts.push_back(md);
+    auto before = param_bytes(m2);
+    GC([&] { EXPECT_TRUE(param_bytes(m2) == before) << "a failed load_state_dict changed the module"; },
+       glia_module_load_state_dict(m2, md, 1, 0, nullptr));
+    EXPECT_TRUE(param_bytes(m2) == param_bytes(m));
+    add_result(param_bytes(m2));
+    return true;
+  }
+};
+
 // Hooks: a forward pre-hook, a forward hook replacing the output (ops inside
 // the callback), backward and backward pre-hooks, a tensor hook scaling a
 // gradient, state-dict and load-state-dict post hooks; forward, backward,
@@ -803,8 +911,11 @@ class Hooks : public Scenario {
     G(glia_module_state_dict(m, &sd));
     held.dicts.push_back(sd);
     auto params = param_bytes(m);
-    GC([&] { EXPECT_TRUE(param_bytes(m) == params) << "a failed load_state_dict (with a post hook) changed the module"; },
-       glia_module_load_state_dict(m, sd, 1, 0, nullptr));
+    GC(
+        [&] {
+          EXPECT_TRUE(param_bytes(m) == params) << "a failed load_state_dict (with a post hook) changed the module";
+        },
+        glia_module_load_state_dict(m, sd, 1, 0, nullptr));
     G(glia_tensor_remove_hook(w, tid));
     for (uint64_t id : ids) G(glia_module_remove_hook(m, id));
     return true;
@@ -1009,6 +1120,7 @@ std::vector<Case> cases() {
       {"checkpoint_torch", [] { return std::make_unique<Checkpoint>(GLIA_FORMAT_TORCH); }},
       {"checkpoint_safetensors", [] { return std::make_unique<Checkpoint>(GLIA_FORMAT_SAFETENSORS); }},
       {"optimizer_checkpoint", [] { return std::make_unique<OptimizerCheckpoint>(); }},
+      {"value_checkpoint", [] { return std::make_unique<ValueCheckpoint>(); }},
       {"hooks", [] { return std::make_unique<Hooks>(); }},
       {"custom_function", [] { return std::make_unique<Function>(); }},
       {"tensor_dict", [] { return std::make_unique<DictEdit>(); }},
