@@ -9,12 +9,14 @@
 
 namespace glia::fault {
 
-// Note [Allocation failure injection]: every allocation site of the library
-// asks alloc_fails() before it allocates: the CPU allocator (each
+// Note [Allocation failure injection]: the library's own allocation sites
+// ask alloc_fails() before they allocate: the CPU allocator (each
 // cpu_allocate, cached block or not, so also each host-hook allocation), the
 // per-thread scratch buffers, the handle registry (each new handle),
-// checkpoint buffers (ByteSource copies, save_buffer's result) and
-// SmallVector's heap part. A test's replacement of the global operator new
+// checkpoint buffers (ByteSource copies, save_buffer's result) and the name
+// strings glia_module_named_children returns. Not asked (yet): SmallVector's
+// heap part (more than 8 dimensions), and libzip, zlib and OpenBLAS, which
+// call malloc themselves. A test's replacement of the global operator new
 // asks it too (tests/reliability/oom_test.cpp), which covers every `new`
 // and standard container inside the library. While disarmed (always, outside
 // such tests) the check is one relaxed load of a flag and a branch predicted

@@ -12,9 +12,9 @@
 // At every N: the call that fails returns GLIA_ERR_OUT_OF_MEMORY (or
 // GLIA_ERR_CALLBACK carrying "out of memory" when the allocation failed inside
 // a host callback, as the hook and custom-function docs promise), nothing
-// crashes, every handle and tensor byte the scenario made is gone once it
-// released what it holds (live handles and bytes in use back to the
-// baseline), every host user_data is freed exactly once, and the objects a
+// crashes, every handle, tensor byte and C++ object the scenario made is gone
+// once it released what it holds (live handles, bytes in use and blocks from
+// operator new back to the baseline), every host user_data is freed exactly once, and the objects a
 // failed call was given are unchanged: a failed load_state_dict / load leaves
 // the module's parameters bit-identical, a failed optimizer step leaves the
 // parameters as they were and the next step gives the reference's values, a
@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -49,16 +50,28 @@
 // ---- operator new, counted --------------------------------------------------
 
 namespace {
+// Blocks from operator new not yet deleted: a leak check of the library's C++
+// objects that the Release build makes too (LeakSanitizer does it in asan).
+std::atomic<int64_t> g_live_news{0};
 void* counted_malloc(size_t n) noexcept {
   if (glia::fault::alloc_fails()) return nullptr;
-  return std::malloc(n ? n : 1);
+  void* p = std::malloc(n ? n : 1);
+  if (p) g_live_news.fetch_add(1, std::memory_order_relaxed);
+  return p;
 }
 void* counted_aligned(size_t n, std::align_val_t al) noexcept {
   if (glia::fault::alloc_fails()) return nullptr;
   size_t a = static_cast<size_t>(al);
   if (a < sizeof(void*)) a = sizeof(void*);
   size_t rounded = (n + a - 1) / a * a;
-  return std::aligned_alloc(a, rounded ? rounded : a);
+  void* p = std::aligned_alloc(a, rounded ? rounded : a);
+  if (p) g_live_news.fetch_add(1, std::memory_order_relaxed);
+  return p;
+}
+void counted_free(void* p) noexcept {
+  if (!p) return;
+  g_live_news.fetch_sub(1, std::memory_order_relaxed);
+  std::free(p);
 }
 }  // namespace
 
@@ -86,18 +99,18 @@ void* operator new[](size_t n, std::align_val_t a) {
 }
 void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(n, a); }
 void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, size_t) noexcept { counted_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
 
 namespace {
 
@@ -318,12 +331,21 @@ LoopResult oom_loop(const char* name, const Factory& make, Mode mode) {
   }
   EXPECT_EQ(glia::capi::live_handles(), handles0) << name << ": handles left by the undisturbed run";
   EXPECT_EQ(bytes_in_use(), bytes0) << name << ": tensor bytes left by the undisturbed run";
+  // C++ objects: counted between runs, when the test holds nothing of a run.
+  glia_empty_cache();
+  const int64_t news0 = g_live_news.load();
+  char last_call[256] = "";
+  auto check_news = [&](int64_t n) {
+    EXPECT_EQ(g_live_news.load(), news0) << name << " N=" << n
+                                         << ": blocks from operator new leaked (failed call: " << last_call << ")";
+  };
   if (::testing::Test::HasFailure()) return r;
 
   // GLIA_OOM_FROM=N starts the loop at N (to debug one injection point).
   const char* from = std::getenv("GLIA_OOM_FROM");
   for (int64_t n = from ? std::atoll(from) : 1;; ++n) {
     glia_empty_cache();  // each run starts from the allocator's hooks, not from cached blocks
+    if (n > 1) check_news(n - 1);
     std::unique_ptr<Scenario> s = make();
     s->ref = ref.get();
     Ctx c;
@@ -337,6 +359,7 @@ LoopResult oom_loop(const char* name, const Factory& make, Mode mode) {
     if (verbose) std::fprintf(stderr, "%s N=%lld\n", name, static_cast<long long>(n));
     const bool completed = s->run(c);
     if (verbose && !completed) std::fprintf(stderr, "  %s: %s\n", c.failed_call.c_str(), c.message.c_str());
+    std::snprintf(last_call, sizeof last_call, "%s", completed ? "none" : c.failed_call.c_str());
     const int64_t failed = mode == Mode::HostHooks ? g_hook.failed : fault::g_alloc_fault.failed.load();
     fault::reset_alloc_fault(0, false);
     g_hook.fail_from = 0;
@@ -361,6 +384,8 @@ LoopResult oom_loop(const char* name, const Factory& make, Mode mode) {
     ++r.points;
     if (::testing::Test::HasFailure()) break;  // the first finding is the one to read
   }
+  glia_empty_cache();
+  if (!::testing::Test::HasFailure()) check_news(r.points + 1);
   return r;
 }
 
