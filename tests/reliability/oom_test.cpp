@@ -14,12 +14,12 @@
 // a host callback, as the hook and custom-function docs promise), nothing
 // crashes, every handle, tensor byte and C++ object the scenario made is gone
 // once it released what it holds (live handles, bytes in use and blocks from
-// operator new back to the baseline), every host user_data is freed exactly once, and the objects a
-// failed call was given are unchanged: a failed load_state_dict / load leaves
-// the module's parameters bit-identical, a failed optimizer step leaves the
-// parameters as they were and the next step gives the reference's values, a
-// failed dict edit leaves the dict as it was, a failed save leaves the file
-// that was there. A run where the injected failure was absorbed (the call
+// operator new back to the baseline), every host user_data is freed exactly
+// once, and the objects a failed call was given are unchanged: a failed
+// load_state_dict / load leaves the module's parameters bit-identical, a
+// failed optimizer step leaves the parameters as they were and the next step
+// gives the reference's values, a failed dict edit leaves the dict as it was,
+// a failed save leaves the file that was there. A run where the injected failure was absorbed (the call
 // succeeded anyway) must give the reference's results.
 //
 // Two modes: transient (only allocation N fails) and persistent (N and every
