@@ -1,4 +1,5 @@
 #include <cstring>
+#include <memory>
 
 #include "autograd/engine.h"
 #include "autograd/functions.h"
@@ -40,12 +41,33 @@ struct HostCallback {
   }
 };
 
+// Takes ownership of (fn, user_data, free_user_data) at once; when even that
+// allocation fails, frees user_data right away and returns null (the caller
+// then returns out of memory, as the registration functions promise).
+template <class Owner, class Fn>
+std::shared_ptr<Owner> own(Fn fn, void* user_data, void (*free_user_data)(void*)) {
+  std::shared_ptr<Owner> owner;
+  try {
+    owner = std::make_shared<Owner>();
+  } catch (...) {
+    if (free_user_data) free_user_data(user_data);
+    return nullptr;
+  }
+  owner->fn = fn;
+  owner->user_data = user_data;
+  owner->free_user_data = free_user_data;
+  return owner;
+}
+
 // Runs a host callback's result: an error becomes Error(Callback) with `what` and its message.
 void callback_result(glia_error* e, const char* what) {
   if (!e) return;
-  std::string msg = glia_error_message(e);
-  glia_error_free(e);
-  throw Error(Code::Callback, std::string(what) + " failed: " + msg);
+  // Freed however this ends (building the message may itself run out of memory).
+  struct Free {
+    glia_error* e;
+    ~Free() { glia_error_free(e); }
+  } owned{e};
+  throw Error(Code::Callback, std::string(what) + " failed: " + glia_error_message(e));
 }
 
 }  // namespace
@@ -173,10 +195,8 @@ glia_error* glia_tensor_is_inference(const glia_tensor* tensor, int32_t* out) {
 
 glia_error* glia_tensor_register_hook(glia_tensor* tensor, glia_tensor_hook_fn fn, void* user_data,
                                       void (*free_user_data)(void*), uint64_t* out_hook_id) {
-  auto owner = std::make_shared<HostHook>();  // frees user_data exactly once, also when this call fails
-  owner->fn = fn;
-  owner->user_data = user_data;
-  owner->free_user_data = free_user_data;
+  auto owner = own<HostHook>(fn, user_data, free_user_data);  // frees user_data exactly once, also on failure
+  if (!owner) return out_of_memory_error();
   return guard([&] {
     const char* name = "glia_tensor_register_hook";
     Tensor t = tensor_arg(tensor, name, "tensor");
@@ -188,10 +208,8 @@ glia_error* glia_tensor_register_hook(glia_tensor* tensor, glia_tensor_hook_fn f
       glia_error* e = owner->fn(owner->user_data, gh, &replacement);
       glia_tensor_release(gh);
       if (e) {
-        std::string msg = glia_error_message(e);
-        glia_error_free(e);
         glia_tensor_release(replacement);
-        throw Error(Code::Callback, "tensor hook failed: " + msg);
+        callback_result(e, "tensor hook");
       }
       if (!replacement) return Tensor();
       Tensor r = tensor_arg(replacement, "glia_tensor_hook_fn", "out_replacement");
@@ -215,10 +233,8 @@ glia_error* glia_tensor_remove_hook(glia_tensor* tensor, uint64_t hook_id) {
 glia_error* glia_tensor_register_post_accumulate_grad_hook(glia_tensor* tensor, glia_post_accumulate_grad_hook_fn fn,
                                                            void* user_data, void (*free_user_data)(void*),
                                                            uint64_t* out_hook_id) {
-  auto owner = std::make_shared<HostCallback<glia_post_accumulate_grad_hook_fn>>();
-  owner->fn = fn;
-  owner->user_data = user_data;
-  owner->free_user_data = free_user_data;
+  auto owner = own<HostCallback<glia_post_accumulate_grad_hook_fn>>(fn, user_data, free_user_data);
+  if (!owner) return out_of_memory_error();
   return guard([&] {
     const char* name = "glia_tensor_register_post_accumulate_grad_hook";
     Tensor t = tensor_arg(tensor, name, "tensor");
@@ -234,10 +250,8 @@ glia_error* glia_tensor_register_post_accumulate_grad_hook(glia_tensor* tensor, 
 }
 
 glia_error* glia_autograd_queue_callback(glia_backward_callback_fn fn, void* user_data, void (*free_user_data)(void*)) {
-  auto owner = std::make_shared<HostCallback<glia_backward_callback_fn>>();
-  owner->fn = fn;
-  owner->user_data = user_data;
-  owner->free_user_data = free_user_data;
+  auto owner = own<HostCallback<glia_backward_callback_fn>>(fn, user_data, free_user_data);
+  if (!owner) return out_of_memory_error();
   return guard([&] {
     GLIA_CHECK(fn, InvalidArgument, "glia_autograd_queue_callback: argument 'fn' is NULL");
     queue_backward_callback([owner] { callback_result(owner->fn(owner->user_data), "backward callback"); });

@@ -10,9 +10,12 @@ using namespace glia;
 namespace glia::capi {
 
 void rethrow_callback(glia_error* e, const std::string& who, const char* what) {
-  std::string msg = glia_error_message(e);
-  glia_error_free(e);
-  throw Error(Code::Callback, who + ": " + what + " callback failed: " + msg);
+  // Freed however this ends (building the message may itself run out of memory).
+  struct Free {
+    glia_error* e;
+    ~Free() { glia_error_free(e); }
+  } owned{e};
+  throw Error(Code::Callback, who + ": " + what + " callback failed: " + glia_error_message(e));
 }
 
 void release_handles(glia_tensor** hs, size_t n) {
@@ -23,8 +26,13 @@ void release_handles(glia_tensor** hs, size_t n) {
 }
 
 TensorList adopt_handles(glia_tensor** hs, size_t n, size_t keep, const char* fn, const char* what) {
-  TensorList out(keep);
+  TensorList out;
   std::exception_ptr failure;
+  try {
+    out.resize(keep);
+  } catch (...) {
+    failure = std::current_exception();  // every handle is still released below
+  }
   for (size_t i = 0; i < n; ++i) {
     if (!hs[i]) continue;
     try {

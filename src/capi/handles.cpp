@@ -4,6 +4,9 @@
 #include <mutex>
 #include <new>
 
+#include "capi/handle_reserve.h"
+#include "core/alloc_fault.h"
+
 namespace glia::capi {
 
 namespace {
@@ -54,7 +57,8 @@ void push_free(Registry& r, uint32_t idx) {
   }
 }
 
-uint32_t pop_free(Registry& r) {
+// Inlined: handle_for is on every op's path (W1), and a call here cost it a fifth.
+[[gnu::always_inline]] inline uint32_t pop_free(Registry& r) {
   for (;;) {
     uint64_t head = r.free_head.load(std::memory_order_acquire);
     while (static_cast<uint32_t>(head) != 0) {
@@ -106,6 +110,21 @@ bool try_retain(Slot* s, uint32_t gen) {
     if ((w >> 32) != gen || static_cast<uint32_t>(w) == 0) return false;
     if (s->word.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
   }
+}
+
+// Makes free slot `idx` the handle of `obj` (a new handle reference). Allocates nothing.
+[[gnu::always_inline]] inline void* bind_slot(Registry& r, uint32_t idx, RefCounted* obj, HandleType type) noexcept {
+  Slot* s = slot_at(r, idx);
+  obj->ref();
+  s->obj.store(obj, std::memory_order_relaxed);
+  s->type.store(static_cast<uint8_t>(type), std::memory_order_relaxed);
+  uint64_t w = s->word.load(std::memory_order_relaxed);
+  uint32_t gen = static_cast<uint32_t>(w >> 32);
+  s->word.store((static_cast<uint64_t>(gen) << 32) | 1u, std::memory_order_release);
+  // A releaser clears handle_slot only if it still names its own slot, so a
+  // plain store here cannot be undone by a stale release.
+  obj->handle_slot.store(idx, std::memory_order_release);
+  return token(gen, idx);
 }
 
 }  // namespace
@@ -161,18 +180,22 @@ void* handle_for(RefCounted* obj, HandleType type) {
       if (s->obj.load(std::memory_order_relaxed) == obj && try_retain(s, gen)) return token(gen, existing);
     }
   }
-  uint32_t idx = pop_free(r);
-  Slot* s = slot_at(r, idx);
-  obj->ref();
-  s->obj.store(obj, std::memory_order_relaxed);
-  s->type.store(static_cast<uint8_t>(type), std::memory_order_relaxed);
-  uint64_t w = s->word.load(std::memory_order_relaxed);
-  uint32_t gen = static_cast<uint32_t>(w >> 32);
-  s->word.store((static_cast<uint64_t>(gen) << 32) | 1u, std::memory_order_release);
-  // A releaser clears handle_slot only if it still names its own slot, so a
-  // plain store here cannot be undone by a stale release.
-  obj->handle_slot.store(idx, std::memory_order_release);
-  return token(gen, idx);
+  if (fault::alloc_fails()) throw std::bad_alloc();  // a full registry (Note [Allocation failure injection])
+  return bind_slot(r, pop_free(r), obj, type);
+}
+
+HandleReservation::HandleReservation() {
+  if (fault::alloc_fails()) throw std::bad_alloc();
+  idx_ = pop_free(reg());
+}
+
+HandleReservation::~HandleReservation() {
+  if (!used_) push_free(reg(), idx_);
+}
+
+void* HandleReservation::bind(RefCounted* obj, HandleType type) noexcept {
+  used_ = true;
+  return bind_slot(reg(), idx_, obj, type);
 }
 
 void handle_retain(const void* h, HandleType type, const char* fn) {

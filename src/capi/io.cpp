@@ -2,8 +2,11 @@
 // glia_module_save/load: the C side of src/io/.
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "capi/api.h"
+#include "capi/handle_reserve.h"
+#include "core/alloc_fault.h"
 #include "io/checkpoint.h"
 #include "io/pickle.h"
 #include "io/text.h"
@@ -121,7 +124,7 @@ glia_error* glia_tensor_dict_save_buffer(const glia_tensor_dict* dict, glia_form
     check_out(out_size, fn, "out_size");
     io::StringSink sink;
     io::save(*d, sink, f);
-    void* p = std::malloc(sink.bytes.empty() ? 1 : sink.bytes.size());
+    void* p = fault::alloc_fails() ? nullptr : std::malloc(sink.bytes.empty() ? 1 : sink.bytes.size());
     if (!p) throw std::bad_alloc();
     std::memcpy(p, sink.bytes.data(), sink.bytes.size());
     *out_data = p;
@@ -146,8 +149,11 @@ glia_error* glia_module_load(glia_module* module, const char* path, int32_t stri
     nn::ModuleRef m = module_arg(module, fn, "module");
     std::string p = str_arg(path, fn, "path");
     Ref<nn::TensorDict> d = io::load_file(p, io::Format::Auto);
+    // The report's handle is taken first: once the module has changed, nothing may fail.
+    std::optional<HandleReservation> slot;
+    if (out_report) slot.emplace();
     Ref<nn::LoadReport> r = m->load_state_dict(*d, strict != 0, false);
-    if (out_report) *out_report = static_cast<glia_load_report*>(handle_for(r.get(), HandleType::LoadReport));
+    if (out_report) *out_report = static_cast<glia_load_report*>(slot->bind(r.get(), HandleType::LoadReport));
   });
 }
 
@@ -603,7 +609,7 @@ glia_error* glia_value_save_buffer(const glia_value* value, glia_format format, 
     check_out(out_size, fn, "out_size");
     io::StringSink sink;
     io::save_value(v, sink, f);
-    void* p = std::malloc(sink.bytes.empty() ? 1 : sink.bytes.size());
+    void* p = fault::alloc_fails() ? nullptr : std::malloc(sink.bytes.empty() ? 1 : sink.bytes.size());
     if (!p) throw std::bad_alloc();
     std::memcpy(p, sink.bytes.data(), sink.bytes.size());
     *out_data = p;

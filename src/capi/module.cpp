@@ -2,9 +2,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "autograd/grad_mode.h"
 #include "capi/api.h"
+#include "capi/handle_reserve.h"
+#include "core/alloc_fault.h"
 
 using namespace glia;
 using namespace glia::capi;
@@ -50,7 +53,7 @@ void write_modules(const std::vector<nn::NamedModule>& ms, glia_module** out_mod
   try {
     if (out_names)
       for (const auto& m : ms) {
-        char* s = static_cast<char*>(std::malloc(m.name.size() + 1));
+        char* s = fault::alloc_fails() ? nullptr : static_cast<char*>(std::malloc(m.name.size() + 1));
         if (!s) throw std::bad_alloc();
         std::memcpy(s, m.name.c_str(), m.name.size() + 1);
         names.push_back(s);
@@ -163,8 +166,11 @@ glia_error* glia_module_load_state_dict(glia_module* module, const glia_tensor_d
   return guard([&] {
     nn::ModuleRef m = module_arg(module, fn, "module");
     Ref<nn::TensorDict> d = Ref<nn::TensorDict>::share(dict_raw(dict, fn, "dict"));
+    // The report's handle is taken first: once the module has changed, nothing may fail.
+    std::optional<HandleReservation> slot;
+    if (out_report) slot.emplace();
     Ref<nn::LoadReport> r = m->load_state_dict(*d, strict != 0, assign != 0);
-    if (out_report) *out_report = static_cast<glia_load_report*>(handle_for(r.get(), HandleType::LoadReport));
+    if (out_report) *out_report = static_cast<glia_load_report*>(slot->bind(r.get(), HandleType::LoadReport));
   });
 }
 

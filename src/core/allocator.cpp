@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "core/alloc_fault.h"
 #include "core/error.h"
 
 // Note [Poisoned cache under ASan]: a caching allocator hides overruns and uses
@@ -164,8 +165,8 @@ CpuBlock cpu_allocate(size_t nbytes) {
   CpuBlock b;
   if (nbytes == 0) return b;
   // No object is larger than PTRDIFF_MAX bytes; refusing here also keeps the rounding below from wrapping.
-  GLIA_CHECK(nbytes <= static_cast<size_t>(PTRDIFF_MAX) - kAlignment, OutOfMemory, "out of memory: failed to allocate ",
-             nbytes, " bytes on cpu");
+  GLIA_CHECK(nbytes <= static_cast<size_t>(PTRDIFF_MAX) - kAlignment && !fault::alloc_fails(), OutOfMemory,
+             "out of memory: failed to allocate ", nbytes, " bytes on cpu");
   size_t rounded = 0;
   int bin = nbytes <= kMaxCached ? bin_of(nbytes, &rounded) : -1;
   if (bin < 0) rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);

@@ -260,9 +260,12 @@ glia_kernel_fn backend_kernel(DeviceType t, uint32_t id) {
 void throw_backend_error(glia_error* e) {
   if (!e) return;
   const auto code = static_cast<Code>(glia_error_code(e));
-  std::string msg = glia_error_message(e);
-  glia_error_free(e);
-  throw Error(code == Code::Ok ? Code::Internal : code, std::move(msg));
+  // Freed however this ends (copying the message may itself run out of memory).
+  struct Free {
+    glia_error* e;
+    ~Free() { glia_error_free(e); }
+  } owned{e};
+  throw Error(code == Code::Ok ? Code::Internal : code, std::string(glia_error_message(e)));
 }
 
 void* device_alloc(Device device, size_t nbytes) {

@@ -237,6 +237,7 @@ std::string to_string(const Tensor& t, const std::string& suffixes) {
   if (!t.device().is_cpu()) {
     // torch names a non-default device first; the values print from a host copy.
     std::ostringstream d;
+    d.exceptions(std::ios::badbit);  // out of memory is thrown, not swallowed into a shorter text
     d << "device='" << t.device() << "'";
     parts.push_back(d.str());
   }

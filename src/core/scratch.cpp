@@ -8,6 +8,8 @@
 #include <new>
 #include <vector>
 
+#include "core/alloc_fault.h"
+
 namespace glia {
 namespace {
 
@@ -43,7 +45,7 @@ void* thread_scratch(ScratchSlot which, size_t bytes) {
   if (s.generation != gen) s = Slot{nullptr, 0, gen};  // freed by release_thread_scratch
   if (bytes <= s.cap) return s.p;
   size_t rounded = std::max<size_t>((bytes + 63) / 64 * 64, 64);
-  void* p = std::aligned_alloc(64, rounded);
+  void* p = fault::alloc_fails() ? nullptr : std::aligned_alloc(64, rounded);
   if (!p) throw std::bad_alloc();
   std::lock_guard<std::mutex> lock(r.mu);
   if (s.p) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/alloc_fault.h"
 #include "core/error.h"
 
 namespace glia::io {
@@ -61,7 +62,7 @@ Ref<ByteSource> ByteSource::copy_of(const void* data, size_t size) {
   src->name_ = "<memory>";
   src->kind_ = Kind::Heap;
   if (size > 0) {
-    void* p = std::aligned_alloc(64, (size + 63) / 64 * 64);
+    void* p = fault::alloc_fails() ? nullptr : std::aligned_alloc(64, (size + 63) / 64 * 64);
     if (!p) throw std::bad_alloc();
     std::memcpy(p, data, size);
     src->data_ = static_cast<uint8_t*>(p);
@@ -186,6 +187,9 @@ void AtomicFile::write(const void* data, size_t n) {
 
 void AtomicFile::commit() {
   GLIA_CHECK(!committed_, Internal, "AtomicFile::commit twice");
+  // Everything that can fail for want of memory happens before the rename: once the
+  // file is replaced, the save has succeeded.
+  const std::string dir = dir_of(path_);
   flush_buffer();
   GLIA_CHECK(file_ops().fsync(fd_) == 0, IO, "cannot sync \"", path_, "\": ", os_error(errno));
   int rc = file_ops().close(fd_);
@@ -195,7 +199,7 @@ void AtomicFile::commit() {
              "\": ", os_error(errno));
   committed_ = true;
   // The rename is durable once the directory is synced; a failure here loses nothing.
-  int dfd = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     (void)::fsync(dfd);
     ::close(dfd);

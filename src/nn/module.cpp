@@ -317,10 +317,13 @@ std::string Module::repr() const {
   std::vector<std::string> lines;
   std::string extra = extra_repr();
   size_t n_extra = 0;
-  if (!extra.empty()) {
-    std::stringstream ss(extra);
-    std::string line;
-    while (std::getline(ss, line, '\n')) lines.push_back(line), ++n_extra;
+  // Split by hand: a stream would swallow an out-of-memory and give a shorter repr.
+  for (size_t start = 0; start < extra.size();) {
+    size_t nl = extra.find('\n', start);
+    if (nl == std::string::npos) nl = extra.size();
+    lines.push_back(extra.substr(start, nl - start));
+    ++n_extra;
+    start = nl + 1;
   }
   size_t n_child = 0;
   // A copy holding a reference to each child: extra_repr callbacks may edit the tree or drop the

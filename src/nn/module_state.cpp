@@ -52,6 +52,7 @@ bool fails_strict(const LoadReport& r) { return !r.missing_keys.empty() || !r.un
 
 std::string shape_str(const Dims& d) {
   std::ostringstream os;
+  os.exceptions(std::ios::badbit);  // out of memory is thrown, not swallowed into a shorter text
   os << d;
   return os.str();
 }

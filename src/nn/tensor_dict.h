@@ -28,14 +28,22 @@ class TensorDict : public RefCounted {
     auto it = index_.find(std::string(key));
     return it == index_.end() ? nullptr : &values_[it->second];
   }
+  // All or nothing: out of memory leaves the dict as it was.
   void set(const std::string& key, const Tensor& value) {
-    auto [it, inserted] = index_.emplace(key, keys_.size());
-    if (inserted) {
-      keys_.push_back(key);
-      values_.push_back(value);
-    } else {
+    auto it = index_.find(key);
+    if (it != index_.end()) {
       values_[it->second] = value;
+      return;
     }
+    if (values_.size() == values_.capacity()) values_.reserve(values_.empty() ? 8 : 2 * values_.size());
+    keys_.push_back(key);
+    try {
+      index_.emplace(key, keys_.size() - 1);
+    } catch (...) {
+      keys_.pop_back();
+      throw;
+    }
+    values_.push_back(value);  // room reserved above: cannot throw
   }
   // False when absent; later entries keep their order.
   bool remove(std::string_view key) {

@@ -120,8 +120,15 @@ int64_t Optimizer::num_params() const {
 ParamState& Optimizer::state_of(const Tensor& p) {
   auto it = state_index_.find(p.impl());
   if (it != state_index_.end()) return state_[it->second].second;
-  state_index_.emplace(p.impl(), state_.size());
+  // The state first, then its index: an index never names a state that is not there (out of memory
+  // between the two would otherwise leave one pointing past the end, read by the next step).
   state_.emplace_back(p.ref(), ParamState{});
+  try {
+    state_index_.emplace(p.impl(), state_.size() - 1);
+  } catch (...) {
+    state_.pop_back();
+    throw;
+  }
   return state_.back().second;
 }
 

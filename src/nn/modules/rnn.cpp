@@ -86,6 +86,7 @@ void check_cell_hidden(const Tensor& input, const Tensor& h, int64_t hidden_size
 // Python's str of a tuple of ints: "(2, 3, 4)".
 std::string py_tuple(const Dims& d) {
   std::ostringstream s;
+  s.exceptions(std::ios::badbit);  // out of memory is thrown, not swallowed into a shorter text
   s << '(';
   for (size_t i = 0; i < d.size(); ++i) s << (i ? ", " : "") << d[i];
   s << (d.size() == 1 ? ",)" : ")");
@@ -94,6 +95,7 @@ std::string py_tuple(const Dims& d) {
 
 std::string py_list(const Dims& d) {
   std::ostringstream s;
+  s.exceptions(std::ios::badbit);  // out of memory is thrown, not swallowed into a shorter text
   s << d;
   return s.str();
 }
