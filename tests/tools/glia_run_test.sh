@@ -128,6 +128,25 @@ grace)
   expect_last_line "glia-run: 2 workers still running 0.5 s after SIGTERM: sent SIGKILL"
   no_worker_left
   ;;
+orphan)
+  # glia-run killed by SIGKILL: the kernel sends its workers SIGTERM (PR_SET_PDEATHSIG). They are no
+  # longer glia-run's children, so wait (up to 30 s) for them to end (a zombie left to a container's
+  # init that does not reap counts as ended).
+  timeout --foreground -k 5 90 "$glia_run" --nproc-per-node 2 "$worker" sleep "$dir/pids" >"$out" 2>"$err" &
+  pid=$!
+  wait_for_pids 2
+  kill -KILL "$(glia_run_pid)"
+  wait $pid
+  i=0
+  for r in 0 1; do
+    p=$(pid_of $r)
+    while [ -e "/proc/$p" ] && [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" != Z ]; do
+      i=$((i + 1))
+      [ $i -le 300 ] || { kill -9 "$p"; fail "worker $r (pid $p) outlived glia-run"; }
+      sleep 0.1
+    done
+  done
+  ;;
 not_found)
   run --nproc-per-node 2 /nonexistent/program --flag
   expect_status 127

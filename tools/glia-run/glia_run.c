@@ -354,10 +354,13 @@ static void set_env_long(const char *name, long value) {
 
 /* In the child: the environment, the signal mask glia-run started with, then exec. Reports an
    exec failure's errno through the close-on-exec pipe `report`. */
-static void exec_worker(const options *o, long port, long local_rank, const sigset_t *original_mask, int report) {
+static void exec_worker(const options *o, long port, long local_rank, const sigset_t *original_mask, int report,
+                        pid_t parent) {
 #ifdef __linux__
-  /* glia-run killed with SIGKILL cannot stop its workers: the kernel does (SIGTERM). */
+  /* glia-run killed with SIGKILL cannot stop its workers: the kernel does (SIGTERM). A glia-run that
+     died before this line is no longer the parent. */
   prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(128 + SIGTERM);
 #endif
   setenv("MASTER_ADDR", o->master_addr, 1);
   set_env_long("MASTER_PORT", port);
@@ -440,6 +443,7 @@ int main(int argc, char **argv) {
 
   fflush(stdout);
   fflush(stderr);
+  const pid_t self = getpid();
   for (long local = 0; local < o.nproc; ++local) {
     worker *w = &workers[local];
     w->local_rank = local;
@@ -460,7 +464,7 @@ int main(int argc, char **argv) {
     }
     if (pid == 0) {
       close(report[0]);
-      exec_worker(&o, port, local, &original_mask, report[1]);
+      exec_worker(&o, port, local, &original_mask, report[1], self);
     }
     close(report[1]);
     w->pid = pid;
