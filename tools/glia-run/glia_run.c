@@ -92,8 +92,8 @@ static void usage(FILE *out) {
           "signal, the others get SIGTERM, then SIGKILL after the grace period.\n"
           "\n"
           "Exit status: 0 when every worker exited with 0; the first failed worker's status\n"
-          "(128+N for signal N); 127 (126) when PROGRAM cannot be found (run); 2 for bad usage;\n"
-          "on a forwarded signal, that signal.\n",
+          "(128+N for signal N); 127 (126) when PROGRAM cannot be found (run); 1 when a\n"
+          "worker cannot be started (fork); 2 for bad usage; on a forwarded signal, that signal.\n",
           DEFAULT_RDZV_PORT);
 }
 
@@ -336,8 +336,9 @@ typedef struct {
   pid_t pid;
   long rank, local_rank;
   int running;
-  int status;     /* from waitpid */
-  int exec_errno; /* the program could not be started */
+  int status;             /* from waitpid */
+  int exec_errno;         /* the program could not be started */
+  const char *start_call; /* NULL: exec failed; else the call of glia-run's that failed ("fork") */
 } worker;
 
 static double now_seconds(void) {
@@ -384,7 +385,9 @@ static void exec_worker(const options *o, long port, long local_rank, const sigs
 static const char *g_program; /* the command's name, for messages */
 
 static void describe(const worker *w, char *text, size_t size) {
-  if (w->exec_errno)
+  if (w->exec_errno && w->start_call)
+    snprintf(text, size, "could not be started: %s: %s", w->start_call, strerror(w->exec_errno));
+  else if (w->exec_errno)
     snprintf(text, size, "could not run '%s': %s", g_program, strerror(w->exec_errno));
   else if (WIFEXITED(w->status))
     snprintf(text, size, "exited with status %d", WEXITSTATUS(w->status));
@@ -450,13 +453,15 @@ int main(int argc, char **argv) {
     w->rank = o.node_rank * o.nproc + local;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-      say("cannot start rank %ld: pipe: %s", w->rank, strerror(errno));
-      return 1;
+      w->exec_errno = errno;
+      w->start_call = "pipe";
+      failure = w;
+      break;
     }
     const pid_t pid = fork();
     if (pid < 0) {
       w->exec_errno = errno;
-      g_program = "fork";
+      w->start_call = "fork";
       close(report[0]);
       close(report[1]);
       failure = w;
@@ -559,7 +564,7 @@ int main(int argc, char **argv) {
       say("failed: rank %ld (local rank %ld, pid %ld) %s", failure->rank, failure->local_rank, (long)failure->pid,
           text);
     if (failure->exec_errno)
-      exit_status = failure->exec_errno == ENOENT ? 127 : 126;
+      exit_status = failure->start_call ? 1 : failure->exec_errno == ENOENT ? 127 : 126;
     else if (WIFEXITED(failure->status))
       exit_status = WEXITSTATUS(failure->status);
     else if (WIFSIGNALED(failure->status))
