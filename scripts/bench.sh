@@ -120,7 +120,7 @@ demo=$build/examples/fashion_mnist
 # ---- Measure --------------------------------------------------------------------------------------
 mkdir -p "$(dirname "$out")"
 raw=${out%.jsonl}.raw
-: >"$raw"
+[ ${#workloads[@]} -eq 0 ] || : >"$raw" # W10 alone leaves the last suite run's raw lines
 # run PROFILE THREADS COMMAND...: the command under the profile's environment, the same for both
 # sides. as-is: OPENBLAS_CORETYPE=Haswell, OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = threads (a user who
 # sets both to the thread count; libtorch's OpenMP pool then calls a multi-threaded OpenBLAS). best:
