@@ -16,6 +16,12 @@
 # measurement unless --full. W8 is the footprint: (a) libglia.so and the ldd closure of a minimal
 # program (benchmarks/w8_cold.c) against the same for libtorch (w8_cold_torch.cpp), (b) their cold
 # start (w8_spawn: fork + exec + wait, median), (c) the peak RSS of a process after 200 W4 steps.
+# W10 (only when named; printed, not part of the report or docs/performance.md) is one epoch of the
+# W7 recipe data-parallel: the demo with 1 process and with 2 under glia-run (fashion_mnist --ddp,
+# one thread each), against PyTorch 1.13's DistributedDataParallel over Gloo
+# (benchmarks/w10_torch_ddp.py; /usr/bin/python3) with 2 processes under the same launcher, and
+# benchmarks/w7_torch.py as its 1 process: the median epoch time of each, the 2-process/1-process
+# ratios and glia's speedup.
 #
 # Options:
 #   --quick              fewer rounds and repetitions (2 rounds of 5; W7 and W8 once). Took 17 min
@@ -53,12 +59,17 @@ while [ $# -gt 0 ]; do
     --chart) chart=$2; shift ;;
     --no-docs) docs=0 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    W[1-8]) workloads+=("$1") ;;
+    W[1-8] | W10) workloads+=("$1") ;;
     *) echo "bench.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
 [ ${#workloads[@]} -gt 0 ] || workloads=(W1 W2 W3 W4 W5 W6 W7 W8)
+w10=0
+for i in "${!workloads[@]}"; do
+  if [ "${workloads[$i]}" = W10 ]; then w10=1; unset 'workloads[i]'; fi
+done
+workloads=(${workloads[@]+"${workloads[@]}"})
 if [ "$quick" = 1 ]; then
   rounds=${rounds:-2} reps=${reps:-5} w7_rounds=1 w8_rounds=1 spawns=5
 else
@@ -94,6 +105,7 @@ build=build/release
 [ -f $build/CMakeCache.txt ] || cmake --preset release >/dev/null
 cmake $build >/dev/null # picks up a libtorch installed since the last configure
 targets=(glia_bench example_fashion_mnist w8_cold w8_spawn)
+[ "$w10" = 1 ] && targets+=(glia-run)
 if [ "$torch" = 1 ] && grep -q '^Torch_DIR:PATH=.*cmake/Torch$' $build/CMakeCache.txt; then
   targets+=(torch_bench w8_cold_torch)
 elif [ "$torch" = 1 ]; then
@@ -108,7 +120,7 @@ demo=$build/examples/fashion_mnist
 # ---- Measure --------------------------------------------------------------------------------------
 mkdir -p "$(dirname "$out")"
 raw=${out%.jsonl}.raw
-: >"$raw"
+[ ${#workloads[@]} -eq 0 ] || : >"$raw" # W10 alone leaves the last suite run's raw lines
 # run PROFILE THREADS COMMAND...: the command under the profile's environment, the same for both
 # sides. as-is: OPENBLAS_CORETYPE=Haswell, OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = threads (a user who
 # sets both to the thread count; libtorch's OpenMP pool then calls a multi-threaded OpenBLAS). best:
@@ -159,6 +171,54 @@ own_lib_mib() {
 
 sides=(glia)
 [ "$torch" = 1 ] && sides+=(torch)
+# W10: one epoch, 1 and 2 processes of one thread each, glia (the demo) and torch DDP over Gloo, all
+# under glia-run, in the best profile; `w10_rounds` rounds, each side alternating.
+if [ "$w10" = 1 ]; then
+  glia_run=$build/tools/glia-run/glia-run
+  python=python3
+  [ -x /usr/bin/python3 ] && python=/usr/bin/python3
+  w10_torch=0
+  if [ "$torch" = 1 ] || "$python" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
+    w10_torch=1
+  fi
+  w10_file=$(mktemp)
+  # w10_epoch NAME: the epoch time of the demo's "epoch 1/1: ... 13.03 s ..." line or of the torch JSON line.
+  w10_epoch() {
+    awk -v name="$1" '/^epoch 1\/1: / { for (i = 1; i <= NF; ++i) if ($i == "s") { print name, $(i - 1); exit } }
+      /"seconds": / { sub(/.*"seconds": /, ""); sub(/[,}].*/, ""); print name, $0; exit }'
+  }
+  for ((round = 1; round <= w7_rounds; ++round)); do
+    for procs in 1 2; do
+      echo "== W10 glia, $procs process(es), round $round" >&2
+      ddp=(--ddp)
+      [ "$procs" = 1 ] && ddp=() # the W7 demo itself
+      run best 1 "$glia_run" --nproc-per-node "$procs" -- "$demo" "${ddp[@]}" --epochs 1 --threads 1 --min-accuracy 0 |
+        w10_epoch "glia-$procs" >>"$w10_file"
+      if [ "$w10_torch" = 1 ]; then
+        echo "== W10 torch DDP (Gloo), $procs process(es), round $round" >&2
+        script=benchmarks/w10_torch_ddp.py
+        [ "$procs" = 1 ] && script=benchmarks/w7_torch.py # W7 in PyTorch, no DDP
+        run best 1 "$glia_run" --nproc-per-node "$procs" -- "$python" $script --threads 1 --epochs 1 |
+          w10_epoch "torch-$procs" >>"$w10_file"
+      fi
+    done
+  done
+  echo "W10: one epoch of W7, one thread per process, launched by glia-run; median seconds per epoch" \
+    "($w7_rounds round(s); load $(cut -d" " -f1-3 /proc/loadavg))"
+  awk '{ t[$1] = t[$1] " " $2 }
+    END {
+      for (k in t) { n = split(t[k], v, " "); for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+        m[k] = v[int((n + 1) / 2)] }
+      printf "  glia   1 process %7.2f s   2 processes %7.2f s   ratio %.2f (target <= 0.6)\n", m["glia-1"], m["glia-2"], m["glia-2"] / m["glia-1"]
+      if ("torch-2" in m) {
+        printf "  torch  1 process %7.2f s   2 processes %7.2f s   ratio %.2f\n", m["torch-1"], m["torch-2"], m["torch-2"] / m["torch-1"]
+        printf "  glia with 2 processes vs torch DDP (Gloo): %.2fx faster (target >= 2)\n", m["torch-2"] / m["glia-2"]
+      }
+    }' "$w10_file"
+  rm -f "$w10_file"
+  [ ${#workloads[@]} -gt 0 ] || exit 0
+fi
+
 for w in "${workloads[@]}"; do
   for profile in $profiles; do
     for threads in $threads_list; do

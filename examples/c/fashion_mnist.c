@@ -18,6 +18,17 @@
  * (/usr/share/datasets/fashion-mnist), read with zlib and validated (magic
  * numbers, image size, counts, exact length). Run with --help for the flags.
  * The last line printed is "test accuracy: 0.XXXX".
+ *
+ * With --ddp, under glia-run (torch's torchrun), it is the same recipe data-parallel,
+ * as torch's DistributedDataParallel over Gloo, one process per rank:
+ *
+ *   dist.init_process_group("gloo")             # env://: MASTER_ADDR, RANK, ... from glia-run
+ *   model = DistributedDataParallel(model)      # rank 0's weights everywhere
+ *   every rank draws the same shuffled batches of 64 and trains on its slice of each
+ *   (32 images with 2 ranks); backward averages the gradients over the ranks
+ *
+ * so every step is the step of one process on the whole batch, up to rounding.
+ * Rank 0 alone prints, evaluates and saves.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -307,10 +318,10 @@ typedef struct {
   int64_t next_line; /* batches done at which the next plain line is printed */
 } progress;
 
-static void progress_show(progress *p, int64_t done, double loss_sum, int64_t images_done, int final) {
+/* `loss` is the mean loss so far; `images_done` counts the images of every rank. */
+static void progress_show(progress *p, int64_t done, double loss, int64_t images_done, int final) {
   const double t = now_seconds(), elapsed = t - p->start;
   const double rate = elapsed > 0 ? (double)images_done / elapsed : 0;
-  const double loss = images_done ? loss_sum / (double)images_done : 0;
   if (p->interactive) {
     if (!final && t - p->last_draw < 0.1) return;
     p->last_draw = t;
@@ -336,7 +347,7 @@ static void progress_show(progress *p, int64_t done, double loss_sum, int64_t im
 static void usage(FILE *out) {
   fprintf(out, "usage: " PROGRAM
                " [--data DIR] [--epochs N] [--seed N] [--threads N] [--limit N]\n"
-               "                     [--test-limit N] [--save PATH] [--min-accuracy X]\n"
+               "                     [--test-limit N] [--save PATH] [--min-accuracy X] [--ddp]\n"
                "\n"
                "Trains LeNet on Fashion-MNIST with glia (SGD lr 0.01 momentum 0.9, batches of 64,\n"
                "shuffled every epoch), evaluates it on the 10,000 test images after each epoch, saves\n"
@@ -349,12 +360,19 @@ static void usage(FILE *out) {
                ")\n"
                "  --epochs N        epochs to train (default 5)\n"
                "  --seed N          seeds the weights (glia_manual_seed) and the shuffling (default 0)\n"
-               "  --threads N       glia_set_num_threads(N) (default: glia's, the number of cores)\n"
+               "  --threads N       glia_set_num_threads(N) (default: glia's, the number of cores;\n"
+               "                    with --ddp, the cores divided by LOCAL_WORLD_SIZE)\n"
                "  --limit N         train on the first N training images only (tests; default all)\n"
                "  --test-limit N    evaluate on the first N test images only (tests; default all)\n"
                "  --save PATH       where the model is saved (default: a temporary file, deleted at exit)\n"
                "  --min-accuracy X  exit 1 when the final test accuracy is below X. Default: 0.88 for\n"
                "                    the full recipe (5 epochs, no --limit or --test-limit), otherwise none\n"
+               "  --ddp             data-parallel under glia-run (torch's DistributedDataParallel over\n"
+               "                    Gloo, the process group from MASTER_ADDR, MASTER_PORT, RANK and\n"
+               "                    WORLD_SIZE): each rank trains on its share of every batch; rank 0\n"
+               "                    alone prints, evaluates and saves. E.g.\n"
+               "                    glia-run --nproc-per-node 2 -- " PROGRAM
+               " --ddp\n"
                "  --help            this text\n"
                "\n"
                "Exit status: 0 success; 1 an error (unreadable or malformed data, a glia error, a\n"
@@ -388,11 +406,16 @@ int main(int argc, char **argv) {
   long long epochs = 5, limit = 0, test_limit = 0, threads = 0;
   uint64_t seed = 0;
   double min_accuracy = -1;
+  int ddp = 0;
   for (int i = 1; i < argc; ++i) {
     const char *flag = argv[i];
     if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
       usage(stdout);
       return 0;
+    }
+    if (!strcmp(flag, "--ddp")) {
+      ddp = 1;
+      continue;
     }
     if (strncmp(flag, "--", 2)) bad_usage("unexpected argument %s", flag);
     static const char *const known[] = {"--data",       "--save",    "--epochs", "--limit",
@@ -423,6 +446,29 @@ int main(int argc, char **argv) {
     }
   }
   if (min_accuracy < 0) min_accuracy = epochs == 5 && limit == 0 && test_limit == 0 ? 0.88 : 0;
+
+  /* dist.init_process_group("gloo") from the environment glia-run sets. */
+  glia_process_group *group = NULL;
+  int64_t rank = 0, world = 1;
+  if (ddp) {
+    if (!getenv("RANK") || !getenv("WORLD_SIZE"))
+      bad_usage(
+          "%s needs the environment of glia-run (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT): run "
+          "glia-run --nproc-per-node 2 -- " PROGRAM " --ddp",
+          "--ddp");
+    check(glia_process_group_create_from_env(NULL, &group));
+    check(glia_process_group_rank(group, &rank));
+    check(glia_process_group_size(group, &world));
+    /* Rank 0 alone reports; the others' errors still go to stderr. */
+    if (rank != 0 && !freopen("/dev/null", "w", stdout)) die("rank %lld: cannot silence stdout", (long long)rank);
+    if (!threads) {
+      /* The workers on this machine share its cores (torchrun sets OMP_NUM_THREADS=1 for the same reason). */
+      const char *local = getenv("LOCAL_WORLD_SIZE");
+      const long n_local = local ? strtol(local, NULL, 10) : 1;
+      threads = glia_get_num_threads() / (n_local > 0 ? n_local : 1);
+      if (threads < 1) threads = 1;
+    }
+  }
   if (threads) check(glia_set_num_threads((int32_t)threads));
 
   const double load_start = now_seconds();
@@ -459,6 +505,22 @@ int main(int argc, char **argv) {
   printf("SGD(lr=0.01, momentum=0.9), batch %d, %lld epochs, %d threads, seed %llu\n", BATCH, epochs,
          glia_get_num_threads(), (unsigned long long)seed);
 
+  /* model = DistributedDataParallel(model): rank 0's weights are broadcast to every rank here. The
+     optimizer keeps the parameters of `model`, which the wrapper shares. */
+  glia_module *trained = model;
+  if (ddp) {
+    check(glia_nn_distributed_data_parallel(model, group, NULL, &trained));
+    const int64_t fewest = BATCH / world, most = (BATCH + world - 1) / world;
+    char share[64];
+    if (most > fewest)
+      snprintf(share, sizeof share, "%lld or %lld", (long long)fewest, (long long)most);
+    else
+      snprintf(share, sizeof share, "%lld", (long long)fewest);
+    printf(
+        "DistributedDataParallel over Gloo: %lld processes, each on %s of the %d images of a batch, %d threads each\n",
+        (long long)world, share, BATCH, glia_get_num_threads());
+  }
+
   int64_t *order = malloc((size_t)train.n * sizeof(int64_t)), *predicted = malloc((size_t)test.n * sizeof(int64_t));
   float *x_buffer = malloc((size_t)BATCH * PIXELS * sizeof(float));
   int64_t *y_buffer = malloc(BATCH * sizeof(int64_t));
@@ -479,31 +541,56 @@ int main(int argc, char **argv) {
     p.start = now_seconds();
     p.last_draw = 0;
     p.next_line = (p.batches + 9) / 10;
-    double loss_sum = 0; /* sum over images of the per-image loss */
-    int64_t images_done = 0;
+    double loss_sum = 0; /* sum over this rank's images of the per-image loss */
+    int64_t images_done = 0, my_images = 0;
     for (int64_t b = 0; b < p.batches; ++b) {
       const int64_t first = b * BATCH, n = train.n - first < BATCH ? train.n - first : BATCH;
-      glia_tensor *y = NULL, *x = make_batch(&train, order, first, n, x_buffer, y_buffer, &y);
+      /* This rank's slice of the batch: [lo, hi). DDP averages the ranks' gradients, so a rank's mean
+         loss is scaled by world * (its images) / n to make the average the gradient of the whole
+         batch's mean loss (a scale of 1 for equal slices). A rank with no image of a short last batch
+         trains on one with a scale of 0. */
+      const int64_t lo = rank * n / world, hi = (rank + 1) * n / world, mine = hi - lo;
+      const int64_t take = mine > 0 ? mine : 1, start = mine > 0 ? first + lo : first;
+      const double scale = (double)(world * mine) / (double)n;
+      glia_tensor *y = NULL, *x = make_batch(&train, order, start, take, x_buffer, y_buffer, &y);
       glia_tensor *logits = NULL, *loss = NULL;
       int64_t n_out = 0;
-      check(glia_module_forward(model, (const glia_tensor *const *)&x, 1, &logits, 1, &n_out));
+      check(glia_module_forward(trained, (const glia_tensor *const *)&x, 1, &logits, 1, &n_out));
       const glia_tensor *loss_inputs[] = {logits, y};
       check(glia_module_forward(loss_fn, loss_inputs, 2, &loss, 1, &n_out));
       check(glia_optimizer_zero_grad(opt, 1));
-      check(glia_tensor_backward(loss, NULL, 0));
+      if (scale != 1) {
+        glia_tensor *scaled = NULL;
+        check(glia_mul_scalar(loss, glia_scalar_float(scale), &scaled));
+        check(glia_tensor_backward(scaled, NULL, 0));
+        check(glia_tensor_release(scaled));
+      } else {
+        check(glia_tensor_backward(loss, NULL, 0));
+      }
       check(glia_optimizer_step(opt));
       double value = 0;
       check(glia_tensor_item_double(loss, &value));
-      loss_sum += value * (double)n;
+      loss_sum += value * (double)mine;
+      my_images += mine;
       images_done += n;
       check(glia_tensor_release(loss));
       check(glia_tensor_release(logits));
       check(glia_tensor_release(x));
       check(glia_tensor_release(y));
-      progress_show(&p, b + 1, loss_sum, images_done, b + 1 == p.batches);
+      progress_show(&p, b + 1, my_images ? loss_sum / (double)my_images : 0, images_done, b + 1 == p.batches);
     }
     const double seconds = now_seconds() - p.start;
     train_seconds += seconds;
+    if (ddp) {
+      /* The epoch's loss over every rank's images. */
+      const int64_t one = 1;
+      glia_tensor *sum = NULL;
+      check(glia_tensor_from_data(&loss_sum, sizeof loss_sum, &one, 1, GLIA_FLOAT64, &sum));
+      check(glia_process_group_all_reduce(group, sum, GLIA_REDUCE_SUM, NULL));
+      check(glia_tensor_copy_to_host(sum, &loss_sum, sizeof loss_sum));
+      check(glia_tensor_release(sum));
+      if (rank != 0) continue; /* rank 0 evaluates; the others go on to the next epoch */
+    }
     const double eval_start = now_seconds();
     correct = evaluate(model, &test, predicted);
     printf("epoch %d/%lld: train loss %.4f  %.2f s  %.0f img/s  test accuracy %.4f  (eval %.2f s)\n", epoch, epochs,
@@ -512,6 +599,25 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   printf("trained in %.1f s (%.2f s/epoch)\n", train_seconds, train_seconds / (double)epochs);
+  if (ddp) {
+    check(glia_module_release(trained));
+    check(glia_process_group_release(group));
+  }
+  if (rank != 0) { /* rank 0 saves, reloads and reports */
+    free(order);
+    free(predicted);
+    free(x_buffer);
+    free(y_buffer);
+    free(train.pixels);
+    free(train.labels);
+    free(test.pixels);
+    free(test.labels);
+    check(glia_optimizer_release(opt));
+    check(glia_module_release(loss_fn));
+    check(glia_module_release(model));
+    glia_shutdown();
+    return 0;
+  }
 
   /* Save as safetensors; load into a fresh model (strict); same predictions? */
   if (!save) {

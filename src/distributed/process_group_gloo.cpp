@@ -114,7 +114,7 @@ void dispatch(DType d, F f) {
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(Ref<Store> store, int rank, int size, const ProcessGroupOptions& o)
-      : ProcessGroup(rank, size, o.timeout) {
+      : ProcessGroup(rank, size, o.timeout), store_(store) {
     gloo::transport::tcp::attr attr;
     std::string iface = o.iface;
     if (iface.empty() && o.hostname.empty())
@@ -254,6 +254,9 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
  private:
+  // Kept as torch's ProcessGroupGloo keeps its store: the TCPStore that glia_process_group_create_from_env
+  // makes serves the rendezvous from rank 0, and must outlive the rendezvous of the slowest rank.
+  Ref<Store> store_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<gloo::rendezvous::Context> context_;
   uint32_t tag_ = 0;

@@ -24,6 +24,17 @@ if(CMAKE_BUILD_TYPE STREQUAL "Release")
   set_tests_properties(example.fashion_mnist.full PROPERTIES LABELS examples TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
 
+# --ddp under glia-run (2 processes: equal halves of each batch; 3: unequal thirds, the loss scaled):
+# the same epoch loss and accuracy as one process, up to rounding (fashion_mnist_run.sh ddp).
+if(TARGET glia-run AND GLIA_HAVE_GLOO)
+  foreach(nproc 2 3)
+    add_test(NAME example.fashion_mnist.ddp${nproc}
+      COMMAND sh ${fm_run} ddp /usr/share/datasets/fashion-mnist $<TARGET_FILE:glia-run> ${nproc} ${fm_program}
+              --epochs 1 --limit 4096 --test-limit 2000 --threads 1)
+    set_tests_properties(example.fashion_mnist.ddp${nproc} PROPERTIES LABELS examples TIMEOUT 180 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
+
 add_test(NAME example.fashion_mnist.tiny
   COMMAND sh ${fm_run} train ${fm_data}/tiny ${fm_program} --epochs 2 --threads 1 --seed 7
           --save ${CMAKE_CURRENT_BINARY_DIR}/fashion_mnist_tiny.safetensors)
@@ -67,3 +78,4 @@ fm_fail(truncated_gzip 1 "fashion_mnist: ${fm_data}/test_truncated/t10k-labels-i
 fm_fail(not_gzip 1 "fashion_mnist: ${fm_data}/not_gzip/${train_images}: bad gzip data after 0 bytes: invalid code lengths set"
   --data ${fm_data}/not_gzip)
 fm_fail(usage 2 "fashion_mnist: bad value for --epochs\n(try --help)" --epochs 0)
+fm_fail(ddp_without_glia_run 2 "fashion_mnist: --ddp needs the environment of glia-run (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT): run glia-run --nproc-per-node 2 -- fashion_mnist --ddp\n(try --help)" --ddp)
