@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * glia: an embeddable neural-network engine. This header is the whole public
  * contract of libglia (C99 and C++). Read docs/c-api.md first for the rules
  * that every function below follows; each doc block only adds what is
@@ -51,6 +52,8 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup errors
+ * @{ */
 
 /** Error codes. Values are fixed forever; new codes are only appended. */
 enum glia_error_code GLIA_ENUM_BASE {
@@ -103,9 +106,12 @@ GLIA_API glia_error *glia_error_new(enum glia_error_code code, const char *messa
 /** A static English name for `code`, e.g. "GLIA_ERR_SHAPE". @since 0.1 */
 GLIA_API const char *glia_error_code_name(enum glia_error_code code);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Runtime                                                                    */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup runtime
+ * @{ */
 
 /** GLIA_VERSION_NUMBER of the library loaded at run time. @since 0.1 */
 GLIA_API uint32_t glia_version(void);
@@ -229,6 +235,10 @@ typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const ch
 GLIA_API GLIA_NODISCARD glia_error *glia_set_log_callback(glia_log_fn fn, enum glia_log_level min_level,
                                                           void *user_data, void (*free_user_data)(void *));
 
+/** @} */
+/** @addtogroup devices
+ * @{ */
+
 /**
  * Loads a backend library by name ("cuda") or path. The CUDA backend
  * (libglia_cuda.so.0) is looked up next to libglia first, then by the system
@@ -246,9 +256,12 @@ GLIA_API int32_t glia_cuda_is_available(void);
 /** The number of CUDA devices the backend sees (0 without backend or device). @since 0.1 */
 GLIA_API int32_t glia_cuda_device_count(void);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Types                                                                      */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup tensors
+ * @{ */
 
 /** Element types. Values are fixed forever; new types are only appended. */
 typedef enum glia_dtype GLIA_ENUM_BASE {
@@ -267,6 +280,10 @@ GLIA_API size_t glia_dtype_size(glia_dtype dtype);
 
 /** torch's name of `dtype` ("float32", "bfloat16", "bool"...), NULL for an unknown value. @since 0.1 */
 GLIA_API const char *glia_dtype_name(glia_dtype dtype);
+
+/** @} */
+/** @addtogroup devices
+ * @{ */
 
 /**
  * Device types. GLIA_PRIVATEUSE1 is the slot of an out-of-tree backend (the
@@ -483,9 +500,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_event_elapsed_time(const glia_event *st
 /** The device of `event`. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_event_device(const glia_event *event, glia_device *out_device);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup tensors
+ * @{ */
 
 /** A tensor: a strided view of a storage. Opaque, reference counted. */
 typedef struct glia_tensor glia_tensor;
@@ -764,9 +784,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_detach(const glia_tensor *tensor
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to_string(const glia_tensor *tensor, char *buffer, size_t capacity,
                                                           size_t *out_length);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Autograd                                                                   */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup autograd
+ * @{ */
 
 /** 1 when gradients are recorded for `tensor` (a leaf that requires grad, or an op result in a graph). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_requires_grad(const glia_tensor *tensor, int32_t *out_requires_grad);
@@ -998,9 +1021,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_saved_tensors(glia_autogra
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const glia_autograd_ctx *ctx, int64_t index,
                                                                        int32_t *out);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Operators (torch names; broadcasting and type promotion as in torch)       */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup ops
+ * @{ */
 
 /**
  * A scalar operand (torch's Scalar). Its type takes part in type promotion as
@@ -2090,9 +2116,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p,
 GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
                                                    const double *std, int64_t n_std, glia_tensor **out);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Modules (torch.nn.Module)                                                  */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup modules
+ * @{ */
 
 /** A module: parameters, buffers and child modules in registration order. */
 typedef struct glia_module glia_module;
@@ -2279,6 +2308,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_type_name(const glia_module *mod
 GLIA_API GLIA_NODISCARD glia_error *glia_module_extra_repr(const glia_module *module, char *buffer, size_t capacity,
                                                            size_t *out_length);
 
+/** @} */
+/** @addtogroup hooks
+ * @{ */
+
 /* ---- modules: hooks ------------------------------------------------------- */
 
 /** Hook flags. */
@@ -2357,6 +2390,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_add_load_state_dict_post_hook(gl
 /** Removes a hook of any kind by id. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_remove_hook(glia_module *module, uint64_t hook_id);
 
+/** @} */
+/** @addtogroup modules
+ * @{ */
+
 /* ---- modules: state dicts ------------------------------------------------- */
 
 /**
@@ -2416,6 +2453,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_load_report_key(const glia_load_report 
 /** Removes `key` from one list (for post hooks). Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_load_report_remove(glia_load_report *report, glia_report_keys which,
                                                             const char *key);
+
+/** @} */
+/** @addtogroup checkpoints
+ * @{ */
 
 /* ---- tensor dicts --------------------------------------------------------- */
 
@@ -2733,9 +2774,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_save(const glia_value *value, con
 GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *value, glia_format format, void **out_data,
                                                            size_t *out_size);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup layers
+ * @{ */
 
 /**
  * Factory options every built-in constructor takes (torch's device= and
@@ -3345,9 +3389,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_clear(glia_module *dict);
 /** len(container) for the five containers above. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* torch.nn.init and torch.nn.utils                                           */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup nn_init
+ * @{ */
 
 /*
  * In-place initialisers (torch.nn.init): they record no autograd history (as
@@ -3435,9 +3482,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_norm_(glia_tensor *c
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_value_(glia_tensor *const *params, int64_t n_params,
                                                                    double clip_value);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Optimizers and LR schedulers (torch.optim)                                 */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup optimizers
+ * @{ */
 
 /*
  * An optimizer updates the tensors it was given from their .grad: step()
@@ -3664,9 +3714,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Distributed training (torch.distributed)                                   */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup distributed
+ * @{ */
 
 /*
  * Processes meet through a key-value store (torch's Store) and then form a
@@ -3929,6 +3982,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
+
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */
