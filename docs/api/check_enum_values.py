@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Lists the enum values of the API reference that have no documentation.
 
+A value is documented by its own comment (`/**< ... */` after it or `/** ... */`
+before it), or by the enum's doc comment naming it (for one-line enums such as
+`enum glia_fan_mode { GLIA_FAN_IN = 0, GLIA_FAN_OUT = 1 }`).
+
 Doxygen 1.9 (Debian's) warns about undocumented functions, structs, members,
 macros and typedefs, but not about enum values; this reads doxygen's XML
 output (docs/api/Doxyfile sets GENERATE_XML) and prints one line per
@@ -11,6 +15,7 @@ documented", in doxygen's warning format. Exit status 1 when there is any.
 """
 import glob
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -29,9 +34,11 @@ def main(xml_dir):
             if enum.get("kind") != "enum":
                 continue
             enum_name = text(enum.find("name"))
+            enum_doc = text(enum.find("briefdescription")) + " " + text(enum.find("detaileddescription"))
             for value in enum.iter("enumvalue"):
                 name = text(value.find("name"))
-                documented = bool(text(value.find("briefdescription")) or text(value.find("detaileddescription")))
+                documented = bool(text(value.find("briefdescription")) or text(value.find("detaileddescription")) or
+                                  re.search(r"\b%s\b" % re.escape(name), enum_doc))
                 loc = enum.find("location")
                 where = "%s:%s" % (loc.get("file"), loc.get("line")) if loc is not None else "?"
                 # An enum is listed in its file's and in its group's XML: report each value once.
