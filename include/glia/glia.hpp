@@ -1353,8 +1353,7 @@ class Optimizer : public detail::Handle<glia_optimizer, glia_optimizer_retain, g
   using Base::Base;
   /** Optimizer.step(): one update of every parameter with a gradient (glia_optimizer_step()). */
   void step() { detail::check(glia_optimizer_step(get())); }
-  /** Optimizer.zero_grad: clears every parameter's .grad, or zeroes it when !set_to_none (glia_optimizer_zero_grad()).
-   */
+  /** Optimizer.zero_grad: clears every parameter's .grad, or zeroes it when !set_to_none. */
   void zero_grad(bool set_to_none = true) { detail::check(glia_optimizer_zero_grad(get(), set_to_none ? 1 : 0)); }
   /** The learning rate of param group `group` (glia_optimizer_get_lr()). */
   double lr(int64_t group = 0) const {
