@@ -48,7 +48,10 @@ if [ "$rc" -ne 0 ] && [ "$problems" -eq 0 ]; then
   sed 's/^/  /' "$out/doxygen.log" >&2
   problems=1
 fi
-if [ -d "$out/xml" ]; then
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "docs: python3 not found: the enum values cannot be checked" >&2
+  problems=$((problems + 1))
+elif [ -d "$out/xml" ]; then
   if ! enum_report=$(python3 docs/api/check_enum_values.py "$out/xml"); then
     echo "docs: undocumented enum values (each one fails the build):" >&2
     sed "s|^$PWD/||; s|^|  |" <<<"$enum_report" >&2
