@@ -1071,6 +1071,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const gli
 /* ------------------------------------------------------------------------ */
 /** @addtogroup ops
  * @{ */
+/** @defgroup ops_arithmetic Scalar operands and arithmetic
+ * @ingroup ops
+ * @{ */
 
 /**
  * A scalar operand (torch's Scalar). Its type takes part in type promotion as
@@ -1145,7 +1148,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_add_(glia_tensor *self, const glia_tens
 /** self *= other, in place. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tensor *other);
 
+/** @} */
 /* ---- operators: elementwise (scalar operands, math, comparisons, logic) -- */
+/** @defgroup ops_elementwise Elementwise (scalar operands, math, comparisons, logic)
+ * @ingroup ops
+ * @{ */
 
 /** a + alpha * s (torch.add with a Python number: an int scalar keeps an integer tensor integral). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_add_scalar(const glia_tensor *a, glia_scalar s, double alpha,
@@ -1229,7 +1236,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logical_xor(const glia_tensor *a, const
 /** !a. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_logical_not(const glia_tensor *a, glia_tensor **out);
 
+/** @} */
 /* ---- operators: activations ---------------------------------------------- */
+/** @defgroup ops_activations Activations
+ * @ingroup ops
+ * @{ */
 
 /** max(a, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu(const glia_tensor *a, glia_tensor **out);
@@ -1256,9 +1267,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_hardswish(const glia_tensor *a, glia_te
 GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh(const glia_tensor *a, double min_val, double max_val,
                                                   glia_tensor **out);
 
+/** @} */
 /* ---- operators: in place --------------------------------------------------- */
-/* Each bumps self's version counter, fails on a leaf that requires grad (in grad mode) and records
- * autograd history; the result must be castable to self's dtype. */
+/** @defgroup ops_inplace In place
+ * @ingroup ops
+ * Each bumps self's version counter, fails on a leaf that requires grad (in grad mode) and records
+ * autograd history; the result must be castable to self's dtype.
+ * @{ */
 
 /** self -= alpha * other. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_sub_(glia_tensor *self, const glia_tensor *other, double alpha);
@@ -1292,13 +1307,16 @@ GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_sc
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 
-/* ---- unary floating math and rounding (torch.sin ... torch.round).
+/** @} */
+/** @defgroup ops_unary Unary floating math and rounding (torch.sin ... torch.round)
+ * @ingroup ops
  * The math functions give float32 for integer and bool inputs (torch's default
  * dtype); trunc, floor, ceil and round keep integer dtypes (a copy) and refuse
  * bool. Each has an in-place form glia_<op>_(self), which follows torch's
  * rules: the result dtype must be castable to self's ("result type Float can't
  * be cast to the desired output type Long"), the version counter moves, and a
- * leaf that requires grad is refused in grad mode. */
+ * leaf that requires grad is refused in grad mode.
+ * @{ */
 /** sin(a), radians. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_sin(const glia_tensor *a, glia_tensor **out);
 /** In place: self = sin(self). @since 0.2 */
@@ -1410,8 +1428,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logit(const glia_tensor *a, double eps,
 /** In place: self = logit(self, eps). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_logit_(glia_tensor *self, double eps);
 
-/* ---- binary math, bitwise ops and predicates. Operands broadcast and
- * promote as torch's; "float" ops give float32 for integer operands. */
+/** @} */
+/** @defgroup ops_binary Binary math, bitwise ops and predicates
+ * @ingroup ops
+ * Operands broadcast and promote as torch's; "float" ops give float32 for integer operands.
+ * @{ */
 /** atan2(a, b), the angle of (b, a) in radians; float. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_atan2(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
 /** sqrt(a^2 + b^2) without overflow; floating operands only. @since 0.2 */
@@ -1488,7 +1509,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lerp(const glia_tensor *start, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_lerp_scalar(const glia_tensor *start, const glia_tensor *end, double weight,
                                                      glia_tensor **out);
 
+/** @} */
 /* ---- operators: reductions, softmax --------------------------------------- */
+/** @defgroup ops_reductions Reductions, softmax
+ * @ingroup ops
+ * @{ */
 
 /*
  * Reductions take `dims` (n_dims entries; NULL and 0 reduce every dim) and
@@ -1551,7 +1576,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_softmax(const glia_tensor *a, int64_t d
 /** torch.log_softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
 
+/** @} */
 /* ---- operators: more reductions, scans, sorting --------------------------- */
+/** @defgroup ops_scans More reductions, scans, sorting
+ * @ingroup ops
+ * @{ */
 
 /*
  * As torch's. The ops with a `dim` wrap a negative one and take a 0-dim input
@@ -1671,7 +1700,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const
                                                      const int64_t *dim_or_null, int32_t keepdim,
                                                      glia_quantile_interpolation interpolation, glia_tensor **out);
 
+/** @} */
 /* ---- operators: losses ----------------------------------------------------- */
+/** @defgroup ops_losses Losses
+ * @ingroup ops
+ * @{ */
 
 /** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */
 typedef enum glia_reduction GLIA_ENUM_BASE {
@@ -1750,7 +1783,11 @@ GLIA_API void glia_cross_entropy_options_init(glia_cross_entropy_options *option
 GLIA_API GLIA_NODISCARD glia_error *glia_cross_entropy(const glia_tensor *input, const glia_tensor *target,
                                                        const glia_cross_entropy_options *options, glia_tensor **out);
 
+/** @} */
 /* ---- operators: linear algebra --------------------------------------------- */
+/** @defgroup ops_linalg Linear algebra
+ * @ingroup ops
+ * @{ */
 
 /**
  * torch.matmul: the dot product of two 1-D tensors, matrix-vector and
@@ -1779,7 +1816,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_addmm(const glia_tensor *bias, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_linear(const glia_tensor *x, const glia_tensor *weight,
                                                 const glia_tensor *bias, glia_tensor **out);
 
+/** @} */
 /* ---- operators: shape and indexing ---------------------------------------- */
+/** @defgroup ops_shape Shape and indexing
+ * @ingroup ops
+ * @{ */
 
 /**
  * A view of `a` with `shape` (ndim entries, one of them may be -1). Fails
@@ -1863,7 +1904,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, 
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
                                                int64_t capacity, int64_t *out_count);
 
+/** @} */
 /* ---- triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...) */
+/** @defgroup ops_triangles Triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...)
+ * @ingroup ops
+ * @{ */
 
 /**
  * torch.tril: a copy of `a` (at least 2-D, batched over the leading dims) with the elements above
@@ -1992,7 +2037,11 @@ typedef enum glia_pad_mode GLIA_ENUM_BASE {
 GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t *pad, int64_t n_pad,
                                              glia_pad_mode mode, double value, glia_tensor **out);
 
+/** @} */
 /* ---- operators: neural-network functions ---------------------------------- */
+/** @defgroup ops_nn Neural-network functions
+ * @ingroup ops
+ * @{ */
 
 /* Convolution and pooling (NCHW; an unbatched [C, H, W] input gives an unbatched result). */
 
@@ -2173,6 +2222,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p,
 GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
                                                    const double *std, int64_t n_std, glia_tensor **out);
 
+/** @} */
 /** @} */
 /* ------------------------------------------------------------------------ */
 /* Modules (torch.nn.Module)                                                  */
@@ -2519,6 +2569,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_load_report_remove(glia_load_report *re
  * @{ */
 
 /* ---- tensor dicts --------------------------------------------------------- */
+/** @defgroup checkpoints_dicts Tensor dicts
+ * @ingroup checkpoints
+ * @{ */
 
 /** An empty dict. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_create(glia_tensor_dict **out);
@@ -2562,7 +2615,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_key_at(const glia_
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_get_metadata(const glia_tensor_dict *dict, const char *key,
                                                                   char *buffer, size_t capacity, size_t *out_length);
 
+/** @} */
 /* ---- checkpoint files ----------------------------------------------------- */
+/** @defgroup checkpoints_files Checkpoint files
+ * @ingroup checkpoints
+ * @{ */
 
 /** Checkpoint file formats. */
 typedef enum glia_format GLIA_ENUM_BASE {
@@ -2637,7 +2694,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save_buffer(const glia_tens
 /** Frees a buffer glia allocated for the caller (NULL is accepted). @since 0.1 */
 GLIA_API void glia_buffer_free(void *data);
 
+/** @} */
 /* ---- checkpoints of any shape: the whole object torch.load returns ------ */
+/** @defgroup checkpoints_values Checkpoints of any shape: the whole object torch.load returns
+ * @ingroup checkpoints
+ * @{ */
 
 /**
  * A checkpoint's whole object, as torch.load(path, weights_only=True) returns
@@ -2835,10 +2896,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *val
                                                            size_t *out_size);
 
 /** @} */
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */
 /* ------------------------------------------------------------------------ */
 /** @addtogroup layers
+ * @{ */
+/** @defgroup layers_options Factory options
+ * @ingroup layers
  * @{ */
 
 /**
@@ -2858,7 +2923,11 @@ typedef struct glia_factory_options {
 /** Sets the defaults with struct_size filled in. @since 0.1 */
 GLIA_API void glia_factory_options_init(glia_factory_options *options);
 
+/** @} */
 /* ---- built-in modules: layers -------------------------------------------- */
+/** @defgroup layers_layers Layers
+ * @ingroup layers
+ * @{ */
 /* (layers helper A: Identity, Linear, Bilinear, Conv2d, ConvTranspose2d, pools, activations, Dropout,
    Flatten, Unflatten, Normalize, Embedding) */
 
@@ -3034,7 +3103,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
                                                       double norm_type, const glia_factory_options *factory,
                                                       glia_module **out);
 
+/** @} */
 /* ---- built-in modules: recurrent ------------------------------------------ */
+/** @defgroup layers_recurrent Recurrent
+ * @ingroup layers
+ * @{ */
 /* (recurrent helper: RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU) */
 
 /*
@@ -3143,7 +3216,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidd
                                                 const glia_nn_rnn_options *options, const glia_factory_options *factory,
                                                 glia_module **out);
 
+/** @} */
 /* ---- torch.nn.utils.rnn: packed sequences -------------------------------- */
+/** @defgroup layers_packed torch.nn.utils.rnn: packed sequences
+ * @ingroup layers
+ * @{ */
 
 /**
  * torch.nn.utils.rnn.PackedSequence as its four tensors: data [sum(lengths),
@@ -3222,7 +3299,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *modu
                                                                glia_packed_sequence *out, glia_tensor **out_h_n,
                                                                glia_tensor **out_c_n);
 
+/** @} */
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
+/** @defgroup layers_norm Normalisation, losses, containers
+ * @ingroup layers
+ * @{ */
 /* (layers helper B) */
 
 /**
@@ -3454,6 +3535,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_clear(glia_module *dict);
 /** len(container) for the five containers above. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
 
+/** @} */
 /** @} */
 /* ------------------------------------------------------------------------ */
 /* torch.nn.init and torch.nn.utils                                           */
