@@ -14,7 +14,7 @@ packages=(
   python3-numpy python3-pytest
   dataset-fashion-mnist golang-go
   libgloo-dev redis-server
-  lintian
+  lintian doxygen
 )
 # The Rust binding needs cargo: Debian's package, unless a cargo (e.g. rustup's) is on PATH.
 command -v cargo >/dev/null 2>&1 || packages+=(cargo)

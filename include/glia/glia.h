@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * glia: an embeddable neural-network engine. This header is the whole public
  * contract of libglia (C99 and C++). Read docs/c-api.md first for the rules
  * that every function below follows; each doc block only adds what is
@@ -25,21 +26,26 @@
 extern "C" {
 #endif
 
+/** The major version of this header: the SONAME (libglia.so.MAJOR); within one major version the ABI only grows. */
 #define GLIA_VERSION_MAJOR 0
+/** The minor version of this header: raised when functions or enum values are added. */
 #define GLIA_VERSION_MINOR 1
+/** The patch version of this header: raised for fixes that add nothing to the API. */
 #define GLIA_VERSION_PATCH 0
 /** MAJOR * 1000000 + MINOR * 1000 + PATCH, the value glia_version() returns. */
 #define GLIA_VERSION_NUMBER (GLIA_VERSION_MAJOR * 1000000 + GLIA_VERSION_MINOR * 1000 + GLIA_VERSION_PATCH)
 
 #if defined(__GNUC__) || defined(__clang__)
+/** Marks a function exported by libglia (default symbol visibility; the library hides everything else). */
 #define GLIA_API __attribute__((visibility("default")))
+/** Marks a function whose returned glia_error must not be ignored: ignoring it is a compiler warning (and a leak). */
 #define GLIA_NODISCARD __attribute__((warn_unused_result))
 #else
 #define GLIA_API
 #define GLIA_NODISCARD
 #endif
 
-/* In C++ every enum of this header has int as its fixed underlying type, so that
+/** In C++ every enum of this header has int as its fixed underlying type, so that
  * any int a C caller passes (e.g. an unknown dtype) is a valid value that glia
  * can reject with an error; in C, enums are int already. */
 #ifdef __cplusplus
@@ -51,22 +57,38 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup errors
+ * @{ */
 
 /** Error codes. Values are fixed forever; new codes are only appended. */
 enum glia_error_code GLIA_ENUM_BASE {
+  /** Success; glia_error_code(NULL) gives it, no error object ever has it. */
   GLIA_OK = 0,
+  /** A bad argument: out of range, NULL where a pointer is needed, a too small struct_size, an unknown enum value. */
   GLIA_ERR_INVALID_ARGUMENT = 1,
+  /** A NULL, released, double-released or wrong-type handle (docs/c-api.md, "Handles and misuse detection"). */
   GLIA_ERR_INVALID_HANDLE = 2,
+  /** Shapes that do not fit: broadcasting, sizes, dims out of range (torch's messages). */
   GLIA_ERR_SHAPE = 3,
+  /** An element type the function does not accept, or mismatched dtypes (torch's messages). */
   GLIA_ERR_DTYPE = 4,
+  /** A device that is not available, tensors on different devices, or a failure of the device. */
   GLIA_ERR_DEVICE = 5,
+  /** Memory ran out (possibly the static out-of-memory error). */
   GLIA_ERR_OUT_OF_MEMORY = 6,
+  /** A file or socket failed: open, read, write, connect, a timeout (the message gives the system's reason). */
   GLIA_ERR_IO = 7,
+  /** Malformed data: a checkpoint file or buffer that is not what it claims to be, saying what is wrong where. */
   GLIA_ERR_FORMAT = 8,
+  /** A key, name, hook id or library that does not exist. */
   GLIA_ERR_NOT_FOUND = 9,
+  /** A call that is valid only in another state: e.g. outside a callback, before an event was recorded. */
   GLIA_ERR_STATE = 10,
+  /** A callback of the caller's returned an error; its message is carried. */
   GLIA_ERR_CALLBACK = 11,
+  /** Something glia does not do: an op without a kernel for the device, a feature of a format it does not read. */
   GLIA_ERR_UNSUPPORTED = 12,
+  /** A bug in glia; the message says where it came from. */
   GLIA_ERR_INTERNAL = 13
 };
 
@@ -103,9 +125,12 @@ GLIA_API glia_error *glia_error_new(enum glia_error_code code, const char *messa
 /** A static English name for `code`, e.g. "GLIA_ERR_SHAPE". @since 0.1 */
 GLIA_API const char *glia_error_code_name(enum glia_error_code code);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Runtime                                                                    */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup runtime
+ * @{ */
 
 /** GLIA_VERSION_NUMBER of the library loaded at run time. @since 0.1 */
 GLIA_API uint32_t glia_version(void);
@@ -170,11 +195,13 @@ GLIA_API void glia_manual_seed(uint64_t seed);
 
 /** Host memory hooks for embedders. Initialise with glia_allocator_init(). */
 typedef struct glia_allocator {
+  /** sizeof(glia_allocator), set by glia_allocator_init(). */
   size_t struct_size;
   /** Returns `size` bytes aligned to `alignment` (a power of two >= 64), or NULL. */
   void *(*alloc)(void *user_data, size_t size, size_t alignment);
   /** Frees a block from `alloc`; `size` is the size that was asked for. */
   void (*free)(void *user_data, void *ptr, size_t size);
+  /** Passed first to alloc, free and free_user_data. */
   void *user_data;
   /** Called once with user_data when no block from this allocator remains and it was replaced. May be NULL. */
   void (*free_user_data)(void *user_data);
@@ -195,6 +222,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_set_allocator(const glia_allocator *all
 
 /** Memory statistics (bytes of tensor storage): the CPU's, or one device's (glia_device_memory_stats_get). */
 typedef struct glia_memory_stats {
+  /** sizeof(glia_memory_stats), set by the caller; glia writes only the fields it covers. */
   size_t struct_size;
   uint64_t bytes_in_use;      /**< held by live tensors */
   uint64_t peak_bytes_in_use; /**< maximum of bytes_in_use since start or glia_reset_peak_memory_stats */
@@ -215,7 +243,12 @@ GLIA_API void glia_reset_peak_memory_stats(void);
 /** Returns every cached block to its allocator. @since 0.1 */
 GLIA_API void glia_empty_cache(void);
 
-/** Log levels. */
+/**
+ * Log levels, from the least to the most severe: GLIA_LOG_DEBUG (what glia
+ * loaded and chose, for diagnosing a setup), GLIA_LOG_INFO, GLIA_LOG_WARNING
+ * (something works less well than it could, e.g. OpenBLAS not loaded),
+ * GLIA_LOG_ERROR.
+ */
 enum glia_log_level GLIA_ENUM_BASE { GLIA_LOG_DEBUG = 0, GLIA_LOG_INFO = 1, GLIA_LOG_WARNING = 2, GLIA_LOG_ERROR = 3 };
 
 /** Receives glia's log messages (may be called from any thread). */
@@ -228,6 +261,10 @@ typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const ch
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_set_log_callback(glia_log_fn fn, enum glia_log_level min_level,
                                                           void *user_data, void (*free_user_data)(void *));
+
+/** @} */
+/** @addtogroup devices
+ * @{ */
 
 /**
  * Loads a backend library by name ("cuda") or path. The CUDA backend
@@ -246,11 +283,19 @@ GLIA_API int32_t glia_cuda_is_available(void);
 /** The number of CUDA devices the backend sees (0 without backend or device). @since 0.1 */
 GLIA_API int32_t glia_cuda_device_count(void);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Types                                                                      */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup tensors
+ * @{ */
 
-/** Element types. Values are fixed forever; new types are only appended. */
+/**
+ * Element types. Values are fixed forever; new types are only appended.
+ * torch's dtypes: GLIA_FLOAT32 (torch.float32, the default dtype),
+ * GLIA_FLOAT64, GLIA_FLOAT16, GLIA_BFLOAT16, GLIA_INT64, GLIA_INT32,
+ * GLIA_UINT8 and GLIA_BOOL; glia_dtype_name() gives torch's name of each.
+ */
 typedef enum glia_dtype GLIA_ENUM_BASE {
   GLIA_FLOAT32 = 0,
   GLIA_FLOAT64 = 1,
@@ -268,8 +313,13 @@ GLIA_API size_t glia_dtype_size(glia_dtype dtype);
 /** torch's name of `dtype` ("float32", "bfloat16", "bool"...), NULL for an unknown value. @since 0.1 */
 GLIA_API const char *glia_dtype_name(glia_dtype dtype);
 
+/** @} */
+/** @addtogroup devices
+ * @{ */
+
 /**
- * Device types. GLIA_PRIVATEUSE1 is the slot of an out-of-tree backend (the
+ * Device types: GLIA_CPU (the host), GLIA_CUDA (NVIDIA GPUs through
+ * libglia_cuda.so.0), GLIA_PRIVATEUSE1. GLIA_PRIVATEUSE1 is the slot of an out-of-tree backend (the
  * test device, an accelerator plugin) loaded with glia_backend_load: devices
  * of it print with the backend's name ("testdevice:1"), as torch's
  * PrivateUse1 devices do.
@@ -278,7 +328,9 @@ typedef enum glia_device_type GLIA_ENUM_BASE { GLIA_CPU = 0, GLIA_CUDA = 1, GLIA
 
 /** A device: its type and index (0 for the CPU; -1 for CUDA means the current device). */
 typedef struct glia_device {
+  /** GLIA_CPU, GLIA_CUDA or GLIA_PRIVATEUSE1. */
   glia_device_type type;
+  /** The device's index within its type: 0 for the CPU, -1 for the current CUDA device. */
   int32_t index;
 } glia_device;
 
@@ -348,6 +400,7 @@ typedef struct glia_event glia_event;
 
 /** Options of glia_stream_create. Initialise with glia_stream_options_init(). */
 typedef struct glia_stream_options {
+  /** sizeof(glia_stream_options), set by glia_stream_options_init(). */
   size_t struct_size;
   /**
    * torch's priority (1.13): 0, the default, or negative for a stream of high
@@ -429,6 +482,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_stream_native(const glia_stream *stream
 
 /** Options of glia_event_create. Initialise with glia_event_options_init(). */
 typedef struct glia_event_options {
+  /** sizeof(glia_event_options), set by glia_event_options_init(). */
   size_t struct_size;
   int32_t enable_timing; /**< 1: the event records a time, for glia_event_elapsed_time (default 0) */
   int32_t blocking;      /**< 1: a thread waiting for the event sleeps instead of spinning (default 0) */
@@ -483,9 +537,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_event_elapsed_time(const glia_event *st
 /** The device of `event`. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_event_device(const glia_event *event, glia_device *out_device);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Tensors                                                                    */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup tensors
+ * @{ */
 
 /** A tensor: a strided view of a storage. Opaque, reference counted. */
 typedef struct glia_tensor glia_tensor;
@@ -503,6 +560,7 @@ GLIA_API glia_error *glia_tensor_release(glia_tensor *tensor);
 
 /** Options of the factory functions. Initialise with glia_tensor_options_init(). */
 typedef struct glia_tensor_options {
+  /** sizeof(glia_tensor_options), set by glia_tensor_options_init(). */
   size_t struct_size;
   glia_dtype dtype;   /**< default GLIA_FLOAT32 */
   glia_device device; /**< default CPU */
@@ -764,9 +822,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_detach(const glia_tensor *tensor
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_to_string(const glia_tensor *tensor, char *buffer, size_t capacity,
                                                           size_t *out_length);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Autograd                                                                   */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup autograd
+ * @{ */
 
 /** 1 when gradients are recorded for `tensor` (a leaf that requires grad, or an op result in a graph). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_requires_grad(const glia_tensor *tensor, int32_t *out_requires_grad);
@@ -950,13 +1011,19 @@ typedef glia_error *(*glia_autograd_backward_fn)(void *user_data, glia_autograd_
                                                  const glia_tensor *const *grad_outputs, int64_t n_outputs,
                                                  glia_tensor **grad_inputs, int64_t n_inputs);
 
+/**
+ * A custom autograd function (torch.autograd.Function): its name and its
+ * forward and backward callbacks. Initialise with
+ * glia_autograd_function_def_init(), then apply with
+ * glia_autograd_function_apply().
+ */
 typedef struct glia_autograd_function_def {
-  size_t struct_size;                 /* sizeof(glia_autograd_function_def) */
-  const char *name;                   /* e.g. "MyExp": grad_fn is named "MyExpBackward" (copied) */
-  glia_autograd_forward_fn forward;   /* required */
-  glia_autograd_backward_fn backward; /* required */
-  void *user_data;                    /* passed to both callbacks */
-  /* Called exactly once with user_data when this application is done with it:
+  size_t struct_size;                 /**< sizeof(glia_autograd_function_def) */
+  const char *name;                   /**< e.g. "MyExp": grad_fn is named "MyExpBackward" (copied) */
+  glia_autograd_forward_fn forward;   /**< required */
+  glia_autograd_backward_fn backward; /**< required */
+  void *user_data;                    /**< passed to both callbacks */
+  /** Called exactly once with user_data when this application is done with it:
    * when its graph node dies, right after forward when no graph was recorded,
    * or when glia_autograd_function_apply fails. May be NULL. */
   void (*free_user_data)(void *user_data);
@@ -998,9 +1065,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_saved_tensors(glia_autogra
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const glia_autograd_ctx *ctx, int64_t index,
                                                                        int32_t *out);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Operators (torch names; broadcasting and type promotion as in torch)       */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup ops
+ * @{ */
+/** @defgroup ops_arithmetic Scalar operands and arithmetic
+ * @ingroup ops
+ * @{ */
 
 /**
  * A scalar operand (torch's Scalar). Its type takes part in type promotion as
@@ -1010,18 +1083,23 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_ctx_needs_input_grad(const gli
  * the struct: type, then f for GLIA_SCALAR_FLOAT, i otherwise).
  */
 typedef enum glia_scalar_type GLIA_ENUM_BASE {
+  /** A Python float: the value is in f. */
   GLIA_SCALAR_FLOAT = 0,
+  /** A Python int: the value is in i. */
   GLIA_SCALAR_INT = 1,
+  /** A Python bool: i is 0 or 1. */
   GLIA_SCALAR_BOOL = 2
 } glia_scalar_type;
 
+/** A scalar operand: its type and value (see glia_scalar_type). */
 typedef struct glia_scalar {
-  glia_scalar_type type;
-  int32_t reserved_; /* zero */
-  double f;          /* GLIA_SCALAR_FLOAT */
-  int64_t i;         /* GLIA_SCALAR_INT, GLIA_SCALAR_BOOL (0 or 1) */
+  glia_scalar_type type; /**< which of f and i holds the value */
+  int32_t reserved_;     /**< zero */
+  double f;              /**< GLIA_SCALAR_FLOAT */
+  int64_t i;             /**< GLIA_SCALAR_INT, GLIA_SCALAR_BOOL (0 or 1) */
 } glia_scalar;
 
+/** A float scalar holding `v` (a Python float). */
 static inline glia_scalar glia_scalar_float(double v) {
   glia_scalar s;
   s.type = GLIA_SCALAR_FLOAT;
@@ -1030,6 +1108,7 @@ static inline glia_scalar glia_scalar_float(double v) {
   s.i = 0;
   return s;
 }
+/** An int scalar holding `v` (a Python int). */
 static inline glia_scalar glia_scalar_int(int64_t v) {
   glia_scalar s;
   s.type = GLIA_SCALAR_INT;
@@ -1038,6 +1117,7 @@ static inline glia_scalar glia_scalar_int(int64_t v) {
   s.i = v;
   return s;
 }
+/** A bool scalar: True for any non-zero `v`. */
 static inline glia_scalar glia_scalar_bool(int v) {
   glia_scalar s;
   s.type = GLIA_SCALAR_BOOL;
@@ -1068,7 +1148,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_add_(glia_tensor *self, const glia_tens
 /** self *= other, in place. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_mul_(glia_tensor *self, const glia_tensor *other);
 
+/** @} */
 /* ---- operators: elementwise (scalar operands, math, comparisons, logic) -- */
+/** @defgroup ops_elementwise Elementwise (scalar operands, math, comparisons, logic)
+ * @ingroup ops
+ * @{ */
 
 /** a + alpha * s (torch.add with a Python number: an int scalar keeps an integer tensor integral). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_add_scalar(const glia_tensor *a, glia_scalar s, double alpha,
@@ -1152,7 +1236,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logical_xor(const glia_tensor *a, const
 /** !a. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_logical_not(const glia_tensor *a, glia_tensor **out);
 
+/** @} */
 /* ---- operators: activations ---------------------------------------------- */
+/** @defgroup ops_activations Activations
+ * @ingroup ops
+ * @{ */
 
 /** max(a, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu(const glia_tensor *a, glia_tensor **out);
@@ -1179,9 +1267,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_hardswish(const glia_tensor *a, glia_te
 GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh(const glia_tensor *a, double min_val, double max_val,
                                                   glia_tensor **out);
 
+/** @} */
 /* ---- operators: in place --------------------------------------------------- */
-/* Each bumps self's version counter, fails on a leaf that requires grad (in grad mode) and records
- * autograd history; the result must be castable to self's dtype. */
+/** @defgroup ops_inplace In place
+ * @ingroup ops
+ * Each bumps self's version counter, fails on a leaf that requires grad (in grad mode) and records
+ * autograd history; the result must be castable to self's dtype.
+ * @{ */
 
 /** self -= alpha * other. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_sub_(glia_tensor *self, const glia_tensor *other, double alpha);
@@ -1215,13 +1307,16 @@ GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_sc
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 
-/* ---- unary floating math and rounding (torch.sin ... torch.round).
+/** @} */
+/** @defgroup ops_unary Unary floating math and rounding (torch.sin ... torch.round)
+ * @ingroup ops
  * The math functions give float32 for integer and bool inputs (torch's default
  * dtype); trunc, floor, ceil and round keep integer dtypes (a copy) and refuse
  * bool. Each has an in-place form glia_<op>_(self), which follows torch's
  * rules: the result dtype must be castable to self's ("result type Float can't
  * be cast to the desired output type Long"), the version counter moves, and a
- * leaf that requires grad is refused in grad mode. */
+ * leaf that requires grad is refused in grad mode.
+ * @{ */
 /** sin(a), radians. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_sin(const glia_tensor *a, glia_tensor **out);
 /** In place: self = sin(self). @since 0.2 */
@@ -1333,8 +1428,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_logit(const glia_tensor *a, double eps,
 /** In place: self = logit(self, eps). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_logit_(glia_tensor *self, double eps);
 
-/* ---- binary math, bitwise ops and predicates. Operands broadcast and
- * promote as torch's; "float" ops give float32 for integer operands. */
+/** @} */
+/** @defgroup ops_binary Binary math, bitwise ops and predicates
+ * @ingroup ops
+ * Operands broadcast and promote as torch's; "float" ops give float32 for integer operands.
+ * @{ */
 /** atan2(a, b), the angle of (b, a) in radians; float. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_atan2(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
 /** sqrt(a^2 + b^2) without overflow; floating operands only. @since 0.2 */
@@ -1411,7 +1509,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lerp(const glia_tensor *start, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_lerp_scalar(const glia_tensor *start, const glia_tensor *end, double weight,
                                                      glia_tensor **out);
 
+/** @} */
 /* ---- operators: reductions, softmax --------------------------------------- */
+/** @defgroup ops_reductions Reductions, softmax
+ * @ingroup ops
+ * @{ */
 
 /*
  * Reductions take `dims` (n_dims entries; NULL and 0 reduce every dim) and
@@ -1474,7 +1576,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_softmax(const glia_tensor *a, int64_t d
 /** torch.log_softmax(a, dim) (float32, float64, bfloat16). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_log_softmax(const glia_tensor *a, int64_t dim, glia_tensor **out);
 
+/** @} */
 /* ---- operators: more reductions, scans, sorting --------------------------- */
+/** @defgroup ops_scans More reductions, scans, sorting
+ * @ingroup ops
+ * @{ */
 
 /*
  * As torch's. The ops with a `dim` wrap a negative one and take a 0-dim input
@@ -1594,7 +1700,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const
                                                      const int64_t *dim_or_null, int32_t keepdim,
                                                      glia_quantile_interpolation interpolation, glia_tensor **out);
 
+/** @} */
 /* ---- operators: losses ----------------------------------------------------- */
+/** @defgroup ops_losses Losses
+ * @ingroup ops
+ * @{ */
 
 /** How a loss reduces its elementwise values (torch's reduction='none'/'mean'/'sum'). */
 typedef enum glia_reduction GLIA_ENUM_BASE {
@@ -1636,6 +1746,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_binary_cross_entropy_with_logits(const 
 
 /** Options of glia_nll_loss. Initialise with glia_nll_loss_options_init(). */
 typedef struct glia_nll_loss_options {
+  /** sizeof(glia_nll_loss_options), set by glia_nll_loss_options_init(). */
   size_t struct_size;
   const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
   int64_t ignore_index;      /**< targets equal to it add nothing (default -100) */
@@ -1654,6 +1765,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nll_loss(const glia_tensor *input, cons
 
 /** Options of glia_cross_entropy. Initialise with glia_cross_entropy_options_init(). */
 typedef struct glia_cross_entropy_options {
+  /** sizeof(glia_cross_entropy_options), set by glia_cross_entropy_options_init(). */
   size_t struct_size;
   const glia_tensor *weight; /**< per-class weights [C], or NULL (default) */
   int64_t ignore_index;      /**< class-index targets equal to it add nothing (default -100) */
@@ -1671,7 +1783,11 @@ GLIA_API void glia_cross_entropy_options_init(glia_cross_entropy_options *option
 GLIA_API GLIA_NODISCARD glia_error *glia_cross_entropy(const glia_tensor *input, const glia_tensor *target,
                                                        const glia_cross_entropy_options *options, glia_tensor **out);
 
+/** @} */
 /* ---- operators: linear algebra --------------------------------------------- */
+/** @defgroup ops_linalg Linear algebra
+ * @ingroup ops
+ * @{ */
 
 /**
  * torch.matmul: the dot product of two 1-D tensors, matrix-vector and
@@ -1700,7 +1816,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_addmm(const glia_tensor *bias, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_linear(const glia_tensor *x, const glia_tensor *weight,
                                                 const glia_tensor *bias, glia_tensor **out);
 
+/** @} */
 /* ---- operators: shape and indexing ---------------------------------------- */
+/** @defgroup ops_shape Shape and indexing
+ * @ingroup ops
+ * @{ */
 
 /**
  * A view of `a` with `shape` (ndim entries, one of them may be -1). Fails
@@ -1784,7 +1904,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_split_with_sizes(const glia_tensor *a, 
 GLIA_API GLIA_NODISCARD glia_error *glia_chunk(const glia_tensor *a, int64_t chunks, int64_t dim, glia_tensor **outs,
                                                int64_t capacity, int64_t *out_count);
 
+/** @} */
 /* ---- triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...) */
+/** @defgroup ops_triangles Triangles, diagonals, flips, rolls (torch.tril, diag, flip, roll, ...)
+ * @ingroup ops
+ * @{ */
 
 /**
  * torch.tril: a copy of `a` (at least 2-D, batched over the leading dims) with the elements above
@@ -1897,10 +2021,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_take_along_dim(const glia_tensor *a, co
 
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
-  GLIA_PAD_CONSTANT = 0,
-  GLIA_PAD_REFLECT = 1,
-  GLIA_PAD_REPLICATE = 2,
-  GLIA_PAD_CIRCULAR = 3
+  GLIA_PAD_CONSTANT = 0,  /**< "constant": pads with a value */
+  GLIA_PAD_REFLECT = 1,   /**< "reflect": mirrors the input without repeating the edge */
+  GLIA_PAD_REPLICATE = 2, /**< "replicate": repeats the edge */
+  GLIA_PAD_CIRCULAR = 3   /**< "circular": wraps around */
 } glia_pad_mode;
 
 /**
@@ -1913,7 +2037,11 @@ typedef enum glia_pad_mode GLIA_ENUM_BASE {
 GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t *pad, int64_t n_pad,
                                              glia_pad_mode mode, double value, glia_tensor **out);
 
+/** @} */
 /* ---- operators: neural-network functions ---------------------------------- */
+/** @defgroup ops_nn Neural-network functions
+ * @ingroup ops
+ * @{ */
 
 /* Convolution and pooling (NCHW; an unbatched [C, H, W] input gives an unbatched result). */
 
@@ -1922,13 +2050,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t
  * (output size = input size). Not torch's padding_mode (glia_pad_mode).
  */
 typedef enum glia_padding_kind GLIA_ENUM_BASE {
-  GLIA_PADDING_EXPLICIT = 0,
-  GLIA_PADDING_VALID = 1,
-  GLIA_PADDING_SAME = 2
+  GLIA_PADDING_EXPLICIT = 0, /**< the options' padding sizes */
+  GLIA_PADDING_VALID = 1,    /**< padding="valid": no padding */
+  GLIA_PADDING_SAME = 2      /**< padding="same": the output has the input's size (stride 1) */
 } glia_padding_kind;
 
 /** Options of glia_conv2d. Initialise with glia_conv2d_options_init(). Pairs are (height, width). */
 typedef struct glia_conv2d_options {
+  /** sizeof(glia_conv2d_options), set by glia_conv2d_options_init(). */
   size_t struct_size;
   int64_t stride[2];              /**< default {1, 1} */
   int64_t padding[2];             /**< default {0, 0}; used with GLIA_PADDING_EXPLICIT */
@@ -1951,6 +2080,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_conv2d(const glia_tensor *x, const glia
 
 /** Options of glia_conv_transpose2d. Initialise with glia_conv_transpose2d_options_init(). */
 typedef struct glia_conv_transpose2d_options {
+  /** sizeof(glia_conv_transpose2d_options), set by glia_conv_transpose2d_options_init(). */
   size_t struct_size;
   int64_t stride[2];         /**< default {1, 1} */
   int64_t padding[2];        /**< default {0, 0} */
@@ -1973,6 +2103,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_conv_transpose2d(const glia_tensor *x, 
 
 /** Options of glia_max_pool2d. Initialise with glia_max_pool2d_options_init() and set kernel_size. */
 typedef struct glia_max_pool2d_options {
+  /** sizeof(glia_max_pool2d_options), set by glia_max_pool2d_options_init(). */
   size_t struct_size;
   int64_t kernel_size[2]; /**< default {1, 1}: set it */
   int64_t stride[2];      /**< default {0, 0}: kernel_size */
@@ -1993,6 +2124,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_max_pool2d(const glia_tensor *x, const 
 
 /** Options of glia_avg_pool2d. Initialise with glia_avg_pool2d_options_init() and set kernel_size. */
 typedef struct glia_avg_pool2d_options {
+  /** sizeof(glia_avg_pool2d_options), set by glia_avg_pool2d_options_init(). */
   size_t struct_size;
   int64_t kernel_size[2];    /**< default {1, 1}: set it */
   int64_t stride[2];         /**< default {0, 0}: kernel_size */
@@ -2090,9 +2222,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p,
 GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
                                                    const double *std, int64_t n_std, glia_tensor **out);
 
+/** @} */
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Modules (torch.nn.Module)                                                  */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup modules
+ * @{ */
 
 /** A module: parameters, buffers and child modules in registration order. */
 typedef struct glia_module glia_module;
@@ -2131,11 +2267,14 @@ typedef glia_error *(*glia_module_set_extra_state_fn)(void *user_data, glia_modu
 
 /** A host-defined module (a torch.nn.Module subclass). */
 typedef struct glia_module_def {
+  /** sizeof(glia_module_def), set by glia_module_def_init(). */
   size_t struct_size;
   glia_module_forward_fn forward;                 /**< NULL: calling the module fails as torch's does */
   glia_module_extra_repr_fn extra_repr;           /**< may be NULL */
   glia_module_get_extra_state_fn get_extra_state; /**< both or neither: the module then has an _extra_state entry */
+  /** torch's set_extra_state, called by load_state_dict with the _extra_state entry (set with get_extra_state). */
   glia_module_set_extra_state_fn set_extra_state;
+  /** Passed first to every callback and to free_user_data. */
   void *user_data;
   /** Called exactly once, when the module is destroyed or glia_module_create fails. May be NULL. */
   void (*free_user_data)(void *user_data);
@@ -2279,6 +2418,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_type_name(const glia_module *mod
 GLIA_API GLIA_NODISCARD glia_error *glia_module_extra_repr(const glia_module *module, char *buffer, size_t capacity,
                                                            size_t *out_length);
 
+/** @} */
+/** @addtogroup hooks
+ * @{ */
+
 /* ---- modules: hooks ------------------------------------------------------- */
 
 /** Hook flags. */
@@ -2357,6 +2500,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_add_load_state_dict_post_hook(gl
 /** Removes a hook of any kind by id. Errors: GLIA_ERR_NOT_FOUND. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_remove_hook(glia_module *module, uint64_t hook_id);
 
+/** @} */
+/** @addtogroup modules
+ * @{ */
+
 /* ---- modules: state dicts ------------------------------------------------- */
 
 /**
@@ -2398,8 +2545,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_load(glia_module *module, const 
 
 /** Which list of a load report. */
 typedef enum glia_report_keys GLIA_ENUM_BASE {
-  GLIA_KEYS_MISSING = 0,
-  GLIA_KEYS_UNEXPECTED = 1,
+  GLIA_KEYS_MISSING = 0,    /**< missing_keys: the module has them, the dict does not */
+  GLIA_KEYS_UNEXPECTED = 1, /**< unexpected_keys: the dict has them, the module does not */
 } glia_report_keys;
 
 /** Adds a reference. @since 0.1 */
@@ -2417,7 +2564,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_load_report_key(const glia_load_report 
 GLIA_API GLIA_NODISCARD glia_error *glia_load_report_remove(glia_load_report *report, glia_report_keys which,
                                                             const char *key);
 
+/** @} */
+/** @addtogroup checkpoints
+ * @{ */
+
 /* ---- tensor dicts --------------------------------------------------------- */
+/** @defgroup checkpoints_dicts Tensor dicts
+ * @ingroup checkpoints
+ * @{ */
 
 /** An empty dict. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_create(glia_tensor_dict **out);
@@ -2461,7 +2615,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_metadata_key_at(const glia_
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_get_metadata(const glia_tensor_dict *dict, const char *key,
                                                                   char *buffer, size_t capacity, size_t *out_length);
 
+/** @} */
 /* ---- checkpoint files ----------------------------------------------------- */
+/** @defgroup checkpoints_files Checkpoint files
+ * @ingroup checkpoints
+ * @{ */
 
 /** Checkpoint file formats. */
 typedef enum glia_format GLIA_ENUM_BASE {
@@ -2536,7 +2694,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_dict_save_buffer(const glia_tens
 /** Frees a buffer glia allocated for the caller (NULL is accepted). @since 0.1 */
 GLIA_API void glia_buffer_free(void *data);
 
+/** @} */
 /* ---- checkpoints of any shape: the whole object torch.load returns ------ */
+/** @defgroup checkpoints_values Checkpoints of any shape: the whole object torch.load returns
+ * @ingroup checkpoints
+ * @{ */
 
 /**
  * A checkpoint's whole object, as torch.load(path, weights_only=True) returns
@@ -2552,15 +2714,15 @@ typedef struct glia_value glia_value;
 
 /** The kind of a value: the safe types of torch's weights_only unpickler. */
 typedef enum glia_value_kind GLIA_ENUM_BASE {
-  GLIA_VALUE_NONE = 0,
-  GLIA_VALUE_BOOL = 1,
+  GLIA_VALUE_NONE = 0,    /**< None */
+  GLIA_VALUE_BOOL = 1,    /**< True or False */
   GLIA_VALUE_INT = 2,     /**< a Python int within int64 */
   GLIA_VALUE_BIG_INT = 3, /**< a Python int beyond int64 (glia_value_as_string: little-endian two's complement bytes) */
-  GLIA_VALUE_FLOAT = 4,
-  GLIA_VALUE_STR = 5, /**< UTF-8 */
-  GLIA_VALUE_BYTES = 6,
-  GLIA_VALUE_TUPLE = 7, /**< also torch.Size */
-  GLIA_VALUE_LIST = 8,
+  GLIA_VALUE_FLOAT = 4,   /**< a Python float (a double) */
+  GLIA_VALUE_STR = 5,     /**< UTF-8 */
+  GLIA_VALUE_BYTES = 6,   /**< a bytes object */
+  GLIA_VALUE_TUPLE = 7,   /**< also torch.Size */
+  GLIA_VALUE_LIST = 8,    /**< a list */
   GLIA_VALUE_DICT = 9,    /**< dict or OrderedDict, in insertion order */
   GLIA_VALUE_SET = 10,    /**< set or frozenset */
   GLIA_VALUE_TENSOR = 11, /**< a tensor or nn.Parameter (requires_grad as saved) */
@@ -2733,9 +2895,16 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_save(const glia_value *value, con
 GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *value, glia_format format, void **out_data,
                                                            size_t *out_size);
 
+/** @} */
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Built-in modules (torch.nn)                                                */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup layers
+ * @{ */
+/** @defgroup layers_options Factory options
+ * @ingroup layers
+ * @{ */
 
 /**
  * Factory options every built-in constructor takes (torch's device= and
@@ -2744,6 +2913,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_value_save_buffer(const glia_value *val
  * are allocated but not initialised.
  */
 typedef struct glia_factory_options {
+  /** sizeof(glia_factory_options), set by glia_factory_options_init(). */
   size_t struct_size;
   glia_dtype dtype;   /**< default GLIA_FLOAT32 (floating dtypes only) */
   glia_device device; /**< default CPU */
@@ -2753,7 +2923,11 @@ typedef struct glia_factory_options {
 /** Sets the defaults with struct_size filled in. @since 0.1 */
 GLIA_API void glia_factory_options_init(glia_factory_options *options);
 
+/** @} */
 /* ---- built-in modules: layers -------------------------------------------- */
+/** @defgroup layers_layers Layers
+ * @ingroup layers
+ * @{ */
 /* (layers helper A: Identity, Linear, Bilinear, Conv2d, ConvTranspose2d, pools, activations, Dropout,
    Flatten, Unflatten, Normalize, Embedding) */
 
@@ -2797,6 +2971,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_bilinear(int64_t in1_features, int64
  * glia_nn_conv2d_options_init(). Pairs are (height, width).
  */
 typedef struct glia_nn_conv2d_options {
+  /** sizeof(glia_nn_conv2d_options), set by glia_nn_conv2d_options_init(). */
   size_t struct_size;
   int64_t stride[2];              /**< default {1, 1} */
   int64_t padding[2];             /**< default {0, 0}; used with GLIA_PADDING_EXPLICIT */
@@ -2827,6 +3002,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv2d(int64_t in_channels, int64_t 
 
 /** Options of glia_nn_conv_transpose2d (torch.nn.ConvTranspose2d's keywords). Initialise with the init function. */
 typedef struct glia_nn_conv_transpose2d_options {
+  /** sizeof(glia_nn_conv_transpose2d_options), set by glia_nn_conv_transpose2d_options_init(). */
   size_t struct_size;
   int64_t stride[2];         /**< default {1, 1} */
   int64_t padding[2];        /**< default {0, 0} */
@@ -2927,7 +3103,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
                                                       double norm_type, const glia_factory_options *factory,
                                                       glia_module **out);
 
+/** @} */
 /* ---- built-in modules: recurrent ------------------------------------------ */
+/** @defgroup layers_recurrent Recurrent
+ * @ingroup layers
+ * @{ */
 /* (recurrent helper: RNNCell, LSTMCell, GRUCell, RNN, LSTM, GRU) */
 
 /*
@@ -2986,6 +3166,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru_cell(int64_t input_size, int64_t
 
 /** Options of glia_nn_rnn / glia_nn_lstm / glia_nn_gru (torch's keywords). Initialise with the init function. */
 typedef struct glia_nn_rnn_options {
+  /** sizeof(glia_nn_rnn_options), set by glia_nn_rnn_options_init(). */
   size_t struct_size;
   int64_t num_layers;       /**< stacked layers (default 1) */
   int32_t bias;             /**< bias_ih_l{k} and bias_hh_l{k} (default 1) */
@@ -3035,7 +3216,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidd
                                                 const glia_nn_rnn_options *options, const glia_factory_options *factory,
                                                 glia_module **out);
 
+/** @} */
 /* ---- torch.nn.utils.rnn: packed sequences -------------------------------- */
+/** @defgroup layers_packed torch.nn.utils.rnn: packed sequences
+ * @ingroup layers
+ * @{ */
 
 /**
  * torch.nn.utils.rnn.PackedSequence as its four tensors: data [sum(lengths),
@@ -3046,10 +3231,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_gru(int64_t input_size, int64_t hidd
  * references (free them with glia_packed_sequence_release).
  */
 typedef struct glia_packed_sequence {
-  glia_tensor *data;
-  glia_tensor *batch_sizes;
-  glia_tensor *sorted_indices;
-  glia_tensor *unsorted_indices;
+  glia_tensor *data;             /**< the rows of all sequences, step after step: [sum(lengths), *] */
+  glia_tensor *batch_sizes;      /**< int64, 1-D, on the CPU: the number of rows of each step */
+  glia_tensor *sorted_indices;   /**< int64: the batch order sorted by decreasing length, or NULL */
+  glia_tensor *unsorted_indices; /**< int64: the inverse permutation of sorted_indices, or NULL */
 } glia_packed_sequence;
 
 /** Releases the four handles (NULL entries are skipped) and sets them to NULL. Accepts NULL. @since 0.2 */
@@ -3114,7 +3299,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *modu
                                                                glia_packed_sequence *out, glia_tensor **out_h_n,
                                                                glia_tensor **out_c_n);
 
+/** @} */
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
+/** @defgroup layers_norm Normalisation, losses, containers
+ * @ingroup layers
+ * @{ */
 /* (layers helper B) */
 
 /**
@@ -3122,6 +3311,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *modu
  * Initialise with glia_batch_norm_options_init().
  */
 typedef struct glia_batch_norm_options {
+  /** sizeof(glia_batch_norm_options), set by glia_batch_norm_options_init(). */
   size_t struct_size;
   double eps;                  /**< added to the variance (default 1e-5) */
   double momentum;             /**< running-stat update factor (default 0.1); ignored when momentum_none */
@@ -3345,9 +3535,13 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_clear(glia_module *dict);
 /** len(container) for the five containers above. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
 
+/** @} */
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* torch.nn.init and torch.nn.utils                                           */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup nn_init
+ * @{ */
 
 /*
  * In-place initialisers (torch.nn.init): they record no autograd history (as
@@ -3378,7 +3572,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_xavier_uniform_(glia_tensor *te
 /** xavier_normal_(t, gain): N(0, gain * sqrt(2 / (fan_in + fan_out))). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_xavier_normal_(glia_tensor *tensor, double gain);
 
-/** Which fan kaiming_* scales by (torch's mode='fan_in' / 'fan_out'). */
+/** Which fan kaiming_* scales by: GLIA_FAN_IN (torch's mode='fan_in') or GLIA_FAN_OUT ('fan_out'). */
 typedef enum glia_fan_mode GLIA_ENUM_BASE { GLIA_FAN_IN = 0, GLIA_FAN_OUT = 1 } glia_fan_mode;
 
 /**
@@ -3435,9 +3629,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_norm_(glia_tensor *c
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_value_(glia_tensor *const *params, int64_t n_params,
                                                                    double clip_value);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Optimizers and LR schedulers (torch.optim)                                 */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup optimizers
+ * @{ */
 
 /*
  * An optimizer updates the tensors it was given from their .grad: step()
@@ -3455,6 +3652,7 @@ typedef struct glia_optimizer glia_optimizer;
 
 /** Options of glia_optim_sgd. Initialise with glia_sgd_options_init(). */
 typedef struct glia_sgd_options {
+  /** sizeof(glia_sgd_options), set by glia_sgd_options_init(). */
   size_t struct_size;
   double lr;           /**< default 0.001 (torch 2.x's default; torch 1.13 requires it) */
   double momentum;     /**< default 0 */
@@ -3469,6 +3667,7 @@ GLIA_API void glia_sgd_options_init(glia_sgd_options *options);
 /** Options of glia_optim_adam and glia_optim_adamw. Initialise with glia_adam_options_init() /
  * glia_adamw_options_init(). */
 typedef struct glia_adam_options {
+  /** sizeof(glia_adam_options), set by glia_adam_options_init(). */
   size_t struct_size;
   double lr;           /**< default 0.001 */
   double betas[2];     /**< default {0.9, 0.999}; each in [0, 1) */
@@ -3486,6 +3685,7 @@ GLIA_API void glia_adamw_options_init(glia_adamw_options *options);
 
 /** Options of glia_optim_rmsprop. Initialise with glia_rmsprop_options_init(). */
 typedef struct glia_rmsprop_options {
+  /** sizeof(glia_rmsprop_options), set by glia_rmsprop_options_init(). */
   size_t struct_size;
   double lr;           /**< default 0.01 */
   double alpha;        /**< default 0.99 */
@@ -3664,9 +3864,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
 
+/** @} */
 /* ------------------------------------------------------------------------ */
 /* Distributed training (torch.distributed)                                   */
 /* ------------------------------------------------------------------------ */
+/** @addtogroup distributed
+ * @{ */
 
 /*
  * Processes meet through a key-value store (torch's Store) and then form a
@@ -3686,11 +3889,11 @@ typedef struct glia_work glia_work;
 
 /** torch.distributed.ReduceOp. AVG takes floating-point tensors only. @since 0.2 */
 typedef enum glia_reduce_op GLIA_ENUM_BASE {
-  GLIA_REDUCE_SUM = 0,
-  GLIA_REDUCE_AVG = 1,
-  GLIA_REDUCE_PRODUCT = 2,
-  GLIA_REDUCE_MIN = 3,
-  GLIA_REDUCE_MAX = 4
+  GLIA_REDUCE_SUM = 0,     /**< the elementwise sum over the ranks */
+  GLIA_REDUCE_AVG = 1,     /**< the elementwise mean over the ranks (floating tensors only) */
+  GLIA_REDUCE_PRODUCT = 2, /**< the elementwise product */
+  GLIA_REDUCE_MIN = 3,     /**< the elementwise minimum */
+  GLIA_REDUCE_MAX = 4      /**< the elementwise maximum */
 } glia_reduce_op;
 
 /** Process-group backends (torch's Backend). @since 0.2 */
@@ -3793,6 +3996,7 @@ GLIA_API glia_error *glia_store_release(glia_store *store);
  * @since 0.2
  */
 typedef struct glia_process_group_options {
+  /** sizeof(glia_process_group_options), set by glia_process_group_options_init(). */
   size_t struct_size;
   int32_t backend;        /**< a glia_dist_backend */
   int64_t timeout_ms;     /**< every collective's (and the rendezvous') timeout */
@@ -3891,6 +4095,7 @@ GLIA_API glia_error *glia_work_release(glia_work *work);
  * @since 0.2
  */
 typedef struct glia_ddp_options {
+  /** sizeof(glia_ddp_options), set by glia_ddp_options_init(). */
   size_t struct_size;
   double bucket_cap_mb;           /**< bucket size; the first bucket closes at 1 MiB (torch's) */
   int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced as zero, not an error */
@@ -3929,6 +4134,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
+
+/** @} */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,14 +1,15 @@
-// glia.hpp: a header-only C++17 wrapper over the glia C API (glia.h).
-//
-// Every object is a value type over one reference-counted C handle: copying
-// retains, moving steals, the destructor releases. Every operation is one C
-// call; a returned glia_error becomes a thrown glia::Error carrying the C
-// code and message. Callbacks (tensor hooks, module hooks, the forward of a
-// custom module) are std::function objects; an exception thrown in one is
-// caught at the C boundary and reaches glia as
-// glia_error_new(GLIA_ERR_CALLBACK, what()), so the glia call that ran the
-// callback fails with GLIA_ERR_CALLBACK and that message. No exception ever
-// crosses the C ABI.
+/// @file
+/// glia.hpp: a header-only C++17 wrapper over the glia C API (glia.h).
+///
+/// Every object is a value type over one reference-counted C handle: copying
+/// retains, moving steals, the destructor releases. Every operation is one C
+/// call; a returned glia_error becomes a thrown glia::Error carrying the C
+/// code and message. Callbacks (tensor hooks, module hooks, the forward of a
+/// custom module) are std::function objects; an exception thrown in one is
+/// caught at the C boundary and reaches glia as
+/// glia_error_new(GLIA_ERR_CALLBACK, what()), so the glia call that ran the
+/// callback fails with GLIA_ERR_CALLBACK and that message. No exception ever
+/// crosses the C ABI.
 #ifndef GLIA_GLIA_HPP
 #define GLIA_GLIA_HPP
 
@@ -33,6 +34,8 @@
 // translation unit that sees both fails to compile instead of mixing them.
 namespace glia {
 inline namespace cxx {
+/** @addtogroup cpp
+ * @{ */
 
 /** The C error codes (enum glia_error_code: the name alone is also a function). */
 using ErrorCode = enum glia_error_code;
@@ -40,8 +43,11 @@ using ErrorCode = enum glia_error_code;
 /** A failed glia call: the C error's code and message (what() is the message). */
 class Error : public std::runtime_error {
  public:
+  /** An error with `code` and `message` (what glia.hpp throws for a failed C call). */
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  /** The C error code, e.g. GLIA_ERR_SHAPE. */
   ErrorCode code() const noexcept { return code_; }
+  /** The C error's message (the same as what()). */
   std::string message() const { return what(); }
   /** "GLIA_ERR_SHAPE" etc. */
   const char* code_name() const noexcept { return glia_error_code_name(code_); }
@@ -168,14 +174,19 @@ struct dtype_of<uint8_t> {
 
 }  // namespace detail
 
+/** A shape, strides or a list of dims (torch.Size). */
 using Shape = std::vector<int64_t>;
 
 /** dtype and device of a new tensor (torch's dtype= / device=). */
 struct TensorOptions {
+  /** torch's dtype= (default float32). */
   glia_dtype dtype = GLIA_FLOAT32;
+  /** torch's device= (default the CPU). */
   glia_device device = {GLIA_CPU, 0};
   TensorOptions() = default;
+  /** Options of dtype `d` on the CPU; implicit, so that a dtype can be passed where options are expected. */
   TensorOptions(glia_dtype d) : dtype(d) {}  // NOLINT: implicit, as torch's kFloat64
+  /** The same options as the C struct glia_tensor_options. */
   glia_tensor_options c() const {
     glia_tensor_options o;
     glia_tensor_options_init(&o);
@@ -185,6 +196,7 @@ struct TensorOptions {
   }
 };
 
+/** torch's name of `d` ("float32"...), NULL for an unknown value (glia_dtype_name()). */
 inline const char* dtype_name(glia_dtype d) { return glia_dtype_name(d); }
 
 class Tensor;
@@ -195,8 +207,11 @@ class TensorDict;
 class HookHandle {
  public:
   HookHandle() = default;
+  /** A registration `id` removed by calling `remover(id)` (made by the register_*hook functions). */
   HookHandle(std::function<glia_error*(uint64_t)> remover, uint64_t id) : remover_(std::move(remover)), id_(id) {}
+  /** The id the C registration returned. */
   uint64_t id() const noexcept { return id_; }
+  /** Removes the hook (torch's handle.remove()); a second call does nothing. Throws Error when the C removal fails. */
   void remove() {
     if (!remover_) return;
     auto r = std::move(remover_);
@@ -219,6 +234,7 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   static Tensor borrow(const glia_tensor* t) { return Tensor(retained(t)); }
 
   // ---- factories ----
+  /** A new CPU tensor holding a copy of `data` (row-major, nbytes = numel * element size; glia_tensor_from_data()). */
   static Tensor from_data(const void* data, size_t nbytes, const Shape& shape, glia_dtype dtype) {
     glia_tensor* out = nullptr;
     detail::check(glia_tensor_from_data(data, nbytes, shape.data(), static_cast<int64_t>(shape.size()), dtype, &out));
@@ -231,67 +247,85 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
     return from_data(values.data(), values.size() * sizeof(T), shape, detail::dtype_of<T>::value);
   }
   template <class T>
+  /** from_vector of a braced list: Tensor::from_vector({1.f, 2.f}); the dtype follows T. */
   static Tensor from_vector(std::initializer_list<T> values, Shape shape = {}) {
     return from_vector(std::vector<T>(values), std::move(shape));
   }
+  /** torch.empty: uninitialised memory (glia_tensor_empty()). */
   static Tensor empty(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_empty, shape, o); }
+  /** torch.zeros (glia_tensor_zeros()). */
   static Tensor zeros(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_zeros, shape, o); }
+  /** torch.ones (glia_tensor_ones()). */
   static Tensor ones(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_ones, shape, o); }
+  /** torch.rand: uniform on [0, 1), floating dtypes only (glia_tensor_rand()). */
   static Tensor rand(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_rand, shape, o); }
+  /** torch.randn: standard normal, floating dtypes only (glia_tensor_randn()). */
   static Tensor randn(const Shape& shape, const TensorOptions& o = {}) { return make(glia_tensor_randn, shape, o); }
+  /** torch.full: every element `value` (glia_tensor_full()). */
   static Tensor full(const Shape& shape, double value, const TensorOptions& o = {}) {
     const glia_tensor_options c = o.c();
     glia_tensor* out = nullptr;
     detail::check(glia_tensor_full(shape.data(), static_cast<int64_t>(shape.size()), value, &c, &out));
     return Tensor(out);
   }
+  /** torch.arange(start, end, step): values in [start, end) (glia_tensor_arange()). */
   static Tensor arange(double start, double end, double step = 1, const TensorOptions& o = {}) {
     const glia_tensor_options c = o.c();
     glia_tensor* out = nullptr;
     detail::check(glia_tensor_arange(start, end, step, &c, &out));
     return Tensor(out);
   }
+  /** torch.arange(end): 0, 1, ..., up to end (exclusive). */
   static Tensor arange(double end, const TensorOptions& o = {}) { return arange(0, end, 1, o); }
   /** arange(end, dtype): without it, arange(5, GLIA_INT64) would convert the enum to a double end. */
   static Tensor arange(double end, glia_dtype dtype) { return arange(0, end, 1, TensorOptions(dtype)); }
 
   // ---- metadata ----
+  /** The number of dimensions (Tensor.dim()). */
   int64_t dim() const {
     int64_t n = 0;
     detail::check(glia_tensor_ndim(get(), &n));
     return n;
   }
+  /** The sizes (Tensor.shape). */
   Shape shape() const {
     Shape s(static_cast<size_t>(dim()));
     detail::check(glia_tensor_shape(get(), static_cast<int64_t>(s.size()), s.data()));
     return s;
   }
+  /** The sizes, as shape() (Tensor.size()). */
   Shape sizes() const { return shape(); }
+  /** The size of dim `d` (negative counts from the end); throws std::out_of_range for a bad dim. */
   int64_t size(int64_t d) const {
     const Shape s = shape();
     if (d < 0) d += static_cast<int64_t>(s.size());
     return s.at(static_cast<size_t>(d));
   }
+  /** The strides, in elements (Tensor.stride()). */
   Shape strides() const {
     Shape s(static_cast<size_t>(dim()));
     detail::check(glia_tensor_strides(get(), static_cast<int64_t>(s.size()), s.data()));
     return s;
   }
+  /** The number of elements. */
   int64_t numel() const {
     int64_t n = 0;
     detail::check(glia_tensor_numel(get(), &n));
     return n;
   }
+  /** The element type. */
   glia_dtype dtype() const {
     glia_dtype d = GLIA_FLOAT32;
     detail::check(glia_tensor_dtype(get(), &d));
     return d;
   }
+  /** The device that holds the data. */
   glia_device device() const {
     glia_device d{GLIA_CPU, 0};
     detail::check(glia_tensor_device(get(), &d));
     return d;
   }
+  /** Whether the elements are contiguous in row-major order. */
   bool is_contiguous() const {
     int32_t c = 0;
     detail::check(glia_tensor_is_contiguous(get(), &c));
@@ -306,6 +340,7 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
     return v;
   }
   template <class T>
+  /** torch's .item() as T: via int64 for integral T (floats truncated toward zero), else via double. */
   T item() const {
     if constexpr (std::is_integral_v<T>) {
       int64_t v = 0;
@@ -335,12 +370,15 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   }
 
   // ---- conversions ----
+  /** Tensor.to(dtype): this tensor itself when it already has dtype `d` (glia_tensor_to()). */
   Tensor to(glia_dtype d) const {
     return unary([&](glia_tensor** o) { return glia_tensor_to(get(), nullptr, &d, o); });
   }
+  /** Tensor.to(device): this tensor itself when it is already on `dev` (glia_tensor_to()). */
   Tensor to(glia_device dev) const {
     return unary([&](glia_tensor** o) { return glia_tensor_to(get(), &dev, nullptr, o); });
   }
+  /** Tensor.to(device, dtype) (glia_tensor_to()). */
   Tensor to(glia_device dev, glia_dtype d) const {
     return unary([&](glia_tensor** o) { return glia_tensor_to(get(), &dev, &d, o); });
   }
@@ -352,22 +390,27 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   Tensor pin_memory(glia_device_type device_type = GLIA_CUDA) const {
     return unary([&](glia_tensor** o) { return glia_tensor_pin_memory(get(), device_type, o); });
   }
+  /** Whether the storage is pinned host memory (Tensor.is_pinned()). */
   bool is_pinned() const {
     int32_t p = 0;
     detail::check(glia_tensor_is_pinned(get(), &p));
     return p != 0;
   }
+  /** A copy with its own contiguous storage, recorded by autograd (glia_tensor_clone()). */
   Tensor clone() const {
     return unary([&](glia_tensor** o) { return glia_tensor_clone(get(), o); });
   }
+  /** A view of the same storage outside any autograd graph (glia_tensor_detach()). */
   Tensor detach() const {
     return unary([&](glia_tensor** o) { return glia_tensor_detach(get(), o); });
   }
+  /** This tensor when contiguous, else a contiguous copy (glia_tensor_contiguous()). */
   Tensor contiguous() const {
     return unary([&](glia_tensor** o) { return glia_tensor_contiguous(get(), o); });
   }
 
   // ---- autograd ----
+  /** Whether gradients are recorded for this tensor (Tensor.requires_grad). */
   bool requires_grad() const {
     int32_t r = 0;
     detail::check(glia_tensor_requires_grad(get(), &r));
@@ -378,6 +421,7 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
     detail::check(glia_tensor_set_requires_grad(get(), flag ? 1 : 0));
     return *this;
   }
+  /** Whether the tensor has no grad_fn (Tensor.is_leaf). */
   bool is_leaf() const {
     int32_t r = 0;
     detail::check(glia_tensor_is_leaf(get(), &r));
@@ -387,11 +431,16 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   Tensor grad() const {
     return unary([&](glia_tensor** o) { return glia_tensor_grad(get(), o); });
   }
+  /** Sets .grad (an empty Tensor clears it; glia_tensor_set_grad()). */
   void set_grad(const Tensor& g) { detail::check(glia_tensor_set_grad(get(), g.get())); }
+  /** torch's retain_grad(): a non-leaf keeps its .grad after backward. */
   void retain_grad() { detail::check(glia_tensor_retain_grad(get())); }
+  /** The name of the node that made this tensor ("AddBackward0"), "" for a leaf (glia_tensor_grad_fn_name()). */
   std::string grad_fn_name() const {
     return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_tensor_grad_fn_name(get(), b, c, n); });
   }
+  /** Tensor.backward(gradient, retain_graph): `gradient` may be empty for a single-element tensor
+   * (glia_tensor_backward()). */
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) {
     detail::check(glia_tensor_backward(get(), gradient.get(), retain_graph ? 1 : 0));
   }
@@ -403,126 +452,174 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
   HookHandle register_hook(std::function<Tensor(const Tensor&)> fn);
 
   // ---- in place ----
+  /** In place: self += alpha * other (glia_add_()). */
   Tensor& add_(const Tensor& other, double alpha = 1) {
     detail::check(glia_add_(get(), other.get(), alpha));
     return *this;
   }
+  /** In place: self -= alpha * other (glia_sub_()). */
   Tensor& sub_(const Tensor& other, double alpha = 1) {
     detail::check(glia_sub_(get(), other.get(), alpha));
     return *this;
   }
+  /** In place: self *= other (glia_mul_()). */
   Tensor& mul_(const Tensor& other) {
     detail::check(glia_mul_(get(), other.get()));
     return *this;
   }
+  /** In place: self *= s, s as a Python float (glia_mul_scalar_()). */
   Tensor& mul_(double s) {
     detail::check(glia_mul_scalar_(get(), glia_scalar_float(s)));
     return *this;
   }
+  /** In place: self = 0 (glia_zero_()). */
   Tensor& zero_() {
     detail::check(glia_zero_(get()));
     return *this;
   }
+  /** In place: every element = v (glia_fill_()). */
   Tensor& fill_(double v) {
     detail::check(glia_fill_(get(), glia_scalar_float(v)));
     return *this;
   }
+  /** In place: self = src, broadcast and converted to self's dtype (glia_copy_()). */
   Tensor& copy_(const Tensor& src) {
     detail::check(glia_copy_(get(), src.get()));
     return *this;
   }
 
   // ---- operators (each one C call) ----
+  /** self + alpha * b (glia_add()). */
   Tensor add(const Tensor& b, double alpha = 1) const { return binary(glia_add, b, alpha); }
+  /** self - alpha * b (glia_sub()). */
   Tensor sub(const Tensor& b, double alpha = 1) const { return binary(glia_sub, b, alpha); }
+  /** self * b, elementwise (glia_mul()). */
   Tensor mul(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_mul(get(), b.get(), o); });
   }
+  /** self / b, true division (glia_div()). */
   Tensor div(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_div(get(), b.get(), nullptr, o); });
   }
+  /** torch.matmul(self, b) (glia_matmul()). */
   Tensor matmul(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_matmul(get(), b.get(), o); });
   }
+  /** The matrix product of two 2-D tensors (glia_mm()). */
   Tensor mm(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_mm(get(), b.get(), o); });
   }
+  /** self ** e (glia_pow_scalar()). */
   Tensor pow(double e) const {
     return unary([&](glia_tensor** o) { return glia_pow_scalar(get(), glia_scalar_float(e), o); });
   }
+  /** -self (glia_neg()). */
   Tensor neg() const { return fn1(glia_neg); }
+  /** |self| (glia_abs()). */
   Tensor abs() const { return fn1(glia_abs); }
+  /** e ** self (glia_exp()). */
   Tensor exp() const { return fn1(glia_exp); }
+  /** The natural logarithm (glia_log()). */
   Tensor log() const { return fn1(glia_log); }
+  /** The square root (glia_sqrt()). */
   Tensor sqrt() const { return fn1(glia_sqrt); }
+  /** max(self, 0) (glia_relu()). */
   Tensor relu() const { return fn1(glia_relu); }
+  /** 1 / (1 + exp(-self)) (glia_sigmoid()). */
   Tensor sigmoid() const { return fn1(glia_sigmoid); }
+  /** The hyperbolic tangent (glia_tanh()). */
   Tensor tanh() const { return fn1(glia_tanh); }
+  /** self * sigmoid(self) (glia_silu()). */
   Tensor silu() const { return fn1(glia_silu); }
+  /** GELU; approximate "none" (erf) or "tanh" (glia_gelu()). */
   Tensor gelu(const char* approximate = "none") const {
     return unary([&](glia_tensor** o) { return glia_gelu(get(), approximate, o); });
   }
+  /** Clamps to [min, max]; either bound may be std::nullopt, not both (glia_clamp()). */
   Tensor clamp(std::optional<double> min, std::optional<double> max) const {
     const glia_scalar lo = glia_scalar_float(min.value_or(0)), hi = glia_scalar_float(max.value_or(0));
     return unary([&](glia_tensor** o) { return glia_clamp(get(), min ? &lo : nullptr, max ? &hi : nullptr, o); });
   }
+  /** Softmax along `dim` (glia_softmax()). */
   Tensor softmax(int64_t dim) const {
     return unary([&](glia_tensor** o) { return glia_softmax(get(), dim, o); });
   }
+  /** Log-softmax along `dim` (glia_log_softmax()). */
   Tensor log_softmax(int64_t dim) const {
     return unary([&](glia_tensor** o) { return glia_log_softmax(get(), dim, o); });
   }
+  /** The sum of all elements, 0-dim (glia_sum()). */
   Tensor sum() const { return reduce(glia_sum, {}, false); }
+  /** The sum over `dims` (glia_sum()). */
   Tensor sum(const Shape& dims, bool keepdim = false) const { return reduce(glia_sum, dims, keepdim); }
+  /** The mean of all elements, 0-dim (glia_mean()). */
   Tensor mean() const { return reduce(glia_mean, {}, false); }
+  /** The mean over `dims` (glia_mean()). */
   Tensor mean(const Shape& dims, bool keepdim = false) const { return reduce(glia_mean, dims, keepdim); }
+  /** The maximum over `dims` (glia_amax()). */
   Tensor amax(const Shape& dims, bool keepdim = false) const { return reduce(glia_amax, dims, keepdim); }
+  /** The flat index of the maximum, int64 0-dim (glia_argmax()). */
   Tensor argmax() const {
     return unary([&](glia_tensor** o) { return glia_argmax(get(), nullptr, 0, o); });
   }
+  /** The index of the maximum along `dim` (glia_argmax()). */
   Tensor argmax(int64_t dim, bool keepdim = false) const {
     return unary([&](glia_tensor** o) { return glia_argmax(get(), &dim, keepdim ? 1 : 0, o); });
   }
+  /** self == b, a bool tensor (glia_eq()). */
   Tensor eq(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_eq(get(), b.get(), o); });
   }
+  /** self > b, a bool tensor (glia_gt()). */
   Tensor gt(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_gt(get(), b.get(), o); });
   }
+  /** self < b, a bool tensor (glia_lt()). */
   Tensor lt(const Tensor& b) const {
     return unary([&](glia_tensor** o) { return glia_lt(get(), b.get(), o); });
   }
 
   // ---- shape ----
+  /** torch.reshape: a view when possible, else a copy; one size may be -1 (glia_reshape()). */
   Tensor reshape(const Shape& s) const {
     return unary([&](glia_tensor** o) { return glia_reshape(get(), s.data(), static_cast<int64_t>(s.size()), o); });
   }
+  /** Tensor.view: a view with shape `s`, which the strides must allow (glia_view()). */
   Tensor view(const Shape& s) const {
     return unary([&](glia_tensor** o) { return glia_view(get(), s.data(), static_cast<int64_t>(s.size()), o); });
   }
+  /** Flattens dims start_dim..end_dim into one (glia_flatten()). */
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const {
     return unary([&](glia_tensor** o) { return glia_flatten(get(), start_dim, end_dim, o); });
   }
+  /** A view with dims d0 and d1 swapped (glia_transpose()). */
   Tensor transpose(int64_t d0, int64_t d1) const {
     return unary([&](glia_tensor** o) { return glia_transpose(get(), d0, d1, o); });
   }
+  /** transpose(0, 1) (Tensor.t()). */
   Tensor t() const { return transpose(0, 1); }
+  /** A view with the dims in the order `dims` (glia_permute()). */
   Tensor permute(const Shape& dims) const {
     return unary(
         [&](glia_tensor** o) { return glia_permute(get(), dims.data(), static_cast<int64_t>(dims.size()), o); });
   }
+  /** A view with a size-1 dim inserted at `d` (glia_unsqueeze()). */
   Tensor unsqueeze(int64_t d) const {
     return unary([&](glia_tensor** o) { return glia_unsqueeze(get(), d, o); });
   }
+  /** A view without the size-1 dims (glia_squeeze()). */
   Tensor squeeze() const {
     return unary([&](glia_tensor** o) { return glia_squeeze(get(), nullptr, 0, o); });
   }
+  /** A view without dim `d` when its size is 1 (glia_squeeze()). */
   Tensor squeeze(int64_t d) const {
     return unary([&](glia_tensor** o) { return glia_squeeze(get(), &d, 1, o); });
   }
+  /** The view self[..., i, ...] at index `i` of dim `d`, without that dim (glia_select()). */
   Tensor select(int64_t d, int64_t i) const {
     return unary([&](glia_tensor** o) { return glia_select(get(), d, i, o); });
   }
+  /** The view of `length` entries of dim `d` from `start` (glia_narrow()). */
   Tensor narrow(int64_t d, int64_t start, int64_t length) const {
     return unary([&](glia_tensor** o) { return glia_narrow(get(), d, start, length, o); });
   }
@@ -559,43 +656,64 @@ class Tensor : public detail::Handle<glia_tensor, glia_tensor_retain, glia_tenso
 };
 
 // ---- tensor operators ----
+/** a + b (Tensor::add). */
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+/** a - b (Tensor::sub). */
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+/** a * b, elementwise (Tensor::mul). */
 inline Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+/** a / b, true division (Tensor::div). */
 inline Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+/** -a (Tensor::neg). */
 inline Tensor operator-(const Tensor& a) { return a.neg(); }
+/** a + s, s as a Python float (glia_add_scalar()). */
 inline Tensor operator+(const Tensor& a, double s) {
   return Tensor::unary([&](glia_tensor** o) { return glia_add_scalar(a.get(), glia_scalar_float(s), 1, o); });
 }
+/** s + a (as a + s). */
 inline Tensor operator+(double s, const Tensor& a) { return a + s; }
+/** a - s (glia_sub_scalar()). */
 inline Tensor operator-(const Tensor& a, double s) {
   return Tensor::unary([&](glia_tensor** o) { return glia_sub_scalar(a.get(), glia_scalar_float(s), 1, o); });
 }
+/** s - a (glia_rsub_scalar()). */
 inline Tensor operator-(double s, const Tensor& a) {
   return Tensor::unary([&](glia_tensor** o) { return glia_rsub_scalar(a.get(), glia_scalar_float(s), 1, o); });
 }
+/** a * s (glia_mul_scalar()). */
 inline Tensor operator*(const Tensor& a, double s) {
   return Tensor::unary([&](glia_tensor** o) { return glia_mul_scalar(a.get(), glia_scalar_float(s), o); });
 }
+/** s * a (as a * s). */
 inline Tensor operator*(double s, const Tensor& a) { return a * s; }
+/** a / s, true division (glia_div_scalar()). */
 inline Tensor operator/(const Tensor& a, double s) {
   return Tensor::unary([&](glia_tensor** o) { return glia_div_scalar(a.get(), glia_scalar_float(s), nullptr, o); });
 }
+/** In place: a += b (Tensor::add_). */
 inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+/** In place: a -= b (Tensor::sub_). */
 inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+/** In place: a *= b (Tensor::mul_). */
 inline Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+/** In place: a *= s (Tensor::mul_). */
 inline Tensor& operator*=(Tensor& a, double s) { return a.mul_(s); }
+/** Prints torch's repr of `t` ("Tensor(undefined)" for an empty Tensor). */
 inline std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << (t ? t.to_string() : std::string("Tensor(undefined)"));
 }
 
+/** torch.matmul(a, b). */
 inline Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+/** torch.relu(a). */
 inline Tensor relu(const Tensor& a) { return a.relu(); }
+/** torch.cat: joins `ts` along the existing dim `dim` (glia_cat()). */
 inline Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0) {
   std::vector<const glia_tensor*> raw;
   for (const Tensor& t : ts) raw.push_back(t.get());
   return Tensor::unary([&](glia_tensor** o) { return glia_cat(raw.data(), static_cast<int64_t>(raw.size()), dim, o); });
 }
+/** torch.stack: joins `ts` along a new dim `dim` (glia_stack()). */
 inline Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0) {
   std::vector<const glia_tensor*> raw;
   for (const Tensor& t : ts) raw.push_back(t.get());
@@ -603,16 +721,21 @@ inline Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0) {
       [&](glia_tensor** o) { return glia_stack(raw.data(), static_cast<int64_t>(raw.size()), dim, o); });
 }
 
+/** torch.nn.functional. */
 namespace F {
+/** F.linear: x @ w^T + b; `b` may be empty (glia_linear()). */
 inline Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = Tensor()) {
   return Tensor::unary([&](glia_tensor** o) { return glia_linear(x.get(), w.get(), b.get(), o); });
 }
+/** F.mse_loss (glia_mse_loss()). */
 inline Tensor mse_loss(const Tensor& input, const Tensor& target, glia_reduction r = GLIA_REDUCTION_MEAN) {
   return Tensor::unary([&](glia_tensor** o) { return glia_mse_loss(input.get(), target.get(), r, o); });
 }
+/** F.cross_entropy with torch's defaults (glia_cross_entropy()). */
 inline Tensor cross_entropy(const Tensor& input, const Tensor& target) {
   return Tensor::unary([&](glia_tensor** o) { return glia_cross_entropy(input.get(), target.get(), nullptr, o); });
 }
+/** F.dropout: zeroes elements with probability p and scales the rest by 1 / (1 - p) when training (glia_dropout()). */
 inline Tensor dropout(const Tensor& x, double p, bool training) {
   return Tensor::unary([&](glia_tensor** o) { return glia_dropout(x.get(), p, training ? 1 : 0, o); });
 }
@@ -680,25 +803,31 @@ class TensorDict : public detail::Handle<glia_tensor_dict, glia_tensor_dict_reta
 
  public:
   using Base::Base;
+  /** A new reference to a borrowed C handle (NULL gives an empty TensorDict). */
   static TensorDict borrow(const glia_tensor_dict* d) { return TensorDict(retained(d)); }
+  /** An empty dict (glia_tensor_dict_create()). */
   static TensorDict create() {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_tensor_dict_create(&d));
     return TensorDict(d);
   }
+  /** Reads a checkpoint file: safetensors or torch.save, detected by default (glia_tensor_dict_load()). */
   static TensorDict load(const std::string& path, glia_format format = GLIA_FORMAT_AUTO) {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_tensor_dict_load(path.c_str(), format, &d));
     return TensorDict(d);
   }
+  /** Reads a checkpoint from memory (glia_tensor_dict_load_buffer()). */
   static TensorDict load_buffer(const void* data, size_t size, glia_format format = GLIA_FORMAT_AUTO) {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_tensor_dict_load_buffer(data, size, format, &d));
     return TensorDict(d);
   }
+  /** Writes the dict to `path` (glia_tensor_dict_save()). */
   void save(const std::string& path, glia_format format = GLIA_FORMAT_SAFETENSORS) const {
     detail::check(glia_tensor_dict_save(get(), path.c_str(), format));
   }
+  /** The bytes of the file save() would write (glia_tensor_dict_save_buffer()). */
   std::vector<uint8_t> save_buffer(glia_format format = GLIA_FORMAT_SAFETENSORS) const {
     void* data = nullptr;
     size_t size = 0;
@@ -707,49 +836,62 @@ class TensorDict : public detail::Handle<glia_tensor_dict, glia_tensor_dict_reta
     glia_buffer_free(data);
     return bytes;
   }
+  /** The number of entries. */
   int64_t size() const {
     int64_t n = 0;
     detail::check(glia_tensor_dict_size(get(), &n));
     return n;
   }
+  /** The key of entry `i` (insertion order). */
   std::string key_at(int64_t i) const {
     return detail::read_string(
         [&](char* b, size_t c, size_t* n) { return glia_tensor_dict_key_at(get(), i, b, c, n); });
   }
+  /** The tensor of entry `i`. */
   Tensor value_at(int64_t i) const {
     return Tensor::unary([&](glia_tensor** o) { return glia_tensor_dict_value_at(get(), i, o); });
   }
+  /** The keys in insertion order. */
   std::vector<std::string> keys() const {
     std::vector<std::string> k;
     for (int64_t i = 0, n = size(); i < n; ++i) k.push_back(key_at(i));
     return k;
   }
+  /** The tensors in insertion order. */
   std::vector<Tensor> values() const {
     std::vector<Tensor> v;
     for (int64_t i = 0, n = size(); i < n; ++i) v.push_back(value_at(i));
     return v;
   }
+  /** (key, tensor) pairs in insertion order. */
   std::vector<std::pair<std::string, Tensor>> items() const {
     std::vector<std::pair<std::string, Tensor>> v;
     for (int64_t i = 0, n = size(); i < n; ++i) v.emplace_back(key_at(i), value_at(i));
     return v;
   }
+  /** The tensor of `key`; throws Error (GLIA_ERR_NOT_FOUND) when absent. */
   Tensor at(const std::string& key) const {
     return Tensor::unary([&](glia_tensor** o) { return glia_tensor_dict_get(get(), key.c_str(), o); });
   }
+  /** at(key). */
   Tensor operator[](const std::string& key) const { return at(key); }
+  /** Whether `key` is present. */
   bool contains(const std::string& key) const {
     int32_t r = 0;
     detail::check(glia_tensor_dict_contains(get(), key.c_str(), &r));
     return r != 0;
   }
+  /** Inserts or replaces `key` (a replaced key keeps its position). */
   void set(const std::string& key, const Tensor& t) {
     detail::check(glia_tensor_dict_set(get(), key.c_str(), t.get()));
   }
+  /** Removes `key`; throws Error (GLIA_ERR_NOT_FOUND) when absent. */
   void remove(const std::string& key) { detail::check(glia_tensor_dict_remove(get(), key.c_str())); }
+  /** Sets a string metadata entry (saved in safetensors' __metadata__). */
   void set_metadata(const std::string& key, const std::string& value) {
     detail::check(glia_tensor_dict_set_metadata(get(), key.c_str(), value.c_str()));
   }
+  /** The metadata value of `key`; throws Error (GLIA_ERR_NOT_FOUND) when absent. */
   std::string metadata(const std::string& key) const {
     return detail::read_string(
         [&](char* b, size_t c, size_t* n) { return glia_tensor_dict_get_metadata(get(), key.c_str(), b, c, n); });
@@ -758,7 +900,9 @@ class TensorDict : public detail::Handle<glia_tensor_dict, glia_tensor_dict_reta
 
 /** What load_state_dict found. */
 struct LoadResult {
+  /** Keys of the module that the dict lacked. */
   std::vector<std::string> missing_keys;
+  /** Keys of the dict that the module lacks. */
   std::vector<std::string> unexpected_keys;
 };
 
@@ -787,16 +931,20 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
 
  public:
   using Base::Base;
+  /** A new reference to a borrowed C handle (NULL gives an empty Module). */
   static Module borrow(const glia_module* m) { return Module(retained(m)); }
 
   /** forward(self, inputs) -> outputs: the forward of a custom module. */
   using ForwardFn = std::function<std::vector<Tensor>(Module& self, const std::vector<Tensor>& inputs)>;
   /** Hooks return replacement tensors, or std::nullopt to keep what they received. */
   using ForwardPreHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& inputs)>;
+  /** forward hook(self, inputs, outputs): returns replacement outputs or std::nullopt. */
   using ForwardHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& inputs,
                                                                        const std::vector<Tensor>& outputs)>;
+  /** full backward pre-hook(self, grad_outputs): returns replacement grad_outputs or std::nullopt. */
   using BackwardPreHook =
       std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& grad_outputs)>;
+  /** full backward hook(self, grad_inputs, grad_outputs): returns replacement grad_inputs or std::nullopt. */
   using BackwardHook = std::function<std::optional<std::vector<Tensor>>(Module&, const std::vector<Tensor>& grad_inputs,
                                                                         const std::vector<Tensor>& grad_outputs)>;
 
@@ -848,32 +996,41 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
   }
 
   // ---- tree ----
+  /** Module.register_parameter (glia_module_register_parameter()). */
   void register_parameter(const std::string& name, const Tensor& t) {
     detail::check(glia_module_register_parameter(get(), name.c_str(), t.get()));
   }
+  /** Module.register_buffer; a non-persistent buffer is not in the state dict (glia_module_register_buffer()). */
   void register_buffer(const std::string& name, const Tensor& t, bool persistent = true) {
     detail::check(glia_module_register_buffer(get(), name.c_str(), t.get(), persistent ? 1 : 0));
   }
+  /** Module.add_module: registers `child` as a submodule (glia_module_add_module()). */
   void add_module(const std::string& name, const Module& child) {
     detail::check(glia_module_add_module(get(), name.c_str(), child.get()));
   }
+  /** Module.get_submodule("a.b") (glia_module_get_submodule()). */
   Module submodule(const std::string& path) {
     glia_module* m = nullptr;
     detail::check(glia_module_get_submodule(get(), path.c_str(), &m));
     return Module(m);
   }
+  /** Module.get_parameter("a.weight") (glia_module_get_parameter()). */
   Tensor parameter(const std::string& path) {
     return Tensor::unary([&](glia_tensor** o) { return glia_module_get_parameter(get(), path.c_str(), o); });
   }
+  /** Module.get_buffer("bn.running_mean") (glia_module_get_buffer()). */
   Tensor buffer(const std::string& path) {
     return Tensor::unary([&](glia_tensor** o) { return glia_module_get_buffer(get(), path.c_str(), o); });
   }
+  /** named_parameters(): the parameters themselves (not copies) by dotted name (glia_module_named_parameters()). */
   TensorDict named_parameters(bool recurse = true) {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_module_named_parameters(get(), nullptr, recurse ? 1 : 0, 1, &d));
     return TensorDict(d);
   }
+  /** parameters(): the values of named_parameters(). */
   std::vector<Tensor> parameters(bool recurse = true) { return named_parameters(recurse).values(); }
+  /** named_buffers(): the buffers themselves by dotted name (glia_module_named_buffers()). */
   TensorDict named_buffers(bool recurse = true) {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_module_named_buffers(get(), nullptr, recurse ? 1 : 0, 1, &d));
@@ -881,38 +1038,49 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
   }
 
   // ---- modes ----
+  /** Module.train(mode), for this module and its children (glia_module_train()). */
   Module& train(bool mode = true) {
     detail::check(glia_module_train(get(), mode ? 1 : 0));
     return *this;
   }
+  /** Module.eval(): train(false). */
   Module& eval() { return train(false); }
+  /** The training flag. */
   bool is_training() const {
     int32_t r = 0;
     detail::check(glia_module_is_training(get(), &r));
     return r != 0;
   }
+  /** Module.zero_grad: clears every parameter's .grad, or zeroes it when !set_to_none (glia_module_zero_grad()). */
   void zero_grad(bool set_to_none = true) { detail::check(glia_module_zero_grad(get(), set_to_none ? 1 : 0)); }
+  /** Module.requires_grad_: sets requires_grad of every parameter (glia_module_requires_grad()). */
   Module& requires_grad_(bool flag = true) {
     detail::check(glia_module_requires_grad(get(), flag ? 1 : 0));
     return *this;
   }
+  /** Module.to(dtype): converts the floating parameters and buffers (glia_module_to()). */
   Module& to(glia_dtype dtype) {
     detail::check(glia_module_to(get(), nullptr, &dtype));
     return *this;
   }
+  /** torch's repr of the module tree (glia_module_to_string()). */
   std::string to_string() const {
     return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_module_to_string(get(), b, c, n); });
   }
+  /** The type name ("Linear"). */
   std::string type_name() const {
     return detail::read_string([&](char* b, size_t c, size_t* n) { return glia_module_type_name(get(), b, c, n); });
   }
 
   // ---- state ----
+  /** Module.state_dict(): parameters and persistent buffers by dotted name (glia_module_state_dict()). */
   TensorDict state_dict() {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_module_state_dict(get(), &d));
     return TensorDict(d);
   }
+  /** Module.load_state_dict(dict, strict, assign); with strict, missing or unexpected keys throw Error
+   * (glia_module_load_state_dict()). */
   LoadResult load_state_dict(const TensorDict& dict, bool strict = true, bool assign = false) {
     glia_load_report* r = nullptr;
     detail::check(glia_module_load_state_dict(get(), dict.get(), strict ? 1 : 0, assign ? 1 : 0, &r));
@@ -928,6 +1096,7 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
   }
 
   // ---- hooks ----
+  /** register_forward_pre_hook; `flags` are the C API's GLIA_HOOK_* flags (glia_module_add_forward_pre_hook()). */
   HookHandle register_forward_pre_hook(ForwardPreHook fn, uint32_t flags = 0) {
     auto* heap = new ForwardPreHook(std::move(fn));
     auto cb = [](void* user, glia_module* m, const glia_tensor* const* in, int64_t n_in, glia_tensor** rep, int64_t cap,
@@ -943,6 +1112,7 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
         glia_module_add_forward_pre_hook(get(), cb, heap, detail::delete_user_data<ForwardPreHook>, flags, &id));
     return remover(id);
   }
+  /** register_forward_hook; `flags` are GLIA_HOOK_* flags (glia_module_add_forward_hook()). */
   HookHandle register_forward_hook(ForwardHook fn, uint32_t flags = 0) {
     auto* heap = new ForwardHook(std::move(fn));
     auto cb = [](void* user, glia_module* m, const glia_tensor* const* in, int64_t n_in, const glia_tensor* const* outs,
@@ -958,6 +1128,7 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
     detail::check(glia_module_add_forward_hook(get(), cb, heap, detail::delete_user_data<ForwardHook>, flags, &id));
     return remover(id);
   }
+  /** register_full_backward_pre_hook (glia_module_add_backward_pre_hook()). */
   HookHandle register_full_backward_pre_hook(BackwardPreHook fn, uint32_t flags = 0) {
     auto* heap = new BackwardPreHook(std::move(fn));
     auto cb = [](void* user, glia_module* m, const glia_tensor* const* go, int64_t n_go, glia_tensor** rep, int64_t cap,
@@ -973,6 +1144,7 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
         glia_module_add_backward_pre_hook(get(), cb, heap, detail::delete_user_data<BackwardPreHook>, flags, &id));
     return remover(id);
   }
+  /** register_full_backward_hook (glia_module_add_backward_hook()). */
   HookHandle register_full_backward_hook(BackwardHook fn, uint32_t flags = 0) {
     auto* heap = new BackwardHook(std::move(fn));
     auto cb = [](void* user, glia_module* m, const glia_tensor* const* gi, int64_t n_gi, const glia_tensor* const* go,
@@ -995,6 +1167,7 @@ class Module : public detail::Handle<glia_module, glia_module_retain, glia_modul
   }
 };
 
+/** Prints torch's repr of the module tree. */
 inline std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.to_string(); }
 
 /** Built-in modules (torch.nn), each made by one glia_nn_* constructor. */
@@ -1008,9 +1181,11 @@ Module make(F&& call) {
 }
 }  // namespace detail
 
+/** torch.nn.Identity (glia_nn_identity()). */
 inline Module Identity() {
   return detail::make([](glia_module** o) { return glia_nn_identity(nullptr, o); });
 }
+/** torch.nn.Linear(in_features, out_features, bias) (glia_nn_linear()). */
 inline Module Linear(int64_t in_features, int64_t out_features, bool bias = true) {
   return detail::make([&](glia_module** o) { return glia_nn_linear(in_features, out_features, bias, nullptr, o); });
 }
@@ -1026,6 +1201,7 @@ inline Module Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_s
     return glia_nn_conv2d(in_channels, out_channels, kernel_size, kernel_size, &opt, nullptr, o);
   });
 }
+/** torch.nn.MaxPool2d with a square window; stride 0 means kernel_size, as torch's None (glia_nn_max_pool2d()). */
 inline Module MaxPool2d(int64_t kernel_size, int64_t stride = 0, int64_t padding = 0) {
   glia_max_pool2d_options opt;
   glia_max_pool2d_options_init(&opt);
@@ -1034,45 +1210,58 @@ inline Module MaxPool2d(int64_t kernel_size, int64_t stride = 0, int64_t padding
   opt.padding[0] = opt.padding[1] = padding;
   return detail::make([&](glia_module** o) { return glia_nn_max_pool2d(&opt, nullptr, o); });
 }
+/** torch.nn.AdaptiveAvgPool2d((out_h, out_w)) (glia_nn_adaptive_avg_pool2d()). */
 inline Module AdaptiveAvgPool2d(int64_t out_h, int64_t out_w) {
   return detail::make([&](glia_module** o) { return glia_nn_adaptive_avg_pool2d(out_h, out_w, nullptr, o); });
 }
+/** torch.nn.ReLU (glia_nn_relu()). */
 inline Module ReLU() {
   return detail::make([](glia_module** o) { return glia_nn_relu(nullptr, o); });
 }
+/** torch.nn.GELU(approximate) (glia_nn_gelu()). */
 inline Module GELU(const char* approximate = "none") {
   return detail::make([&](glia_module** o) { return glia_nn_gelu(approximate, nullptr, o); });
 }
+/** torch.nn.SiLU (glia_nn_silu()). */
 inline Module SiLU() {
   return detail::make([](glia_module** o) { return glia_nn_silu(nullptr, o); });
 }
+/** torch.nn.Sigmoid (glia_nn_sigmoid()). */
 inline Module Sigmoid() {
   return detail::make([](glia_module** o) { return glia_nn_sigmoid(nullptr, o); });
 }
+/** torch.nn.Tanh (glia_nn_tanh()). */
 inline Module Tanh() {
   return detail::make([](glia_module** o) { return glia_nn_tanh(nullptr, o); });
 }
+/** torch.nn.Softmax(dim) (glia_nn_softmax()). */
 inline Module Softmax(int64_t dim) {
   return detail::make([&](glia_module** o) { return glia_nn_softmax(dim, nullptr, o); });
 }
+/** torch.nn.LogSoftmax(dim) (glia_nn_log_softmax()). */
 inline Module LogSoftmax(int64_t dim) {
   return detail::make([&](glia_module** o) { return glia_nn_log_softmax(dim, nullptr, o); });
 }
+/** torch.nn.Dropout(p) (glia_nn_dropout()). */
 inline Module Dropout(double p = 0.5) {
   return detail::make([&](glia_module** o) { return glia_nn_dropout(p, nullptr, o); });
 }
+/** torch.nn.Flatten(start_dim, end_dim) (glia_nn_flatten()). */
 inline Module Flatten(int64_t start_dim = 1, int64_t end_dim = -1) {
   return detail::make([&](glia_module** o) { return glia_nn_flatten(start_dim, end_dim, nullptr, o); });
 }
+/** torch.nn.BatchNorm2d(num_features) with torch's defaults (glia_nn_batch_norm2d()). */
 inline Module BatchNorm2d(int64_t num_features) {
   return detail::make([&](glia_module** o) { return glia_nn_batch_norm2d(num_features, nullptr, nullptr, o); });
 }
+/** torch.nn.LayerNorm(normalized_shape, eps), with weight and bias (glia_nn_layer_norm()). */
 inline Module LayerNorm(const Shape& normalized_shape, double eps = 1e-5) {
   return detail::make([&](glia_module** o) {
     return glia_nn_layer_norm(normalized_shape.data(), static_cast<int64_t>(normalized_shape.size()), eps, 1, 1,
                               nullptr, o);
   });
 }
+/** torch.nn.Embedding(num_embeddings, embedding_dim) (glia_nn_embedding()). */
 inline Module Embedding(int64_t num_embeddings, int64_t embedding_dim) {
   return detail::make([&](glia_module** o) {
     return glia_nn_embedding(num_embeddings, embedding_dim, nullptr, nullptr, 2.0, nullptr, o);
@@ -1093,12 +1282,19 @@ inline Module GRUCell(int64_t input_size, int64_t hidden_size, bool bias = true)
 }
 /** torch.nn.RNN/LSTM/GRU's keywords (glia_nn_rnn_options); nonlinearity is RNN's. */
 struct RNNOptions {
+  /** Stacked layers (num_layers). */
   int64_t num_layers = 1;
+  /** Whether the layers have bias weights (bias). */
   bool bias = true;
+  /** Input and output as [batch, seq, feature] instead of [seq, batch, feature] (batch_first). */
   bool batch_first = false;
+  /** Dropout on the outputs of every layer but the last, in training (dropout). */
   double dropout = 0.0;
+  /** A second, backward direction per layer (bidirectional). */
   bool bidirectional = false;
+  /** LSTM only: projects h to this size when > 0 (proj_size). */
   int64_t proj_size = 0;
+  /** RNN only: "tanh" (NULL, the default) or "relu" (nonlinearity). */
   const char* nonlinearity = nullptr;
 };
 namespace detail {
@@ -1130,18 +1326,22 @@ inline Module GRU(int64_t input_size, int64_t hidden_size, const RNNOptions& opt
   glia_nn_rnn_options o = detail::rnn_options(options);
   return detail::make([&](glia_module** m) { return glia_nn_gru(input_size, hidden_size, &o, nullptr, m); });
 }
+/** torch.nn.CrossEntropyLoss with torch's defaults (glia_nn_cross_entropy_loss()). */
 inline Module CrossEntropyLoss() {
   return detail::make([](glia_module** o) { return glia_nn_cross_entropy_loss(nullptr, nullptr, o); });
 }
+/** torch.nn.MSELoss(reduction) (glia_nn_mse_loss()). */
 inline Module MSELoss(glia_reduction reduction = GLIA_REDUCTION_MEAN) {
   return detail::make([&](glia_module** o) { return glia_nn_mse_loss(reduction, nullptr, o); });
 }
+/** torch.nn.Sequential of `modules`, named "0", "1", ... (glia_nn_sequential()). */
 inline Module Sequential(const std::vector<Module>& modules) {
   std::vector<glia_module*> raw;
   for (const Module& m : modules) raw.push_back(m.get());
   return detail::make(
       [&](glia_module** o) { return glia_nn_sequential(raw.data(), static_cast<int64_t>(raw.size()), o); });
 }
+/** nn::Sequential({nn::Linear(4, 8), nn::ReLU()}). */
 inline Module Sequential(std::initializer_list<Module> modules) { return Sequential(std::vector<Module>(modules)); }
 }  // namespace nn
 
@@ -1151,24 +1351,31 @@ class Optimizer : public detail::Handle<glia_optimizer, glia_optimizer_retain, g
 
  public:
   using Base::Base;
+  /** Optimizer.step(): one update of every parameter with a gradient (glia_optimizer_step()). */
   void step() { detail::check(glia_optimizer_step(get())); }
+  /** Optimizer.zero_grad: clears every parameter's .grad, or zeroes it when !set_to_none. */
   void zero_grad(bool set_to_none = true) { detail::check(glia_optimizer_zero_grad(get(), set_to_none ? 1 : 0)); }
+  /** The learning rate of param group `group` (glia_optimizer_get_lr()). */
   double lr(int64_t group = 0) const {
     double v = 0;
     detail::check(glia_optimizer_get_lr(get(), group, &v));
     return v;
   }
+  /** Sets the learning rate of param group `group` (glia_optimizer_set_lr()). */
   void set_lr(double lr, int64_t group = 0) { detail::check(glia_optimizer_set_lr(get(), group, lr)); }
+  /** The number of param groups. */
   int64_t num_param_groups() const {
     int64_t n = 0;
     detail::check(glia_optimizer_num_param_groups(get(), &n));
     return n;
   }
+  /** Optimizer.state_dict() as a flat dict (glia_optimizer_state_dict()). */
   TensorDict state_dict() const {
     glia_tensor_dict* d = nullptr;
     detail::check(glia_optimizer_state_dict(get(), &d));
     return TensorDict(d);
   }
+  /** Optimizer.load_state_dict (glia_optimizer_load_state_dict()). */
   void load_state_dict(const TensorDict& d) { detail::check(glia_optimizer_load_state_dict(get(), d.get())); }
 };
 
@@ -1178,7 +1385,9 @@ class LrScheduler : public detail::Handle<glia_lr_scheduler, glia_lr_scheduler_r
 
  public:
   using Base::Base;
+  /** scheduler.step(): advances one epoch and sets the optimizer's learning rates (glia_lr_scheduler_step()). */
   void step() { detail::check(glia_lr_scheduler_step(get())); }
+  /** get_last_lr()[group]: the learning rate of the last step (glia_lr_scheduler_get_last_lr()). */
   double last_lr(int64_t group = 0) const {
     double v = 0;
     detail::check(glia_lr_scheduler_get_last_lr(get(), group, &v));
@@ -1197,23 +1406,29 @@ inline std::vector<glia_tensor*> raw(const std::vector<Tensor>& params) {
 
 /** torch.optim.SGD options, builder style: SGDOptions(0.1).momentum(0.9). */
 struct SGDOptions {
+  /** The C options glia_optim_sgd() receives. */
   glia_sgd_options c;
+  /** torch's defaults with learning rate `lr`. */
   explicit SGDOptions(double lr) {
     glia_sgd_options_init(&c);
     c.lr = lr;
   }
+  /** momentum (default 0). */
   SGDOptions& momentum(double v) {
     c.momentum = v;
     return *this;
   }
+  /** dampening (default 0). */
   SGDOptions& dampening(double v) {
     c.dampening = v;
     return *this;
   }
+  /** weight_decay, L2 penalty (default 0). */
   SGDOptions& weight_decay(double v) {
     c.weight_decay = v;
     return *this;
   }
+  /** nesterov momentum (default false). */
   SGDOptions& nesterov(bool v) {
     c.nesterov = v ? 1 : 0;
     return *this;
@@ -1221,43 +1436,53 @@ struct SGDOptions {
 };
 /** torch.optim.Adam / AdamW options, builder style. */
 struct AdamOptions {
+  /** The C options glia_optim_adam() receives. */
   glia_adam_options c;
+  /** torch's defaults with learning rate `lr`. */
   explicit AdamOptions(double lr = 1e-3) {
     glia_adam_options_init(&c);
     c.lr = lr;
   }
+  /** betas (default (0.9, 0.999)). */
   AdamOptions& betas(double b1, double b2) {
     c.betas[0] = b1;
     c.betas[1] = b2;
     return *this;
   }
+  /** eps (default 1e-8). */
   AdamOptions& eps(double v) {
     c.eps = v;
     return *this;
   }
+  /** weight_decay, L2 penalty (default 0). */
   AdamOptions& weight_decay(double v) {
     c.weight_decay = v;
     return *this;
   }
+  /** amsgrad (default false). */
   AdamOptions& amsgrad(bool v) {
     c.amsgrad = v ? 1 : 0;
     return *this;
   }
 };
 
+/** torch.optim.SGD(params, ...) (glia_optim_sgd()). */
 inline Optimizer SGD(const std::vector<Tensor>& params, const SGDOptions& options) {
   auto r = detail::raw(params);
   glia_optimizer* o = nullptr;
   glia::detail::check(glia_optim_sgd(r.data(), static_cast<int64_t>(r.size()), &options.c, &o));
   return Optimizer(o);
 }
+/** torch.optim.SGD(params, lr). */
 inline Optimizer SGD(const std::vector<Tensor>& params, double lr) { return SGD(params, SGDOptions(lr)); }
+/** torch.optim.Adam(params, ...) (glia_optim_adam()). */
 inline Optimizer Adam(const std::vector<Tensor>& params, const AdamOptions& options = AdamOptions()) {
   auto r = detail::raw(params);
   glia_optimizer* o = nullptr;
   glia::detail::check(glia_optim_adam(r.data(), static_cast<int64_t>(r.size()), &options.c, &o));
   return Optimizer(o);
 }
+/** torch.optim.AdamW(params, lr, weight_decay=weight_decay) (glia_optim_adamw()). */
 inline Optimizer AdamW(const std::vector<Tensor>& params, double lr = 1e-3, double weight_decay = 0.01) {
   auto r = detail::raw(params);
   glia_adamw_options c;
@@ -1268,11 +1493,13 @@ inline Optimizer AdamW(const std::vector<Tensor>& params, double lr = 1e-3, doub
   glia::detail::check(glia_optim_adamw(r.data(), static_cast<int64_t>(r.size()), &c, &o));
   return Optimizer(o);
 }
+/** torch.optim.lr_scheduler.StepLR(opt, step_size, gamma) (glia_lr_scheduler_step_lr()). */
 inline LrScheduler StepLR(const Optimizer& opt, int64_t step_size, double gamma = 0.1) {
   glia_lr_scheduler* s = nullptr;
   glia::detail::check(glia_lr_scheduler_step_lr(opt.get(), step_size, gamma, &s));
   return LrScheduler(s);
 }
+/** torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max, eta_min) (glia_lr_scheduler_cosine_annealing_lr()). */
 inline LrScheduler CosineAnnealingLR(const Optimizer& opt, int64_t t_max, double eta_min = 0) {
   glia_lr_scheduler* s = nullptr;
   glia::detail::check(glia_lr_scheduler_cosine_annealing_lr(opt.get(), t_max, eta_min, &s));
@@ -1281,10 +1508,15 @@ inline LrScheduler CosineAnnealingLR(const Optimizer& opt, int64_t t_max, double
 }  // namespace optim
 
 // ---- runtime ----
+/** torch.manual_seed: seeds every thread's generator (glia_manual_seed()). */
 inline void manual_seed(uint64_t seed) { glia_manual_seed(seed); }
+/** torch.set_num_threads (glia_set_num_threads()). */
 inline void set_num_threads(int32_t n_threads) { detail::check(glia_set_num_threads(n_threads)); }
+/** torch.get_num_threads (glia_get_num_threads()). */
 inline int32_t get_num_threads() { return glia_get_num_threads(); }
+/** The loaded library's version, "MAJOR.MINOR.PATCH". */
 inline std::string version_string() { return glia_version_string(); }
+/** The CPU's memory statistics (glia_memory_stats_get()). */
 inline glia_memory_stats memory_stats() {
   glia_memory_stats s{};
   s.struct_size = sizeof s;
@@ -1300,7 +1532,9 @@ inline glia_memory_stats memory_stats(glia_device device) {
   detail::check(glia_device_memory_stats_get(device, &s));
   return s;
 }
+/** torch.cuda.reset_peak_memory_stats(device) (glia_device_reset_peak_memory_stats()). */
 inline void reset_peak_memory_stats(glia_device device) { detail::check(glia_device_reset_peak_memory_stats(device)); }
+/** torch.cuda.empty_cache for `device` (glia_device_empty_cache()). */
 inline void empty_cache(glia_device device) { detail::check(glia_device_empty_cache(device)); }
 /** Waits for everything queued on `device`. */
 inline void synchronize(glia_device device) { detail::check(glia_device_synchronize(device)); }
@@ -1311,6 +1545,7 @@ class Event;
 class Stream : public detail::Handle<glia_stream, glia_stream_retain, glia_stream_release> {
  public:
   Stream() = default;
+  /** Takes over a reference to a C stream. */
   explicit Stream(glia_stream* owned) : Handle(owned) {}
   /** A stream from `device`'s pool (priority: 0 normal, < 0 high). */
   static Stream create(glia_device device, int32_t priority = 0) {
@@ -1327,11 +1562,13 @@ class Stream : public detail::Handle<glia_stream, glia_stream_retain, glia_strea
     detail::check(glia_device_current_stream(device, &s));
     return Stream(s);
   }
+  /** The stream's device (glia_stream_device()). */
   glia_device device() const {
     glia_device d{GLIA_CPU, 0};
     detail::check(glia_stream_device(get(), &d));
     return d;
   }
+  /** Waits until all work queued on the stream has finished (Stream.synchronize()). */
   void synchronize() const { detail::check(glia_stream_synchronize(get())); }
   /** True when all work queued so far has completed. */
   bool query() const {
@@ -1343,7 +1580,9 @@ class Stream : public detail::Handle<glia_stream, glia_stream_retain, glia_strea
   inline void wait(const Event& event) const;
   /** Later work on this stream waits for the work queued on `other` so far. */
   void wait(const Stream& other) const { detail::check(glia_stream_wait_stream(get(), other.get())); }
+  /** Whether both are the same stream. */
   bool operator==(const Stream& o) const noexcept { return get() == o.get(); }
+  /** Whether the streams differ. */
   bool operator!=(const Stream& o) const noexcept { return get() != o.get(); }
 };
 
@@ -1353,6 +1592,7 @@ class Stream : public detail::Handle<glia_stream, glia_stream_retain, glia_strea
  */
 class StreamGuard {
  public:
+  /** Makes `stream` current for its device on this thread (glia_device_set_current_stream()). */
   explicit StreamGuard(const Stream& stream) : previous_(Stream::current(stream.device())) {
     detail::check(glia_device_set_current_stream(stream.get()));
   }
@@ -1368,7 +1608,9 @@ class StreamGuard {
 class Event : public detail::Handle<glia_event, glia_event_retain, glia_event_release> {
  public:
   Event() = default;
+  /** Takes over a reference to a C event. */
   explicit Event(glia_event* owned) : Handle(owned) {}
+  /** torch.cuda.Event(enable_timing) of `device` (glia_event_create()). */
   static Event create(glia_device device, bool enable_timing = false) {
     glia_event_options o;
     glia_event_options_init(&o);
@@ -1379,7 +1621,9 @@ class Event : public detail::Handle<glia_event, glia_event_retain, glia_event_re
   }
   /** Records the work queued so far on `stream` (the current stream when undefined). */
   void record(const Stream& stream = Stream()) { detail::check(glia_event_record(get(), stream.get())); }
+  /** Waits until the recorded work has finished (Event.synchronize()). */
   void synchronize() const { detail::check(glia_event_synchronize(get())); }
+  /** True when the recorded work has finished, or the event was never recorded (Event.query()). */
   bool query() const {
     int32_t done = 0;
     detail::check(glia_event_query(get(), &done));
@@ -1395,6 +1639,7 @@ class Event : public detail::Handle<glia_event, glia_event_retain, glia_event_re
 
 inline void Stream::wait(const Event& event) const { detail::check(glia_stream_wait_event(get(), event.get())); }
 
+/** @} */
 }  // namespace cxx
 }  // namespace glia
 

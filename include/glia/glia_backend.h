@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * glia backend ABI, version 2: how libglia and a device backend library
  * (libglia_cuda.so.0, the test device, an out-of-tree accelerator) meet.
  *
@@ -37,6 +38,10 @@
 extern "C" {
 #endif
 
+/** @addtogroup backend
+ * @{ */
+
+/** The version of this ABI: glia_backend.abi_version and glia_backend_services.abi_version carry it. */
 #define GLIA_BACKEND_ABI_VERSION 2u
 
 /** One tensor argument of a kernel: a strided view (sizes and strides in elements). */
@@ -44,10 +49,10 @@ typedef struct glia_kernel_tensor {
   void *data;             /**< the first element (storage base + offset); may be NULL when numel is 0 */
   const int64_t *sizes;   /**< ndim sizes */
   const int64_t *strides; /**< ndim strides, in elements */
-  int32_t ndim;
-  glia_dtype dtype;
-  int32_t device_index;
-  int32_t reserved;
+  int32_t ndim;           /**< number of dimensions (0 for a scalar) */
+  glia_dtype dtype;       /**< element type */
+  int32_t device_index;   /**< the index of the device that holds `data` */
+  int32_t reserved;       /**< zero */
 } glia_kernel_tensor;
 
 /**
@@ -56,31 +61,32 @@ typedef struct glia_kernel_tensor {
  * exact value; lists are (ints, n_ints); strings are NUL-terminated or NULL.
  */
 typedef struct glia_kernel_attr {
-  int64_t i;
-  double f;
-  const int64_t *ints;
-  int64_t n_ints;
-  const char *s;
+  int64_t i;           /**< an integer, bool or enum attribute; also a Scalar's value as an integer */
+  double f;            /**< a floating attribute; also a Scalar's value as a double */
+  const int64_t *ints; /**< a list attribute (dims, sizes), or NULL */
+  int64_t n_ints;      /**< the length of ints */
+  const char *s;       /**< a string attribute, NUL-terminated, or NULL */
 } glia_kernel_attr;
 
 /** A kernel invocation. */
 typedef struct glia_kernel_call {
-  size_t struct_size;
-  uint32_t kernel; /**< kernel id: position in src/ops/kernels.def */
-  int32_t n_inputs;
-  int32_t n_outputs;
-  int32_t n_attrs;
-  const glia_kernel_tensor *inputs;
-  const glia_kernel_tensor *outputs;
-  const glia_kernel_attr *attrs;
-  void *stream; /**< the device's current stream (the backend's own handle) */
+  size_t struct_size;                /**< sizeof(glia_kernel_call) of the core that made the call */
+  uint32_t kernel;                   /**< kernel id: position in src/ops/kernels.def */
+  int32_t n_inputs;                  /**< number of inputs (at most 16 tensors in all) */
+  int32_t n_outputs;                 /**< number of outputs, already allocated on the device */
+  int32_t n_attrs;                   /**< number of attributes */
+  const glia_kernel_tensor *inputs;  /**< n_inputs input views */
+  const glia_kernel_tensor *outputs; /**< n_outputs output views, to be written */
+  const glia_kernel_attr *attrs;     /**< n_attrs attributes, in the order of the op's kernels.def entry */
+  void *stream;                      /**< the device's current stream (the backend's own handle) */
 } glia_kernel_call;
 
+/** A backend's kernel: runs `call` on the call's stream; NULL on success, else an error made with error_new. */
 typedef glia_error *(*glia_kernel_fn)(const glia_kernel_call *call);
 
 /** What libglia offers a backend. Valid for as long as the backend is loaded. */
 typedef struct glia_backend_services {
-  size_t struct_size;
+  size_t struct_size;   /**< sizeof(glia_backend_services) of the core: read a field only when it covers it */
   uint32_t abi_version; /**< GLIA_BACKEND_ABI_VERSION of the core */
   /** Sends a message to glia's log callback (glia_set_log_callback). */
   void (*log)(enum glia_log_level level, const char *message);
@@ -97,28 +103,29 @@ typedef struct glia_backend_services {
   glia_error *(*cpu_kernel)(const glia_kernel_call *call);
   /** Host memory through the embedder's allocator hooks (glia_set_allocator); NULL on failure. */
   void *(*host_alloc)(size_t nbytes);
+  /** Frees a block of host_alloc; `nbytes` is the size that was asked for. */
   void (*host_free)(void *ptr, size_t nbytes);
 } glia_backend_services;
 
 /** Direction of a copy. */
 typedef enum glia_copy_kind GLIA_ENUM_BASE {
-  GLIA_COPY_HOST_TO_DEVICE = 0,
-  GLIA_COPY_DEVICE_TO_HOST = 1,
-  GLIA_COPY_DEVICE_TO_DEVICE = 2
+  GLIA_COPY_HOST_TO_DEVICE = 0,  /**< src is host memory, dst device memory */
+  GLIA_COPY_DEVICE_TO_HOST = 1,  /**< src is device memory, dst host memory */
+  GLIA_COPY_DEVICE_TO_DEVICE = 2 /**< both are device memory, of the same or two devices */
 } glia_copy_kind;
 
 /** Per-device memory statistics a backend reports (bytes). */
 typedef struct glia_backend_memory_stats {
-  size_t struct_size;
-  uint64_t bytes_in_use;
-  uint64_t peak_bytes_in_use;
-  uint64_t bytes_cached;
-  uint64_t allocations;
+  size_t struct_size;         /**< set by the core: write only the fields it covers */
+  uint64_t bytes_in_use;      /**< held by live tensors */
+  uint64_t peak_bytes_in_use; /**< maximum of bytes_in_use since start or reset_peak_memory_stats */
+  uint64_t bytes_cached;      /**< freed by tensors, kept by the backend for reuse */
+  uint64_t allocations;       /**< number of blocks handed out so far */
 } glia_backend_memory_stats;
 
 /** What a backend offers libglia. Lives as long as the backend library. */
 typedef struct glia_backend {
-  size_t struct_size;
+  size_t struct_size;           /**< sizeof(glia_backend) of the backend: the core reads only the fields it covers */
   uint32_t abi_version;         /**< GLIA_BACKEND_ABI_VERSION the backend was built for */
   const char *name;             /**< "cuda", "testdevice": printed in device strings ("testdevice:1") */
   glia_device_type device_type; /**< the slot it takes: GLIA_CUDA or GLIA_PRIVATEUSE1 */
@@ -130,19 +137,26 @@ typedef struct glia_backend {
   const char *(*unavailable_reason)(void);
 
   /* ---- memory: device pointers are opaque to the core, never dereferenced by it */
+  /** Allocates `nbytes` of memory on `device` into *out_ptr (required). */
   glia_error *(*alloc)(int32_t device, size_t nbytes, void **out_ptr);
+  /** Frees a block of alloc; `nbytes` is the size that was asked for (required). */
   void (*free)(int32_t device, void *ptr, size_t nbytes);
+  /** Fills *out_stats for `device` (may be NULL: glia_device_memory_stats_get is then GLIA_ERR_UNSUPPORTED). */
   glia_error *(*memory_stats)(int32_t device, glia_backend_memory_stats *out_stats);
+  /** Sets the device's peak_bytes_in_use to bytes_in_use (may be NULL: nothing to reset). */
   void (*reset_peak_memory_stats)(int32_t device);
+  /** Returns the device's cached blocks to the device (may be NULL: nothing cached). */
   void (*empty_cache)(int32_t device);
   /** Page-locked host memory for fast asynchronous copies, aligned to at least 64 bytes (may be NULL:
    * the core then uses plain memory). The core frees it only once no copy from or to it is queued. */
   glia_error *(*host_alloc_pinned)(size_t nbytes, void **out_ptr);
+  /** Frees a block of host_alloc_pinned (NULL exactly when host_alloc_pinned is). */
   void (*host_free_pinned)(void *ptr);
 
   /* ---- copies of nbytes contiguous bytes, ordered on `stream` (NULL: the device's current stream).
    * non_blocking 0: returns when the copy is complete. non_blocking 1 is allowed only from or to
    * pinned host memory or device to device; the caller synchronises before it reads the result. */
+  /** Copies nbytes from src to dst as described above (required). */
   glia_error *(*copy)(glia_copy_kind kind, int32_t dst_device, void *dst, int32_t src_device, const void *src,
                       size_t nbytes, void *stream, int32_t non_blocking);
 
@@ -153,18 +167,29 @@ typedef struct glia_backend {
    * thread changes what current_stream returns on that thread only. The core never destroys the
    * streams it creates while the backend is loaded (a pool per device, as torch's), and passes
    * event_record a stream of the event's own device. */
+  /** Waits until all work queued on every stream of `device` has finished (required). */
   glia_error *(*synchronize)(int32_t device);
+  /** The calling thread's current stream of `device` (required). */
   void *(*current_stream)(int32_t device);
+  /** Makes `stream` the calling thread's current stream of `device` (may be NULL: it cannot change). */
   glia_error *(*set_current_stream)(int32_t device, void *stream);
+  /** A new stream of `device` (NULL: the backend has no streams; glia_stream_create is GLIA_ERR_UNSUPPORTED). */
   glia_error *(*stream_create)(int32_t device, void **out_stream);
+  /** Destroys a stream of stream_create; called only when the core cannot keep a new stream (may be NULL). */
   glia_error *(*stream_destroy)(int32_t device, void *stream);
+  /** A new event of `device`. Events need event_create, event_record, stream_wait_event and event_destroy. */
   glia_error *(*event_create)(int32_t device, void **out_event);
+  /** Records `event` on `stream` (a stream of the event's device). */
   glia_error *(*event_record)(void *event, void *stream);
+  /** Makes later work on `stream` wait until the work `event` recorded has finished (never blocks the host). */
   glia_error *(*stream_wait_event)(void *stream, void *event);
+  /** Blocks the calling thread until the work `event` recorded has finished. */
   glia_error *(*event_synchronize)(void *event);
+  /** Destroys an event of event_create (or event_create_with_flags). */
   glia_error *(*event_destroy)(void *event);
 
   /* ---- random state (counter-based: a seed and an offset per device) */
+  /** Seeds the random state of `device` (offset back to 0); may be NULL. */
   glia_error *(*manual_seed)(int32_t device, uint64_t seed);
 
   /* ---- kernels */
@@ -203,6 +228,8 @@ typedef struct glia_backend {
 
 /** The one symbol a backend exports: `const glia_backend *glia_backend_v2(const glia_backend_services *)`. */
 typedef const glia_backend *(*glia_backend_entry_fn)(const glia_backend_services *services);
+
+/** @} */
 
 #ifdef __cplusplus
 }
