@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libopenblas-dev libgtest-dev libbenchmark-dev libhwy-dev nlohmann-json3-dev
   libzip-dev zlib1g-dev libdlpack-dev
-  python3-numpy python3-pytest
+  python3-numpy python3-pytest python3-pip python3-setuptools python3-wheel python3-venv
   dataset-fashion-mnist golang-go
   libgloo-dev redis-server
   lintian doxygen
