@@ -123,11 +123,32 @@ def test_tolist_and_item_types():
     assert np.isnan(glia.tensor(float("nan")).item())
 
 
+def test_int8_int16_as_torch():
+    # Values, reprs and promotions from torch 1.13.
+    a = glia.tensor([-128, 127, 5], dtype=glia.int8)
+    b = glia.tensor([1, 2, 3], dtype=glia.uint8)
+    assert glia.short is glia.int16 and repr(glia.int8) == "torch.int8"
+    assert a.type() == "torch.CharTensor" and a.short().type() == "torch.ShortTensor"
+    assert repr(a) == "tensor([-128,  127,    5], dtype=torch.int8)"
+    assert repr(a.short() * 300) == "tensor([ 27136, -27436,   1500], dtype=torch.int16)"  # -38400 wraps
+    assert (a + b).dtype is glia.int16 and (a + b).tolist() == [-127, 129, 8]
+    assert (a + 1).dtype is glia.int8 and (a + 1).tolist() == [-127, -128, 6]
+    assert (a * 1.5).dtype is glia.float32
+    assert (a + glia.tensor(True)).dtype is glia.int8
+    assert a.sum().dtype is glia.int64 and a.sum().item() == 4
+    assert isinstance(a[0].item(), int) and a[0].item() == -128
+    assert glia.tensor([300.7, -1.5]).to(glia.int8).tolist() == [44, -1]
+    assert glia.tensor([1, 2], dtype=glia.int16).numpy().dtype == np.int16
+    assert glia.tensor(np.array([-3, 4], dtype=np.int8)).dtype is glia.int8
+    with pytest.raises(IndexError, match="tensors used as indices must be long"):
+        a[glia.tensor([0], dtype=glia.int8)]
+
+
 def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
     x = glia.tensor([[1.5, -2.0], [3.0, 4.0]])
     for name, dt in [("float", glia.float32), ("double", glia.float64), ("half", glia.float16),
                      ("bfloat16", glia.bfloat16), ("int", glia.int32), ("long", glia.int64),
-                     ("byte", glia.uint8), ("bool", glia.bool)]:
+                     ("byte", glia.uint8), ("bool", glia.bool), ("char", glia.int8), ("short", glia.int16)]:
         for fmt in (glia.preserve_format, glia.contiguous_format):
             assert getattr(x, name)(memory_format=fmt).dtype == dt
     with pytest.raises(NotImplementedError, match="channels_last"):
