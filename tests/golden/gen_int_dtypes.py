@@ -134,12 +134,14 @@ def promotion(fx):
             fx.case(f"add 0-dim {b}+{a}", "add", [y[1].clone(), x])
     for a in INTS:
         fx.case(f"mul_scalar {a} bool", "mul_scalar", [ints([4], a, -3, 4)], s=True)
-        fx.case(f"eq_scalar {a} out of range wraps", "eq_scalar", [torch.tensor([44, 0, 1], dtype=DTYPES[a])], s=300)
+        fx.case(f"eq_scalar {a} out of range wraps", "eq_scalar", [torch.tensor([44, 0, 1], dtype=DTYPES[a])],
+                s=300)
         fx.case(f"lt_scalar {a} float", "lt_scalar", [edges(a)], s=0.5)
         fx.case(f"where {a}/uint8", "where", [torch.tensor([True, False, True]), ints([3], a), ints([3], "uint8", 0, 9)])
         fx.case(f"where {a}/float32", "where", [torch.tensor([True, False, True]), ints([3], a),
                                                 torch.tensor([0.5, 1.5, 2.5])])
-        fx.case(f"where uint8 mask {a}", "where", [torch.tensor([1, 0, 1], dtype=torch.uint8), ints([3], a), ints([3], a)])
+        fx.case(f"where uint8 mask {a}", "where", [torch.tensor([1, 0, 1], dtype=torch.uint8), ints([3], a),
+                                                   ints([3], a)])
         fx.case(f"cat {a}+uint8", "cat", [ints([2], a), ints([3], "uint8", 0, 255)], dim=0)
         fx.case(f"cat {a}+bool", "cat", [ints([2], a), torch.tensor([True, False])], dim=0)
         fx.case(f"cat {a}+float16", "cat", [ints([2], a, -9, 9), torch.tensor([0.5], dtype=torch.float16)], dim=0)

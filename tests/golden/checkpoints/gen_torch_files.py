@@ -332,8 +332,8 @@ def hostile_files():
         "negative stride",
     )
     case(
-        hostile_zip("unsupported_dtype.pt", storage_pid_pickle(6, [6], [1], dtype_global=b"ComplexFloatStorage"),
-                    data={"0": b"\0" * 48}),
+        hostile_zip("unsupported_dtype.pt",
+                    storage_pid_pickle(6, [6], [1], dtype_global=b"ComplexFloatStorage"), data={"0": b"\0" * 48}),
         "GLIA_ERR_UNSUPPORTED",
         "torch.ComplexFloatStorage (complex64) is not supported",
     )
