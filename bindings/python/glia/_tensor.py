@@ -1988,6 +1988,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise ValueError(str(e)) from None
         if src.dtype == object:
             raise ValueError("expected sequence of equal-length lists")
+        _check_fits(src, dtype)
     target = dtype if dtype._np is not None else float32
     arr = np.asarray(src, dtype=target._np, order="C")
     shape, n = _i64(arr.shape)
@@ -1997,6 +1998,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if device is not None and _as_device(device) != t.device:
         t = t.to(_as_device(device))
     return _finish(t, requires_grad)
+
+
+def _check_fits(src, dtype):
+    """torch.tensor's check of Python numbers against an integer dtype (c10::checked_convert): a value out
+    of the dtype's range, or NaN, is an error, not a wrap-around (uint8 takes ints down to -255, as torch)."""
+    if dtype.is_floating_point or dtype is bool or src.size == 0 or src.dtype == np.bool_:
+        return
+    info = np.iinfo(dtype._np)
+    if src.dtype.kind == "f":
+        bad = np.isnan(src).any() or (src < info.min).any() or (src > info.max).any()
+    else:
+        bad = (src < (-info.max if dtype is uint8 else info.min)).any() or (src > info.max).any()
+    if bad:
+        raise RuntimeError("value cannot be converted to type %s without overflow" % dtype._name)
 
 
 def as_tensor(data, dtype=None, device=None):

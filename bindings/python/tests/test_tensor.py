@@ -144,6 +144,21 @@ def test_int8_int16_as_torch():
         a[glia.tensor([0], dtype=glia.int8)]
 
 
+@pytest.mark.parametrize("values,dt,want", [
+    ([-128.0, 127], glia.int8, [-128, 127]), ([True, 2], glia.int8, [1, 2]), ([1.5, -2.5], glia.int32, [1, -2]),
+    ([-1], glia.uint8, [255]), ([-255], glia.uint8, [1]), (3, glia.int16, 3),
+    ([300.5], glia.int8, None), ([127.9], glia.int8, None), ([float("nan")], glia.int8, None),
+    ([2**40], glia.int32, None), ([-256], glia.uint8, None), ([-0.5], glia.uint8, None),
+    ([[1, 2], [3, 40000]], glia.int16, None), (300, glia.int8, None)])
+def test_tensor_from_python_numbers_checks_integer_range_as_torch(values, dt, want):
+    # torch 1.13's torch.tensor(values, dtype=dt): a number out of the dtype's range is an error, not a wrap.
+    if want is None:
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type %s without overflow$" % dt._name):
+            glia.tensor(values, dtype=dt)
+    else:
+        assert glia.tensor(values, dtype=dt).tolist() == want
+
+
 def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
     x = glia.tensor([[1.5, -2.0], [3.0, 4.0]])
     for name, dt in [("float", glia.float32), ("double", glia.float64), ("half", glia.float16),
