@@ -103,6 +103,9 @@ def arithmetic(fx):
         fx.case(f"sin {dt} -> float32", "sin", [ints([5], dt)])
         fx.case(f"pow {dt} wraps", "pow", [ints([6], dt, -5, 5), ints([6], dt, 0, 9)])
         fx.case(f"pow_scalar {dt}", "pow_scalar", [ints([6], dt, -9, 9)], exponent=3)
+        big = [127, -128, 100, -99, 3] if dt == I8 else [300, -300, 181, 255, -32768]
+        fx.case(f"pow {dt} large bases wrap", "pow", [torch.tensor(big, dtype=DTYPES[dt]),
+                                                      torch.tensor([3, 2, 5, 4, 2], dtype=DTYPES[dt])])
         fx.case(f"clamp {dt}", "clamp", [e], min=-5, max=100)
         fx.case(f"clamp_tensor {dt}", "clamp_tensor", [ints([6], dt), ints([6], dt, -100, 0), ints([6], dt, 0, 100)])
         fx.case(f"maximum {dt}", "maximum", [ints([6], dt), ints([6], dt)])
@@ -128,7 +131,7 @@ def promotion(fx):
             x = ints([4], a, -3, 4)
             y = torch.tensor([1, 0, 1, 1]).to(DTYPES[b]) if b == "bool" else torch.tensor([1, 2, 3, 4]).to(DTYPES[b])
             fx.case(f"add {a}+{b}", "add", [x, y])
-            fx.case(f"add {b}+{a}", "add", [y, x])
+            fx.case(f"add {b}+{a}" + (" (other values)" if b in INTS else ""), "add", [y, x])
             # 0-dim tensors take part in promotion only across categories.
             fx.case(f"add {a}+0-dim {b}", "add", [x, y[1].clone()])
             fx.case(f"add 0-dim {b}+{a}", "add", [y[1].clone(), x])
@@ -173,7 +176,7 @@ def reductions(fx):
     for dt in INTS:
         x = ints([3, 5], dt)
         fx.case(f"prod {dt} -> int64", "prod", [ints([3, 4], dt, -4, 5)])
-        fx.case(f"prod {dt} dim", "prod", [ints([3, 4], dt, -4, 5)], dim=1)
+        fx.case(f"prod {dt} dims", "prod", [ints([3, 4], dt, -4, 5)], dims=[1])
         for op in ("amax", "amin"):
             fx.case(f"{op} {dt}", op, [x], dims=[1])
         for op in ("max", "min"):
