@@ -75,7 +75,20 @@ func TestTensors(t *testing.T) {
 	if sh := Must(cat.Shape()); sh[0] != 4 || sh[1] != 3 {
 		t.Fatalf("cat shape %v", sh)
 	}
-	ReleaseAll(b, sum, m, p, tr, s, am, sm, rows, cat)
+	// int8 and int16 (since 0.2): int64 -> int8 keeps the low bits, as torch's .to(torch.int8).
+	i64 := Must(FromInt64([]int64{-128, 127, 300}, 3))
+	i8 := Must(i64.To(Int8))
+	if d := Must(i8.DType()); d != Int8 || d.String() != "int8" || d.Size() != 1 || Int16.String() != "int16" ||
+		Int16.Size() != 2 {
+		t.Fatalf("int8 dtype %v", d)
+	}
+	if got := Must(i8.Int64s()); got[0] != -128 || got[1] != 127 || got[2] != 44 {
+		t.Fatalf("int8 values %v", got)
+	}
+	if got := i8.String(); got != "tensor([-128,  127,   44], dtype=torch.int8)" {
+		t.Fatalf("int8 repr %q", got)
+	}
+	ReleaseAll(b, sum, m, p, tr, s, am, sm, rows, cat, i64, i8)
 }
 
 func TestAutograd(t *testing.T) {

@@ -24,6 +24,8 @@ const (
 	Int32    DType = 5
 	Uint8    DType = 6
 	Bool     DType = 7
+	Int8     DType = 8 // since 0.2
+	Int16    DType = 9 // since 0.2
 )
 
 // String is torch's name of the dtype ("float32").

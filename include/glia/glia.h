@@ -304,7 +304,11 @@ typedef enum glia_dtype GLIA_ENUM_BASE {
   GLIA_INT64 = 4,
   GLIA_INT32 = 5,
   GLIA_UINT8 = 6,
-  GLIA_BOOL = 7
+  GLIA_BOOL = 7,
+  /** Signed 8-bit integer (torch.int8, "Char"). @since 0.2 */
+  GLIA_INT8 = 8,
+  /** Signed 16-bit integer (torch.int16, "Short"). @since 0.2 */
+  GLIA_INT16 = 9
 } glia_dtype;
 
 /** Bytes per element of `dtype` (0 for an unknown value). @since 0.1 */

@@ -171,6 +171,14 @@ template <>
 struct dtype_of<uint8_t> {
   static constexpr glia_dtype value = GLIA_UINT8;
 };
+template <>
+struct dtype_of<int8_t> {
+  static constexpr glia_dtype value = GLIA_INT8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr glia_dtype value = GLIA_INT16;
+};
 
 }  // namespace detail
 

@@ -48,7 +48,7 @@ const char* svc_kernel_name(uint32_t id) { return kernel_name(id); }
 // A CPU view of a kernel argument: the memory is the caller's, nothing is freed.
 Tensor host_view(const glia_kernel_tensor& t) {
   GLIA_CHECK(t.ndim >= 0 && t.ndim <= 64, InvalidArgument, "cpu_kernel: ndim ", t.ndim, " out of range");
-  GLIA_CHECK(t.dtype >= 0 && t.dtype <= GLIA_BOOL, DType, "cpu_kernel: unknown dtype ", static_cast<int>(t.dtype));
+  GLIA_CHECK(dtype_valid(t.dtype), DType, "cpu_kernel: unknown dtype ", static_cast<int>(t.dtype));
   IntSpan sizes(t.sizes, static_cast<size_t>(t.ndim)), strides(t.strides, static_cast<size_t>(t.ndim));
   int64_t extent = 1;
   for (int32_t i = 0; i < t.ndim; ++i) {

@@ -75,6 +75,8 @@ DType import_dtype(DLDataType t) {
         if (t.bits == 16) return DType::BFloat16;
         break;
       case kDLInt:
+        if (t.bits == 8) return DType::Int8;
+        if (t.bits == 16) return DType::Int16;
         if (t.bits == 32) return DType::Int32;
         if (t.bits == 64) return DType::Int64;
         break;
@@ -88,7 +90,7 @@ DType import_dtype(DLDataType t) {
   }
   fail(Code::DType, "from_dlpack: unsupported DLPack dtype (code ", int(t.code), " = ", code_name(t.code), ", bits ",
        int(t.bits), ", lanes ", t.lanes,
-       "); glia has float16/32/64, bfloat16, int32/64, uint8 and bool, all with 1 lane");
+       "); glia has float16/32/64, bfloat16, int8/16/32/64, uint8 and bool, all with 1 lane");
 }
 
 DLDataType export_dtype(DType t) {
@@ -102,6 +104,8 @@ DLDataType export_dtype(DType t) {
       return {kDLBfloat, bits, 1};
     case DType::Int64:
     case DType::Int32:
+    case DType::Int16:
+    case DType::Int8:
       return {kDLInt, bits, 1};
     case DType::UInt8:
       return {kDLUInt, bits, 1};

@@ -21,8 +21,10 @@ enum class DType : int8_t {
   Int32 = 5,
   UInt8 = 6,
   Bool = 7,
+  Int8 = 8,
+  Int16 = 9,
 };
-constexpr int kNumDTypes = 8;
+constexpr int kNumDTypes = 10;
 
 inline bool dtype_valid(int v) { return v >= 0 && v < kNumDTypes; }
 
@@ -36,8 +38,10 @@ inline size_t itemsize(DType t) {
       return 4;
     case DType::Float16:
     case DType::BFloat16:
+    case DType::Int16:
       return 2;
     case DType::UInt8:
+    case DType::Int8:
     case DType::Bool:
       return 1;
   }
@@ -48,10 +52,12 @@ inline bool is_floating(DType t) {
   return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16;
 }
 inline bool is_integral(DType t, bool include_bool) {
-  return t == DType::Int64 || t == DType::Int32 || t == DType::UInt8 || (include_bool && t == DType::Bool);
+  return t == DType::Int64 || t == DType::Int32 || t == DType::Int16 || t == DType::Int8 || t == DType::UInt8 ||
+         (include_bool && t == DType::Bool);
 }
 
-// torch's names: "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool".
+// torch's names: "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool", "int8",
+// "int16".
 const char* dtype_name(DType t);
 // torch's ScalarType name ("Float", "Long", ...), as torch's error messages spell dtypes.
 const char* scalar_type_name(DType t);
@@ -83,6 +89,14 @@ struct dtype_of<int32_t> {
   static constexpr DType value = DType::Int32;
 };
 template <>
+struct dtype_of<int16_t> {
+  static constexpr DType value = DType::Int16;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <>
 struct dtype_of<uint8_t> {
   static constexpr DType value = DType::UInt8;
 };
@@ -112,6 +126,10 @@ decltype(auto) dispatch_all(DType t, F&& f) {
       return f(uint8_t{});
     case DType::Bool:
       return f(bool{});
+    case DType::Int8:
+      return f(int8_t{});
+    case DType::Int16:
+      return f(int16_t{});
   }
   fail(Code::DType, "unknown dtype ", static_cast<int>(t));
 }
@@ -153,7 +171,8 @@ using acc_t = typename acc_type<T>::type;
 // torch's element conversion (c10::convert): float -> integer truncates toward
 // zero; NaN and out-of-range values give what x86's cvtt* instructions give
 // (the integer minimum), made explicit here so it is defined behaviour;
-// float -> uint8 goes through int64 and wraps, as torch does; anything -> bool
+// float -> uint8 goes through int64 and wraps, as torch does; float -> int8 and
+// int16 go through int32 and wrap (what torch's cvtt* code gives); anything -> bool
 // is "nonzero".
 template <class To, class From>
 inline To convert(From v) {
@@ -173,6 +192,10 @@ inline To convert(From v) {
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     if constexpr (std::is_same_v<To, uint8_t>) {
       return static_cast<uint8_t>(convert<int64_t, From>(v));
+    } else if constexpr (sizeof(To) < sizeof(int32_t)) {
+      // int8, int16: torch's static_cast compiles to cvtt* into int32, then keeps the low bits
+      // (300.f -> int8 44; 1e10f -> int32 minimum -> 0).
+      return static_cast<To>(convert<int32_t, From>(v));
     } else {
       // In range: [min, 2^(bits-1)); everything else (and NaN) gives min, as cvtt* does.
       constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
@@ -214,8 +237,8 @@ inline auto wrap_sub(A x, B y) {
 template <class A, class B>
 inline auto wrap_mul(A x, B y) {
   if constexpr (wraps_v<A> && std::is_same_v<A, B>) {
-    using U = std::make_unsigned_t<A>;
-    // uint8 * uint8 promotes to int and cannot overflow it; the wide types multiply as unsigned.
+    // At least unsigned int: uint16 * uint16 would promote to int and can overflow it (65535 * 65535).
+    using U = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
     return static_cast<A>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
   } else {
     return x * y;

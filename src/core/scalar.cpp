@@ -26,6 +26,10 @@ const char* c_type_name(DType t) {
       return "uint8_t";
     case DType::Bool:
       return "bool";
+    case DType::Int8:
+      return "int8_t";
+    case DType::Int16:
+      return "int16_t";
   }
   return "?";
 }
@@ -52,6 +56,12 @@ bool overflows(const Scalar& s, DType t) {
       break;
     case DType::Int32:
       lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::Int16:
+      lo = -32768.0, hi = 32767.0;
+      break;
+    case DType::Int8:
+      lo = -128.0, hi = 127.0;
       break;
     case DType::UInt8:
       if (s.kind != Scalar::Kind::Float) return s.i > 255 || s.i < -255;

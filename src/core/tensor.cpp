@@ -24,7 +24,8 @@
 namespace glia {
 
 const char* scalar_type_name(DType t) {
-  static const char* const names[] = {"Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"};
+  static const char* const names[] = {"Float", "Double", "Half", "BFloat16", "Long",
+                                      "Int",   "Byte",   "Bool", "Char",     "Short"};
   auto i = static_cast<size_t>(t);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
 }
@@ -47,6 +48,10 @@ const char* dtype_name(DType t) {
       return "uint8";
     case DType::Bool:
       return "bool";
+    case DType::Int8:
+      return "int8";
+    case DType::Int16:
+      return "int16";
   }
   return "unknown";
 }

@@ -138,9 +138,11 @@ void check_tensor(const ProcessGroup& pg, const char* what, const Tensor& t, con
   GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg,
              " must be a CPU tensor for the ", pg.backend_name(), " backend, got a tensor on ", t.device());
   DType d = t.dtype();
-  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64 || d == DType::UInt8,
+  // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES) less float16: int8 but not int16.
+  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64 || d == DType::Int8 ||
+                 d == DType::UInt8,
              DType, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " has dtype ", dtype_name(d),
-             ", expected float32, float64, int32, int64 or uint8");
+             ", expected float32, float64, int32, int64, int8 or uint8");
 }
 
 void check_root(const ProcessGroup& pg, const char* what, int root) {

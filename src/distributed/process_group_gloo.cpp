@@ -104,6 +104,8 @@ void dispatch(DType d, F f) {
       return f(int32_t{});
     case DType::Int64:
       return f(int64_t{});
+    case DType::Int8:
+      return f(int8_t{});
     case DType::UInt8:
       return f(uint8_t{});
     default:

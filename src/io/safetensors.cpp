@@ -59,18 +59,25 @@ namespace {
 
 using json = nlohmann::json;
 
-// The 8 dtypes glia has, by their safetensors names.
+// The 10 dtypes glia has, by their safetensors names.
 struct DTypeName {
   const char* name;
   DType dtype;
 };
 constexpr DTypeName kDTypes[] = {
     {"F64", DType::Float64}, {"F32", DType::Float32}, {"F16", DType::Float16}, {"BF16", DType::BFloat16},
-    {"I64", DType::Int64},   {"I32", DType::Int32},   {"U8", DType::UInt8},    {"BOOL", DType::Bool},
+    {"I64", DType::Int64},   {"I32", DType::Int32},   {"I16", DType::Int16},   {"I8", DType::Int8},
+    {"U8", DType::UInt8},    {"BOOL", DType::Bool},
 };
-// Dtypes the format defines that glia has no type for: named as such in errors.
-constexpr const char* kForeignDTypes[] = {"I8",      "I16",     "U16", "U32",     "U64",     "F8_E4M3",
-                                          "F8_E5M2", "F8_E8M0", "F4",  "F6_E2M3", "F6_E3M2", "C64"};
+// Dtypes the format defines that glia (and torch 1.13) has no type for, with their
+// bits per element: the header is checked as for any dtype, then loading fails with
+// GLIA_ERR_UNSUPPORTED naming the tensor and the dtype.
+struct ForeignDType {
+  const char* name;
+  uint32_t bits;
+};
+constexpr ForeignDType kForeignDTypes[] = {{"U16", 16},    {"U32", 32}, {"U64", 64},    {"F8_E4M3", 8}, {"F8_E5M2", 8},
+                                           {"F8_E8M0", 8}, {"F4", 4},   {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64}};
 
 const char* safetensors_name(DType t) {
   for (const DTypeName& d : kDTypes)
@@ -78,7 +85,7 @@ const char* safetensors_name(DType t) {
   return "?";
 }
 
-constexpr const char* kSupported = "F64, F32, F16, BF16, I64, I32, U8, BOOL";
+constexpr const char* kSupported = "F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL";
 
 // `s` in double quotes for messages, control characters escaped as JSON escapes
 // them (a name may hold "\u0000", which would cut a C string short).
@@ -103,6 +110,7 @@ std::string in_quotes(std::string_view s) {
 struct Entry {
   std::string name;
   DType dtype = DType::Float32;
+  const ForeignDType* foreign = nullptr;  // a dtype glia has not (dtype is then meaningless)
   Dims shape;
   uint64_t begin = 0, end = 0;
   uint64_t nbytes = 0;
@@ -156,9 +164,12 @@ class HeaderParser {
           return true;
         }
       }
-      for (const char* f : kForeignDTypes)
-        GLIA_CHECK(s != f, Format, "safetensors: tensor ", in_quotes(e.name), ": dtype ", s,
-                   " is not supported by glia (supported: ", kSupported, ")");
+      for (const ForeignDType& f : kForeignDTypes) {
+        if (s == f.name) {
+          e.foreign = &f;
+          return true;
+        }
+      }
       fail(Code::Format, "safetensors: tensor ", in_quotes(e.name), ": unknown dtype ", in_quotes(s),
            " (supported: ", kSupported, ")");
     }
@@ -403,15 +414,22 @@ Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src) {
     for (int64_t d : e.shape)
       GLIA_CHECK(!__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel), Format, "safetensors: tensor ",
                  in_quotes(e.name), ": shape ", e.shape, " has more elements than fit in 64 bits");
-    GLIA_CHECK(numel <= static_cast<uint64_t>(INT64_MAX) &&
-                   !__builtin_mul_overflow(numel, uint64_t(itemsize(e.dtype)), &e.nbytes),
-               Format, "safetensors: tensor ", in_quotes(e.name), ": dtype ", safetensors_name(e.dtype), " and shape ",
-               e.shape, " need more bytes than fit in 64 bits");
+    const char* dtype_text = e.foreign ? e.foreign->name : safetensors_name(e.dtype);
+    const uint64_t bits = e.foreign ? e.foreign->bits : 8 * uint64_t(itemsize(e.dtype));
+    // Sub-byte dtypes (F4, F6_*) pack their elements: numel * bits must be whole bytes.
+    const uint64_t unit = bits % 8 == 0 ? bits / 8 : bits;
+    uint64_t n = 0;
+    GLIA_CHECK(numel <= static_cast<uint64_t>(INT64_MAX) && !__builtin_mul_overflow(numel, unit, &n), Format,
+               "safetensors: tensor ", in_quotes(e.name), ": dtype ", dtype_text, " and shape ", e.shape,
+               " need more bytes than fit in 64 bits");
+    GLIA_CHECK(bits % 8 == 0 || n % 8 == 0, Format, "safetensors: tensor ", in_quotes(e.name), ": dtype ", dtype_text,
+               " and shape ", e.shape, " do not fill a whole number of bytes");
+    e.nbytes = bits % 8 == 0 ? n : n / 8;
     GLIA_CHECK(e.begin <= e.end, Format, "safetensors: tensor ", in_quotes(e.name), ": data_offsets ", offsets_text(e),
                " end before they begin");
     GLIA_CHECK(e.end - e.begin == e.nbytes, Format, "safetensors: tensor ", in_quotes(e.name), ": data_offsets ",
-               offsets_text(e), " hold ", e.end - e.begin, " bytes, but dtype ", safetensors_name(e.dtype),
-               " and shape ", e.shape, " need ", e.nbytes);
+               offsets_text(e), " hold ", e.end - e.begin, " bytes, but dtype ", dtype_text, " and shape ", e.shape,
+               " need ", e.nbytes);
     GLIA_CHECK(e.end <= buffer_size, Format, "safetensors: tensor ", in_quotes(e.name), ": data_offsets ",
                offsets_text(e), " run past the end of the data buffer (", buffer_size, " bytes)");
   }
@@ -438,6 +456,11 @@ Ref<nn::TensorDict> read_safetensors(const Ref<ByteSource>& src) {
   }
   GLIA_CHECK(cursor == buffer_size, Format, "safetensors: the data buffer has ", buffer_size,
              " bytes, but the tensors cover only ", cursor, " (", buffer_size - cursor, " trailing bytes)");
+
+  // A well-formed file, but with a dtype glia cannot hold: the first such tensor is named.
+  for (const Entry& e : entries)
+    GLIA_CHECK(!e.foreign, Unsupported, "safetensors: tensor ", in_quotes(e.name), ": dtype ", e.foreign->name,
+               " is not supported by glia (torch 1.13 has no such dtype either; supported: ", kSupported, ")");
 
   for (const Entry& e : entries) {
     if (e.dtype != DType::Bool || e.nbytes == 0) continue;

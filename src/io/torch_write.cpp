@@ -66,6 +66,10 @@ const char* storage_type(DType d) {
       return "ByteStorage";
     case DType::Bool:
       return "BoolStorage";
+    case DType::Int8:
+      return "CharStorage";
+    case DType::Int16:
+      return "ShortStorage";
   }
   return nullptr;
 }

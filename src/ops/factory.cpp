@@ -114,6 +114,12 @@ void check_random_bounds(int64_t from, int64_t to, DType dtype) {
     case DType::Int32:
       lo = INT32_MIN, hi = INT32_MAX, name = "int";
       break;
+    case DType::Int16:
+      lo = INT16_MIN, hi = INT16_MAX, name = "short int";
+      break;
+    case DType::Int8:
+      lo = INT8_MIN, hi = INT8_MAX, name = "signed char";
+      break;
     case DType::UInt8:
       lo = 0, hi = 255, name = "unsigned char";
       break;

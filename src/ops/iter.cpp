@@ -20,18 +20,21 @@ Dims broadcast_shapes(const char* op, IntSpan a, IntSpan b) {
 }
 
 namespace {
-// Index order: f32 f64 f16 bf16 i64 i32 u8 b1 (DType values).
+// Index order: f32 f64 f16 bf16 i64 i32 u8 b1 i8 i16 (DType values); torch 1.13's table
+// (c10::promoteTypes), generated with torch.promote_types.
 constexpr DType f4 = DType::Float32, f8 = DType::Float64, f2 = DType::Float16, bf = DType::BFloat16, i8 = DType::Int64,
-                i4 = DType::Int32, u1 = DType::UInt8, b1 = DType::Bool;
-constexpr DType kPromote[8][8] = {
-    /* f32  */ {f4, f8, f4, f4, f4, f4, f4, f4},
-    /* f64  */ {f8, f8, f8, f8, f8, f8, f8, f8},
-    /* f16  */ {f4, f8, f2, f4, f2, f2, f2, f2},
-    /* bf16 */ {f4, f8, f4, bf, bf, bf, bf, bf},
-    /* i64  */ {f4, f8, f2, bf, i8, i8, i8, i8},
-    /* i32  */ {f4, f8, f2, bf, i8, i4, i4, i4},
-    /* u8   */ {f4, f8, f2, bf, i8, i4, u1, u1},
-    /* bool */ {f4, f8, f2, bf, i8, i4, u1, b1},
+                i4 = DType::Int32, u1 = DType::UInt8, b1 = DType::Bool, s1 = DType::Int8, s2 = DType::Int16;
+constexpr DType kPromote[kNumDTypes][kNumDTypes] = {
+    /* f32  */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4},
+    /* f64  */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+    /* f16  */ {f4, f8, f2, f4, f2, f2, f2, f2, f2, f2},
+    /* bf16 */ {f4, f8, f4, bf, bf, bf, bf, bf, bf, bf},
+    /* i64  */ {f4, f8, f2, bf, i8, i8, i8, i8, i8, i8},
+    /* i32  */ {f4, f8, f2, bf, i8, i4, i4, i4, i4, i4},
+    /* u8   */ {f4, f8, f2, bf, i8, i4, u1, u1, s2, s2},
+    /* bool */ {f4, f8, f2, bf, i8, i4, u1, b1, s1, s2},
+    /* i8   */ {f4, f8, f2, bf, i8, i4, s2, s1, s1, s2},
+    /* i16  */ {f4, f8, f2, bf, i8, i4, s2, s2, s2, s2},
 };
 int category(DType t) { return is_floating(t) ? 2 : t == DType::Bool ? 0 : 1; }
 }  // namespace

@@ -110,9 +110,14 @@ static void test_dtypes(void) {
   CHECK(glia_dtype_size(GLIA_BFLOAT16) == 2);
   CHECK(glia_dtype_size(GLIA_INT64) == 8);
   CHECK(glia_dtype_size(GLIA_BOOL) == 1);
+  CHECK(glia_dtype_size(GLIA_INT8) == 1);
+  CHECK(glia_dtype_size(GLIA_INT16) == 2);
+  CHECK(glia_dtype_size((glia_dtype)10) == 0);
   CHECK(glia_dtype_size((glia_dtype)99) == 0);
   CHECK(strcmp(glia_dtype_name(GLIA_BFLOAT16), "bfloat16") == 0);
   CHECK(strcmp(glia_dtype_name(GLIA_UINT8), "uint8") == 0);
+  CHECK(strcmp(glia_dtype_name(GLIA_INT8), "int8") == 0);
+  CHECK(strcmp(glia_dtype_name(GLIA_INT16), "int16") == 0);
   CHECK(glia_dtype_name((glia_dtype)99) == NULL);
 }
 

@@ -265,8 +265,8 @@ TEST(DLPack, FailedImportLeavesOwnershipWithTheCaller) {
   const DLDevice cpu = {kDLCPU, 0};
   const BadImport cases[] = {
       {"two lanes", {kDLFloat, 32, 2}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 2 = kDLFloat, bits 32, lanes 2"},
-      {"int8", {kDLInt, 8, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 0 = kDLInt, bits 8, lanes 1"},
-      {"int16", {kDLInt, 16, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "bits 16"},
+      {"int8 two lanes", {kDLInt, 8, 2}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 0 = kDLInt, bits 8, lanes 2"},
+      {"int24", {kDLInt, 24, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 0 = kDLInt, bits 24"},
       {"uint16", {kDLUInt, 16, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 1 = kDLUInt, bits 16"},
       {"uint1", {kDLUInt, 1, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "bits 1"},
       {"bool 32 bits", {kBoolCode, 32, 1}, cpu, {4}, {}, 0, false, GLIA_ERR_DTYPE, "code 6 = kDLBool, bits 32"},
@@ -330,7 +330,8 @@ struct Mapping {
 const Mapping kMappings[] = {
     {GLIA_FLOAT32, kDLFloat, 32},   {GLIA_FLOAT64, kDLFloat, 64}, {GLIA_FLOAT16, kDLFloat, 16},
     {GLIA_BFLOAT16, kDLBfloat, 16}, {GLIA_INT64, kDLInt, 64},     {GLIA_INT32, kDLInt, 32},
-    {GLIA_UINT8, kDLUInt, 8},       {GLIA_BOOL, kBoolCode, 8},
+    {GLIA_UINT8, kDLUInt, 8},       {GLIA_BOOL, kBoolCode, 8},    {GLIA_INT8, kDLInt, 8},
+    {GLIA_INT16, kDLInt, 16},
 };
 
 TEST(DLPack, EveryDTypeExports) {

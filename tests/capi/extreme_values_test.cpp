@@ -261,8 +261,8 @@ TEST_F(ExtremeValues, SweepFactories) {
     }
   }
   // The fill value of glia_tensor_full, every dtype.
-  for (glia_dtype d :
-       {GLIA_FLOAT32, GLIA_FLOAT64, GLIA_FLOAT16, GLIA_BFLOAT16, GLIA_INT64, GLIA_INT32, GLIA_UINT8, GLIA_BOOL}) {
+  for (glia_dtype d : {GLIA_FLOAT32, GLIA_FLOAT64, GLIA_FLOAT16, GLIA_BFLOAT16, GLIA_INT64, GLIA_INT32, GLIA_UINT8,
+                       GLIA_BOOL, GLIA_INT8, GLIA_INT16}) {
     for (double v : kDoubles) {
       check(labeld("glia_tensor_full dtype " + std::to_string(d), "value", v), [&](glia_tensor** out) {
         glia_tensor_options od = opts(d);

@@ -176,7 +176,7 @@ TEST(TensorFactories, Errors) {
   EXPECT_GLIA_ERR(glia_tensor_zeros(ok, 1, nullptr, nullptr), GLIA_ERR_INVALID_ARGUMENT);
   int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40};
   EXPECT_GLIA_ERR(glia_tensor_empty(huge, 2, nullptr, &t), GLIA_ERR_SHAPE);
-  glia_tensor_options o = opts(static_cast<glia_dtype>(8));
+  glia_tensor_options o = opts(static_cast<glia_dtype>(10));  // one past GLIA_INT16
   EXPECT_GLIA_ERR(glia_tensor_ones(ok, 1, &o, &t), GLIA_ERR_DTYPE);
   o = opts(GLIA_FLOAT32);
   o.device = glia_device{GLIA_CUDA, 63};  // never available, GPU or not

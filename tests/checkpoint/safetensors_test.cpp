@@ -120,6 +120,8 @@ void fill_dict(glia_tensor_dict* d) {
   const int64_t i64[] = {INT64_MIN, 7};
   const int32_t i32[] = {-5, INT32_MAX, 0};
   const uint8_t u8[] = {255, 0, 17};
+  const int8_t i8[] = {-128, 127, -1};
+  const int16_t i16[] = {-32768, 32767, -2, 300};
   const uint8_t b[] = {1, 0, 0, 1};
   add(d, "fc.weight", f32, sizeof f32, {2, 2}, GLIA_FLOAT32);
   add(d, "f64", f64, sizeof f64, {2}, GLIA_FLOAT64);
@@ -128,6 +130,8 @@ void fill_dict(glia_tensor_dict* d) {
   add(d, "i64", i64, sizeof i64, {2}, GLIA_INT64);
   add(d, "i32", i32, sizeof i32, {3}, GLIA_INT32);
   add(d, "u8", u8, sizeof u8, {3}, GLIA_UINT8);
+  add(d, "i8", i8, sizeof i8, {3}, GLIA_INT8);
+  add(d, "i16", i16, sizeof i16, {2, 2}, GLIA_INT16);
   add(d, "mask", b, sizeof b, {2, 2}, GLIA_BOOL);
   add(d, "scalar", i64, sizeof(int64_t), {}, GLIA_INT64);
   add(d, "empty", nullptr, 0, {0, 3}, GLIA_FLOAT32);
@@ -345,12 +349,18 @@ std::vector<Hostile> hostile_corpus() {
       {"no tensor but data", file_of("{}", "x"), "the data buffer has 1 bytes, but the tensors cover only 0"},
       {"unknown dtype", file_of("{" + entry("w", R"({"dtype":"F31","shape":[2],"data_offsets":[0,8]})") + "}", kF32x2),
        "tensor \"w\": unknown dtype \"F31\""},
-      {"I8", file_of("{" + entry("w", R"({"dtype":"I8","shape":[8],"data_offsets":[0,8]})") + "}", kF32x2),
-       "tensor \"w\": dtype I8 is not supported by glia"},
-      {"F8_E4M3", file_of("{" + entry("q", R"({"dtype":"F8_E4M3","shape":[8],"data_offsets":[0,8]})") + "}", kF32x2),
-       "tensor \"q\": dtype F8_E4M3 is not supported"},
-      {"U16", file_of("{" + entry("u", R"({"dtype":"U16","shape":[4],"data_offsets":[0,8]})") + "}", kF32x2),
-       "dtype U16 is not supported"},
+      {"I16 shape vs bytes",
+       file_of("{" + entry("w", R"({"dtype":"I16","shape":[3],"data_offsets":[0,8]})") + "}", kF32x2),
+       "tensor \"w\": data_offsets [0, 8] hold 8 bytes, but dtype I16 and shape [3] need 6"},
+      // A dtype glia has not is checked as any other first: a broken file stays a format error.
+      {"U16 shape vs bytes",
+       file_of("{" + entry("u", R"({"dtype":"U16","shape":[3],"data_offsets":[0,8]})") + "}", kF32x2),
+       "tensor \"u\": data_offsets [0, 8] hold 8 bytes, but dtype U16 and shape [3] need 6"},
+      {"F8_E4M3 past the end",
+       file_of("{" + entry("q", R"({"dtype":"F8_E4M3","shape":[16],"data_offsets":[0,16]})") + "}", kF32x2),
+       "tensor \"q\": data_offsets [0, 16] run past the end of the data buffer (8 bytes)"},
+      {"F4 half a byte", file_of("{" + entry("h", R"({"dtype":"F4","shape":[3],"data_offsets":[0,8]})") + "}", kF32x2),
+       "tensor \"h\": dtype F4 and shape [3] do not fill a whole number of bytes"},
       {"dtype not a string", file_of("{" + entry("w", R"({"dtype":4,"shape":[2],"data_offsets":[0,8]})") + "}", kF32x2),
        "dtype must be a string, got a number 4"},
       {"element count overflow",
@@ -438,6 +448,30 @@ TEST(SafetensorsHostile, EveryCaseIsAFormatErrorThatSaysWhy) {
     SCOPED_TRACE(h.name);
     Dict d;
     EXPECT_GLIA_MSG(load_bytes(h.bytes, d), GLIA_ERR_FORMAT, h.message);
+    EXPECT_EQ(d.d, nullptr);
+  }
+}
+
+// Well-formed files with a dtype the format defines but glia and torch 1.13 have not: GLIA_ERR_UNSUPPORTED
+// naming the tensor and the dtype, nothing returned.
+TEST(SafetensorsForeignDTypes, UnsupportedNamingTensorAndDType) {
+  struct Foreign {
+    const char* dtype;
+    int64_t numel;  // 8 bytes' worth
+  };
+  const Foreign kForeign[] = {{"U16", 4},     {"U32", 2}, {"U64", 1}, {"F8_E4M3", 8}, {"F8_E5M2", 8},
+                              {"F8_E8M0", 8}, {"F4", 16}, {"C64", 1}, {"F6_E2M3", 8}, {"F6_E3M2", 8}};
+  for (const Foreign& f : kForeign) {
+    SCOPED_TRACE(f.dtype);
+    const int64_t bytes = std::string(f.dtype).rfind("F6", 0) == 0 ? 6 : 8;
+    const std::string body = std::string(R"({"dtype":")") + f.dtype + R"(","shape":[)" + std::to_string(f.numel) +
+                             R"(],"data_offsets":[8,)" + std::to_string(8 + bytes) + "]}";
+    // A supported tensor first: the message names the foreign one.
+    const std::string file =
+        file_of("{" + entry("ok", kOk) + "," + entry("layer.q", body) + "}", kF32x2 + std::string(bytes, '\0'));
+    Dict d;
+    EXPECT_GLIA_MSG(load_bytes(file, d), GLIA_ERR_UNSUPPORTED,
+                    std::string("safetensors: tensor \"layer.q\": dtype ") + f.dtype + " is not supported by glia");
     EXPECT_EQ(d.d, nullptr);
   }
 }

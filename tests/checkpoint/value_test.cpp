@@ -91,6 +91,7 @@ size_t itemsize_of(glia_dtype d) {
       return 4;
     case GLIA_FLOAT16:
     case GLIA_BFLOAT16:
+    case GLIA_INT16:
       return 2;
     default:
       return 1;

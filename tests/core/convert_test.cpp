@@ -249,4 +249,24 @@ TEST(Convert, FloatToIntegerEdges) {
   EXPECT_FALSE((glia::convert<bool, Half>(Half::from_bits(0x8000))));
 }
 
+// int8 and int16 from floats outside their range: what torch 1.13 gives on x86 (a cvtt* into int32, then
+// the low bits; beyond int32, and NaN/inf, the int32 minimum, whose low bits are 0). From
+// torch.tensor([...]).to(torch.int8 / torch.int16), contiguous and element by element alike.
+TEST(Convert, FloatToInt8AndInt16Wrap) {
+  EXPECT_EQ((glia::convert<int8_t, float>(300.0f)), 44);
+  EXPECT_EQ((glia::convert<int8_t, float>(-300.0f)), -44);
+  EXPECT_EQ((glia::convert<int8_t, double>(127.9)), 127);
+  EXPECT_EQ((glia::convert<int8_t, double>(-128.9)), -128);
+  EXPECT_EQ((glia::convert<int8_t, float>(40000.0f)), 64);
+  EXPECT_EQ((glia::convert<int8_t, float>(1e10f)), 0);
+  EXPECT_EQ((glia::convert<int8_t, float>(std::numeric_limits<float>::quiet_NaN())), 0);
+  EXPECT_EQ((glia::convert<int8_t, double>(std::numeric_limits<double>::infinity())), 0);
+  EXPECT_EQ((glia::convert<int16_t, float>(40000.0f)), -25536);
+  EXPECT_EQ((glia::convert<int16_t, float>(-40000.0f)), 25536);
+  EXPECT_EQ((glia::convert<int16_t, float>(70000.5f)), 4464);
+  EXPECT_EQ((glia::convert<int16_t, float>(3e9f)), 0);
+  EXPECT_EQ((glia::convert<int16_t, BFloat16>(BFloat16(-128.9f))), -129);  // bfloat16 rounds -128.9 to -129
+  EXPECT_EQ((glia::convert<int8_t, Half>(Half(70000.5f))), 0);             // inf in half
+}
+
 }  // namespace

@@ -150,6 +150,18 @@ TEST(Tensor, FactoriesShapeItemAndPrinting) {
   EXPECT_EQ(t.reshape({4}).argmax().item<int64_t>(), 3);
 }
 
+TEST(Tensor, Int8AndInt16) {
+  glia::Tensor a = glia::Tensor::from_vector<int8_t>({-128, 127, 5});
+  EXPECT_EQ(a.dtype(), GLIA_INT8);
+  EXPECT_EQ(a.to_vector<int8_t>(), (std::vector<int8_t>{-128, 127, 5}));
+  glia::Tensor b = glia::Tensor::from_vector<int16_t>({1000, -2, 3});
+  EXPECT_EQ(b.dtype(), GLIA_INT16);
+  glia::Tensor s = a + b;  // torch: int8 + int16 -> int16
+  EXPECT_EQ(s.dtype(), GLIA_INT16);
+  EXPECT_EQ(s.to_vector<int16_t>(), (std::vector<int16_t>{872, 125, 8}));
+  EXPECT_EQ(a.to_string(), "tensor([-128,  127,    5], dtype=torch.int8)");
+}
+
 TEST(Autograd, LambdaHookModifiesTheGradient) {
   glia::Tensor x = glia::Tensor::from_vector<float>({1, 2, 3}).requires_grad_();
   int calls = 0;

@@ -134,6 +134,17 @@ int collectives(glia_process_group* g, int rank, int n) {
   if (check_all_reduce<double>(g, rank, n, GLIA_FLOAT64)) return 1;
   if (check_all_reduce<int32_t>(g, rank, n, GLIA_INT32)) return 1;
   if (check_all_reduce<int64_t>(g, rank, n, GLIA_INT64)) return 1;
+  // int8 (gloo has it, as torch's ProcessGroupGloo): sum and max, small values that do not wrap.
+  {
+    glia_tensor* t = tensor_of(std::vector<int8_t>{int8_t(rank + 1), int8_t(-rank - 1)}, GLIA_INT8);
+    DOK(glia_process_group_all_reduce(g, t, GLIA_REDUCE_SUM, nullptr));
+    auto got = values<int8_t>(t, 2);
+    DCHECK(got[0] == n * (n + 1) / 2 && got[1] == -n * (n + 1) / 2);
+    DOK(glia_process_group_all_reduce(g, t, GLIA_REDUCE_MAX, nullptr));
+    got = values<int8_t>(t, 2);
+    DCHECK(got[0] == n * (n + 1) / 2 && got[1] == -n * (n + 1) / 2);
+    DOK(glia_tensor_release(t));
+  }
 
   // broadcast from the last rank.
   {
@@ -239,10 +250,14 @@ int collectives(glia_process_group* g, int rank, int n) {
          "argument 'op' is not a glia_reduce_op (9)");
     glia_tensor* b = tensor_of(std::vector<uint8_t>{1}, GLIA_BOOL);
     DERR(glia_process_group_all_reduce(g, b, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_DTYPE,
-         "ProcessGroupGloo::allreduce: tensor has dtype bool, expected float32, float64, int32, int64 or uint8");
+         "ProcessGroupGloo::allreduce: tensor has dtype bool, expected float32, float64, int32, int64, int8 or uint8");
     glia_tensor* i = tensor_of(std::vector<int32_t>{1}, GLIA_INT32);
     DERR(glia_process_group_all_reduce(g, i, GLIA_REDUCE_AVG, nullptr), GLIA_ERR_DTYPE,
          "ReduceOp avg needs a floating-point tensor, got int32");
+    glia_tensor* s16 = tensor_of(std::vector<int16_t>{1}, GLIA_INT16);
+    DERR(glia_process_group_all_reduce(g, s16, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_DTYPE,
+         "ProcessGroupGloo::allreduce: tensor has dtype int16, expected float32, float64, int32, int64, int8 or uint8");
+    DOK(glia_tensor_release(s16));
     DERR(glia_process_group_all_reduce(nullptr, t, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_INVALID_HANDLE, "group");
     DOK(glia_tensor_release(i));
     DOK(glia_tensor_release(b));

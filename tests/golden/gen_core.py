@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the golden fixtures of tests/core: print.json and convert.json.
+"""Writes the golden fixtures of tests/core: print.json, convert.json and promotion.json.
 
 Run with a Python that has torch 1.13 (on the dev machine /usr/bin/python3):
     /usr/bin/python3 tests/golden/gen_core.py
@@ -19,6 +19,11 @@ that comparisons are exact; a NaN output is the string "nan" because torch's
 own NaN bits depend on the kernel path (the generator prints where they do).
 Integers are JSON integers and bools JSON booleans. Float inputs outside the target integer
 range, and NaN/inf into integers, are left out: torch leaves them undefined.
+
+promotion.json: rows {a, b, promote, zero_dim} for every pair of dtypes
+(torch.promote_types(a, b); torch.result_type of a 1-D `a` tensor and a 0-dim
+`b` tensor) and rows {a, scalar, result[, zero_dim_a]} (torch.result_type of
+an `a` tensor, 1-D or 0-dim, and a Python bool, int 3 or float 1.5).
 """
 
 import json
@@ -209,6 +214,18 @@ def print_cases():
     c.append(print_case([i * 1.5 for i in range(30)], "float16", requires_grad=True))
     c.append(print_case([1.5, -2.25, 3.0], "float32", grad_fn=True))
     c.append(print_case([i * 0.25 for i in range(10)], "float64", grad_fn=True))
+
+    # int8 and int16 (@since 0.2): 0-dim, vectors with the extremes, wrapping rows, views, summarised.
+    c.append(print_case([-128], "int8", []))
+    c.append(print_case([32767], "int16", []))
+    c.append(print_case([0, -5, 127, -128], "int8"))
+    c.append(print_case([0, -5, 32767, -32768], "int16"))
+    c.append(print_case([i - 64 for i in range(128)], "int8"))
+    c.append(print_case([(i * 7919) % 60000 - 30000 for i in range(60)], "int16", [2, 3, 10]))
+    c.append(print_case(list(range(24)), "int8", [2, 3, 4], view="transpose"))
+    c.append(print_case(list(range(-10, 10)), "int16", view=([5], [3], 2)))
+    c.append(print_case([i % 256 - 128 for i in range(2000)], "int8"))
+    c.append(print_case([i * 33 - 32768 for i in range(1600)], "int16", [40, 40]))
     return c
 
 
@@ -248,6 +265,8 @@ def conversion_inputs():
     i32 = [0, 1, -1, 127, 128, 255, 256, -256, 2049, 2051, 65504, 65520, 100000, 16777217, 2**31 - 1, -2**31,
            2**30 + 65, -12345678]
     u8 = list(range(0, 256, 17)) + [1, 2, 127, 128, 254, 255]
+    i16 = [0, 1, -1, 127, 128, -128, -129, 255, 256, 2049, 2051, 32767, -32768, -12345, 20000]
+    i8 = [0, 1, -1, 2, -2, 100, 127, -127, -128, 64, -65]
     return {
         "float32": torch.tensor(f32, dtype=torch.float32),
         "float64": torch.tensor(f64, dtype=torch.float64),
@@ -257,11 +276,15 @@ def conversion_inputs():
         "int32": torch.tensor(i32, dtype=torch.int32),
         "uint8": torch.tensor(u8, dtype=torch.uint8),
         "bool": torch.tensor([False, True], dtype=torch.bool),
+        "int8": torch.tensor(i8, dtype=torch.int8),
+        "int16": torch.tensor(i16, dtype=torch.int16),
     }
 
 
-# Floats reach uint8 through int64 (c10::static_cast_with_inter_type), so int64's range is what matters.
-INT_RANGE = {"int64": (-2**63, 2**63), "int32": (-2**31, 2**31), "uint8": (-2**63, 2**63)}
+# Floats reach uint8 through int64 (c10::static_cast_with_inter_type), so int64's range is what matters;
+# int8 and int16 through int32 (the cvtt* instruction of a plain static_cast), then their low bits.
+INT_RANGE = {"int64": (-2**63, 2**63), "int32": (-2**31, 2**31), "uint8": (-2**63, 2**63),
+             "int8": (-2**31, 2**31), "int16": (-2**31, 2**31)}
 
 
 def defined(v, src, dst):
@@ -318,6 +341,25 @@ def convert_cases():
     return cases
 
 
+# ------------------------------------------------------------ promotion.json
+
+def promotion_cases():
+    """torch's type promotion: for every pair of dtypes, torch.promote_types and torch.result_type of a 1-D
+    tensor with a 0-dim tensor; for every dtype, result_type with a Python bool, int and float."""
+    names = {v: k for k, v in DTYPES.items()}
+    rows = []
+    for a, da in DTYPES.items():
+        for b, db in DTYPES.items():
+            rows.append({"a": a, "b": b, "promote": names[torch.promote_types(da, db)],
+                         "zero_dim": names[torch.result_type(torch.ones(2, dtype=da), torch.ones((), dtype=db))]})
+    for a, da in DTYPES.items():
+        for kind, s in (("bool", True), ("int", 3), ("float", 1.5)):
+            rows.append({"a": a, "scalar": kind, "result": names[torch.result_type(torch.ones(2, dtype=da), s)]})
+            rows.append({"a": a, "scalar": kind, "zero_dim_a": True,
+                         "result": names[torch.result_type(torch.ones((), dtype=da), s)]})
+    return rows
+
+
 def write(name, data):
     os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, name)
@@ -330,5 +372,6 @@ if __name__ == "__main__":
     assert torch.__version__.startswith("1.13"), torch.__version__
     write("print.json", print_cases())
     write("convert.json", convert_cases())
+    write("promotion.json", promotion_cases())
     for line in sorted(set(nan_note)):
         print("note:", line)

@@ -53,6 +53,8 @@ DTYPES = {
     "int32": torch.int32,
     "uint8": torch.uint8,
     "bool": torch.bool,
+    "int8": torch.int8,
+    "int16": torch.int16,
 }
 NAMES = {v: k for k, v in DTYPES.items()}
 FLOATS = ("float32", "float64", "float16", "bfloat16")

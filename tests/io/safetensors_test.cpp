@@ -202,6 +202,8 @@ TEST(SafetensorsRoundTrip, EveryDTypeBitForBit) {
   d.set("i64", tensor_of<int64_t>({3}, DType::Int64, {std::numeric_limits<int64_t>::min(), -1, INT64_MAX}));
   d.set("i32", tensor_of<int32_t>({3}, DType::Int32, {INT32_MIN, 0, INT32_MAX}));
   d.set("u8", tensor_of<uint8_t>({3}, DType::UInt8, {0, 128, 255}));
+  d.set("i16", tensor_of<int16_t>({4}, DType::Int16, {INT16_MIN, -1, 0, INT16_MAX}));
+  d.set("i8", tensor_of<int8_t>({2, 2}, DType::Int8, {INT8_MIN, -1, 0, INT8_MAX}));
   d.set("bool", tensor_of<uint8_t>({2}, DType::Bool, {1, 0}));
   d.set("scalar", tensor_of<double>({}, DType::Float64, {-0.0}));
   d.set("empty", tensor_of<float>({0, 3}, DType::Float32, {}));
@@ -249,6 +251,25 @@ TEST(SafetensorsRead, WhatTheReferenceAccepts) {
   ASSERT_EQ(l->size(), 1u);
   EXPECT_EQ(l->value_at(0).data_ptr<int32_t>()[0], 5);
   EXPECT_TRUE(l->metadata.empty());
+}
+
+TEST(SafetensorsRead, Int8AndInt16AsTheFormatNamesThem) {
+  // I16 [3] then I8 [2], little-endian, as the reference writes them (largest itemsize first).
+  std::string json = R"({"s":{"dtype":"I16","shape":[3],"data_offsets":[0,6]},)"
+                     R"("c":{"dtype":"I8","shape":[2],"data_offsets":[6,8]}})";
+  auto d = read(file_of(json, std::string("\x00\x80\xff\xff\xff\x7f\x80\x7f", 8)));
+  const Tensor &s = *d->find("s"), &c = *d->find("c");
+  EXPECT_EQ(s.dtype(), DType::Int16);
+  EXPECT_EQ(c.dtype(), DType::Int8);
+  EXPECT_EQ(s.data_ptr<int16_t>()[0], INT16_MIN);
+  EXPECT_EQ(s.data_ptr<int16_t>()[1], -1);
+  EXPECT_EQ(s.data_ptr<int16_t>()[2], INT16_MAX);
+  EXPECT_EQ(c.data_ptr<int8_t>()[0], INT8_MIN);
+  EXPECT_EQ(c.data_ptr<int8_t>()[1], INT8_MAX);
+  // And written back under the same names.
+  std::string header = write(*d).substr(8, 200);
+  EXPECT_NE(header.find(R"("s":{"dtype":"I16","shape":[3],"data_offsets":[0,6]})"), std::string::npos) << header;
+  EXPECT_NE(header.find(R"("c":{"dtype":"I8","shape":[2],"data_offsets":[6,8]})"), std::string::npos) << header;
 }
 
 TEST(SafetensorsRead, MisalignedTensorIsCopiedWithTheRightValues) {

@@ -181,6 +181,19 @@ Ref<nn::TensorDict> dict_many() {
   return d;
 }
 
+// int8 (torch.CharStorage) and int16 (torch.ShortStorage): extremes, a transposed view, a 0-dim one.
+Ref<nn::TensorDict> dict_int_dtypes() {
+  auto d = make_ref<nn::TensorDict>();
+  d->set("i8", from_bits({5}, DType::Int8, {0x80, 0xff, 0x00, 0x01, 0x7f}));
+  d->set("i16", from_bits({5}, DType::Int16, {0x8000, 0xffff, 0x0000, 0x0001, 0x7fff}));
+  Tensor base = empty(Dims{2, 3}, DType::Int16, Device{});
+  for (int i = 0; i < 6; ++i) base.data_ptr<int16_t>()[i] = static_cast<int16_t>(1000 * i - 2500);
+  d->set("i16_base", base);
+  d->set("i16_t", make_view(base, Dims{3, 2}, Dims{1, 3}, 0));
+  d->set("i8_scalar", from_bits({}, DType::Int8, {0x9c}));  // -100
+  return d;
+}
+
 Ref<nn::TensorDict> dict_single() {
   auto d = make_ref<nn::TensorDict>();
   d->set("x", from_bits({1}, DType::Float32, {0x3f800000}));
@@ -191,10 +204,11 @@ struct Fixture {
   const char* name;
   Ref<nn::TensorDict> (*make)();
 };
-const Fixture kFixtures[] = {{"dtypes", dict_dtypes}, {"views", dict_views},
-                             {"model", dict_model},   {"many", dict_many},
-                             {"single", dict_single}, {"empty_dict", [] {
-                                                                                  return make_ref<nn::TensorDict>(); }}};
+const Fixture kFixtures[] = {{"dtypes", dict_dtypes},        {"views", dict_views},
+                             {"model", dict_model},          {"many", dict_many},
+                             {"single", dict_single},        {"empty_dict", [] {
+                                                                                  return make_ref<nn::TensorDict>(); }},
+                             {"int_dtypes", dict_int_dtypes}};
 
 // ---- value fixtures: any top-level object (write_torch_value) ----
 // The script builds the same Python objects (VALUE_FIXTURES in

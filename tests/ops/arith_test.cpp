@@ -20,3 +20,8 @@ TEST(Arith, Golden) { run_cases("binary.json"); }
 TEST(Arith, Errors) { run_errors("binary.json"); }
 TEST(Reduce, SumGolden) { run_cases("reduce.json"); }
 TEST(Reduce, SumErrors) { run_errors("reduce.json"); }
+
+// int8 and int16 through every op family (tests/golden/gen_int_dtypes.py): wrap-around, torch's type
+// promotion with each dtype and with scalars, reductions, sorting, indexing, factories, in-place ops.
+TEST(IntDTypes, Golden) { run_cases("int_dtypes.json"); }
+TEST(IntDTypes, Errors) { run_errors("int_dtypes.json"); }

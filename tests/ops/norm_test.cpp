@@ -18,7 +18,7 @@ using namespace glia_ops_test;
 namespace {
 
 glia_dtype dtype_from_name(const std::string& name) {
-  for (int d = GLIA_FLOAT32; d <= GLIA_BOOL; ++d)
+  for (int d = GLIA_FLOAT32; d <= GLIA_INT16; ++d)
     if (name == glia_dtype_name(static_cast<glia_dtype>(d))) return static_cast<glia_dtype>(d);
   ADD_FAILURE() << "unknown dtype " << name;
   return GLIA_FLOAT32;

@@ -439,8 +439,8 @@ size_t span_bytes(const glia_kernel_tensor& t) {
     if (t.sizes[i] == 0) return 0;
     extent += static_cast<size_t>((t.sizes[i] - 1) * t.strides[i]);
   }
-  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1};  // glia_dtype order
-  return t.dtype >= 0 && t.dtype <= GLIA_BOOL ? extent * kSize[t.dtype] : 0;
+  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 2};  // glia_dtype order
+  return t.dtype >= 0 && t.dtype <= GLIA_INT16 ? extent * kSize[t.dtype] : 0;
 }
 
 // Every kernel: the core's CPU kernel on the unprotected memory of its arguments.

@@ -86,7 +86,7 @@ _released(kind) = throw(GliaError(GLIA_ERR_INVALID_HANDLE, "Glia.jl: $kind used 
 # Tensors
 
 const _DTYPE_OF = Dict{DataType,Cint}(Float32 => 0, Float64 => 1, Float16 => 2, Int64 => 4, Int32 => 5,
-                                      UInt8 => 6, Bool => 7)
+                                      UInt8 => 6, Bool => 7, Int8 => 8, Int16 => 9)
 const _TYPE_OF = Dict{Cint,DataType}(v => k for (k, v) in _DTYPE_OF)
 
 """A reference to a glia tensor. Finalized by the GC; `release!(t)` frees it now."""

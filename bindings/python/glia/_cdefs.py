@@ -37,6 +37,8 @@ GLIA_INT64 = 4
 GLIA_INT32 = 5
 GLIA_UINT8 = 6
 GLIA_BOOL = 7
+GLIA_INT8 = 8
+GLIA_INT16 = 9
 # enum glia_device_type
 GLIA_CPU = 0
 GLIA_CUDA = 1

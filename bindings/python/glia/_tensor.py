@@ -33,8 +33,8 @@ from ._ffi import C, byref, check, read_string, register, unregister
 
 __all__ = [
     "Tensor", "Size", "dtype", "device",
-    "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool",
-    "float", "double", "half", "long", "int", "get_default_dtype", "is_tensor", "is_floating_point", "numel",
+    "float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool", "int8", "int16",
+    "float", "double", "half", "long", "int", "short", "get_default_dtype", "is_tensor", "is_floating_point", "numel",
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "randn", "rand", "arange", "linspace",
     "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like", "manual_seed", "seed",
     "cat", "concat", "stack", "where", "matmul", "mm", "bmm", "addmm", "maximum", "minimum", "clamp", "clip",
@@ -97,13 +97,16 @@ int64 = dtype(4, "int64", np.int64, False, True)
 int32 = dtype(5, "int32", np.int32, False, True)
 uint8 = dtype(6, "uint8", np.uint8, False, False)
 bool = dtype(7, "bool", np.bool_, False, False)  # noqa: A001  (torch.bool)
+int8 = dtype(8, "int8", np.int8, False, True)
+int16 = dtype(9, "int16", np.int16, False, True)
 float = float32  # noqa: A001
 double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001
+short = int16
 
-_DTYPES = {d._code: d for d in (float32, float64, float16, bfloat16, int64, int32, uint8, bool)}
+_DTYPES = {d._code: d for d in (float32, float64, float16, bfloat16, int64, int32, uint8, bool, int8, int16)}
 
 
 def _dtype_by_name(name):
@@ -118,6 +121,8 @@ _NP_TO_DTYPE = {
     np.dtype(np.int32): int32,
     np.dtype(np.uint8): uint8,
     np.dtype(np.bool_): bool,
+    np.dtype(np.int8): int8,
+    np.dtype(np.int16): int16,
 }
 
 
@@ -148,7 +153,7 @@ def _as_dtype(d, what="dtype"):
 _ALIASES = {
     "float32": float32, "float": float32, "float64": float64, "double": float64, "float16": float16,
     "half": float16, "bfloat16": bfloat16, "int64": int64, "long": int64, "int32": int32, "int": int32,
-    "uint8": uint8, "bool": bool,
+    "uint8": uint8, "bool": bool, "int8": int8, "int16": int16, "short": int16,
 }
 
 
@@ -784,7 +789,7 @@ class Tensor:
             return "torch." + {
                 "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-                "uint8": "ByteTensor", "bool": "BoolTensor",
+                "uint8": "ByteTensor", "bool": "BoolTensor", "int8": "CharTensor", "int16": "ShortTensor",
             }[self.dtype._name]
         return self.to(_as_dtype(dtype))
 
@@ -815,6 +820,14 @@ class Tensor:
     def byte(self, memory_format=None):
         _check_memory_format(memory_format, "byte")
         return self.to(uint8)
+
+    def char(self, memory_format=None):
+        _check_memory_format(memory_format, "char")
+        return self.to(int8)
+
+    def short(self, memory_format=None):
+        _check_memory_format(memory_format, "short")
+        return self.to(int16)
 
     def bool(self, memory_format=None):
         _check_memory_format(memory_format, "bool")
@@ -1751,7 +1764,8 @@ class Tensor:
 
 def _type_label(d):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[d._name]
+            "int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "int8": "Char",
+            "int16": "Short"}[d._name]
 
 
 def _clamp_bounds(lo, hi):
@@ -1957,7 +1971,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             if data.dtype not in _NP_TO_DTYPE:
                 raise TypeError(
                     "can't convert np.ndarray of type numpy.%s. The only supported types are: float64, float32, "
-                    "float16, int64, int32, uint8, and bool." % data.dtype.name
+                    "float16, int64, int32, int16, int8, uint8, and bool." % data.dtype.name
                 )
             dtype = _NP_TO_DTYPE[data.dtype]
     else:
@@ -1974,6 +1988,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise ValueError(str(e)) from None
         if src.dtype == object:
             raise ValueError("expected sequence of equal-length lists")
+        _check_fits(src, dtype)
     target = dtype if dtype._np is not None else float32
     arr = np.asarray(src, dtype=target._np, order="C")
     shape, n = _i64(arr.shape)
@@ -1983,6 +1998,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if device is not None and _as_device(device) != t.device:
         t = t.to(_as_device(device))
     return _finish(t, requires_grad)
+
+
+def _check_fits(src, dtype):
+    """torch.tensor's check of Python numbers against an integer dtype (c10::checked_convert): a value out
+    of the dtype's range, or NaN, is an error, not a wrap-around (uint8 takes ints down to -255, as torch)."""
+    if dtype.is_floating_point or dtype is bool or src.size == 0 or src.dtype == np.bool_:
+        return
+    info = np.iinfo(dtype._np)
+    if src.dtype.kind == "f":
+        bad = np.isnan(src).any() or (src < info.min).any() or (src > info.max).any()
+    else:
+        bad = (src < (-info.max if dtype is uint8 else info.min)).any() or (src > info.max).any()
+    if bad:
+        raise RuntimeError("value cannot be converted to type %s without overflow" % dtype._name)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -2003,7 +2032,7 @@ def from_numpy(a):
     if a.dtype not in _NP_TO_DTYPE:
         raise TypeError(
             "can't convert np.ndarray of type numpy.%s. The only supported types are: float64, float32, float16, "
-            "int64, int32, uint8, and bool." % a.dtype.name
+            "int64, int32, int16, int8, uint8, and bool." % a.dtype.name
         )
     if not a.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "

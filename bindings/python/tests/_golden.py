@@ -14,7 +14,7 @@ with open(os.path.join(HERE, "golden", "tensor_golden.json")) as _f:
     GOLDEN = json.load(_f)
 
 _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
-       "int32": np.int32, "uint8": np.uint8, "bool": np.bool_}
+       "int32": np.int32, "uint8": np.uint8, "bool": np.bool_, "int8": np.int8, "int16": np.int16}
 
 
 def env():

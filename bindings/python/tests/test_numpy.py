@@ -46,7 +46,8 @@ def test_numpy_of_strided_views():
 
 @pytest.mark.parametrize("dt,npdt", [(glia.float32, np.float32), (glia.float64, np.float64),
                                      (glia.float16, np.float16), (glia.int64, np.int64), (glia.int32, np.int32),
-                                     (glia.uint8, np.uint8), (glia.bool, np.bool_)])
+                                     (glia.uint8, np.uint8), (glia.bool, np.bool_), (glia.int8, np.int8),
+                                     (glia.int16, np.int16)])
 def test_dtypes_round_trip(dt, npdt):
     t = glia.ones(3, dtype=dt)
     a = t.numpy()

@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = ROOT
 TORCH_CKPT = os.path.join(REPO, "tests", "golden", "checkpoints", "torch")
 _NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
-       "int32": np.int32, "uint8": np.uint8, "bool": np.bool_}
+       "int32": np.int32, "uint8": np.uint8, "bool": np.bool_, "int8": np.int8, "int16": np.int16}
 
 
 def small_state():
@@ -38,6 +38,8 @@ def assert_same(a, b):
 def test_round_trip(tmp_path, fmt):
     sd = small_state()
     sd["bf"] = glia.tensor([1.5, -2.0], dtype=glia.bfloat16)
+    sd["i8"] = glia.tensor([-128, 127, -1], dtype=glia.int8)
+    sd["i16"] = glia.tensor([[-32768, 32767], [300, -2]], dtype=glia.int16)
     sd["view"] = glia.arange(12.0).reshape(3, 4).t()[1:]  # strided: saved by value
     p = tmp_path / ("m." + ("safetensors" if fmt == "safetensors" else "pt"))
     glia.save(sd, p, format=fmt)
@@ -69,7 +71,8 @@ def test_load_file_torch_wrote():
 
 
 @pytest.mark.parametrize("name", ["checkpoint_zip.pt", "dtypes_zip.pt", "dtypes_legacy.pt", "module_zip.pt",
-                                  "module_legacy.pt"])
+                                  "module_legacy.pt", "int_dtypes_zip.pt", "int_dtypes_legacy.pt",
+                                  "int_dtypes_big.pt"])
 def test_load_repository_torch_checkpoints(name):
     with open(os.path.join(TORCH_CKPT, "expected.json")) as f:
         expected = json.load(f)["files"][name]["entries"]

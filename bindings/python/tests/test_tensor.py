@@ -123,11 +123,47 @@ def test_tolist_and_item_types():
     assert np.isnan(glia.tensor(float("nan")).item())
 
 
+def test_int8_int16_as_torch():
+    # Values, reprs and promotions from torch 1.13.
+    a = glia.tensor([-128, 127, 5], dtype=glia.int8)
+    b = glia.tensor([1, 2, 3], dtype=glia.uint8)
+    assert glia.short is glia.int16 and repr(glia.int8) == "torch.int8"
+    assert a.type() == "torch.CharTensor" and a.short().type() == "torch.ShortTensor"
+    assert repr(a) == "tensor([-128,  127,    5], dtype=torch.int8)"
+    assert repr(a.short() * 300) == "tensor([ 27136, -27436,   1500], dtype=torch.int16)"  # -38400 wraps
+    assert (a + b).dtype is glia.int16 and (a + b).tolist() == [-127, 129, 8]
+    assert (a + 1).dtype is glia.int8 and (a + 1).tolist() == [-127, -128, 6]
+    assert (a * 1.5).dtype is glia.float32
+    assert (a + glia.tensor(True)).dtype is glia.int8
+    assert a.sum().dtype is glia.int64 and a.sum().item() == 4
+    assert isinstance(a[0].item(), int) and a[0].item() == -128
+    assert glia.tensor([300.7, -1.5]).to(glia.int8).tolist() == [44, -1]
+    assert glia.tensor([1, 2], dtype=glia.int16).numpy().dtype == np.int16
+    assert glia.tensor(np.array([-3, 4], dtype=np.int8)).dtype is glia.int8
+    with pytest.raises(IndexError, match="tensors used as indices must be long"):
+        a[glia.tensor([0], dtype=glia.int8)]
+
+
+@pytest.mark.parametrize("values,dt,want", [
+    ([-128.0, 127], glia.int8, [-128, 127]), ([True, 2], glia.int8, [1, 2]), ([1.5, -2.5], glia.int32, [1, -2]),
+    ([-1], glia.uint8, [255]), ([-255], glia.uint8, [1]), (3, glia.int16, 3),
+    ([300.5], glia.int8, None), ([127.9], glia.int8, None), ([float("nan")], glia.int8, None),
+    ([2**40], glia.int32, None), ([-256], glia.uint8, None), ([-0.5], glia.uint8, None),
+    ([[1, 2], [3, 40000]], glia.int16, None), (300, glia.int8, None)])
+def test_tensor_from_python_numbers_checks_integer_range_as_torch(values, dt, want):
+    # torch 1.13's torch.tensor(values, dtype=dt): a number out of the dtype's range is an error, not a wrap.
+    if want is None:
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type %s without overflow$" % dt._name):
+            glia.tensor(values, dtype=dt)
+    else:
+        assert glia.tensor(values, dtype=dt).tolist() == want
+
+
 def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
     x = glia.tensor([[1.5, -2.0], [3.0, 4.0]])
     for name, dt in [("float", glia.float32), ("double", glia.float64), ("half", glia.float16),
                      ("bfloat16", glia.bfloat16), ("int", glia.int32), ("long", glia.int64),
-                     ("byte", glia.uint8), ("bool", glia.bool)]:
+                     ("byte", glia.uint8), ("bool", glia.bool), ("char", glia.int8), ("short", glia.int16)]:
         for fmt in (glia.preserve_format, glia.contiguous_format):
             assert getattr(x, name)(memory_format=fmt).dtype == dt
     with pytest.raises(NotImplementedError, match="channels_last"):

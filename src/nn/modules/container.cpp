@@ -173,6 +173,12 @@ std::string torch_typename(const Tensor& p) {
     case DType::UInt8:
       n = "ByteTensor";
       break;
+    case DType::Int8:
+      n = "CharTensor";
+      break;
+    case DType::Int16:
+      n = "ShortTensor";
+      break;
     case DType::Bool:
       n = "BoolTensor";
       break;

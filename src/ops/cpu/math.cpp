@@ -233,6 +233,10 @@ const char* type_meta_name(DType t) {
       return "int";
     case DType::UInt8:
       return "unsigned char";
+    case DType::Int8:
+      return "signed char";
+    case DType::Int16:
+      return "short int";
     default:
       return "bool";
   }

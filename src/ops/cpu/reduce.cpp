@@ -435,10 +435,11 @@ void prod_kernel(const KernelArgs& k) {
     if constexpr (!std::is_same_v<T, bool>) {
       using Acc = std::conditional_t<std::is_integral_v<T>, T, facc_t<T>>;
       auto mul = [](Acc a, Acc x) {
-        if constexpr (std::is_integral_v<Acc>)  // wraps like torch, without signed-overflow UB
-          return static_cast<Acc>(static_cast<std::make_unsigned_t<Acc>>(a) *
-                                  static_cast<std::make_unsigned_t<Acc>>(x));
-        else
+        if constexpr (std::is_integral_v<Acc>) {  // wraps like torch, without signed-overflow UB
+          // At least unsigned int: uint16 * uint16 would promote to int and could overflow it.
+          using U = std::conditional_t<(sizeof(Acc) < sizeof(unsigned)), unsigned, std::make_unsigned_t<Acc>>;
+          return static_cast<Acc>(static_cast<U>(static_cast<U>(a) * static_cast<U>(x)));
+        } else
           return a * x;
       };
       reduce_loop<T, T, Acc>(

@@ -49,9 +49,10 @@ A powi(A base, A exp) {
       }
     }
     A result = 1;
-    using U = std::make_unsigned_t<A>;
-    U e = static_cast<U>(exp);
-    U b = static_cast<U>(base), r = 1;
+    // At least unsigned int: uint16 * uint16 would promote to int and could overflow it.
+    using U = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
+    U e = static_cast<U>(static_cast<std::make_unsigned_t<A>>(exp));
+    U b = static_cast<U>(static_cast<std::make_unsigned_t<A>>(base)), r = 1;
     while (e) {
       if (e & 1) r = static_cast<U>(r * b);
       b = static_cast<U>(b * b);

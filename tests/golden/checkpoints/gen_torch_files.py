@@ -49,6 +49,8 @@ DTYPES = {
     torch.int32: "int32",
     torch.uint8: "uint8",
     torch.bool: "bool",
+    torch.int8: "int8",
+    torch.int16: "int16",
 }
 
 
@@ -116,7 +118,8 @@ def save(name, obj, legacy=False, protocol=2):
 def dtypes_dict():
     special = [0.0, -0.0, 1.5, -2.25, float("nan"), float("inf"), float("-inf"), 1e-7, 65504.0, 3.0e38]
     d = collections.OrderedDict()
-    for dt, name in DTYPES.items():
+    # The 8 dtypes of glia 0.1: int8 and int16 have files of their own (int_dtypes_*.pt).
+    for dt, name in list(DTYPES.items())[:8]:
         if dt.is_floating_point:
             d[name] = torch.tensor(special, dtype=torch.float64).to(dt)
         elif dt == torch.bool:
@@ -127,6 +130,21 @@ def dtypes_dict():
             info = torch.iinfo(dt)
             d[name] = torch.tensor([info.min, -1, 0, 1, info.max], dtype=dt)
     d["float32_2d"] = torch.arange(12, dtype=torch.float32).reshape(3, 4) * 0.5 - 1
+    return d
+
+
+def int_dtypes_dict():
+    """int8 (torch.CharStorage) and int16 (torch.ShortStorage): extremes, a 2-D view, a shared storage."""
+    d = collections.OrderedDict()
+    for dt, name in ((torch.int8, "int8"), (torch.int16, "int16")):
+        info = torch.iinfo(dt)
+        d[name] = torch.tensor([info.min, -1, 0, 1, info.max], dtype=dt)
+        base = (torch.arange(24) * 37 % 255 - 127).to(dt).reshape(4, 6)
+        d[name + "_base"] = base
+        d[name + "_view"] = base[1:, ::2]
+        d[name + "_t"] = base.t()
+    d["int16_scalar"] = torch.tensor(-300, dtype=torch.int16)
+    d["int8_empty"] = torch.zeros(0, 3, dtype=torch.int8)
     return d
 
 
@@ -194,11 +212,11 @@ def rewrite_zip(src, dst, change):
                 zout.writestr(r[0], r[1])
 
 
-def big_endian(src, dst):
+def big_endian(src, dst, src_prefix="dtypes_zip", dst_prefix="dtypes_big"):
     """The file a big-endian machine would write: byteorder 'big', every element swapped."""
     obj = torch.load(src)
     with zipfile.ZipFile(src) as z:
-        pkl = z.read("dtypes_zip/data.pkl")
+        pkl = z.read(src_prefix + "/data.pkl")
     sizes = {}
 
     class Reader(pickle.Unpickler):
@@ -218,11 +236,11 @@ def big_endian(src, dst):
         if "/data/" in name:
             n = sizes[name.rsplit("/", 1)[1]]
             data = b"".join(data[i : i + n][::-1] for i in range(0, len(data), n))
-        return name.replace("dtypes_zip", "dtypes_big"), data
+        return name.replace(src_prefix, dst_prefix), data
 
     rewrite_zip(src, dst, change)
     with zipfile.ZipFile(dst, "a") as z:
-        z.writestr("dtypes_big/byteorder", b"big")
+        z.writestr(dst_prefix + "/byteorder", b"big")
 
 
 def hostile_zip(name, pkl, data=None, extra=None, compress=None):
@@ -325,10 +343,10 @@ def hostile_files():
         "negative stride",
     )
     case(
-        hostile_zip("unsupported_dtype.pt", storage_pid_pickle(6, [6], [1], dtype_global=b"CharStorage"),
-                    data={"0": b"\0" * 6}),
+        hostile_zip("unsupported_dtype.pt",
+                    storage_pid_pickle(6, [6], [1], dtype_global=b"ComplexFloatStorage"), data={"0": b"\0" * 48}),
         "GLIA_ERR_UNSUPPORTED",
-        "torch.CharStorage (int8) is not supported",
+        "torch.ComplexFloatStorage (complex64) is not supported",
     )
     case(
         hostile_zip("unknown_storage.pt", storage_pid_pickle(6, [6], [1], dtype_global=b"EvilStorage"),
@@ -615,7 +633,7 @@ def shape_dict_of_lists():
     return {
         "runs": [{"name": "a", "weights": [w, w[1:]], "score": 0.5, "tags": ["x", "y"]},
                  {"name": "b\n\\ \u00e9", "weights": [], "score": None, "tags": []}],
-        "dtypes": list(DTYPES),
+        "dtypes": list(DTYPES)[:8],  # glia 0.1's dtypes: the committed files predate int8/int16
         "devices": [torch.device("cpu"), torch.device("cuda", 0), torch.device("cuda", 1)],
         "size": torch.Size([4, 0, 2]),
     }
@@ -766,6 +784,15 @@ def main():
     add("dtypes_legacy.pt", d, legacy=True)
     big_endian(os.path.join(OUT, "dtypes_zip.pt"), os.path.join(OUT, "dtypes_big.pt"))
     files["dtypes_big.pt"] = files["dtypes_zip.pt"]
+
+    # int8 and int16 (glia 0.2), in both layouts, protocol 4, and big-endian.
+    ints = int_dtypes_dict()
+    add("int_dtypes_zip.pt", ints)
+    add("int_dtypes_legacy.pt", ints, legacy=True)
+    add("int_dtypes_protocol4_zip.pt", ints, protocol=4)
+    big_endian(os.path.join(OUT, "int_dtypes_zip.pt"), os.path.join(OUT, "int_dtypes_big.pt"), "int_dtypes_zip",
+               "int_dtypes_big")
+    files["int_dtypes_big.pt"] = files["int_dtypes_zip.pt"]
 
     m = module_state()
     add("module_zip.pt", m.state_dict())

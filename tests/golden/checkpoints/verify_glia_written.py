@@ -159,6 +159,14 @@ def check_values_from_definition(name, sd):
             assert raw(t) == want.to_bytes(t.element_size(), "little"), ("w%d" % i, raw(t))
     elif name == "single":
         assert sd["x"].tolist() == [1.0]
+    elif name == "int_dtypes":
+        assert sd["i8"].dtype == torch.int8 and sd["i8"].tolist() == [-128, -1, 0, 1, 127]
+        assert sd["i16"].dtype == torch.int16 and sd["i16"].tolist() == [-32768, -1, 0, 1, 32767]
+        base = torch.tensor([1000 * i - 2500 for i in range(6)], dtype=torch.int16).view(2, 3)
+        assert torch.equal(sd["i16_base"], base) and torch.equal(sd["i16_t"], base.t())
+        sd["i16_base"][0, 1] = 7  # one storage in torch too
+        assert sd["i16_t"][1, 0].item() == 7
+        assert sd["i8_scalar"].dim() == 0 and sd["i8_scalar"].item() == -100
     elif name == "empty_dict":
         assert len(sd) == 0
 

@@ -8,7 +8,7 @@ from .. import _ffi
 from .._ffi import C, check, c_void_p, c_int64, byref
 from .._tensor import Tensor
 
-_NP_OF = {0: np.float32, 1: np.float64, 4: np.int64, 5: np.int32, 6: np.uint8, 7: np.bool_}
+_NP_OF = {0: np.float32, 1: np.float64, 4: np.int64, 5: np.int32, 6: np.uint8, 7: np.bool_, 8: np.int8, 9: np.int16}
 _CODE_OF = {np.dtype(v): k for k, v in _NP_OF.items()}
 
 

@@ -84,6 +84,8 @@ pub const GLIA_INT64: glia_dtype = 4;
 pub const GLIA_INT32: glia_dtype = 5;
 pub const GLIA_UINT8: glia_dtype = 6;
 pub const GLIA_BOOL: glia_dtype = 7;
+pub const GLIA_INT8: glia_dtype = 8;
+pub const GLIA_INT16: glia_dtype = 9;
 
 pub type glia_device_type = c_int;
 pub const GLIA_CPU: glia_device_type = 0;

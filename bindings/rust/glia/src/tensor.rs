@@ -25,6 +25,10 @@ pub enum DType {
     U8,
     /// bool
     Bool,
+    /// int8 (since 0.2)
+    I8,
+    /// int16 (since 0.2)
+    I16,
     /// A dtype this version of the binding does not know.
     Other(i32),
 }
@@ -41,6 +45,8 @@ impl DType {
             sys::GLIA_INT32 => DType::I32,
             sys::GLIA_UINT8 => DType::U8,
             sys::GLIA_BOOL => DType::Bool,
+            sys::GLIA_INT8 => DType::I8,
+            sys::GLIA_INT16 => DType::I16,
             other => DType::Other(other),
         }
     }
@@ -56,6 +62,8 @@ impl DType {
             DType::I32 => sys::GLIA_INT32,
             DType::U8 => sys::GLIA_UINT8,
             DType::Bool => sys::GLIA_BOOL,
+            DType::I8 => sys::GLIA_INT8,
+            DType::I16 => sys::GLIA_INT16,
             DType::Other(d) => d,
         }
     }
@@ -129,6 +137,12 @@ unsafe impl Element for i32 {
 }
 unsafe impl Element for u8 {
     const DTYPE: DType = DType::U8;
+}
+unsafe impl Element for i8 {
+    const DTYPE: DType = DType::I8;
+}
+unsafe impl Element for i16 {
+    const DTYPE: DType = DType::I16;
 }
 
 /// A tensor: one reference to a glia tensor handle. `Clone` adds a reference

@@ -108,6 +108,23 @@ fn operators_and_ops() {
 }
 
 #[test]
+fn int8_and_int16() {
+    let a = Tensor::from_slice(&[-128i8, 127, 5], &[3]).unwrap();
+    assert_eq!(a.dtype(), DType::I8);
+    assert_eq!(a.dtype().name(), "int8");
+    assert_eq!(DType::I16.size(), 2);
+    assert_eq!(a.to_vec::<i8>().unwrap(), vec![-128, 127, 5]);
+    let b = Tensor::from_slice(&[1u8, 2, 3], &[3]).unwrap();
+    let s = Tensor::add(&a, &b).unwrap(); // torch: int8 + uint8 -> int16
+    assert_eq!(s.dtype(), DType::I16);
+    assert_eq!(s.to_vec::<i16>().unwrap(), vec![-127, 129, 8]);
+    let w = a.to_dtype(DType::I16).unwrap();
+    assert_eq!(w.to_vec::<i16>().unwrap(), vec![-128, 127, 5]);
+    assert_eq!(format!("{}", a), "tensor([-128,  127,    5], dtype=torch.int8)");
+    assert!(a.to_vec::<i16>().is_err());
+}
+
+#[test]
 fn clone_shares_and_deep_clone_copies() {
     let a = t(&[1., 2.], &[2]);
     let mut shared = a.clone();
