@@ -93,7 +93,7 @@ func Must[T any](v T, err error) T {
 	return v
 }
 
-// Version is the version string of the loaded library ("0.1.0").
+// Version is the version string of the loaded library ("0.2.0").
 func Version() string { return C.GoString(C.glia_version_string()) }
 
 // ManualSeed seeds glia's generators. glia keeps one generator per OS thread; a goroutine

@@ -29,7 +29,7 @@ extern "C" {
 /** The major version of this header: the SONAME (libglia.so.MAJOR); within one major version the ABI only grows. */
 #define GLIA_VERSION_MAJOR 0
 /** The minor version of this header: raised when functions or enum values are added. */
-#define GLIA_VERSION_MINOR 1
+#define GLIA_VERSION_MINOR 2
 /** The patch version of this header: raised for fixes that add nothing to the API. */
 #define GLIA_VERSION_PATCH 0
 /** MAJOR * 1000000 + MINOR * 1000 + PATCH, the value glia_version() returns. */

@@ -4,7 +4,7 @@ from ctypes import *  # noqa: F401,F403
 
 
 GLIA_VERSION_MAJOR = 0
-GLIA_VERSION_MINOR = 1
+GLIA_VERSION_MINOR = 2
 GLIA_VERSION_PATCH = 0
 
 # Enums

@@ -14,7 +14,7 @@ pub use core::ffi::c_void;
 pub use std::os::raw::{c_char, c_int, c_uint};
 
 pub const GLIA_VERSION_MAJOR: u32 = 0;
-pub const GLIA_VERSION_MINOR: u32 = 1;
+pub const GLIA_VERSION_MINOR: u32 = 2;
 pub const GLIA_VERSION_PATCH: u32 = 0;
 pub const GLIA_MODULE_MAX_OUTPUTS: i64 = 64;
 pub const GLIA_HOOK_PREPEND: u32 = 1;
