@@ -698,6 +698,34 @@ TEST(Threads, SetParallelForWhileAKernelRunsInTheJobSystemIsAStateError) {
   GLIA_OK_(glia_set_num_threads(threads_before));
 }
 
+// ---- glia_set_num_threads while other threads run kernels ----------------------------------------
+
+TEST(Threads, SetNumThreadsWhileOtherThreadsRunKernelsKeepsEachKernelsSplit) {
+  const int32_t threads_before = glia_get_num_threads();
+  const int64_t shape[] = {1 << 18};
+  std::atomic<bool> done{false};
+  std::atomic<int> kernels{0};
+  run_threads([&](int i) {
+    if (i == 0) {
+      // Resizes the pool (workers joined and started again) while the others' kernels run.
+      for (int k = 0; k < 40; ++k) EXPECT_EQ(glia_set_num_threads(1 + k % 4), nullptr);
+      done.store(true);
+      return;
+    }
+    for (int k = 0; !done.load() || k < 5; ++k) {
+      glia_tensor *a = nullptr, *c = nullptr;
+      EXPECT_EQ(glia_tensor_full(shape, 1, i + 0.25, nullptr, &a), nullptr);
+      EXPECT_EQ(glia_add(a, a, 1.0, &c), nullptr);
+      EXPECT_FLOAT_EQ(sum_of(c), static_cast<float>((2 * i + 0.5) * (1 << 18)));
+      glia_tensor_release(c);
+      glia_tensor_release(a);
+      kernels.fetch_add(1);
+    }
+  });
+  EXPECT_GE(kernels.load(), 5 * (kThreads - 1));
+  GLIA_OK_(glia_set_num_threads(threads_before));
+}
+
 // ---- glia_shutdown after every thread has joined, then glia again -------------------------------
 
 TEST(Threads, ShutdownAfterTheThreadsJoinedThenEverythingWorksAgain) {
