@@ -16,7 +16,7 @@ cmake --build build/tsan -j"$jobs" --target core_tests capi_tests
 if [ $# -eq 0 ]; then
   ctest --preset tsan -j"$jobs"
 else
-  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:history_size=4}
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$PWD/tests/tsan.supp}
   build/tsan/tests/core_tests --gtest_filter="$1"
   build/tsan/tests/capi_tests --gtest_filter="$1"
 fi
