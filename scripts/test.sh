@@ -52,6 +52,29 @@ run_preset release
 release_ok=$?
 run_preset asan
 
+# (b2) ThreadSanitizer: the concurrency tests (ctest preset tsan: core_tests Parallel.*, capi_tests
+# Threads.*; docs/testing.md) in build/tsan. Only libglia and those two test binaries are built, to
+# keep CI's time down; a reported data race fails its test. A failed build counts as one failed test.
+t0=$SECONDS
+echo "==== tsan: build (build/tsan: libglia, core_tests, capi_tests)"
+if ! { [ -f build/tsan/CMakeCache.txt ] || cmake --preset tsan; } ||
+  ! cmake --build build/tsan -j "$jobs" --target core_tests capi_tests; then
+  tally tsan 0 1 "build failed"
+else
+  echo "==== tsan: ctest"
+  ctest --preset tsan -j "$jobs" 2>&1 | tee build/tsan/ctest.log
+  rc=${PIPESTATUS[0]}
+  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' build/tsan/ctest.log | tail -n 1)
+  n_total=0 n_failed=0
+  [ -z "$summary" ] || read -r n_failed n_total < <(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1 \2/' <<<"$summary")
+  if [ "$rc" -ne 0 ] && [ "$n_failed" -eq 0 ]; then
+    n_failed=1
+    n_total=$((n_total + 1))
+  fi
+  tally tsan $((n_total - n_failed)) "$n_failed" \
+    "${summary:-no test summary (ctest exit status $rc)} ($((SECONDS - t0)) s)"
+fi
+
 # (c) Bindings: each bindings/<lang>/test.sh gets the Release build in GLIA_BUILD_DIR and counts as one test
 # (exit status 77: skipped, its toolchain is missing).
 for dir in bindings/*/; do
@@ -127,7 +150,7 @@ if [ "$total" -gt 0 ]; then
   percent=$((passed * 100 / total))
   [ "$failed" -gt 0 ] && [ "$percent" -eq 100 ] && percent=99
 fi
-echo "==== summary (release + asan + bindings + fuzz + docs/packages, $((SECONDS - start)) s)"
+echo "==== summary (release + asan + tsan + bindings + fuzz + docs/packages, $((SECONDS - start)) s)"
 printf '%s\n' "${report[@]}"
 echo "${percent}% tests passed, ${failed} tests failed out of ${total}"
 [ "$failed" -eq 0 ]

@@ -142,8 +142,10 @@ GLIA_API const char *glia_version_string(void);
  * Sets the number of threads glia's kernels may use (>= 1). glia's own pool
  * starts its n - 1 worker threads lazily, on the first parallel kernel. With
  * a host job system installed (glia_set_parallel_for) this sets how many
- * chunks a kernel is split into. Not to be called while kernels run.
- * Errors: GLIA_ERR_INVALID_ARGUMENT when n_threads < 1 or n_threads > 1024.
+ * chunks a kernel is split into. Kernels running on other threads meanwhile
+ * keep the split they started with.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT when n_threads < 1 or n_threads > 1024;
+ * GLIA_ERR_STATE when called inside a parallel region (from a task).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_set_num_threads(int32_t n_threads);
@@ -168,7 +170,9 @@ typedef glia_error *(*glia_parallel_for_fn)(void *user_data, int64_t n_tasks, gl
  * Pass fn = NULL to go back to glia's pool. `free_user_data` (may be NULL) is
  * called exactly once with `user_data` when the registration ends: when it is
  * replaced, at glia_shutdown(), or right away if this call fails.
- * Not to be called while kernels run.
+ * Errors: GLIA_ERR_STATE when a glia kernel is running in the registered job
+ * system on another thread (the registration in place is kept), or when
+ * called inside a parallel region.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_set_parallel_for(glia_parallel_for_fn fn, void *user_data,
@@ -2474,6 +2478,9 @@ typedef glia_error *(*glia_load_state_dict_post_hook_fn)(void *user_data, glia_m
  * A hook's error fails the call (or the backward) with GLIA_ERR_CALLBACK
  * carrying its message; errors of always_call hooks that run because forward
  * failed are logged as warnings and the forward error is returned.
+ * Hooks may be added and removed while other threads run forward on the
+ * module: each call runs the hooks registered when it started (a removed
+ * hook's free_user_data then waits for those calls to end).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_module_add_forward_pre_hook(glia_module *module, glia_forward_pre_hook_fn fn,

@@ -170,7 +170,8 @@ class Runtime {
 
   std::mutex dispatch;  // held by the job that owns the workers and by whoever resizes them
   std::mutex host_mu;
-  HostRegistration host;  // guarded by host_mu; written with `dispatch` held too
+  HostRegistration host;   // guarded by host_mu; written with `dispatch` held too
+  int64_t host_calls = 0;  // guarded by host_mu: kernels inside the host's job system now (Note [Host calls in flight])
   std::atomic<bool> host_active{false};
 
  private:
@@ -219,14 +220,29 @@ Runtime& runtime() {
   return r;
 }
 
+// Note [Host calls in flight]: a kernel calls the host's job system with a copy of the
+// registration, so replacing or ending the registration (whose free_user_data releases what
+// the job system's user_data points to) while another thread's kernel is inside it would free
+// memory in use. glia_set_parallel_for counts those calls and refuses with GLIA_ERR_STATE while
+// any is in flight (docs/c-api.md, Threads): two uncontended lock operations per host kernel,
+// next to the host's own scheduling.
+//
 // Runs `job` on the host job system; false when no host is registered after all.
 bool run_on_host(Runtime& r, Job& job) {
   HostRegistration h;
   {
     std::lock_guard<std::mutex> lock(r.host_mu);
     h = r.host;
+    if (h.fn) ++r.host_calls;
   }
   if (!h.fn) return false;
+  struct InFlight {
+    Runtime& r;
+    ~InFlight() {
+      std::lock_guard<std::mutex> lock(r.host_mu);
+      --r.host_calls;
+    }
+  } in_flight{r};
   if (void* host_error = h.fn(h.user_data, job.n_chunks, &host_task, &job)) {
     h.raise(host_error);
     fail(Code::Callback, "host parallel_for failed and its error raiser returned");
@@ -281,8 +297,11 @@ void set_host_parallel_for(HostParallelForFn fn, void* user_data, void (*free_us
   HostRegistration old;
   {
     std::lock_guard<std::mutex> lock(r.dispatch);
-    r.stop_workers();
     std::lock_guard<std::mutex> host_lock(r.host_mu);
+    GLIA_CHECK(r.host_calls == 0, State, "glia_set_parallel_for: ", r.host_calls,
+               " glia kernel(s) are running in the registered job system on other threads; change the "
+               "registration when no glia call runs");
+    r.stop_workers();  // idle: a pool job holds `dispatch`, and host kernels never reach the workers
     old = r.host;
     r.host = fn ? HostRegistration{fn, user_data, free_user_data, raise} : HostRegistration{};
     r.host_active.store(fn != nullptr, std::memory_order_release);

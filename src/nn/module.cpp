@@ -358,7 +358,12 @@ void Module::state_dict_into(TensorDict& dict, const std::string& prefix, bool k
   if (has_extra_state()) dict.set(prefix + "_extra_state", get_extra_state());
   for (const auto& c : children_)
     if (c.module) c.module->state_dict_into(dict, prefix + c.name + ".", keep_vars);
-  for (const auto& h : state_dict_hooks_) h.fn(*this, dict, prefix);
+  decltype(state_dict_hooks_) hooks;  // a snapshot (Note [Hooks and concurrent forward])
+  {
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    hooks = state_dict_hooks_;
+  }
+  for (const auto& h : hooks) h.fn(*this, dict, prefix);
 }
 
 Ref<TensorDict> Module::state_dict(bool keep_vars) {

@@ -9,8 +9,10 @@
 // below names the torch function it mirrors.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -175,7 +177,9 @@ class Module : public RefCounted {
   Ref<LoadReport> load_state_dict(const TensorDict& dict, bool strict = true, bool assign = false);
 
   // ---- hooks -------------------------------------------------------------------
-  // Each returns a process-wide unique id; flags are HookFlags.
+  // Each returns a process-wide unique id; flags are HookFlags. Hooks may be added and removed
+  // while other threads call the module: a call runs the hooks it found when it started
+  // (Note [Hooks and concurrent forward] in module_hooks.cpp).
   uint64_t add_forward_pre_hook(ForwardPreHook hook, uint32_t flags = 0);
   uint64_t add_forward_hook(ForwardHook hook, uint32_t flags = 0);
   uint64_t add_backward_pre_hook(BackwardPreHook hook, uint32_t flags = 0);
@@ -211,12 +215,18 @@ class Module : public RefCounted {
   std::vector<std::string> non_persistent_;
   std::vector<NamedModule> children_;
 
+  // Note [Hooks and concurrent forward] (module_hooks.cpp): the hook lists change and are
+  // copied under hooks_mu_; call_hooks_ says whether call() has any of the first four to run.
+  mutable std::mutex hooks_mu_;
+  std::atomic<bool> call_hooks_{false};
   std::vector<Hooked<ForwardPreHook>> forward_pre_hooks_;
   std::vector<Hooked<ForwardHook>> forward_hooks_;
   std::vector<Hooked<BackwardPreHook>> backward_pre_hooks_;
   std::vector<Hooked<BackwardHook>> backward_hooks_;
   std::vector<Hooked<StateDictHook>> state_dict_hooks_;
   std::vector<Hooked<LoadStateDictPostHook>> load_post_hooks_;
+  // Under hooks_mu_: sets call_hooks_ from the four lists call() runs.
+  void note_call_hooks();
 
   friend class ModuleAccess;  // module.cpp internals (load_state_dict, hooks)
 };

@@ -40,12 +40,13 @@ uint64_t add_hook(V& v, H&& fn, uint32_t flags) {
   return id;
 }
 
-template <class V>
-bool remove_from(V& v, uint64_t id) {
+// Moves the hook with `id` out of `v` into `doomed`, whose owner destroys it once the lock is
+// dropped: its destructor may run host code (free_user_data) that calls back into the module.
+template <class V, class H>
+bool remove_from(V& v, uint64_t id, H& doomed) {
   for (auto it = v.begin(); it != v.end(); ++it)
     if (it->id == id) {
-      // Move the hook out first: its destructor may run host code (free_user_data).
-      auto doomed = std::move(*it);
+      doomed = std::move(it->fn);
       v.erase(it);
       return true;
     }
@@ -197,13 +198,34 @@ std::optional<std::vector<size_t>> wrap_tensors(const std::shared_ptr<BackwardHo
 
 }  // namespace
 
+// Note [Hooks and concurrent forward]
+// docs/c-api.md lets several threads run forward on one module (inference) and lets hooks be
+// added or removed meanwhile, from another thread or from a hook. call() takes a snapshot of
+// the hook lists under hooks_mu_ and runs the hooks without the lock (a hook may call back into
+// the module, register hooks included); a call in flight keeps the hooks it started with, and
+// a removed hook's free_user_data may run on that thread when its snapshot ends. Without hooks,
+// call() only reads the atomic call_hooks_, so the hook-free path takes no lock.
+void Module::note_call_hooks() {
+  call_hooks_.store(
+      !(forward_pre_hooks_.empty() && forward_hooks_.empty() && backward_pre_hooks_.empty() && backward_hooks_.empty()),
+      std::memory_order_release);
+}
+
 TensorList Module::call(const TensorList& inputs) {
-  if (forward_pre_hooks_.empty() && forward_hooks_.empty() && backward_pre_hooks_.empty() && backward_hooks_.empty())
-    return forward(inputs);
+  if (!call_hooks_.load(std::memory_order_acquire)) return forward(inputs);
   ModuleRef self = ModuleRef::share(this);  // hooks may drop the last other reference
-  // Snapshots: a hook may add or remove hooks while they run.
-  auto pre_hooks = forward_pre_hooks_;
-  auto fwd_hooks = forward_hooks_;
+  // Snapshots: a hook may add or remove hooks while they run, and so may other threads.
+  std::vector<Hooked<ForwardPreHook>> pre_hooks;
+  std::vector<Hooked<ForwardHook>> fwd_hooks;
+  std::vector<BackwardHook> bw_hooks;
+  std::vector<BackwardPreHook> bw_pre_hooks;
+  {
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    pre_hooks = forward_pre_hooks_;
+    fwd_hooks = forward_hooks_;
+    for (const auto& h : backward_hooks_) bw_hooks.push_back(h.fn);
+    for (const auto& h : backward_pre_hooks_) bw_pre_hooks.push_back(h.fn);
+  }
   std::vector<char> called(fwd_hooks.size(), 0);
   TensorList args = inputs;
   TensorList result;
@@ -213,11 +235,11 @@ TensorList Module::call(const TensorList& inputs) {
       if (r) args = std::move(*r);
     }
     std::shared_ptr<BackwardHookState> bw;
-    if (!backward_hooks_.empty() || !backward_pre_hooks_.empty()) {
+    if (!bw_hooks.empty() || !bw_pre_hooks.empty()) {
       bw = std::make_shared<BackwardHookState>();
       bw->module = self;
-      for (const auto& h : backward_hooks_) bw->hooks.push_back(h.fn);
-      for (const auto& h : backward_pre_hooks_) bw->pre_hooks.push_back(h.fn);
+      bw->hooks = std::move(bw_hooks);
+      bw->pre_hooks = std::move(bw_pre_hooks);
       bw->input_idx = wrap_tensors(bw, args, false);
       bw->n_inputs = args.size();
     }
@@ -251,29 +273,55 @@ TensorList Module::call(const TensorList& inputs) {
 
 uint64_t Module::add_forward_pre_hook(ForwardPreHook hook, uint32_t flags) {
   check_flags(flags, kHookPrepend, "register_forward_pre_hook");
-  return add_hook(forward_pre_hooks_, std::move(hook), flags);
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  uint64_t id = add_hook(forward_pre_hooks_, std::move(hook), flags);
+  note_call_hooks();
+  return id;
 }
 uint64_t Module::add_forward_hook(ForwardHook hook, uint32_t flags) {
   check_flags(flags, kHookPrepend | kHookAlwaysCall, "register_forward_hook");
-  return add_hook(forward_hooks_, std::move(hook), flags);
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  uint64_t id = add_hook(forward_hooks_, std::move(hook), flags);
+  note_call_hooks();
+  return id;
 }
 uint64_t Module::add_backward_pre_hook(BackwardPreHook hook, uint32_t flags) {
   check_flags(flags, kHookPrepend, "register_full_backward_pre_hook");
-  return add_hook(backward_pre_hooks_, std::move(hook), flags);
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  uint64_t id = add_hook(backward_pre_hooks_, std::move(hook), flags);
+  note_call_hooks();
+  return id;
 }
 uint64_t Module::add_backward_hook(BackwardHook hook, uint32_t flags) {
   check_flags(flags, kHookPrepend, "register_full_backward_hook");
-  return add_hook(backward_hooks_, std::move(hook), flags);
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  uint64_t id = add_hook(backward_hooks_, std::move(hook), flags);
+  note_call_hooks();
+  return id;
 }
-uint64_t Module::add_state_dict_hook(StateDictHook hook) { return add_hook(state_dict_hooks_, std::move(hook), 0); }
+uint64_t Module::add_state_dict_hook(StateDictHook hook) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  return add_hook(state_dict_hooks_, std::move(hook), 0);
+}
 uint64_t Module::add_load_state_dict_post_hook(LoadStateDictPostHook hook) {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
   return add_hook(load_post_hooks_, std::move(hook), 0);
 }
 
 bool Module::remove_hook(uint64_t id) {
-  return remove_from(forward_pre_hooks_, id) || remove_from(forward_hooks_, id) ||
-         remove_from(backward_pre_hooks_, id) || remove_from(backward_hooks_, id) ||
-         remove_from(state_dict_hooks_, id) || remove_from(load_post_hooks_, id);
+  // Declared before the lock, so destroyed after it is dropped (see remove_from).
+  ForwardPreHook pre;
+  ForwardHook fwd;
+  BackwardPreHook bw_pre;
+  BackwardHook bw;
+  StateDictHook sd;
+  LoadStateDictPostHook post;
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  bool found = remove_from(forward_pre_hooks_, id, pre) || remove_from(forward_hooks_, id, fwd) ||
+               remove_from(backward_pre_hooks_, id, bw_pre) || remove_from(backward_hooks_, id, bw) ||
+               remove_from(state_dict_hooks_, id, sd) || remove_from(load_post_hooks_, id, post);
+  note_call_hooks();
+  return found;
 }
 
 }  // namespace glia::nn

@@ -158,7 +158,12 @@ Ref<LoadReport> Module::load_state_dict(const TensorDict& dict, bool strict, boo
     }
     for (const auto& c : m.children_)
       if (c.module) load(*c.module, prefix + c.name + ".");
-    if (!m.load_post_hooks_.empty()) hooked.push_back(ModuleRef::share(&m));
+    bool has_post_hooks;
+    {
+      std::lock_guard<std::mutex> lock(m.hooks_mu_);
+      has_post_hooks = !m.load_post_hooks_.empty();
+    }
+    if (has_post_hooks) hooked.push_back(ModuleRef::share(&m));
   };
   load(*this, "");
 
@@ -174,7 +179,11 @@ Ref<LoadReport> Module::load_state_dict(const TensorDict& dict, bool strict, boo
   try {
     for (; done < actions.size(); ++done) apply_action(actions[done], may_roll_back);
     for (const ModuleRef& m : hooked) {
-      auto hooks = m->load_post_hooks_;
+      decltype(m->load_post_hooks_) hooks;  // a snapshot (Note [Hooks and concurrent forward])
+      {
+        std::lock_guard<std::mutex> lock(m->hooks_mu_);
+        hooks = m->load_post_hooks_;
+      }
       for (const auto& h : hooks) h.fn(*m, *report);
     }
     if (strict && fails_strict(*report)) throw_load_error(type_name_, {}, *report, strict);
