@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (c) each binding's own
-# bindings/<lang>/test.sh against the Release build, (d) the checkpoint readers' fuzzers,
-# 60 s each under ASan+UBSan (scripts/fuzz.sh). Every stage runs even when an earlier
+# Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (b2) the concurrency tests
+# under ThreadSanitizer, (c) each binding's own bindings/<lang>/test.sh against the Release
+# build, (d) the fuzzers (checkpoint readers and writer, the C API, autograd), 60 s each under
+# ASan+UBSan (scripts/fuzz.sh), (e) the API reference, the Debian packages and the Python
+# wheel (scripts/docs.sh, deb-test.sh, wheel-test.sh). Every stage runs even when an earlier
 # one failed; the last line is the combined summary in ctest's words, and the exit status
 # is non-zero when anything failed.
 set -uo pipefail
