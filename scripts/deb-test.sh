@@ -246,4 +246,14 @@ else
   (cd "$root/bindings/go" && quiet "$work/go.log" go test ./...)
   echo "   $(grep -E '^ok' "$work/go.log") ($((SECONDS - t)) s)"
 fi
+if [ -n "${tools:-}" ]; then
+  echo "== (e) glia-tools: /usr/bin/glia-run starts 2 workers with the env:// variables; man glia-run"
+  # Each worker prints its RANK/WORLD_SIZE; the launcher must give ranks 0 and 1 of 2.
+  got=$(/usr/bin/glia-run --nproc-per-node 2 -- sh -c 'echo "$RANK/$WORLD_SIZE"' | sort | tr '\n' ' ')
+  [ "$got" = "0/2 1/2 " ] || fail "glia-run --nproc-per-node 2 gave workers '$got', expected '0/2 1/2 '"
+  if command -v man >/dev/null 2>&1; then
+    man -w glia-run >/dev/null 2>&1 || fail "man glia-run: no manual page installed"
+  fi
+  echo "   workers: $got"
+fi
 # The trap removes the packages and checks that /usr is as it was.
