@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (c) each binding's own
-# bindings/<lang>/test.sh against the Release build, (d) the checkpoint readers' fuzzers,
+# bindings/<lang>/test.sh against the Release build, (d) the fuzzers (checkpoint readers, C API),
 # 60 s each under ASan+UBSan (scripts/fuzz.sh). Every stage runs even when an earlier
 # one failed; the last line is the combined summary in ctest's words, and the exit status
 # is non-zero when anything failed.
