@@ -826,7 +826,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_backward(glia_tensor *const *t
 /**
  * torch.autograd.grad: writes n_inputs new references (or NULL for unused
  * inputs when allow_unused) to out_grads. `grad_outputs` may be NULL. Leaves'
- * .grad are not touched. On failure nothing is written.
+ * .grad are not touched. On failure nothing is written. n_inputs 0 is
+ * GLIA_ERR_INVALID_ARGUMENT "grad requires non-empty inputs." (since 0.2).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_grad(glia_tensor *const *outputs, int64_t n_outputs,

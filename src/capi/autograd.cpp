@@ -1,4 +1,4 @@
-#include <cstring>
+#include <algorithm>
 
 #include "autograd/engine.h"
 #include "autograd/functions.h"
@@ -141,7 +141,9 @@ glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, g
     TensorList outs = tensor_list(outputs, n_outputs, fn, "outputs", false);
     TensorList ins = tensor_list(inputs, n_inputs, fn, "inputs", false);
     TensorList gos = grad_outputs ? tensor_list(grad_outputs, n_outputs, fn, "grad_outputs", true) : TensorList();
-    GLIA_CHECK(out_grads || n_inputs == 0, InvalidArgument, fn, ": argument 'out_grads' is NULL");
+    // torch's ValueError (and no gradient to write: out_grads may then be NULL; found by tests/fuzz).
+    GLIA_CHECK(n_inputs > 0, InvalidArgument, "grad requires non-empty inputs.");
+    GLIA_CHECK(out_grads, InvalidArgument, fn, ": argument 'out_grads' is NULL");
     TensorList r = grad(outs, ins, gos, retain_graph != 0, create_graph != 0, allow_unused != 0);
     std::vector<glia_tensor*> hs;
     hs.reserve(r.size());
@@ -151,7 +153,7 @@ glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, g
       for (glia_tensor* h : hs) glia_tensor_release(h);
       throw;
     }
-    std::memcpy(out_grads, hs.data(), hs.size() * sizeof(glia_tensor*));
+    std::copy(hs.begin(), hs.end(), out_grads);
   });
 }
 

@@ -206,6 +206,11 @@ TEST(CapiAutograd, GradAllowUnusedAndCreateGraph) {
   glia_tensor* bad[] = {nullptr};
   expect_err(glia_autograd_grad(outs, 1, bad, 1, nullptr, 0, 0, 1, grads), GLIA_ERR_INVALID_HANDLE,
              "glia_autograd_grad: argument 'inputs' is NULL");
+  // torch.autograd.grad(y, []): found by tests/fuzz/autograd_fuzzer.cpp (memcpy to a NULL out_grads).
+  expect_err(glia_autograd_grad(outs, 1, nullptr, 0, nullptr, 0, 0, 0, nullptr), GLIA_ERR_INVALID_ARGUMENT,
+             "grad requires non-empty inputs.");
+  expect_err(glia_autograd_grad(outs, 1, ins, 0, nullptr, 0, 0, 0, grads), GLIA_ERR_INVALID_ARGUMENT,
+             "grad requires non-empty inputs.");
 }
 
 TEST(CapiAutograd, AutogradBackwardSeveralRoots) {

@@ -250,6 +250,14 @@ void expect_factory(const char* fn, const Shape& sh, glia_dtype dt, int code) {
   }
 }
 
+// Uninitialised bytes are no bools (ASan fills new blocks with 0xbe): an empty bool tensor
+// is zeroed before the program reads it.
+void zero_if_bool(glia_tensor* t) {
+  glia_dtype dt;
+  if (t && !check(glia_tensor_dtype(t, &dt), "glia_tensor_dtype") && dt == GLIA_BOOL)
+    check(glia_zero_(t), "glia_zero_");
+}
+
 void blob_deleter(void* ctx, void* data) {
   if (ctx != data && ctx != static_cast<char*>(data) - 1) capi_finding("blob deleter got another pointer", "deleter");
   --g_live_blobs;
@@ -271,6 +279,7 @@ void op_factory(State& s, Reader& r) {
     case 0:
       c = check_out(glia_tensor_empty(sh.v, sh.n, o, &out), "glia_tensor_empty", out);
       expect_factory("glia_tensor_empty", sh, dt, c);
+      zero_if_bool(out);
       break;
     case 1:
       c = check_out(glia_tensor_zeros(sh.v, sh.n, o, &out), "glia_tensor_zeros", out);
@@ -318,7 +327,8 @@ void op_factory(State& s, Reader& r) {
       size_t nbytes = r.u8() < 224 ? want : r.u8();
       if (nbytes > 65536) nbytes = 65536 + 8;
       std::vector<uint8_t> bytes(nbytes);
-      for (auto& x : bytes) x = r.u8();
+      // A bool byte other than 0 and 1 is not a bool (reading it is undefined, in glia as in torch).
+      for (auto& x : bytes) x = dt == GLIA_BOOL ? r.u8() & 1 : r.u8();
       check_out(glia_tensor_from_data(nbytes ? bytes.data() : nullptr, nbytes, sh.v, sh.n, dt, &out),
                 "glia_tensor_from_data", out);
       break;
@@ -332,7 +342,7 @@ void op_factory(State& s, Reader& r) {
       int64_t inner = 1;
       for (int64_t i = std::min<int64_t>(sh.n, 65); i-- > 0;) {
         strides[i] = inner;
-        inner = sh.v[i] > 0 && inner < (int64_t(1) << 40) ? inner * sh.v[i] : inner;
+        inner = sh.v[i] > 0 && sh.v[i] < (int64_t(1) << 20) && inner < (int64_t(1) << 40) ? inner * sh.v[i] : inner;
       }
       for (int64_t i = 0; i < std::min<int64_t>(sh.n, 65); ++i) {
         if (!row_major) strides[i] = r.u8() < 240 ? r.u8() % 9 : r.small();
@@ -350,7 +360,7 @@ void op_factory(State& s, Reader& r) {
       if (bytes < 0 || bytes > 65536)
         bytes = 64;  // glia must refuse (negative strides) or never reach it (checked below)
       bool fits = !neg && !empty && (span + 1) * item <= 65536;
-      void* mem = std::malloc(static_cast<size_t>(bytes) + 1);
+      void* mem = std::calloc(static_cast<size_t>(bytes) + 1, 1);  // zeros: valid in every dtype, bool included
       void* data = misalign ? static_cast<char*>(mem) + 1 : mem;
       ++g_live_blobs;
       glia_device cpu{GLIA_CPU, 0};
@@ -381,6 +391,7 @@ void op_like(State& s, Reader& r) {
   switch (r.u8() % 6) {
     case 0:
       check_out(glia_tensor_empty_like(a, o, &out), "glia_tensor_empty_like", out);
+      zero_if_bool(out);
       break;
     case 1:
       check_out(glia_tensor_zeros_like(a, o, &out), "glia_tensor_zeros_like", out);
