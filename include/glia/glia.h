@@ -787,7 +787,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad(const glia_tensor *tensor, 
 /**
  * Sets .grad (NULL clears it). Errors: GLIA_ERR_SHAPE / GLIA_ERR_DTYPE /
  * GLIA_ERR_DEVICE when `grad` does not match the tensor's shape, dtype or
- * device (torch's .grad setter); the tensor's grad is then unchanged.
+ * device (torch's .grad setter), GLIA_ERR_INVALID_ARGUMENT "can't assign
+ * Variable as its own grad" when `grad` is `tensor` itself (since 0.2); the
+ * tensor's grad is then unchanged.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_grad(glia_tensor *tensor, glia_tensor *grad);

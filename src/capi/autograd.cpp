@@ -87,6 +87,8 @@ glia_error* glia_tensor_set_grad(glia_tensor* tensor, glia_tensor* grad) {
     Tensor t = tensor_arg(tensor, fn, "tensor");
     Tensor g = grad ? tensor_arg(grad, fn, "grad") : Tensor();
     if (g.defined()) {
+      // torch's check: a tensor that is its own grad would hold itself (a cycle no release frees; found by tests/fuzz).
+      GLIA_CHECK(g.impl() != t.impl(), InvalidArgument, fn, ": can't assign Variable as its own grad");
       GLIA_CHECK(g.shape() == t.shape(), Shape, fn, ": assigned grad has data of a different size: ", g.shape(),
                  " vs tensor ", t.shape());
       GLIA_CHECK(g.dtype() == t.dtype(), DType, fn,

@@ -129,6 +129,21 @@ TEST(CapiAutograd, RetainGraphAccumulates) {
   EXPECT_EQ(grad_values(x), std::vector<double>());
 }
 
+// torch's "can't assign Variable as its own grad", for a leaf and a non-leaf: such a tensor would
+// hold itself, a cycle no release frees (the autograd fuzzer's regress-own-grad leaked it).
+TEST(CapiAutograd, OwnGradRefused) {
+  Handles h;
+  glia_tensor* x = vec(h, {1, 2}, true);
+  glia_tensor* y = mul(h, x, x);
+  for (glia_tensor* t : {x, y}) {
+    expect_err(glia_tensor_set_grad(t, t), GLIA_ERR_INVALID_ARGUMENT,
+               "glia_tensor_set_grad: can't assign Variable as its own grad");
+    EXPECT_EQ(grad_values(t), std::vector<double>());  // unchanged
+  }
+  GLIA_OK_(glia_tensor_set_grad(y, x));  // another tensor of the same shape is fine
+  GLIA_OK_(glia_tensor_set_grad(y, nullptr));
+}
+
 TEST(CapiAutograd, BackwardErrors) {
   Handles h;
   glia_tensor* x = vec(h, {1, 2}, true);

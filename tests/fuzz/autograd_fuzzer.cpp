@@ -32,10 +32,11 @@ int g_live_user_data = 0;
 
 struct State {
   glia_tensor* t[kT] = {};
-  // Every tensor that was made to require grad, with a reference of its own: a leaf whose
-  // .grad was made under create_graph holds a graph that holds the leaf (torch's cycle,
-  // torch's advice being to set .grad to None), so the end of the program clears the
-  // .grad of each before releasing it, even of leaves the table has dropped.
+  // Every tensor that may get a .grad (made to require grad, retain_grad, set_grad), with a
+  // reference of its own: a .grad made under create_graph (or set to a tensor computed from
+  // it) holds a graph that holds the tensor (torch's cycle, torch's advice being to set .grad
+  // to None), so the end of the program clears the .grad of each before releasing it, even
+  // of tensors the table has dropped.
   glia_tensor* leaves[32] = {};
   int n_leaves = 0;
   void* dead[kDead] = {};
@@ -71,15 +72,24 @@ void keep(State& s, int k, glia_tensor* t) {
   if (n > kMaxNumel) drop(s, k);
 }
 
-// Makes `t` require grad (or not); a leaf that now requires grad is remembered.
+// Keeps a reference of its own to `t`, a tensor that may get a .grad (a leaf that requires grad,
+// a retain_grad target, a set_grad target): false when the list is full (the op is then skipped).
+bool remember(State& s, glia_tensor* t) {
+  if (!t) return true;
+  for (int i = 0; i < s.n_leaves; ++i)
+    if (s.leaves[i] == t) return true;
+  if (s.n_leaves == 32) return false;
+  int64_t n;
+  if (check(glia_tensor_numel(t, &n), "glia_tensor_numel")) return true;  // not a live tensor: the call fails anyway
+  if (check(glia_tensor_retain(t), "glia_tensor_retain")) capi_finding("retain of a live tensor failed", "leaves");
+  s.leaves[s.n_leaves++] = t;
+  return true;
+}
+
+// Makes `t` require grad (or not), remembering it first.
 int set_requires_grad(State& s, glia_tensor* t, int32_t flag) {
-  if (flag && t && s.n_leaves == 32) return -1;  // no room to remember it: skipped
-  int c = check(glia_tensor_set_requires_grad(t, flag), "glia_tensor_set_requires_grad");
-  if (c == 0 && flag) {
-    if (check(glia_tensor_retain(t), "glia_tensor_retain")) capi_finding("retain of a live tensor failed", "leaves");
-    s.leaves[s.n_leaves++] = t;
-  }
-  return c;
+  if (flag && !remember(s, t)) return -1;
+  return check(glia_tensor_set_requires_grad(t, flag), "glia_tensor_set_requires_grad");
 }
 
 glia_tensor* T(State& s, Reader& r) {
@@ -580,7 +590,7 @@ void op_hooks(State& s, Reader& r) {
       break;
     }
     case 4:
-      check(glia_tensor_retain_grad(a), "glia_tensor_retain_grad");
+      if (remember(s, a)) check(glia_tensor_retain_grad(a), "glia_tensor_retain_grad");
       break;
   }
 }
@@ -635,7 +645,8 @@ void op_backward(State& s, Reader& r) {
         check(glia_tensor_grad(a, &g), "glia_tensor_grad");
         keep(s, k, g);
       } else {
-        check(glia_tensor_set_grad(a, b % 3 == 1 ? nullptr : T(s, r)), "glia_tensor_set_grad");
+        glia_tensor* g2 = b % 3 == 1 ? nullptr : T(s, r);
+        if (remember(s, a)) check(glia_tensor_set_grad(a, g2), "glia_tensor_set_grad");
       }
       char name[32];
       size_t len = 0;
