@@ -350,3 +350,13 @@ TEST(Layout, TensorSplitCountBeforeViews) {
   }
   EXPECT_EQ(glia_tensor_release(x), nullptr);
 }
+
+// A step past the tensor leaves one window; step * stride overflowed int64 (UB the C-API fuzzer
+// found, tests/fuzz/corpus/capi/regress-unfold-step). torch's shape, the element stride for the window dim.
+TEST(Layout, UnfoldHugeStep) {
+  Tensor x = iota(10, glia::Dims{2, 5});
+  Tensor u = glia::unfold(x, 1, 3, INT64_MAX);
+  EXPECT_EQ(u.shape(), (glia::Dims{2, 1, 3}));
+  EXPECT_EQ(u.strides(), (glia::Dims{5, 1, 1}));
+  EXPECT_EQ(u.impl()->storage(), x.impl()->storage());
+}
