@@ -355,8 +355,13 @@ TEST(Layout, TensorSplitCountBeforeViews) {
 // found, tests/fuzz/corpus/capi/regress-unfold-step). torch's shape, the element stride for the window dim.
 TEST(Layout, UnfoldHugeStep) {
   Tensor x = iota(10, glia::Dims{2, 5});
-  Tensor u = glia::unfold(x, 1, 3, INT64_MAX);
-  EXPECT_EQ(u.shape(), (glia::Dims{2, 1, 3}));
-  EXPECT_EQ(u.strides(), (glia::Dims{5, 1, 1}));
+  // Along dim 0 (stride 5): 5 * (2^63 - 1) overflows.
+  Tensor u = glia::unfold(x, 0, 1, INT64_MAX);
+  EXPECT_EQ(u.shape(), (glia::Dims{1, 5, 1}));
+  EXPECT_EQ(u.strides(), (glia::Dims{5, 1, 5}));
   EXPECT_EQ(u.impl()->storage(), x.impl()->storage());
+  // Along dim 1 (stride 1) the product fits and is kept, as torch's.
+  Tensor v = glia::unfold(x, 1, 3, INT64_MAX);
+  EXPECT_EQ(v.shape(), (glia::Dims{2, 1, 3}));
+  EXPECT_EQ(v.strides(), (glia::Dims{5, INT64_MAX, 1}));
 }
