@@ -365,3 +365,28 @@ TEST(Layout, UnfoldHugeStep) {
   EXPECT_EQ(v.shape(), (glia::Dims{2, 1, 3}));
   EXPECT_EQ(v.strides(), (glia::Dims{5, INT64_MAX, 1}));
 }
+
+// glia_split counts its pieces before making views, as glia_tensor_split: a dim of 2^50 entries of
+// a tensor without elements is not made into 2^50 views for a caller with room for two
+// (tests/fuzz/corpus/capi/regress-split-count).
+TEST(Layout, SplitCountBeforeViews) {
+  const int64_t big = int64_t(1) << 50;
+  int64_t shape[] = {0, big};
+  glia_tensor* x = nullptr;
+  ASSERT_EQ(glia_tensor_zeros(shape, 2, nullptr, &x), nullptr);
+  glia_tensor* outs[2] = {nullptr, nullptr};
+  int64_t n = -1;
+  glia_error* e = glia_split(x, 1, 1, outs, 2, &n);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(glia_error_code(e), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(glia_error_message(e), "glia_split: 'outs' has room for 2 tensors but the result has 1125899906842624");
+  glia_error_free(e);
+  EXPECT_EQ(outs[0], nullptr);
+  EXPECT_EQ(n, -1);
+  ASSERT_EQ(glia_split(x, 1, 1, nullptr, 0, &n), nullptr);
+  EXPECT_EQ(n, big);
+  ASSERT_EQ(glia_split(x, big / 2, 1, outs, 2, &n), nullptr);  // two pieces fit
+  EXPECT_EQ(n, 2);
+  for (glia_tensor* t : outs) EXPECT_EQ(glia_tensor_release(t), nullptr);
+  EXPECT_EQ(glia_tensor_release(x), nullptr);
+}
