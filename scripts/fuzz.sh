@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs the checkpoint readers' and writers' libFuzzer harnesses (tests/fuzz) under ASan+UBSan.
+# Runs the libFuzzer harnesses (tests/fuzz) under ASan+UBSan: the checkpoint readers' and writers', and the C API's.
 #
 #   scripts/fuzz.sh [--merge] [SECONDS] [TARGET ...]   run each target SECONDS (default 60)
 #   scripts/fuzz.sh --check                             say whether clang and libFuzzer are here
 #
-# Targets: safetensors zip unpickler checkpoint writer (default: all). Builds build/fuzz with clang
+# Targets: safetensors zip unpickler checkpoint writer capi autograd (default: all; capi and
+# autograd run C-API programs, tests/fuzz/capi_support.h). Builds build/fuzz with clang
 # (reused when it exists), then runs each fuzzer on a scratch copy of its seed corpus
 # tests/fuzz/corpus/<target> (the committed corpus is never written, except by --merge,
 # which by hand minimises the new inputs into it afterwards). One line per target with
@@ -14,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
-all_targets=(safetensors zip unpickler checkpoint writer)
+all_targets=(safetensors zip unpickler checkpoint writer capi autograd)
 build=build/fuzz
 
 # Whether clang, clang++ and the libFuzzer runtime are installed (prints what is missing).
@@ -76,9 +77,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$scratch/corpus"
   cp tests/fuzz/corpus/"$t"/* "$scratch/corpus/" 2>/dev/null
   seeds=$(ls "$scratch/corpus" | wc -l)
-  # The checkpoint target sees every format: it gets every dictionary.
+  # The checkpoint target sees every format: it gets every format's dictionary.
   if [ "$t" = checkpoint ]; then
-    cat tests/fuzz/*.dict >"$scratch/fuzz.dict"
+    cat tests/fuzz/{safetensors,zip,unpickler}.dict >"$scratch/fuzz.dict"
   else
     cp "tests/fuzz/$t.dict" "$scratch/fuzz.dict" 2>/dev/null || : >"$scratch/fuzz.dict"
   fi

@@ -856,7 +856,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_grad(const glia_tensor *tensor, 
 /**
  * Sets .grad (NULL clears it). Errors: GLIA_ERR_SHAPE / GLIA_ERR_DTYPE /
  * GLIA_ERR_DEVICE when `grad` does not match the tensor's shape, dtype or
- * device (torch's .grad setter); the tensor's grad is then unchanged.
+ * device (torch's .grad setter), GLIA_ERR_INVALID_ARGUMENT "can't assign
+ * Variable as its own grad" when `grad` is `tensor` itself (since 0.2); the
+ * tensor's grad is then unchanged.
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_grad(glia_tensor *tensor, glia_tensor *grad);
@@ -895,7 +897,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_autograd_backward(glia_tensor *const *t
 /**
  * torch.autograd.grad: writes n_inputs new references (or NULL for unused
  * inputs when allow_unused) to out_grads. `grad_outputs` may be NULL. Leaves'
- * .grad are not touched. On failure nothing is written.
+ * .grad are not touched. On failure nothing is written. n_inputs 0 is
+ * GLIA_ERR_INVALID_ARGUMENT "grad requires non-empty inputs." (since 0.2).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_autograd_grad(glia_tensor *const *outputs, int64_t n_outputs,

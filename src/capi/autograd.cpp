@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -109,6 +110,8 @@ glia_error* glia_tensor_set_grad(glia_tensor* tensor, glia_tensor* grad) {
     Tensor t = tensor_arg(tensor, fn, "tensor");
     Tensor g = grad ? tensor_arg(grad, fn, "grad") : Tensor();
     if (g.defined()) {
+      // torch's check: a tensor that is its own grad would hold itself (a cycle no release frees; found by tests/fuzz).
+      GLIA_CHECK(g.impl() != t.impl(), InvalidArgument, fn, ": can't assign Variable as its own grad");
       GLIA_CHECK(g.shape() == t.shape(), Shape, fn, ": assigned grad has data of a different size: ", g.shape(),
                  " vs tensor ", t.shape());
       GLIA_CHECK(g.dtype() == t.dtype(), DType, fn,
@@ -163,7 +166,9 @@ glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, g
     TensorList outs = tensor_list(outputs, n_outputs, fn, "outputs", false);
     TensorList ins = tensor_list(inputs, n_inputs, fn, "inputs", false);
     TensorList gos = grad_outputs ? tensor_list(grad_outputs, n_outputs, fn, "grad_outputs", true) : TensorList();
-    GLIA_CHECK(out_grads || n_inputs == 0, InvalidArgument, fn, ": argument 'out_grads' is NULL");
+    // torch's ValueError (and no gradient to write: out_grads may then be NULL; found by tests/fuzz).
+    GLIA_CHECK(n_inputs > 0, InvalidArgument, "grad requires non-empty inputs.");
+    GLIA_CHECK(out_grads, InvalidArgument, fn, ": argument 'out_grads' is NULL");
     TensorList r = grad(outs, ins, gos, retain_graph != 0, create_graph != 0, allow_unused != 0);
     std::vector<glia_tensor*> hs;
     hs.reserve(r.size());
@@ -173,7 +178,7 @@ glia_error* glia_autograd_grad(glia_tensor* const* outputs, int64_t n_outputs, g
       for (glia_tensor* h : hs) glia_tensor_release(h);
       throw;
     }
-    std::memcpy(out_grads, hs.data(), hs.size() * sizeof(glia_tensor*));
+    std::copy(hs.begin(), hs.end(), out_grads);
   });
 }
 

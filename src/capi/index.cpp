@@ -1,6 +1,7 @@
 // Indexing, joining, splitting and padding operators.
 #include "autograd/functions.h"
 #include "capi/api.h"
+#include "ops/reduce.h"
 
 using namespace glia;
 using namespace glia::capi;
@@ -104,7 +105,24 @@ glia_error* glia_stack(const glia_tensor* const* tensors, int64_t n, int64_t dim
 
 glia_error* glia_split(const glia_tensor* a, int64_t split_size, int64_t dim, glia_tensor** outs, int64_t capacity,
                        int64_t* n_outs) {
-  return multi_out(a, outs, capacity, n_outs, "glia_split", [&](const Tensor& x) { return split(x, split_size, dim); });
+  return guard([&] {
+    const char* fn = "glia_split";
+    Tensor x = tensor_arg(a, fn, "a");
+    check_outputs(outs, capacity, n_outs, fn);
+    // The count is known before any view is made (as glia_tensor_split's): a dimension of 2^50 entries
+    // (a tensor without elements) is not split into 2^50 views for a caller with room for two (found by
+    // tests/fuzz). The errors of x, split_size and dim come first, in torch's order, from split itself.
+    if (x.dim() != 0 && split_size > 0) {
+      const int64_t size = x.shape()[static_cast<size_t>(ops::wrap_dim(dim, x.dim()))];
+      const int64_t num = size == 0 ? 1 : (size - 1) / split_size + 1;
+      if (!outs || num > capacity) {
+        GLIA_CHECK(!outs, InvalidArgument, fn, ": 'outs' has room for ", capacity, " tensors but the result has ", num);
+        *n_outs = num;
+        return;
+      }
+    }
+    write_outputs(split(x, split_size, dim), outs, capacity, n_outs, fn);
+  });
 }
 
 glia_error* glia_split_with_sizes(const glia_tensor* a, const int64_t* sizes, int64_t n_sizes, int64_t dim,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -85,10 +86,26 @@ class SmallVector {
   size_t size() const { return size_; }
   int64_t ssize() const { return static_cast<int64_t>(size_); }
   bool empty() const { return size_ == 0; }
+#ifdef GLIA_CHECKED_INDEX
+  // The fuzz build (tests/fuzz/CMakeLists.txt) checks every index: a read past size() stays
+  // inside the inline buffer, where AddressSanitizer cannot see it.
+  T& operator[](size_t i) { return data_[checked(i)]; }
+  const T& operator[](size_t i) const { return data_[checked(i)]; }
+  T& back() { return data_[checked(size_ - 1)]; }
+  const T& back() const { return data_[checked(size_ - 1)]; }
+  size_t checked(size_t i) const {
+    if (i >= size_) {
+      std::fprintf(stderr, "SmallVector index %zu out of range (size %zu)\n", i, size_);
+      std::abort();
+    }
+    return i;
+  }
+#else
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
   T& back() { return data_[size_ - 1]; }
   const T& back() const { return data_[size_ - 1]; }
+#endif
   T* begin() { return data_; }
   T* end() { return data_ + size_; }
   const T* begin() const { return data_; }

@@ -201,7 +201,10 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   const int64_t stride = nd == 0 ? 1 : strides[static_cast<size_t>(d)];
   if (nd > 0) {
     shape[static_cast<size_t>(d)] = (max_size - size) / step + 1;
-    strides[static_cast<size_t>(d)] = step * stride;
+    // A step past the tensor leaves one window, whose stride is never used: step * stride may then
+    // overflow (found by tests/fuzz with step = 2^63 - 1), and the element stride stands in.
+    int64_t window_stride;
+    strides[static_cast<size_t>(d)] = __builtin_mul_overflow(step, stride, &window_stride) ? stride : window_stride;
   }
   shape.push_back(size);
   strides.push_back(stride);

@@ -129,6 +129,21 @@ TEST(CapiAutograd, RetainGraphAccumulates) {
   EXPECT_EQ(grad_values(x), std::vector<double>());
 }
 
+// torch's "can't assign Variable as its own grad", for a leaf and a non-leaf: such a tensor would
+// hold itself, a cycle no release frees (the autograd fuzzer's regress-own-grad leaked it).
+TEST(CapiAutograd, OwnGradRefused) {
+  Handles h;
+  glia_tensor* x = vec(h, {1, 2}, true);
+  glia_tensor* y = mul(h, x, x);
+  for (glia_tensor* t : {x, y}) {
+    expect_err(glia_tensor_set_grad(t, t), GLIA_ERR_INVALID_ARGUMENT,
+               "glia_tensor_set_grad: can't assign Variable as its own grad");
+    EXPECT_EQ(grad_values(t), std::vector<double>());  // unchanged
+  }
+  GLIA_OK_(glia_tensor_set_grad(y, x));  // another tensor of the same shape is fine
+  GLIA_OK_(glia_tensor_set_grad(y, nullptr));
+}
+
 TEST(CapiAutograd, BackwardErrors) {
   Handles h;
   glia_tensor* x = vec(h, {1, 2}, true);
@@ -206,6 +221,11 @@ TEST(CapiAutograd, GradAllowUnusedAndCreateGraph) {
   glia_tensor* bad[] = {nullptr};
   expect_err(glia_autograd_grad(outs, 1, bad, 1, nullptr, 0, 0, 1, grads), GLIA_ERR_INVALID_HANDLE,
              "glia_autograd_grad: argument 'inputs' is NULL");
+  // torch.autograd.grad(y, []): found by tests/fuzz/autograd_fuzzer.cpp (memcpy to a NULL out_grads).
+  expect_err(glia_autograd_grad(outs, 1, nullptr, 0, nullptr, 0, 0, 0, nullptr), GLIA_ERR_INVALID_ARGUMENT,
+             "grad requires non-empty inputs.");
+  expect_err(glia_autograd_grad(outs, 1, ins, 0, nullptr, 0, 0, 0, grads), GLIA_ERR_INVALID_ARGUMENT,
+             "grad requires non-empty inputs.");
 }
 
 TEST(CapiAutograd, AutogradBackwardSeveralRoots) {

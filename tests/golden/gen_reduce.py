@@ -500,6 +500,8 @@ def loss():
     fx.error("ce probs ignore_index", ce, [smooth([2, 3]), probs([2, 3])], "GLIA_ERR_INVALID_ARGUMENT",
              ignore_index=1)
     fx.error("ce probs weight size", ce, [smooth([2, 3]), probs([2, 3]), smooth([2])], "GLIA_ERR_SHAPE")
+    # Found by tests/fuzz/autograd_fuzzer.cpp: glia read the class dim of a 0-d input past its shape.
+    fx.error("ce probs 0-d input", ce, [smooth([]), smooth([])], "GLIA_ERR_INVALID_ARGUMENT")
     return fx
 
 

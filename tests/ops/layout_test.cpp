@@ -312,3 +312,81 @@ GLIA_ADAPTER(take_along_dim) {
   const int64_t dim = c.integer("dim", 0);
   return glia_take_along_dim(c.in[0], c.in[1], c.has("dim") ? &dim : nullptr, c.out());
 }
+
+// tensor_split's result has `sections` views whatever the size: a count the caller's array cannot
+// hold is refused before any view is made, and a count query makes none (the C-API fuzzer hung on
+// sections = 2^40, tests/fuzz/corpus/capi/regress-tensor-split-sections).
+TEST(Layout, TensorSplitCountBeforeViews) {
+  int64_t shape[] = {3};
+  glia_tensor* x = nullptr;
+  ASSERT_EQ(glia_tensor_zeros(shape, 1, nullptr, &x), nullptr);
+  const int64_t huge = int64_t(1) << 40;
+  glia_tensor* outs[2] = {nullptr, nullptr};
+  int64_t n = -1;
+  glia_error* e = glia_tensor_split(x, huge, 0, outs, 2, &n);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(glia_error_code(e), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(glia_error_message(e),
+               "glia_tensor_split: 'outs' has room for 2 tensors but the result has 1099511627776");
+  glia_error_free(e);
+  EXPECT_EQ(outs[0], nullptr);
+  EXPECT_EQ(n, -1);
+  ASSERT_EQ(glia_tensor_split(x, huge, 0, nullptr, 0, &n), nullptr);
+  EXPECT_EQ(n, huge);
+  // The errors of x and dim come first, as for any count.
+  e = glia_tensor_split(x, huge, 1, outs, 2, &n);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(glia_error_code(e), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(glia_error_message(e)).find("Dimension out of range"), std::string::npos)
+      << glia_error_message(e);
+  glia_error_free(e);
+  // Sections that fit are made as before: 5 sections of 3 elements, the last two empty.
+  glia_tensor* five[5] = {};
+  ASSERT_EQ(glia_tensor_split(x, 5, 0, five, 5, &n), nullptr);
+  EXPECT_EQ(n, 5);
+  for (glia_tensor* t : five) {
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(glia_tensor_release(t), nullptr);
+  }
+  EXPECT_EQ(glia_tensor_release(x), nullptr);
+}
+
+// A step past the tensor leaves one window; step * stride overflowed int64 (UB the C-API fuzzer
+// found, tests/fuzz/corpus/capi/regress-unfold-step). torch's shape, the element stride for the window dim.
+TEST(Layout, UnfoldHugeStep) {
+  Tensor x = iota(10, glia::Dims{2, 5});
+  // Along dim 0 (stride 5): 5 * (2^63 - 1) overflows.
+  Tensor u = glia::unfold(x, 0, 1, INT64_MAX);
+  EXPECT_EQ(u.shape(), (glia::Dims{1, 5, 1}));
+  EXPECT_EQ(u.strides(), (glia::Dims{5, 1, 5}));
+  EXPECT_EQ(u.impl()->storage(), x.impl()->storage());
+  // Along dim 1 (stride 1) the product fits and is kept, as torch's.
+  Tensor v = glia::unfold(x, 1, 3, INT64_MAX);
+  EXPECT_EQ(v.shape(), (glia::Dims{2, 1, 3}));
+  EXPECT_EQ(v.strides(), (glia::Dims{5, INT64_MAX, 1}));
+}
+
+// glia_split counts its pieces before making views, as glia_tensor_split: a dim of 2^50 entries of
+// a tensor without elements is not made into 2^50 views for a caller with room for two
+// (tests/fuzz/corpus/capi/regress-split-count).
+TEST(Layout, SplitCountBeforeViews) {
+  const int64_t big = int64_t(1) << 50;
+  int64_t shape[] = {0, big};
+  glia_tensor* x = nullptr;
+  ASSERT_EQ(glia_tensor_zeros(shape, 2, nullptr, &x), nullptr);
+  glia_tensor* outs[2] = {nullptr, nullptr};
+  int64_t n = -1;
+  glia_error* e = glia_split(x, 1, 1, outs, 2, &n);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(glia_error_code(e), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(glia_error_message(e), "glia_split: 'outs' has room for 2 tensors but the result has 1125899906842624");
+  glia_error_free(e);
+  EXPECT_EQ(outs[0], nullptr);
+  EXPECT_EQ(n, -1);
+  ASSERT_EQ(glia_split(x, 1, 1, nullptr, 0, &n), nullptr);
+  EXPECT_EQ(n, big);
+  ASSERT_EQ(glia_split(x, big / 2, 1, outs, 2, &n), nullptr);  // two pieces fit
+  EXPECT_EQ(n, 2);
+  for (glia_tensor* t : outs) EXPECT_EQ(glia_tensor_release(t), nullptr);
+  EXPECT_EQ(glia_tensor_release(x), nullptr);
+}

@@ -90,3 +90,18 @@ TEST(Linalg, ParallelMatchesSerial) {
   expect_same(glia::ops::bmm(a3, b3), r3, 1e-12);
   expect_same(glia::ops::mm(glia::ops::transpose(b, 0, 1), glia::ops::transpose(a, 0, 1)), r4, 1e-12);
 }
+
+// Batched products with an empty inner dimension are zeros, for every dtype path: the operands have
+// no data (a NULL pointer) and no offset may be applied to it (UB the autograd fuzzer found,
+// tests/fuzz/corpus/autograd/regress-bmm-empty; the asan stage's UBSan checks it).
+TEST(Linalg, EmptyInnerDimension) {
+  for (DType t : {DType::Float32, DType::Float64, DType::BFloat16, DType::Int64}) {
+    SCOPED_TRACE(glia::dtype_name(t));
+    Tensor a = glia::empty(Dims{3, 2, 0}, t, glia::Device{});
+    Tensor b = glia::empty(Dims{3, 0, 4}, t, glia::Device{});
+    Tensor out = glia::ops::bmm(a, b);
+    expect_same(out, glia::zeros(Dims{3, 2, 4}, t, glia::Device{}), 0);
+    expect_same(glia::ops::mm(glia::empty(Dims{2, 0}, t, glia::Device{}), glia::empty(Dims{0, 4}, t, glia::Device{})),
+                glia::zeros(Dims{2, 4}, t, glia::Device{}), 0);
+  }
+}

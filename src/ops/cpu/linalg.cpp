@@ -300,14 +300,17 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
       const T* pa = a.data_ptr<T>();
       const T* pb = b.data_ptr<T>();
       T al = scalar_as<T>(alpha), be = scalar_as<T>(beta);
+      // An empty operand (K == 0, or M or N == 0 for the output) has no data: no offset is applied
+      // to its NULL pointer (undefined behaviour, found by tests/fuzz; the product is then beta * out).
+      auto at = [](auto* p, int64_t off) { return p ? p + off : p; };
       auto one = [&](int64_t i, bool par) {
-        Mat<T> A{pa + i * as, a0, a1}, B{pb + i * bs, b0, b1};
+        Mat<T> A{at(pa, i * as), a0, a1}, B{at(pb, i * bs), b0, b1};
         if constexpr (std::is_integral_v<T>)
-          gemm_int(M, N, K, al, A, B, be, o + i * os, N);
+          gemm_int(M, N, K, al, A, B, be, at(o, i * os), N);
         else if (par)
-          gemm_parallel(M, N, K, al, A, B, be, o + i * os, N);
+          gemm_parallel(M, N, K, al, A, B, be, at(o, i * os), N);
         else
-          gemm_serial(M, N, K, al, A, B, be, o + i * os, N);
+          gemm_serial(M, N, K, al, A, B, be, at(o, i * os), N);
       };
       double work = static_cast<double>(M) * N * std::max<int64_t>(K, 1);
       int nt = get_num_threads();

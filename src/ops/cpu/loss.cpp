@@ -290,6 +290,8 @@ Layout prob_layout(const ClassLossArgs& a) {
              scalar_type_name(a.target.dtype()));
   GLIA_CHECK(a.ignore_index < 0, InvalidArgument, "ignore_index is not supported for floating point target");
   check_input_dtype(a);
+  // torch's log_softmax over dim 1 of a 0-d input (shape()[1] does not exist: found by tests/fuzz).
+  GLIA_CHECK(x.dim() > 0, InvalidArgument, "Dimension specified as 1 but tensor has no dimensions");
   if (x.dim() == 1) {
     l.C = x.shape()[0];
   } else {
