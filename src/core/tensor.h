@@ -35,7 +35,10 @@ class TensorImpl : public RefCounted {
   size_t itemsize() const { return glia::itemsize(dtype_); }
   // Address of the first element.
   __attribute__((always_inline)) void* data() const {
-    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(itemsize());
+    // In integers: an empty storage's data may be NULL under a view with an offset, and NULL + n
+    // is undefined behaviour (such a pointer is never dereferenced: the view has no element).
+    return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(storage_->data()) +
+                                   static_cast<uintptr_t>(offset_ * static_cast<int64_t>(itemsize())));
   }
 
   // torch's `t.data = src`: this impl takes src's storage, offset, geometry and

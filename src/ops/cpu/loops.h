@@ -45,7 +45,9 @@ struct Loop {
     const Tensor& t0 = *ts[0];
     numel = t0.numel();
     for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(ts[k]->data());
-    int64_t nd = t0.dim();
+    // No element: no row to run, and the strides of an empty tensor may be anything (a blob's
+    // size-0 dim can carry a stride whose byte count overflows), so they are not looked at.
+    int64_t nd = numel == 0 ? 0 : t0.dim();
     // Coalesce from the innermost dim outwards; drop size-1 dims.
     for (int64_t d = nd - 1; d >= 0; --d) {
       int64_t sz = t0.shape()[d];
