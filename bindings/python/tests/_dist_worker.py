@@ -7,6 +7,7 @@ INIT is "file" (ADDRESS: the store's path), "tcp" (ADDRESS: the port of a TCPSto
 The rank checks its own results with assert and exits 0 when they hold.
 """
 
+import os
 import sys
 from datetime import timedelta
 
@@ -15,7 +16,7 @@ import numpy as np
 import glia
 import glia.distributed as dist
 
-TIMEOUT = timedelta(seconds=30)
+TIMEOUT = timedelta(seconds=float(os.environ.get("GLIA_TEST_DIST_TIMEOUT", "30")))
 
 
 def init(rank, world, how, address):
@@ -171,6 +172,20 @@ def ddp_no_sync(rank, world):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
+def fault(rank, world):
+    """Rank 1 leaves without its collective: rank 0's fails within the group's timeout, naming it."""
+    if rank == 1:
+        os._exit(0)
+    t = glia.ones(3)
+    try:
+        dist.all_reduce(t)
+    except RuntimeError as e:
+        assert "allreduce" in str(e), str(e)
+        print("rank 0 got:", e)
+        os._exit(0)
+    raise AssertionError("all_reduce with a missing rank did not fail")
+
+
 def main():
     scenario, rank, world, how, address = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     init(rank, world, how, address)
@@ -178,6 +193,8 @@ def main():
         collectives(rank, world)
         if how in ("file", "tcp"):
             store_ops(rank, world, how, address)
+    elif scenario == "fault":
+        fault(rank, world)
     elif scenario == "ddp":
         ddp_train(rank, world, bucket_cap_mb=25)
         ddp_train(rank, world, bucket_cap_mb=1e-5)  # one parameter per bucket

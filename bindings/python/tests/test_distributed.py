@@ -39,7 +39,7 @@ def spawn(scenario, world, how, address, extra_env=None):
         env["OMP_NUM_THREADS"] = "1"
         if extra_env:
             env.update(extra_env)
-            env["RANK"] = str(rank)
+            env["RANK"] = str(rank)  # for env://
         procs.append(subprocess.Popen([sys.executable, WORKER, scenario, str(rank), str(world), how, str(address)],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
     outputs, failed = [], []
@@ -93,6 +93,10 @@ def test_collectives_tcp_and_file_urls(tmp_path):
 @pytest.mark.parametrize("world,how", [(2, "file"), (3, "tcp")])
 def test_ddp_matches_single_process(world, how, tmp_path, tcp_server):
     spawn("ddp", world, how, str(tmp_path / "store") if how == "file" else tcp_server.port)
+
+
+def test_missing_rank_fails_within_timeout(tmp_path):
+    spawn("fault", 2, "file", str(tmp_path / "store"), extra_env={"GLIA_TEST_DIST_TIMEOUT": "3"})
 
 
 # ---------------------------------------------------------------------------
@@ -256,3 +260,23 @@ def test_ddp_module_surface(group1):
                                            "parameter that requires a gradient."):
         glia.nn.parallel.DistributedDataParallel(frozen)
     assert not hasattr(glia.nn, "DataParallel")  # the C API has no glia_data_parallel yet
+
+
+class TwoHeads(glia.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used = glia.nn.Linear(2, 1)
+        self.unused = glia.nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+def test_ddp_unused_parameters(group1):
+    ddp = glia.nn.parallel.DistributedDataParallel(TwoHeads())
+    with pytest.raises(RuntimeError, match="Expected to have finished reduction in the prior iteration"):
+        ddp(glia.ones(3, 2)).sum().backward()
+    model = TwoHeads()
+    ddp = glia.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
+    ddp(glia.ones(3, 2)).sum().backward()
+    assert model.used.weight.grad.tolist() == [[3.0, 3.0]]

@@ -12,7 +12,6 @@ import warnings
 
 from ... import _ffi
 from ..._ffi import C, c_void_p, byref
-from ..._tensor import Tensor
 from ..modules.module import Module, _Frame, _tensors_of
 from ... import distributed as _dist
 
