@@ -86,6 +86,19 @@ def collectives(rank, world):
     # barrier, both ways
     dist.barrier()
     dist.barrier(async_op=True).wait()
+    # a second group of the whole world, with its own connections; a subset is refused on every rank
+    g = dist.new_group()
+    assert dist.get_rank(g) == rank and dist.get_world_size(g) == world and dist.get_backend(g) == "gloo"
+    t = glia.tensor([float(rank)])
+    dist.all_reduce(t, group=g)
+    assert t.tolist() == [float(sum(range(world)))]
+    try:
+        dist.new_group([0])
+        raise AssertionError("new_group([0]) did not raise")
+    except RuntimeError as e:
+        assert "whole world only" in str(e), str(e)
+    dist.destroy_process_group(g)
+    dist.barrier()  # the default group goes on
 
 
 def store_ops(rank, world, how, address):

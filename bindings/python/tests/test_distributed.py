@@ -118,6 +118,8 @@ NOT_INIT = "Default process group has not been initialized, please make sure to 
 
 
 def test_not_initialized_errors():
+    with pytest.raises(RuntimeError, match="^" + NOT_INIT):
+        dist.new_group()
     assert not dist.is_initialized()
     for call in (dist.get_rank, dist.get_world_size, dist.get_backend, dist.barrier,
                  lambda: dist.all_reduce(glia.ones(2)), lambda: dist.broadcast(glia.ones(2), 0),
@@ -280,3 +282,24 @@ def test_ddp_unused_parameters(group1):
     ddp = glia.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
     ddp(glia.ones(3, 2)).sum().backward()
     assert model.used.weight.grad.tolist() == [[3.0, 3.0]]
+
+
+def test_new_group(group1):
+    g = dist.new_group()
+    assert g is not dist.group.WORLD and dist.get_world_size(g) == 1 and dist.get_rank(g) == 0
+    g2 = dist.new_group(ranks=[0], timeout=timedelta(seconds=5))
+    t = glia.tensor([2.0])
+    dist.all_reduce(t, op=dist.ReduceOp.PRODUCT, group=g2)
+    assert t.tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="^the new group's world size should be less or equal to the world size"):
+        dist.new_group([0, 1])
+    with pytest.raises(RuntimeError, match="^The new group's rank should be within the the world_size"):
+        dist.new_group([3])
+    with pytest.raises(RuntimeError, match="Distributed package doesn't have NCCL built in"):
+        dist.new_group(backend="nccl")
+    dist.destroy_process_group(g2)
+    with pytest.raises(RuntimeError, match="^Invalid process group specified$"):
+        dist.get_rank(g2)
+    dist.destroy_process_group()  # the default group and every other
+    with pytest.raises(RuntimeError, match="^Invalid process group specified$"):
+        dist.get_rank(g)

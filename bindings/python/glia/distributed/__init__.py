@@ -6,8 +6,8 @@
 
 The stores (FileStore, TCPStore, PrefixStore) are glia_store_*, the process group glia_process_group_*
 (backend Gloo, CPU tensors), an asynchronous collective's handle glia_work_*; docs/distributed.md,
-section "Python". Only the default group exists (no new_group: the C API has no subgroups); NCCL is not
-built yet and says so as torch does.
+section "Python". new_group makes groups of the whole world only (the C API has no subgroups); NCCL
+is not built yet and says so as torch does.
 """
 
 import ctypes
@@ -23,7 +23,7 @@ from .._tensor import Tensor
 __all__ = [
     "Backend", "ReduceOp", "Store", "FileStore", "TCPStore", "PrefixStore", "ProcessGroup", "Work", "GroupMember",
     "group", "default_pg_timeout", "is_available", "is_gloo_available", "is_nccl_available", "is_mpi_available",
-    "is_initialized", "init_process_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
+    "is_initialized", "init_process_group", "new_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
     "all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter", "barrier",
 ]
 
@@ -398,6 +398,10 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout, wo
         store, rank, world_size = _rendezvous(init_method, rank, world_size, timeout)
         store.set_timeout(timeout)
         store = PrefixStore("default_pg", store)  # as torch: room for other users of the same store
+    GroupMember.WORLD = _create_group(store, rank, world_size, backend, timeout, group_name)
+
+
+def _create_group(store, rank, world_size, backend, timeout, group_name):
     o = _ffi.glia_process_group_options()
     C.glia_process_group_options_init(byref(o))
     o.backend = _ffi.GLIA_DIST_BACKEND_GLOO
@@ -406,20 +410,60 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout, wo
     o.group_name = name
     out = c_void_p()
     _check(C.glia_process_group_create(store._h, int(rank), int(world_size), byref(o), byref(out)))
-    GroupMember.WORLD = ProcessGroup(out.value, backend, store)
+    pg = ProcessGroup(out.value, backend, store)
+    _groups.append(pg)
+    return pg
+
+
+_groups = []  # every live group, the default one first
+_group_count = 0  # names the groups of new_group, as torch's
+
+
+def new_group(ranks=None, timeout=default_pg_timeout, backend=None, pg_options=None):
+    """torch.distributed.new_group over the whole world (ranks None or every rank): a second group with
+    its own connections, made through the default group's store; every rank calls it, in the same order.
+    A subset of the ranks raises (the C API has no subgroups yet)."""
+    global _group_count
+    default = _get_default_group()
+    world, rank = default.size(), default.rank()
+    if ranks is not None:
+        ranks = sorted(ranks)
+        if len(ranks) > world:
+            raise RuntimeError(
+                "the new group's world size should be less or equal to the world size set by init_process_group")
+        for r in ranks:
+            if r < 0 or r >= world:
+                raise RuntimeError("The new group's rank should be within the the world_size set by "
+                                   "init_process_group")
+        if ranks != list(range(world)):
+            raise RuntimeError("glia: new_group supports the whole world only (ranks=None or all {} ranks), got "
+                               "ranks {}: the C API has no subgroups yet".format(world, ranks))
+    backend = Backend(backend or default._backend)
+    if backend != Backend.GLOO:
+        raise RuntimeError("Distributed package doesn't have {} built in".format(backend.upper()))
+    if pg_options is not None:
+        raise RuntimeError("GLOO options not supported")
+    _group_count += 1
+    return _create_group(default._store, rank, world, backend, timeout, str(_group_count))
 
 
 def destroy_process_group(group=None):
-    """Releases the default group (waiting for its queued collectives and closing its connections)."""
+    """Releases a group (waiting for its queued collectives and closing its connections); the default
+    one (group None or group.WORLD) and with it every group, as torch's."""
+    global _group_count
     if group is None or group is GroupMember.WORLD:
-        pg = GroupMember.WORLD
-        if pg is None:
+        if GroupMember.WORLD is None:
             raise RuntimeError("Invalid process group specified")
+        victims = list(_groups)
         GroupMember.WORLD = None
+        _group_count = 0
     else:
-        pg = _group(group)
-    h, pg._h = pg._h, None
-    _check(C.glia_process_group_release(h))
+        victims = [_group(group)]
+    for pg in victims:
+        if pg in _groups:
+            _groups.remove(pg)
+        h, pg._h = pg._h, None
+        _check(C.glia_process_group_release(h))
 
 
 def get_rank(group=None):
