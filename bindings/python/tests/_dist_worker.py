@@ -2,6 +2,8 @@
 
     python _dist_worker.py SCENARIO RANK WORLD_SIZE INIT ADDRESS
 
+RANK and WORLD_SIZE may be "-": the environment's (glia-run sets it).
+
 INIT is "file" (ADDRESS: the store's path), "tcp" (ADDRESS: the port of a TCPStore the test serves),
 "env" (init_method="env://", the variables set by the test) or "url" (ADDRESS: an init_method URL).
 The rank checks its own results with assert and exits 0 when they hold.
@@ -200,7 +202,9 @@ def fault(rank, world):
 
 
 def main():
-    scenario, rank, world, how, address = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    scenario, rank, world, how, address = sys.argv[1:6]
+    rank = int(os.environ["RANK"] if rank == "-" else rank)  # "-": from the launcher (glia-run)
+    world = int(os.environ["WORLD_SIZE"] if world == "-" else world)
     init(rank, world, how, address)
     if scenario == "collectives":
         collectives(rank, world)

@@ -95,6 +95,16 @@ def test_ddp_matches_single_process(world, how, tmp_path, tcp_server):
     spawn("ddp", world, how, str(tmp_path / "store") if how == "file" else tcp_server.port)
 
 
+def test_under_glia_run():
+    """A Python program under glia-run (torch's torchrun): init_process_group("gloo") from its environment."""
+    runner = os.path.join(os.environ.get("GLIA_BUILD_DIR", ""), "tools", "glia-run", "glia-run")
+    if not os.path.isfile(runner):
+        pytest.skip("glia-run is not built in GLIA_BUILD_DIR (cmake --build build/release --target glia-run)")
+    r = subprocess.run([runner, "--nproc-per-node", "3", "--", sys.executable, WORKER, "collectives", "-", "-", "env",
+                        "-"], env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=DEADLINE)
+    assert r.returncode == 0, r.stdout.decode(errors="replace")
+
+
 def test_missing_rank_fails_within_timeout(tmp_path):
     spawn("fault", 2, "file", str(tmp_path / "store"), extra_env={"GLIA_TEST_DIST_TIMEOUT": "3"})
 
