@@ -14,6 +14,6 @@ from ._tensor import *  # noqa: F401,F403  Tensor, dtypes, factories, operators
 from ._sortscan import *  # noqa: F401,F403  all, any, cumsum, sort, topk, median, ... (torch's return types)
 from ._autograd import *  # noqa: F401,F403  no_grad, enable_grad, inference_mode, ...
 from ._serialization import *  # noqa: F401,F403  save, load
-from . import autograd, nn, optim  # noqa: F401,E402
+from . import autograd, nn, optim, distributed  # noqa: F401,E402
 
 __version__ = _ffi.C.glia_version_string().decode()

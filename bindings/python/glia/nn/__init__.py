@@ -6,5 +6,6 @@ from .modules import __all__ as _modules_all
 from . import functional  # noqa: F401
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
+from . import parallel  # noqa: F401
 
-__all__ = ["Parameter", "functional", "init", "utils"] + _modules_all
+__all__ = ["Parameter", "functional", "init", "utils", "parallel"] + _modules_all
