@@ -142,7 +142,7 @@ uint64_t le64(const uint8_t* p) { return static_cast<uint64_t>(le32(p)) | static
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
 constexpr uint32_t kEnd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
 constexpr uint32_t kMax32 = 0xffffffff;
-constexpr uint16_t kZip64Extra = 0x0001, kDataDescriptorFlag = 0x0008;
+constexpr uint16_t kZip64Extra = 0x0001, kEncryptedFlag = 0x0001, kDataDescriptorFlag = 0x0008;
 
 // The zip64 extra field (id 1) in [p, p + n): its 8-byte values in order, or
 // nullptr and 0 when there is none. Error text in `bad` when the fields overrun.
@@ -202,7 +202,8 @@ void ZipReader::Impl::locate() {
     GLIA_CHECK(cd_end - pos >= 46 && le32(d + pos) == kCentralSig, Format, "zip entry \"", name, "\" of ", file,
                ": no central directory header at byte ", pos);
     const uint8_t* c = d + pos;
-    uint16_t method = le16(c + 10), name_len = le16(c + 28), extra_len = le16(c + 30), comment_len = le16(c + 32);
+    uint16_t flags = le16(c + 8), method = le16(c + 10), name_len = le16(c + 28), extra_len = le16(c + 30),
+             comment_len = le16(c + 32);
     uint64_t comp = le32(c + 20), size = le32(c + 24), header = le32(c + 42);
     GLIA_CHECK(cd_end - pos - 46 >= uint64_t{name_len} + extra_len + comment_len, Format, "zip entry \"", name,
                "\" of ", file, ": its central directory header at byte ", pos, " overruns the central directory");
@@ -233,7 +234,7 @@ void ZipReader::Impl::locate() {
                name, "\" of ", file, ": no local header at byte ", header, " (the central directory starts at byte ",
                cd_offset, ")");
     const uint8_t* l = d + header;
-    uint16_t flags = le16(l + 6), l_method = le16(l + 8), l_name = le16(l + 26), l_extra = le16(l + 28);
+    uint16_t l_flags = le16(l + 6), l_method = le16(l + 8), l_name = le16(l + 26), l_extra = le16(l + 28);
     uint64_t l_crc = le32(l + 14), l_comp = le32(l + 18), l_size = le32(l + 22);
     uint64_t data = header + 30 + l_name + l_extra;
     GLIA_CHECK(data <= cd_offset && comp <= cd_offset - data, Format, "zip entry \"", name, "\" of ", file,
@@ -250,11 +251,14 @@ void ZipReader::Impl::locate() {
     if (l_size == kMax32 && l64_len >= 8) l_size = le64(l64);
     if (l_comp == kMax32 && l64_len >= 16) l_comp = le64(l64 + 8);
     // With a data descriptor (torch sets the flag), the local CRC and sizes may be zeros.
-    bool zeros_ok = flags & kDataDescriptorFlag;
+    bool zeros_ok = l_flags & kDataDescriptorFlag;
     auto agrees = [&](uint64_t local, uint64_t central) { return local == central || (zeros_ok && local == 0); };
     GLIA_CHECK(agrees(l_crc, where[i].crc) && agrees(l_size, size) && agrees(l_comp, comp), Format, "zip entry \"",
                name, "\" of ", file, ": its local header declares CRC ", l_crc, ", ", l_size, " bytes, ", l_comp,
                " compressed; the central directory ", where[i].crc, ", ", size, ", ", comp);
+    // A stored entry's bytes are its data: an encrypted one (which libzip refuses to
+    // read) would be viewed as ciphertext.
+    GLIA_CHECK(!((flags | l_flags) & kEncryptedFlag), Format, "zip entry \"", name, "\" of ", file, " is encrypted");
     where[i].data = data;
   }
   // Entries in file order must not overlap: no two storages share bytes.

@@ -239,6 +239,13 @@ TEST(ZipReader, RefusesLocalHeadersThatDisagreeWithTheCentralDirectory) {
               std::string::npos)
         << msg;
   }
+  {  // Encrypted (flag bit 0 in both headers): its bytes would be ciphertext.
+    Golden g;
+    g.put16(g.entry(entry).header_offset + 6, 0x0809);
+    g.put16(g.central(entry) + 8, 0x0809);
+    auto msg = g.load_error();
+    EXPECT_NE(msg.find("zip entry \"dtypes_zip/data/0\" of <memory> is encrypted"), std::string::npos) << msg;
+  }
   {  // A stored entry whose bytes do not match its CRC: refused when viewed.
     Golden g;
     g.bytes[g.entry(entry).data_offset + 3] ^= 0x40;
