@@ -48,6 +48,7 @@ struct ZipReader::Impl {
   // Opens entry i, reads exactly n bytes into dst (in chunks), and checks that
   // nothing follows them and that the CRC matches (libzip does, at the end).
   void read_into(size_t i, void* dst, uint64_t n) const {
+    check_empty(i);
     zip_file_t* f = zip_fopen_index(archive, i, 0);
     GLIA_CHECK(f, Format, "zip entry \"", names[i], "\" of ", src->name(),
                " cannot be read: ", zip_error_strerror(zip_get_error(archive)));
@@ -113,6 +114,12 @@ struct ZipReader::Impl {
   void locate();
   // The data of stored entry i in the source, its CRC checked.
   Ref<Storage> view_stored(size_t i, size_t alignment) const;
+
+  // libzip reads an empty entry without checking its CRC; an empty entry's is 0.
+  void check_empty(size_t i) const {
+    GLIA_CHECK(stats[i].size != 0 || where[i].crc == 0, Format, "zip entry \"", names[i], "\" of ", src->name(),
+               " is corrupt: it is empty, its CRC-32 is declared ", where[i].crc, ", not 0");
+  }
 
   // Refuses entries whose declared size the archive cannot back (zip bombs,
   // lying headers) before anything is allocated for them.
@@ -338,6 +345,7 @@ Ref<Storage> ZipReader::read_storage(size_t i, uint64_t nbytes, size_t alignment
   if (impl_->stats[i].comp_method == ZIP_CM_STORE) return impl_->view_stored(i, alignment);
   Ref<Storage> s = Storage::allocate(static_cast<size_t>(nbytes));
   if (nbytes) impl_->read_into(i, s->data(), nbytes);
+  impl_->check_empty(i);
   return s;
 }
 

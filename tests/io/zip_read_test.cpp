@@ -246,6 +246,21 @@ TEST(ZipReader, RefusesLocalHeadersThatDisagreeWithTheCentralDirectory) {
     auto msg = g.load_error();
     EXPECT_NE(msg.find("zip entry \"dtypes_zip/data/0\" of <memory> is encrypted"), std::string::npos) << msg;
   }
+  {  // An empty entry whose CRC is not 0 (a fuzzer's find: libzip reads it without a word).
+    Golden g;
+    size_t c = g.central(entry);
+    g.put32(c + 20, 0);
+    g.put32(c + 24, 0);
+    ZipReader z(ByteSource::copy_of(g.bytes.data(), g.bytes.size()));
+    auto i = z.find(entry);
+    ASSERT_TRUE(i);
+    auto msg = error_of([&] { z.read(*i, 100); });
+    EXPECT_NE(msg.find("zip entry \"dtypes_zip/data/0\" of <memory> is corrupt: it is empty, its CRC-32 is declared"),
+              std::string::npos)
+        << msg;
+    auto storage_msg = error_of([&] { z.read_storage(*i, 0, 4); });
+    EXPECT_NE(storage_msg.find("is corrupt"), std::string::npos) << storage_msg;
+  }
   {  // A stored entry whose bytes do not match its CRC: refused when viewed.
     Golden g;
     g.bytes[g.entry(entry).data_offset + 3] ^= 0x40;
