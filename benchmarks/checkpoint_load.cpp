@@ -1,10 +1,12 @@
-// checkpoint_load [--file PATH] [--reps N]
+// checkpoint_load [--file PATH] [--reps N] [--format safetensors|torch]
 // Writes a ResNet-50 state dict (25.6M float32 parameters plus BatchNorm buffers,
-// about 102 MB) as safetensors with glia_tensor_dict_save, then times
+// about 102 MB) as safetensors (or, with --format torch, as torch.save's zip with
+// stored entries) with glia_tensor_dict_save, then times
 // glia_tensor_dict_load of it: the first load and the median of N more (the file
 // was just written, so the page cache is warm for all of them: these are warm
 // numbers, not a cold disk read). Each load is timed twice: the load alone
-// (header parse + mmap: the tensors view the file) and the load followed by a read
+// (header parse + mmap: the tensors view the file; a torch file's entries are
+// also CRC-checked, which reads every byte) and the load followed by a read
 // of every tensor byte (page faults included), which is what torch.load's time
 // contains. Then it checks that no tensor byte was copied: every tensor's data lies
 // inside the file's mapping (found in /proc/self/maps).
@@ -142,17 +144,24 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   std::string path = "/tmp/glia_checkpoint_bench.safetensors";
+  std::string format = "safetensors";
   int reps = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--file")) path = argv[i + 1];
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--format")) format = argv[i + 1];
   }
+  if (format != "safetensors" && format != "torch") {
+    std::fprintf(stderr, "--format: expected safetensors or torch, got %s\n", format.c_str());
+    return 2;
+  }
+  const char* id = format.c_str();
 
   glia_tensor_dict* d;
   check(glia_tensor_dict_create(&d));
   make_resnet50(d);
   double t0 = now_ms();
-  check(glia_tensor_dict_save(d, path.c_str(), GLIA_FORMAT_SAFETENSORS));
+  check(glia_tensor_dict_save(d, path.c_str(), format == "torch" ? GLIA_FORMAT_TORCH : GLIA_FORMAT_SAFETENSORS));
   double save_ms = now_ms() - t0;
   check(glia_tensor_dict_release(d));
 
@@ -169,17 +178,17 @@ int main(int argc, char** argv) {
     copied_max = std::max(copied_max, stats.copied);
     check(glia_tensor_dict_release(back));
     if (r == 0) {
-      std::printf("glia_safetensors_load_first ms=%.3f load_and_read_ms=%.3f\n", b - a, c - a);
+      std::printf("glia_%s_load_first ms=%.3f load_and_read_ms=%.3f\n", id, b - a, c - a);
       continue;
     }
     load.push_back(b - a);
     load_touch.push_back(c - a);
   }
-  std::printf("glia_safetensors_save ms=%.1f file=%s tensors=%lld bytes=%llu\n", save_ms, path.c_str(),
+  std::printf("glia_%s_save ms=%.1f file=%s tensors=%lld bytes=%llu\n", id, save_ms, path.c_str(),
               static_cast<long long>(stats.tensors), static_cast<unsigned long long>(stats.bytes));
-  std::printf("glia_safetensors_load median=%.3f unit=ms reps=%d\n", median(load), reps);
-  std::printf("glia_safetensors_load_and_read median=%.3f unit=ms reps=%d\n", median(load_touch), reps);
-  std::printf("glia_safetensors_bytes_copied max=%llu of %llu\n", static_cast<unsigned long long>(copied_max),
+  std::printf("glia_%s_load median=%.3f unit=ms reps=%d\n", id, median(load), reps);
+  std::printf("glia_%s_load_and_read median=%.3f unit=ms reps=%d\n", id, median(load_touch), reps);
+  std::printf("glia_%s_bytes_copied max=%llu of %llu\n", id, static_cast<unsigned long long>(copied_max),
               static_cast<unsigned long long>(stats.bytes));
   return copied_max == 0 ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 // size must be numel * itemsize), "<archive>/byteorder" ("little", or "big":
 // the elements are byte-swapped on load; absent in files before 1.10: little).
 // Tensors saved on CUDA (location "cuda:N") or any other device load onto the CPU.
+// Stored entries view the source where aligned (torch aligns them to 64 bytes),
+// deflated ones are inflated (ZipReader::read_storage, Note [Stored zip entries]).
 //
 // Legacy (torch.save(..., _use_new_zipfile_serialization=False), and every
 // torch before 1.6): pickles one after another: the magic number, the protocol

@@ -15,7 +15,9 @@ namespace glia::io {
 
 class ZipReader {
  public:
-  // Errors: Format ("not a zip archive: ..." with libzip's reason).
+  // Errors: Format ("not a zip archive: ..." with libzip's reason, or what this
+  // reader's own walk of the central directory and local headers found, naming the
+  // entry: Note [Stored zip entries] in zip_read.cpp).
   explicit ZipReader(Ref<ByteSource> src);
   ~ZipReader();
   ZipReader(const ZipReader&) = delete;
@@ -31,9 +33,10 @@ class ZipReader {
   // match the declared size or CRC.
   std::string read(size_t i, uint64_t max_bytes) const;
   // Entry i as a storage of exactly `nbytes` (Error(Format) when the entry's size
-  // differs), read in chunks into a new buffer. libzip (1.7) does not say where an
-  // entry's bytes start in the archive, so stored entries are copied too, unlike
-  // safetensors and legacy torch files (Note [Zero-copy loading]).
+  // differs). A stored entry is its bytes in the source, CRC-checked there, viewed
+  // where data() + offset is a multiple of `alignment` (Note [Zero-copy loading])
+  // and copied otherwise; a deflated one is inflated in chunks into a new buffer.
+  // Error(Format) when the CRC or any size disagrees (Note [Stored zip entries]).
   Ref<Storage> read_storage(size_t i, uint64_t nbytes, size_t alignment) const;
 
   static constexpr uint64_t kMaxRatio = 1100;  // deflate cannot exceed about 1032:1

@@ -610,6 +610,14 @@ TEST(TorchWrite, MoreThan65535EntriesIsTorchsFile) {
   std::string tail = bytes.substr(bytes.size() - 22);
   EXPECT_EQ(to_hex(tail.data() + 8, 4), "ffffffff");
   EXPECT_EQ(parse_zip_strict(bytes).size(), 65542u);
+  // Read back through the zip64 end record: every storage views the source.
+  auto src = io::ByteSource::copy_of(bytes.data(), bytes.size());
+  auto back = io::read_torch(src);
+  ASSERT_EQ(back->size(), 65540u);
+  const Tensor& last = *back->find("t65539");
+  EXPECT_EQ(last.data_ptr<int32_t>()[0], 65539);
+  auto p = static_cast<const uint8_t*>(last.data());
+  EXPECT_TRUE(p >= src->data() && p + 4 <= src->data() + src->size());
 }
 
 // A storage of 4 GiB + 5 bytes, as torch.save wrote one (zip64 extra fields in the
