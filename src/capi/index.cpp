@@ -15,15 +15,6 @@ IntSpan ints_arg(const int64_t* p, int64_t n, const char* fn, const char* arg, c
   return IntSpan(p, static_cast<size_t>(n));
 }
 
-template <class F>
-glia_error* multi_out(const glia_tensor* a, glia_tensor** outs, int64_t capacity, int64_t* n_outs, const char* fn,
-                      F&& f) {
-  return guard([&] {
-    Tensor x = tensor_arg(a, fn, "a");
-    check_outputs(outs, capacity, n_outs, fn);
-    write_outputs(f(x), outs, capacity, n_outs, fn);
-  });
-}
 
 }  // namespace
 
@@ -138,7 +129,25 @@ glia_error* glia_split_with_sizes(const glia_tensor* a, const int64_t* sizes, in
 
 glia_error* glia_chunk(const glia_tensor* a, int64_t chunks, int64_t dim, glia_tensor** outs, int64_t capacity,
                        int64_t* n_outs) {
-  return multi_out(a, outs, capacity, n_outs, "glia_chunk", [&](const Tensor& x) { return chunk(x, chunks, dim); });
+  return guard([&] {
+    const char* fn = "glia_chunk";
+    Tensor x = tensor_arg(a, fn, "a");
+    check_outputs(outs, capacity, n_outs, fn);
+    // The count first, as glia_split's: a dimension of 2^50 entries in `chunks` >= 2^50 pieces is not
+    // made into 2^50 views for a caller with room for two (found by tests/fuzz). The errors of x,
+    // chunks and dim come from chunk itself, in torch's order.
+    if (x.dim() != 0 && chunks > 0) {
+      const int64_t size = x.shape()[static_cast<size_t>(ops::wrap_dim(dim, x.dim()))];
+      const int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;
+      const int64_t num = size == 0 ? chunks : (size - 1) / split_size + 1;
+      if (!outs || num > capacity) {
+        GLIA_CHECK(!outs, InvalidArgument, fn, ": 'outs' has room for ", capacity, " tensors but the result has ", num);
+        *n_outs = num;
+        return;
+      }
+    }
+    write_outputs(chunk(x, chunks, dim), outs, capacity, n_outs, fn);
+  });
 }
 
 glia_error* glia_pad(const glia_tensor* a, const int64_t* pad, int64_t n_pad, glia_pad_mode mode, double value,

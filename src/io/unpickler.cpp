@@ -668,7 +668,7 @@ struct Unpickler::Impl {
       return add_string(Kind::Str, std::move(s));
     };
     auto integer = [&]() {
-      size_t end = rest[0] == '-' ? 1 : 0;
+      size_t end = !rest.empty() && rest[0] == '-' ? 1 : 0;  // the line may end right here
       while (end < rest.size() && rest[end] >= '0' && rest[end] <= '9') ++end;
       if (end == 0 || (end == 1 && rest[0] == '-') || end > 20) refuse();
       int64_t v = line_int(rest.substr(0, end));
