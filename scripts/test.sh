@@ -28,11 +28,15 @@ tally() {  # <stage> <passed> <failed> <what>
 }
 
 # Configures build/<preset> unless it exists (then it is reused as it is), builds it and runs
-# its tests. A failed build counts as one failed test.
-run_preset() {  # <preset>
+# its tests (building only the given targets, when there are any). A failed build counts as one
+# failed test.
+run_preset() {  # <preset> [target ...]
   local preset=$1 dir=build/$1 t0=$SECONDS
-  echo "==== $preset: build ($dir)"
-  if ! { [ -f "$dir/CMakeCache.txt" ] || cmake --preset "$preset"; } || ! cmake --build "$dir" -j "$jobs"; then
+  shift
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
+  echo "==== $preset: build ($dir${*:+: $*})"
+  if ! { [ -f "$dir/CMakeCache.txt" ] || cmake --preset "$preset"; } || ! cmake --build "$dir" -j "$jobs" "${targets[@]}"; then
     tally "$preset" 0 1 "build failed"
     return 1
   fi
@@ -57,25 +61,7 @@ run_preset asan
 # (b2) ThreadSanitizer: the concurrency tests (ctest preset tsan: core_tests Parallel.*, capi_tests
 # Threads.*; docs/testing.md) in build/tsan. Only libglia and those two test binaries are built, to
 # keep CI's time down; a reported data race fails its test. A failed build counts as one failed test.
-t0=$SECONDS
-echo "==== tsan: build (build/tsan: libglia, core_tests, capi_tests)"
-if ! { [ -f build/tsan/CMakeCache.txt ] || cmake --preset tsan; } ||
-  ! cmake --build build/tsan -j "$jobs" --target core_tests capi_tests; then
-  tally tsan 0 1 "build failed"
-else
-  echo "==== tsan: ctest"
-  ctest --preset tsan -j "$jobs" 2>&1 | tee build/tsan/ctest.log
-  rc=${PIPESTATUS[0]}
-  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' build/tsan/ctest.log | tail -n 1)
-  n_total=0 n_failed=0
-  [ -z "$summary" ] || read -r n_failed n_total < <(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1 \2/' <<<"$summary")
-  if [ "$rc" -ne 0 ] && [ "$n_failed" -eq 0 ]; then
-    n_failed=1
-    n_total=$((n_total + 1))
-  fi
-  tally tsan $((n_total - n_failed)) "$n_failed" \
-    "${summary:-no test summary (ctest exit status $rc)} ($((SECONDS - t0)) s)"
-fi
+run_preset tsan core_tests capi_tests
 
 # (c) Bindings: each bindings/<lang>/test.sh gets the Release build in GLIA_BUILD_DIR and counts as one test
 # (exit status 77: skipped, its toolchain is missing).

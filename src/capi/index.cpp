@@ -15,7 +15,6 @@ IntSpan ints_arg(const int64_t* p, int64_t n, const char* fn, const char* arg, c
   return IntSpan(p, static_cast<size_t>(n));
 }
 
-
 }  // namespace
 
 extern "C" {
