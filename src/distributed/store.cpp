@@ -181,9 +181,19 @@ FileStore::~FileStore() {
   try {
     struct stat st;
     if (::stat(path_.c_str(), &st) != 0) return;
-    int64_t finished = add_raw(kCleanupKey, 1);
-    int64_t refs = add_raw(kRefCountKey, -1);
-    if (refs == 0 && num_workers_ > 0 && finished >= num_workers_) std::remove(path_.c_str());
+    // Both counters move under one lock: with two separate adds, the last store to count itself
+    // finished need not be the one that takes the reference count to 0, and nobody removed the file.
+    std::lock_guard<std::mutex> g(mu_);
+    Locked f(*this);
+    auto counter = [&](const char* key, int64_t amount) {
+      auto it = cache_.find(key);
+      int64_t v = amount + (it == cache_.end() ? 0 : parse_int(it->second, key, "FileStore"));
+      f.append(key, to_bytes(std::to_string(v)));
+      return v;
+    };
+    int64_t finished = counter(kCleanupKey, 1);
+    int64_t refs = counter(kRefCountKey, -1);
+    if (refs == 0 && num_workers_ > 0 && finished >= num_workers_) ::unlink(path_.c_str());
   } catch (...) {
   }
 }

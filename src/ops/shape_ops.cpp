@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "core/checked.h"
 #include "core/dispatch.h"
 #include "ops/elementwise.h"
 #include "ops/index.h"
@@ -248,7 +249,7 @@ Tensor repeat(const Tensor& t, IntSpan repeats) {
   Dims out_shape, both_shape, both_strides;
   for (int64_t i = 0; i < nr; ++i) {
     const int64_t s = i < lead ? 1 : t.shape()[static_cast<size_t>(i - lead)];
-    out_shape.push_back(s * repeats[static_cast<size_t>(i)]);
+    out_shape.push_back(checked_mul(s, repeats[static_cast<size_t>(i)], "repeat"));
   }
   for (int64_t i = 0; i < nr; ++i)
     GLIA_CHECK(repeats[static_cast<size_t>(i)] >= 0, InvalidArgument,

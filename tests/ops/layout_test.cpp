@@ -307,6 +307,25 @@ TEST(Layout, UnfoldIsAView) {
   EXPECT_EQ(std::string(glia::grad_fn(glia::repeat_interleave(leaf, 2, nullptr))->name()), "IndexSelectBackward0");
 }
 
+// repeat's output sizes are checked products: 3 * INT64_MAX is an error, not signed-overflow UB
+// (the C-API fuzzer's tests/fuzz/corpus/capi/regress-repeat-overflow).
+TEST(Layout, RepeatSizeOverflowIsAnError) {
+  int64_t shape[] = {3};
+  glia_tensor* x = nullptr;
+  ASSERT_EQ(glia_tensor_zeros(shape, 1, nullptr, &x), nullptr);
+  const int64_t reps[] = {INT64_MAX};
+  glia_tensor* out = nullptr;
+  glia_error* e = glia_repeat(x, reps, 1, &out);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(glia_error_code(e), GLIA_ERR_SHAPE);
+  EXPECT_STREQ(glia_error_message(e),
+               "repeat: integer overflow computing 3 * 9223372036854775807 (a size, stride, padding or "
+               "other argument is too large)");
+  glia_error_free(e);
+  EXPECT_EQ(out, nullptr);
+  glia_tensor_release(x);
+}
+
 GLIA_ADAPTER(take) { return glia_take(c.in[0], c.in[1], c.out()); }
 GLIA_ADAPTER(take_along_dim) {
   const int64_t dim = c.integer("dim", 0);
