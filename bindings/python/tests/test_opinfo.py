@@ -59,3 +59,17 @@ def test_coverage_doc_is_current():
     text = cov.build(glia, _opinfo.read_expected())
     with open(cov.DOC) as f:
         assert f.read() == text, "docs/coverage.md is out of date: run /usr/bin/python3 scripts/coverage.py --update"
+
+
+def test_function_forms_of_tensor_methods_check_their_input():
+    """glia.ravel & co. (glia/_aliases.py): torch's message for a non-tensor input; values are the replay's."""
+    import pytest
+
+    import glia
+
+    for fn, args in ((glia.ravel, ()), (glia.reciprocal, ()), (glia.unbind, ()), (glia.clamp_max, (1.0,)),
+                     (glia.clamp_min, (1.0,)), (glia.masked_fill, (glia.tensor([True]), 1.0))):
+        with pytest.raises(TypeError, match=r"^%s\(\): argument 'input' \(position 1\) must be Tensor, not list$"
+                           % fn.__name__):
+            fn([1.0], *args)
+    assert [t.tolist() for t in glia.unbind(glia.tensor([[1.0, 2.0], [3.0, 4.0]]), 1)] == [[1.0, 3.0], [2.0, 4.0]]
