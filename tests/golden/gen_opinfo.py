@@ -53,7 +53,8 @@ Determinism: each entry's samples are drawn after torch.manual_seed(crc32 of its
 key), so adding entries does not change others. At most MAX_SAMPLES samples per
 entry, the first ones whose tensors hold at most MAX_NUMEL elements each
 and whose fixture line is at most LINE_CAP bytes (failing that, the shortest line
-of the FALLBACK smallest samples, up to FALLBACK_LINE_CAP bytes).
+of the FALLBACK smallest samples, up to FALLBACK_LINE_CAP bytes, or
+the shortest line of the small samples if that is shorter).
 """
 
 import json
@@ -73,7 +74,7 @@ MAX_CANDIDATES = 48
 MAX_NUMEL = 125
 LINE_CAP = 4000
 FALLBACK = 3
-FALLBACK_LINE_CAP = 32000
+FALLBACK_LINE_CAP = 48000
 
 # OpInfo's test module imports expecttest (a pip package Debian's torch lacks); a stand-in suffices.
 _stub = tempfile.mkdtemp(prefix="glia-expecttest-")
