@@ -193,8 +193,10 @@ def compare(got, want, code, where="out"):
         return
     if isinstance(want, dict) and "tuple" in want or isinstance(want, list):
         items = want["tuple"] if isinstance(want, dict) else want
-        if isinstance(got, glia.Tensor) or not isinstance(got, (tuple, list)):
-            raise Failure(code, "%s: expected a sequence of %d, got %s" % (where, len(items), type(got).__name__))
+        kind = list if isinstance(want, list) else tuple
+        if isinstance(got, glia.Tensor) or not isinstance(got, kind):
+            raise Failure(code, "%s: expected a %s of %d, got %s" % (where, kind.__name__, len(items),
+                                                                   type(got).__name__))
         if len(got) != len(items):
             raise Failure(code, "%s: %d items, torch gives %d" % (where, len(got), len(items)))
         for i, (g, w) in enumerate(zip(got, items)):
