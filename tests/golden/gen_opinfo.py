@@ -67,6 +67,11 @@ import zlib
 
 import numpy
 
+# Some sample functions iterate over sets of strings (meshgrid's indexing modes): fix the string hash.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "opinfo")
 MAX_SAMPLES = 6
@@ -433,7 +438,8 @@ def gen_entry(o, ns, call):
         if tried:
             n, rec = min(tried, key=lambda p: p[0])
             if n > FALLBACK_LINE_CAP:
-                rec = {"sample": rec["sample"], "skip": "the smallest sample's line is %d bytes, over the fixture cap" % n}
+                rec = {"sample": rec["sample"],
+                       "skip": "the smallest sample's line is %d bytes, over the fixture cap" % n}
             lines.append(rec)
     header["samples"] = len(lines)
     header["candidates"] = len(cands)
@@ -480,8 +486,8 @@ def public_names():
     return {
         "torch": routines(torch),
         "torch.Tensor": tensor,
-        "torch.nn": sorted(n for n in dir(nn) if inspect.isclass(getattr(nn, n)) and issubclass(getattr(nn, n), nn.Module)
-                           and not n.startswith("_")),
+        "torch.nn": sorted(n for n in dir(nn) if inspect.isclass(getattr(nn, n))
+                           and issubclass(getattr(nn, n), nn.Module) and not n.startswith("_")),
         "torch.nn.functional": routines(F, exclude=("torch.overrides", "torch._jit_internal", "torch._C", "typing")),
         "torch.nn.init": [n for n in routines(nn.init) if getattr(nn.init, n).__module__ == "torch.nn.init"],
         "torch.optim": sorted(n for n in dir(optim) if inspect.isclass(getattr(optim, n))
@@ -510,7 +516,12 @@ def main(only):
         index.append(entry)
         if why or (only and key not in only):
             continue
-        header, lines = gen_entry(o, ns, call)
+        try:
+            header, lines = gen_entry(o, ns, call)
+        except Skip as e:  # no sample at all: an empty fixture that says why
+            header = {"op": key, "name": o.name, "variant": o.variant_test_name, "namespace": ns, "call": call,
+                      "autograd": bool(o.supports_autograd), "samples": 1, "candidates": 0}
+            lines = [{"sample": 0, "skip": str(e)}]
         with open(os.path.join(OUT, key + ".jsonl"), "w") as f:
             f.write(dump_line(header) + "\n")
             for rec in lines:
