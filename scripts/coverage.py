@@ -165,13 +165,22 @@ def build(glia, expected):
     index = load_json("index.json")
     headers = entry_headers()
     special = set(names.get("torch.special", []))
-    status = {op: status_of(expected.get(op, {})) for op in headers}
+    M = "method."
+    status = {op: status_of({k: v for k, v in expected.get(op, {}).items() if not k.startswith(M)})
+              for op in headers}
+    # a torch entry's Tensor method variant (method.<dtype> codes) counts for the torch.Tensor name
+    mstatus = {op: status_of({k: v for k, v in expected.get(op, {}).items() if k.startswith(M)})
+               for op, h in headers.items() if h.get("method_variant")}
+    st = dict(status)
+    st.update({op + "#method": s for op, s in mstatus.items()})
 
-    # OpInfo entries per (OpInfo namespace, name)
+    # OpInfo entries (and method variants) per (OpInfo namespace, name)
     by_name = collections.defaultdict(list)
     for op, h in headers.items():
         n = h["name"][len("nn.functional."):] if h["namespace"] == "nn.functional" else h["name"]
         by_name[(h["namespace"], n)].append(op)
+        if h.get("method_variant"):
+            by_name[("Tensor", h["method_variant"])].append(op + "#method")
 
     L = []
     w = L.append
@@ -218,14 +227,19 @@ def build(glia, expected):
     for ns in ("torch", "nn.functional", "Tensor"):
         ops = [op for op, h in headers.items() if h["namespace"] == ns and status[op] != "no comparable sample"]
         p = [op for op in ops if status[op] == "pass"]
-        w("| %s%s | %d | %d | %s | |" % (ns, " (methods only; not in the target)" if ns == "Tensor" else "",
+        w("| %s%s | %d | %d | %s | |" % (ns, " (method-only entries; not in the target)" if ns == "Tensor" else "",
                                          len(ops), len(p), pct(len(p), len(ops))))
+    mops = [op for op, s in mstatus.items() if s != "no comparable sample"]
+    w("| Tensor-method variants of torch entries (not in the target) | %d | %d | %s | |" % (
+        len(mops), len([op for op in mops if mstatus[op] == "pass"]),
+        pct(len([op for op in mops if mstatus[op] == "pass"]), len(mops))))
     w("")
     w("Out-of-scope entries left out of the second row: %s." % (", ".join(
         "`%s` (%s)" % (op, oos(op)) for op in sorted(comparable) if oos(op)) or "none"))
     w("")
     counts = collections.Counter(status[op] for op in headers)
-    w("Entries by the first cause that keeps them from passing (all three namespaces; an entry with several "
+    w("Entries (function forms) by the first cause that keeps them from passing (all three namespaces; an entry "
+      "with several "
       "causes counts under the first of: missing op, missing keyword or signature, error raised, wrong result, "
       "wrong gradient):")
     w("")
@@ -236,7 +250,7 @@ def build(glia, expected):
         w("| %s | %d |" % (s, counts.get(s, 0)))
     w("")
     samples = collections.Counter(c for op in headers for codes in expected.get(op, {}).values() for c in codes)
-    w("Samples (one per sample and dtype): " + ", ".join(
+    w("Samples (one per sample, dtype and form, method variants included): " + ", ".join(
         "%s %d" % (name, samples.get(c, 0)) for c, name in (
             (".", "pass"), ("M", "missing op"), ("K", "missing keyword or signature"), ("E", "error raised"),
             ("R", "wrong result"), ("G", "wrong gradient"), ("S", "skipped in the fixture"))) + ".")
@@ -260,7 +274,7 @@ def build(glia, expected):
         present = [n for n in lst if hasattr(obj, n)]
         absent = [n for n in lst if not hasattr(obj, n)]
         with_op = [n for n in lst if ons and by_name.get((ons, n))]
-        passing_n = [n for n in with_op if n in present and all(status[op] == "pass" for op in by_name[(ons, n)])]
+        passing_n = [n for n in with_op if n in present and all(st[op] == "pass" for op in by_name[(ons, n)])]
         oos = [n for n in absent if category_of(n, special)]
         absent_lists[ns] = absent
         w("| %s | %d | %d | %s | %s | %s | %d | %d |" % (
@@ -291,6 +305,15 @@ def build(glia, expected):
         else:
             for op in ops:
                 w("- `%s`: %s" % (op, codes_text(expected.get(op, {}))))
+        w("")
+
+    bad_m = sorted(op for op, s in mstatus.items() if s not in ("pass", "no comparable sample"))
+    if bad_m:
+        w("### Tensor-method variants that do not pass (%d)" % len(bad_m))
+        w("")
+        w("Torch entries whose method form (`input.name(*args, **kwargs)`) fails, with the first cause: " + ", ".join(
+            "`%s` (%s)" % (headers[op]["method_variant"] if headers[op]["variant"] == "" else op, mstatus[op])
+            for op in bad_m) + ".")
         w("")
 
     # --- absent names

@@ -19,7 +19,9 @@ Writes, under tests/golden/opinfo/:
                 scripts/coverage.py compares with glia's Python binding.
 
 Header line: {"op": key, "name", "variant", "namespace", "call", "autograd",
-"nondeterministic"?}. "call" says how the replay calls it: {"fn": "torch.abs"}
+"nondeterministic"?, "method_variant"?}. "method_variant" (torch namespace only)
+names the Tensor method that OpInfo checks gives the function's values
+(input.name(*args, **kwargs)), which the replay calls too. "call" says how the replay calls it: {"fn": "torch.abs"}
 (fn(input, *args, **kwargs)), {"method": "abs"} (input.abs(*args, **kwargs)),
 {"attr": "T"} (input.T), or {"fn": ..., "swap": true} (fn(args[0], input,
 *args[1:], **kwargs): OpInfo's embedding wrapper) or {"fn": "torch.einsum",
@@ -416,6 +418,9 @@ def gen_entry(o, ns, call):
     LINE_CAP bytes; failing that, the one of the smallest line among the FALLBACK candidates smallest samples."""
     header = {"op": key_of(o), "name": o.name, "variant": o.variant_test_name, "namespace": ns, "call": call,
               "autograd": bool(o.supports_autograd)}
+    if ns == "torch" and o.method_variant is not None and "fn" in call and not call.get("swap") \
+            and not call.get("equation_first"):
+        header["method_variant"] = o.name  # OpInfo's variant test: input.name(*args, **kwargs), the same values
     cands = candidates(o)
     small = [(i, s) for i, s in enumerate(cands) if max_numel(s) <= MAX_NUMEL]
     nondet = any(is_nondeterministic(o, call, s) for _, s in (small or list(enumerate(cands)))[:2])

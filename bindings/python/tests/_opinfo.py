@@ -3,7 +3,8 @@
 Each in-scope OpInfo entry is called through glia's Python binding under torch's name (torch.sin ->
 glia.sin, Tensor.sin -> glia.Tensor.sin, torch.nn.functional.relu -> glia.nn.functional.relu), every
 recorded sample in float32 and float64, forward and, where torch recorded gradients, backward with the
-generator's cotangent. Each (entry, sample, dtype) gets one status letter:
+generator's cotangent; a torch function with a Tensor method variant in OpInfo is called both ways
+(codes method.float32, method.float64 for the method). Each (entry, sample, dtype) gets one status letter:
 
     .  passes (forward and gradients within torch's default tolerances)
     M  missing op: glia has no such name
@@ -28,6 +29,7 @@ from _repo import ROOT
 FIXTURES = os.path.join(ROOT, "tests", "golden", "opinfo")
 EXPECTED = os.path.join(FIXTURES, "expected.txt")
 DTYPES = ("float32", "float64")
+METHOD = "method."  # prefix of the method variant's keys (method.float32, method.float64)
 CODES = {".": "pass", "M": "missing op", "K": "missing keyword or signature", "E": "error raised",
          "R": "wrong result", "G": "wrong gradient", "S": "skipped in the fixture"}
 # torch.testing.assert_close's defaults (rtol, atol) per dtype.
@@ -239,12 +241,11 @@ def cotangent(o):
 # one sample
 
 
-def run_sample(header, fn, rec, dtype):
+def run_sample(call, fn, rec, dtype):
     """Replays one sample in one dtype; returns (code, message)."""
     if "skip" in rec:
         return "S", rec["skip"]
     want = rec[dtype]
-    call = header["call"]
     try:
         rg = []
         inp = decode(rec["input"], dtype, rg)
@@ -296,27 +297,43 @@ def run_sample(header, fn, rec, dtype):
     return ".", ""
 
 
+def variants(header):
+    """(key prefix, call) for the function form and, where OpInfo has one, the Tensor method form."""
+    out = [("", header["call"])]
+    if header.get("method_variant"):
+        out.append((METHOD, {"method": header["method_variant"]}))
+    return out
+
+
+def code_keys(header):
+    return [p + d for p, _ in variants(header) for d in DTYPES]
+
+
 def run_entry(key):
-    """{"op", "glia", "namespace", "codes": {dtype: "..."}, "messages": [(sample, dtype, code, msg)]}."""
+    """{"op", "glia", "namespace", "codes": {key: "..."}, "messages": [(sample, key, code, msg)]}: key is the
+    dtype, or method.<dtype> for the method variant."""
     header, recs = load(key)
     res = {"op": key, "glia": glia_name(header["call"]), "namespace": header["namespace"],
            "codes": {}, "messages": []}
-    fn, missing = None, None
-    try:
-        fn = resolve(header["call"])
-    except Failure as f:
-        missing = f
-    for dtype in DTYPES:
-        codes = ""
-        for rec in recs:
-            if missing is not None and "skip" not in rec:
-                code, msg = "M", str(missing)
-            else:
-                code, msg = run_sample(header, fn, rec, dtype)
-            codes += code
-            if code != ".":
-                res["messages"].append((rec["sample"], dtype, code, msg))
-        res["codes"][dtype] = codes
+    if header.get("method_variant"):
+        res["glia_method"] = "glia.Tensor." + header["method_variant"]
+    for prefix, call in variants(header):
+        fn, missing = None, None
+        try:
+            fn = resolve(call)
+        except Failure as f:
+            missing = f
+        for dtype in DTYPES:
+            codes = ""
+            for rec in recs:
+                if missing is not None and "skip" not in rec:
+                    code, msg = "M", str(missing)
+                else:
+                    code, msg = run_sample(call, fn, rec, dtype)
+                codes += code
+                if code != ".":
+                    res["messages"].append((rec["sample"], prefix + dtype, code, msg))
+            res["codes"][prefix + dtype] = codes
     return res
 
 
@@ -329,7 +346,7 @@ def run_all(keys=None):
 
 
 def read_expected(path=EXPECTED):
-    """{op: {dtype: codes}} from expected.txt (op, then one dtype=codes field per dtype)."""
+    """{op: {key: codes}} from expected.txt (op, then key=codes fields: the dtypes, method.<dtype>)."""
     out = {}
     if not os.path.exists(path):
         return out
@@ -347,11 +364,12 @@ def write_expected(results, path=EXPECTED):
     legend = "\n".join("#   %s  %s" % (c, w) for c, w in CODES.items())
     with open(path, "w") as f:
         f.write("# The OpInfo replay's status of every sample (bindings/python/tests/test_opinfo.py): one line per\n"
-                "# OpInfo entry, then dtype=codes with one letter per sample of its fixture, in order.\n"
+                "# OpInfo entry, then dtype=codes with one letter per sample of its fixture, in order, for the\n"
+                "# function (float32=, float64=) and, where OpInfo has one, the Tensor method (method.float32=...).\n"
                 "# A '.' here must stay a '.': test_opinfo fails when a listed pass stops passing.\n"
                 "# Regenerate with `python3 scripts/coverage.py --update` when coverage grows.\n" + legend + "\n")
         for r in sorted(results, key=lambda r: r["op"]):
-            f.write("%s %s\n" % (r["op"], " ".join("%s=%s" % (d, r["codes"][d]) for d in DTYPES)))
+            f.write("%s %s\n" % (r["op"], " ".join("%s=%s" % kv for kv in r["codes"].items())))
 
 
 def regressions(results, expected):
@@ -361,7 +379,7 @@ def regressions(results, expected):
         exp = expected.get(r["op"], {})
         msgs = {(s, d): (c, m) for s, d, c, m in r["messages"]}
         _, recs = load(r["op"])
-        for d in DTYPES:
+        for d in r["codes"]:
             want, got = exp.get(d, ""), r["codes"][d]
             for i, w in enumerate(want):
                 if w == "." and (i >= len(got) or got[i] != "."):

@@ -27,10 +27,11 @@ def test_expectations_cover_every_fixture():
     assert sorted(expected) == keys, "expected.txt lists %s; the fixtures are %s" % (
         sorted(set(expected) ^ set(keys))[:20], "regenerate it: python3 scripts/coverage.py --update")
     for key in keys:
-        _, recs = _opinfo.load(key)
-        for d in _opinfo.DTYPES:
-            assert len(expected[key].get(d, "")) == len(recs), "%s %s: %d codes for %d samples" % (
-                key, d, len(expected[key].get(d, "")), len(recs))
+        header, recs = _opinfo.load(key)
+        assert sorted(expected[key]) == sorted(_opinfo.code_keys(header)), key
+        for d in _opinfo.code_keys(header):
+            assert len(expected[key][d]) == len(recs), "%s %s: %d codes for %d samples" % (
+                key, d, len(expected[key][d]), len(recs))
 
 
 def test_opinfo_replay_has_no_regression():
