@@ -87,8 +87,8 @@ def trajectory(name, kind, opts, dtype=torch.float64):
             checkpoints[str(s)] = [T(p) for p in params]
         if s == 10:
             state10 = flat_state_dict(opt.state_dict())
-    return {"name": name, "optimizer": kind, "options": opts, "dtype": "float32" if dtype == torch.float32 else "float64",
-            "checkpoints": checkpoints, "state10": state10, "state": flat_state_dict(opt.state_dict())}
+    return {"name": name, "optimizer": kind, "options": opts,
+            "dtype": "float32" if dtype == torch.float32 else "float64", "checkpoints": checkpoints, "state10": state10, "state": flat_state_dict(opt.state_dict())}
 
 
 def cases():
@@ -121,7 +121,8 @@ def cases():
     out.append(trajectory("rprop_etas_step_sizes", "rprop", dict(lr=0.01, etas=[0.3, 1.5], step_sizes=[1e-3, 0.02])))
     f32 = torch.float32
     out.append(trajectory("adadelta_float32", "adadelta", dict(lr=0.5, weight_decay=0.1), f32))
-    out.append(trajectory("adagrad_float32", "adagrad", dict(lr=0.05, lr_decay=0.05, initial_accumulator_value=0.3), f32))
+    out.append(trajectory("adagrad_float32", "adagrad", dict(lr=0.05, lr_decay=0.05, initial_accumulator_value=0.3),
+                          f32))
     out.append(trajectory("adamax_float32", "adamax", dict(lr=0.01, weight_decay=0.1), f32))
     out.append(trajectory("asgd_float32", "asgd", dict(lr=0.05, lambd=0.01, t0=5.0, weight_decay=0.1), f32))
     out.append(trajectory("nadam_float32", "nadam", dict(lr=0.01, weight_decay=0.1), f32))

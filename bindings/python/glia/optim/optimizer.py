@@ -16,7 +16,8 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
 _FLAGS = ("nesterov", "maximize", "amsgrad", "centered")
 _IGNORED = ("foreach", "differentiable", "capturable", "fused")
 # Options that are pairs, with the names glia_optimizer_{get,set}_option gives their two values.
-_PAIRS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"), "step_sizes": ("step_size_min", "step_size_max")}
+_PAIRS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"),
+          "step_sizes": ("step_size_min", "step_size_max")}
 
 
 class _Required:
