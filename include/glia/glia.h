@@ -3735,6 +3735,203 @@ GLIA_API GLIA_NODISCARD glia_error *glia_optim_adamw(glia_tensor *const *params,
 GLIA_API GLIA_NODISCARD glia_error *glia_optim_rmsprop(glia_tensor *const *params, int64_t n_params,
                                                        const glia_rmsprop_options *options, glia_optimizer **out);
 
+/*
+ * torch 1.13's other optimizers: Adadelta, Adagrad, Adamax, ASGD, NAdam, RAdam
+ * and Rprop, with the same rules as above (options structs with torch's
+ * defaults, torch's ValueError texts, state-dict layout). glia keeps every
+ * "step" as a float32 0-dim tensor (torch 1.13's Adadelta and Rprop keep a
+ * Python int). Pair options are addressed in glia_optimizer_get_option by
+ * "beta1"/"beta2", "etaminus"/"etaplus" (etas) and "step_size_min"/
+ * "step_size_max" (step_sizes).
+ */
+/** Options of glia_optim_adadelta. Initialise with glia_adadelta_options_init(). */
+typedef struct glia_adadelta_options {
+  /** sizeof(glia_adadelta_options), set by glia_adadelta_options_init(). */
+  size_t struct_size;
+  double lr;           /**< default 1.0 */
+  double rho;          /**< default 0.9; in [0, 1] */
+  double eps;          /**< default 1e-6 */
+  double weight_decay; /**< default 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_adadelta_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_adadelta_options_init(glia_adadelta_options *options);
+
+/** Options of glia_optim_adagrad. Initialise with glia_adagrad_options_init(). */
+typedef struct glia_adagrad_options {
+  /** sizeof(glia_adagrad_options), set by glia_adagrad_options_init(). */
+  size_t struct_size;
+  double lr;                        /**< default 0.01 */
+  double lr_decay;                  /**< default 0 */
+  double weight_decay;              /**< default 0 */
+  double initial_accumulator_value; /**< default 0 */
+  double eps;                       /**< default 1e-10 */
+  int32_t maximize;                 /**< default 0 */
+} glia_adagrad_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_adagrad_options_init(glia_adagrad_options *options);
+
+/** Options of glia_optim_adamax. Initialise with glia_adamax_options_init(). */
+typedef struct glia_adamax_options {
+  /** sizeof(glia_adamax_options), set by glia_adamax_options_init(). */
+  size_t struct_size;
+  double lr;           /**< default 0.002 */
+  double betas[2];     /**< default {0.9, 0.999}; each in [0, 1) */
+  double eps;          /**< default 1e-8 */
+  double weight_decay; /**< default 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_adamax_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_adamax_options_init(glia_adamax_options *options);
+
+/** Options of glia_optim_asgd. Initialise with glia_asgd_options_init(). */
+typedef struct glia_asgd_options {
+  /** sizeof(glia_asgd_options), set by glia_asgd_options_init(). */
+  size_t struct_size;
+  double lr;           /**< default 0.01 */
+  double lambd;        /**< default 1e-4 (decay term) */
+  double alpha;        /**< default 0.75 (power for the eta update) */
+  double t0;           /**< default 1e6 (the step at which averaging starts) */
+  double weight_decay; /**< default 0 */
+  int32_t maximize;    /**< default 0 */
+} glia_asgd_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_asgd_options_init(glia_asgd_options *options);
+
+/** Options of glia_optim_nadam (torch 1.13's NAdam has no maximize). Initialise with glia_nadam_options_init(). */
+typedef struct glia_nadam_options {
+  /** sizeof(glia_nadam_options), set by glia_nadam_options_init(). */
+  size_t struct_size;
+  double lr;             /**< default 0.002 */
+  double betas[2];       /**< default {0.9, 0.999}; each in [0, 1) */
+  double eps;            /**< default 1e-8 */
+  double weight_decay;   /**< default 0 */
+  double momentum_decay; /**< default 0.004 */
+} glia_nadam_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_nadam_options_init(glia_nadam_options *options);
+
+/** Options of glia_optim_radam (torch 1.13's RAdam has no maximize). Initialise with glia_radam_options_init(). */
+typedef struct glia_radam_options {
+  /** sizeof(glia_radam_options), set by glia_radam_options_init(). */
+  size_t struct_size;
+  double lr;           /**< default 0.001 */
+  double betas[2];     /**< default {0.9, 0.999}; each in [0, 1) */
+  double eps;          /**< default 1e-8 */
+  double weight_decay; /**< default 0 */
+} glia_radam_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_radam_options_init(glia_radam_options *options);
+
+/** Options of glia_optim_rprop. Initialise with glia_rprop_options_init(). */
+typedef struct glia_rprop_options {
+  /** sizeof(glia_rprop_options), set by glia_rprop_options_init(). */
+  size_t struct_size;
+  double lr;            /**< default 0.01 (the initial step size) */
+  double etas[2];       /**< default {0.5, 1.2} (etaminus, etaplus); 0 < etaminus < 1 < etaplus */
+  double step_sizes[2]; /**< default {1e-6, 50} (the smallest and largest step size) */
+  int32_t maximize;     /**< default 0 */
+} glia_rprop_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_rprop_options_init(glia_rprop_options *options);
+
+/**
+ * torch.optim.Adadelta. State "step", "square_avg", "acc_delta". Errors as
+ * torch: "Invalid learning rate: -1.0", "Invalid rho value: 1.5", "Invalid
+ * epsilon value", "Invalid weight_decay value". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_adadelta(glia_tensor *const *params, int64_t n_params,
+                                                        const glia_adadelta_options *options, glia_optimizer **out);
+/**
+ * torch.optim.Adagrad. As torch, the state ("step", "sum" filled with
+ * initial_accumulator_value) of every parameter is created here; a parameter
+ * of a group added later gets it on its first step. Errors as torch: "Invalid
+ * learning rate", "Invalid lr_decay value", "Invalid weight_decay value",
+ * "Invalid initial_accumulator_value value", "Invalid epsilon value". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_adagrad(glia_tensor *const *params, int64_t n_params,
+                                                       const glia_adagrad_options *options, glia_optimizer **out);
+/**
+ * torch.optim.Adamax. State "step", "exp_avg", "exp_inf". Errors as torch
+ * ("Invalid beta parameter at index 0: 1.0", ...). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_adamax(glia_tensor *const *params, int64_t n_params,
+                                                      const glia_adamax_options *options, glia_optimizer **out);
+/**
+ * torch.optim.ASGD. State "step", "eta", "mu" (float32 0-dim, as torch) and
+ * "ax" (the average). Errors as torch ("Invalid learning rate", "Invalid
+ * weight_decay value"). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_asgd(glia_tensor *const *params, int64_t n_params,
+                                                    const glia_asgd_options *options, glia_optimizer **out);
+/**
+ * torch.optim.NAdam. State "step", "mu_product" (float32 0-dim, as torch),
+ * "exp_avg", "exp_avg_sq". Errors as torch (..., "Invalid momentum_decay
+ * value: -0.1"). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_nadam(glia_tensor *const *params, int64_t n_params,
+                                                     const glia_nadam_options *options, glia_optimizer **out);
+/** torch.optim.RAdam. State "step", "exp_avg", "exp_avg_sq". Errors as torch. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_radam(glia_tensor *const *params, int64_t n_params,
+                                                     const glia_radam_options *options, glia_optimizer **out);
+/**
+ * torch.optim.Rprop. State "step", "prev", "step_size". Errors as torch:
+ * "Invalid learning rate", "Invalid eta values: 1.5, 1.2". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_rprop(glia_tensor *const *params, int64_t n_params,
+                                                     const glia_rprop_options *options, glia_optimizer **out);
+
+/** Options of glia_optim_lbfgs. Initialise with glia_lbfgs_options_init(). */
+typedef struct glia_lbfgs_options {
+  /** sizeof(glia_lbfgs_options), set by glia_lbfgs_options_init(). */
+  size_t struct_size;
+  double lr;               /**< default 1 */
+  int64_t max_iter;        /**< default 20 (iterations per step) */
+  int64_t max_eval;        /**< default -1: torch's None, max_iter * 5 / 4 (closure evaluations per step) */
+  double tolerance_grad;   /**< default 1e-7 (stop when max |grad| is at most this) */
+  double tolerance_change; /**< default 1e-9 */
+  int64_t history_size;    /**< default 100 */
+  int32_t line_search_fn;  /**< default 0: None (fixed step lr); 1: "strong_wolfe" */
+} glia_lbfgs_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_lbfgs_options_init(glia_lbfgs_options *options);
+/**
+ * torch.optim.LBFGS: one parameter group only (add_param_group works, but a
+ * step then fails with "LBFGS doesn't support per-parameter options
+ * (parameter groups)"). Step it with glia_optimizer_step_closure;
+ * glia_optimizer_step fails with torch's "step() missing 1 required
+ * positional argument: 'closure'". Its state lives under the first
+ * parameter ("state.0."): "func_evals", "n_iter" (int64 0-dim), "d", "t"
+ * (float64 0-dim), "old_dirs", "old_stps" (torch's lists of [N] tensors
+ * stacked to [k, N], N the number of elements of all parameters), "ro" ([k]),
+ * "H_diag", "prev_flat_grad", "prev_loss" (float64 0-dim); torch's scratch
+ * list "al" is left out. The group's options hold max_eval resolved (as
+ * torch) and line_search_fn as 0 or 1. Errors: "only 'strong_wolfe' is
+ * supported" (line_search_fn other than 0 or 1).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optim_lbfgs(glia_tensor *const *params, int64_t n_params,
+                                                     const glia_lbfgs_options *options, glia_optimizer **out);
+/**
+ * A closure for glia_optimizer_step_closure (torch's step(closure)): it
+ * re-evaluates the model, computes the gradients (zero_grad, forward,
+ * backward) and writes the loss to *out_loss. Return NULL, or an error made
+ * with glia_error_new to stop the step. Grad mode is on while it runs.
+ */
+typedef glia_error *(*glia_optimizer_closure_fn)(void *user_data, double *out_loss);
+/**
+ * step(closure): runs the closure (grad mode on) and steps. Every optimizer
+ * takes it (the closure runs once, then glia_optimizer_step); LBFGS calls it
+ * as often as its iterations and line search need. Writes the closure's
+ * first loss (torch's return value) to out_loss unless it is NULL. Not
+ * all-or-nothing for LBFGS: a failing closure (GLIA_ERR_CALLBACK, its message
+ * carried) leaves the parameters where the iterations so far took them.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_step_closure(glia_optimizer *optimizer,
+                                                                glia_optimizer_closure_fn closure, void *user_data,
+                                                                double *out_loss);
+
 /** Adds a reference. Errors: GLIA_ERR_INVALID_HANDLE. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_optimizer_retain(glia_optimizer *optimizer);
 /** Drops a reference (NULL is accepted). @since 0.1 */

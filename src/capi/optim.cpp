@@ -10,6 +10,12 @@ using namespace glia;
 using namespace glia::capi;
 using glia::optim::Optimizer;
 
+namespace glia::capi {
+// The options structs of the optimizers in capi/optim_extra.cpp (false: another type).
+bool extra_optimizer_options(const std::string& type, const void* options, const char* fn,
+                             std::vector<optim::Option>* out);
+}  // namespace glia::capi
+
 namespace {
 
 optim::SGDOptions sgd_arg(const glia_sgd_options* o, const char* fn) {
@@ -196,7 +202,7 @@ glia_error* glia_optimizer_add_param_group(glia_optimizer* optimizer, glia_tenso
         opts = optim::to_options(adam_arg(static_cast<const glia_adam_options*>(options), type == "AdamW", fn));
       else if (type == "RMSprop")
         opts = optim::to_options(rmsprop_arg(static_cast<const glia_rmsprop_options*>(options), fn));
-      else
+      else if (!extra_optimizer_options(type, options, fn, &opts))
         fail(Code::Internal, fn, ": unknown optimizer type ", type);
     } else {
       // NULL: the optimizer's defaults (torch's param_group.setdefault from self.defaults).

@@ -75,6 +75,10 @@ bool is_flag_option(const std::string& name) {
 std::pair<std::string, size_t> option_slot(const std::string& name) {
   if (name == "beta1") return {"betas", 0};
   if (name == "beta2") return {"betas", 1};
+  if (name == "etaminus") return {"etas", 0};
+  if (name == "etaplus") return {"etas", 1};
+  if (name == "step_size_min") return {"step_sizes", 0};
+  if (name == "step_size_max") return {"step_sizes", 1};
   return {name, 0};
 }
 
@@ -84,7 +88,7 @@ double Optimizer::get_option(size_t g, const std::string& name) const {
   const ParamGroup& pg = group(g);
   auto [opt_name, i] = option_slot(name);
   const Option* o = pg.find(opt_name);
-  if (!o || i >= o->value.size() || (opt_name == "betas") != (name != opt_name)) {
+  if (!o || i >= o->value.size() || (o->value.size() == 2) != (name != opt_name)) {
     GLIA_CHECK(name != "initial_lr", NotFound, "'initial_lr'");
     fail(Code::InvalidArgument, type_name(), " has no option '", name, "'");
   }
@@ -102,7 +106,7 @@ void Optimizer::set_option(size_t g, const std::string& name, double value) {
   Option* o = nullptr;
   for (Option& x : opts)
     if (x.name == opt_name) o = &x;
-  GLIA_CHECK(o && i < o->value.size() && (opt_name == "betas") == (name != opt_name), InvalidArgument, type_name(),
+  GLIA_CHECK(o && i < o->value.size() && (o->value.size() == 2) == (name != opt_name), InvalidArgument, type_name(),
              " has no option '", name, "'");
   GLIA_CHECK(!is_flag_option(opt_name) || value == 0.0 || value == 1.0, InvalidArgument, "option '", name,
              "' is a flag: expected 0 or 1, got ", py_float(value));
@@ -171,6 +175,8 @@ void Optimizer::add_param_group(std::vector<Tensor> params, std::vector<Option> 
 
 void Update::run() {
   if (step.defined()) fill(step, step_value);
+  for (size_t i = 0; i < scalars.size(); ++i)
+    if (scalars[i].defined()) fill(scalars[i], scalar_values[i]);
   const Tensor* in[1] = {fast ? &g : &gd};
   const Tensor* out[4];
   out[0] = fast ? &p : &pd;
@@ -218,6 +224,16 @@ void Optimizer::step() {
     throw;
   }
   for (Update& u : commit) u.run();
+}
+
+double Optimizer::step_closure(const std::function<double()>& closure) {
+  double loss;
+  {
+    GradModeGuard grad(true);
+    loss = closure();
+  }
+  step();
+  return loss;
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -382,6 +398,9 @@ void Optimizer::load_state_dict(const nn::TensorDict& dict) {
     if (is_scalar_state(name)) {
       GLIA_CHECK(v.numel() == 1, Shape, "loaded state dict's \"state.", i, ".", name, "\" must hold one value");
       c = clone(v);
+    } else if (is_free_state(name)) {
+      c = empty(v.shape(), is_floating(p.dtype()) && is_floating(v.dtype()) ? p.dtype() : v.dtype(), p.device());
+      copy_into(c, v);
     } else {
       GLIA_CHECK(v.shape() == p.shape(), Shape, "loaded state dict's \"state.", i, ".", name, "\" has shape ",
                  v.shape(), ", but the parameter has shape ", p.shape());

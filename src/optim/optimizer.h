@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -77,6 +78,10 @@ struct Update {
   int32_t n_attrs = 0;
   Tensor step;  // when defined: state "step", set to step_value before the update
   double step_value = 0;
+  // More 0-dim states the commit pass sets (when defined) before the update: ASGD's eta and mu,
+  // NAdam's mu_product (optim/algorithms_extra.cpp).
+  std::array<Tensor, 2> scalars;
+  std::array<double, 2> scalar_values{};
 
   void run();
 };
@@ -92,6 +97,10 @@ class Optimizer : public RefCounted {
   const std::vector<Option>& defaults() const { return defaults_; }
 
   void step();
+  // torch's step(closure): the closure (a host callback that re-evaluates the model, runs backward
+  // and returns the loss) runs with grad mode on, then step(); returns its loss. LBFGS overrides it
+  // (optim/lbfgs.cpp).
+  virtual double step_closure(const std::function<double()>& closure);
   void zero_grad(bool set_to_none = true);
   // Adds a group; missing options are taken from the defaults. Validates like
   // torch (non-leaf, duplicates across groups, option ranges). All-or-nothing.
@@ -140,6 +149,9 @@ class Optimizer : public RefCounted {
   virtual void prepare_group(ParamGroup& group, Commit& commit) = 0;
   // Names of state entries that are not shaped like the parameter ("step").
   virtual bool is_scalar_state(const std::string& name) const { return name == "step"; }
+  // Names of state entries of any shape (LBFGS's flat vectors and histories): loaded as copies on the
+  // parameter's device, floating ones cast to its dtype.
+  virtual bool is_free_state(const std::string&) const { return false; }
 
  private:
   std::vector<Option> defaults_;

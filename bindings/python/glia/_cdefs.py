@@ -150,6 +150,22 @@ class glia_adam_options(Structure):
     pass
 class glia_rmsprop_options(Structure):
     pass
+class glia_adadelta_options(Structure):
+    pass
+class glia_adagrad_options(Structure):
+    pass
+class glia_adamax_options(Structure):
+    pass
+class glia_asgd_options(Structure):
+    pass
+class glia_nadam_options(Structure):
+    pass
+class glia_radam_options(Structure):
+    pass
+class glia_rprop_options(Structure):
+    pass
+class glia_lbfgs_options(Structure):
+    pass
 class glia_process_group_options(Structure):
     pass
 class glia_ddp_options(Structure):
@@ -174,6 +190,7 @@ glia_backward_pre_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_vo
 glia_backward_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64))
 glia_state_dict_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p, c_char_p)
 glia_load_state_dict_post_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p)
+glia_optimizer_closure_fn = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_double))
 glia_adamw_options = glia_adam_options
 
 # Structs
@@ -201,6 +218,14 @@ glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double)
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
 glia_rmsprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("alpha", c_double), ("eps", c_double), ("weight_decay", c_double), ("momentum", c_double), ("centered", c_int32), ("maximize", c_int32)]
+glia_adadelta_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("rho", c_double), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_adagrad_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lr_decay", c_double), ("weight_decay", c_double), ("initial_accumulator_value", c_double), ("eps", c_double), ("maximize", c_int32)]
+glia_adamax_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_asgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lambd", c_double), ("alpha", c_double), ("t0", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_nadam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("momentum_decay", c_double)]
+glia_radam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double)]
+glia_rprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("etas", (c_double * 2)), ("step_sizes", (c_double * 2)), ("maximize", c_int32)]
+glia_lbfgs_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("max_iter", c_int64), ("max_eval", c_int64), ("tolerance_grad", c_double), ("tolerance_change", c_double), ("history_size", c_int64), ("line_search_fn", c_int32)]
 glia_process_group_options._fields_ = [("struct_size", c_size_t), ("backend", c_int32), ("timeout_ms", c_int64), ("hostname", c_char_p), ("iface", c_char_p), ("group_name", c_char_p)]
 glia_ddp_options._fields_ = [("struct_size", c_size_t), ("bucket_cap_mb", c_double), ("find_unused_parameters", c_int32), ("broadcast_buffers", c_int32)]
 
@@ -778,6 +803,23 @@ FUNCTIONS = {
     "glia_optim_adam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_adamw": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_rmsprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rmsprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_adadelta_options_init": (None, [POINTER(glia_adadelta_options)], ["options"]),
+    "glia_adagrad_options_init": (None, [POINTER(glia_adagrad_options)], ["options"]),
+    "glia_adamax_options_init": (None, [POINTER(glia_adamax_options)], ["options"]),
+    "glia_asgd_options_init": (None, [POINTER(glia_asgd_options)], ["options"]),
+    "glia_nadam_options_init": (None, [POINTER(glia_nadam_options)], ["options"]),
+    "glia_radam_options_init": (None, [POINTER(glia_radam_options)], ["options"]),
+    "glia_rprop_options_init": (None, [POINTER(glia_rprop_options)], ["options"]),
+    "glia_optim_adadelta": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adadelta_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_adagrad": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adagrad_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_adamax": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adamax_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_asgd": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_asgd_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_nadam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_nadam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_radam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_radam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_rprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_lbfgs_options_init": (None, [POINTER(glia_lbfgs_options)], ["options"]),
+    "glia_optim_lbfgs": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_lbfgs_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optimizer_step_closure": (c_void_p, [c_void_p, glia_optimizer_closure_fn, c_void_p, POINTER(c_double)], ["optimizer", "closure", "user_data", "out_loss"]),
     "glia_optimizer_retain": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_release": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_step": (c_void_p, [c_void_p], ["optimizer"]),

@@ -15,6 +15,9 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop"]
 
 _FLAGS = ("nesterov", "maximize", "amsgrad", "centered")
 _IGNORED = ("foreach", "differentiable", "capturable", "fused")
+# Options that are pairs, with the names glia_optimizer_{get,set}_option gives their two values.
+_PAIRS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"),
+          "step_sizes": ("step_size_min", "step_size_max")}
 
 
 class _Required:
@@ -46,15 +49,16 @@ class _ParamGroup(dict):
 
     def _set_c_option(self, opt, key, value):
         h, g = opt._h, self._index
-        if key == "betas":
+        if key in _PAIRS:
+            n1, n2 = (n.encode() for n in _PAIRS[key])
             b1, b2 = float(value[0]), float(value[1])
             old = ctypes.c_double()
-            check(C.glia_optimizer_get_option(h, g, b"beta1", byref(old)))
-            check(C.glia_optimizer_set_option(h, g, b"beta1", b1), ValueError)
+            check(C.glia_optimizer_get_option(h, g, n1, byref(old)))
+            check(C.glia_optimizer_set_option(h, g, n1, b1), ValueError)
             try:
-                check(C.glia_optimizer_set_option(h, g, b"beta2", b2), ValueError)
+                check(C.glia_optimizer_set_option(h, g, n2, b2), ValueError)
             except ValueError:
-                check(C.glia_optimizer_set_option(h, g, b"beta1", old.value))
+                check(C.glia_optimizer_set_option(h, g, n1, old.value))
                 raise
         elif key in _FLAGS:
             check(C.glia_optimizer_set_option(h, g, key.encode(), float(bool(value))), ValueError)
@@ -97,8 +101,8 @@ class Optimizer:
             v = group[k]
             if v is required:
                 raise TypeError("parameter group didn't specify a value of required optimization parameter " + k)
-            if k == "betas":
-                o.betas[0], o.betas[1] = float(v[0]), float(v[1])
+            if k in _PAIRS:
+                getattr(o, k)[0], getattr(o, k)[1] = float(v[0]), float(v[1])
             elif k in _FLAGS:
                 setattr(o, k, int(bool(v)))
             else:
@@ -168,7 +172,7 @@ class Optimizer:
                 v = _util.to_numpy(t)
                 if name == "params":
                     groups[g][name] = [int(x) for x in v.reshape(-1)]
-                elif name == "betas":
+                elif name in _PAIRS:
                     groups[g][name] = (float(v[0]), float(v[1]))
                 elif name in _FLAGS:
                     groups[g][name] = bool(v)

@@ -476,6 +476,98 @@ pub struct glia_rmsprop_options {
 }
 
 #[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_adadelta_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub rho: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub maximize: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_adagrad_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub lr_decay: f64,
+    pub weight_decay: f64,
+    pub initial_accumulator_value: f64,
+    pub eps: f64,
+    pub maximize: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_adamax_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub betas: [f64; 2],
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub maximize: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_asgd_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub lambd: f64,
+    pub alpha: f64,
+    pub t0: f64,
+    pub weight_decay: f64,
+    pub maximize: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_nadam_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub betas: [f64; 2],
+    pub eps: f64,
+    pub weight_decay: f64,
+    pub momentum_decay: f64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_radam_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub betas: [f64; 2],
+    pub eps: f64,
+    pub weight_decay: f64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_rprop_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub etas: [f64; 2],
+    pub step_sizes: [f64; 2],
+    pub maximize: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_lbfgs_options {
+    pub struct_size: usize,
+    pub lr: f64,
+    pub max_iter: i64,
+    pub max_eval: i64,
+    pub tolerance_grad: f64,
+    pub tolerance_change: f64,
+    pub history_size: i64,
+    pub line_search_fn: i32,
+}
+
+pub type glia_optimizer_closure_fn = Option<unsafe extern "C" fn(*mut c_void, *mut f64) -> *mut glia_error>;
+
+#[repr(C)]
 pub struct glia_lr_scheduler {
     _private: [u8; 0],
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
@@ -1103,6 +1195,23 @@ extern "C" {
     pub fn glia_optim_adam(params: *const *mut glia_tensor, n_params: i64, options: *const glia_adam_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
     pub fn glia_optim_adamw(params: *const *mut glia_tensor, n_params: i64, options: *const glia_adamw_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
     pub fn glia_optim_rmsprop(params: *const *mut glia_tensor, n_params: i64, options: *const glia_rmsprop_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_adadelta_options_init(options: *mut glia_adadelta_options);
+    pub fn glia_adagrad_options_init(options: *mut glia_adagrad_options);
+    pub fn glia_adamax_options_init(options: *mut glia_adamax_options);
+    pub fn glia_asgd_options_init(options: *mut glia_asgd_options);
+    pub fn glia_nadam_options_init(options: *mut glia_nadam_options);
+    pub fn glia_radam_options_init(options: *mut glia_radam_options);
+    pub fn glia_rprop_options_init(options: *mut glia_rprop_options);
+    pub fn glia_optim_adadelta(params: *const *mut glia_tensor, n_params: i64, options: *const glia_adadelta_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_adagrad(params: *const *mut glia_tensor, n_params: i64, options: *const glia_adagrad_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_adamax(params: *const *mut glia_tensor, n_params: i64, options: *const glia_adamax_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_asgd(params: *const *mut glia_tensor, n_params: i64, options: *const glia_asgd_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_nadam(params: *const *mut glia_tensor, n_params: i64, options: *const glia_nadam_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_radam(params: *const *mut glia_tensor, n_params: i64, options: *const glia_radam_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optim_rprop(params: *const *mut glia_tensor, n_params: i64, options: *const glia_rprop_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_lbfgs_options_init(options: *mut glia_lbfgs_options);
+    pub fn glia_optim_lbfgs(params: *const *mut glia_tensor, n_params: i64, options: *const glia_lbfgs_options, out: *mut *mut glia_optimizer) -> *mut glia_error;
+    pub fn glia_optimizer_step_closure(optimizer: *mut glia_optimizer, closure: glia_optimizer_closure_fn, user_data: *mut c_void, out_loss: *mut f64) -> *mut glia_error;
     pub fn glia_optimizer_retain(optimizer: *mut glia_optimizer) -> *mut glia_error;
     pub fn glia_optimizer_release(optimizer: *mut glia_optimizer) -> *mut glia_error;
     pub fn glia_optimizer_step(optimizer: *mut glia_optimizer) -> *mut glia_error;
