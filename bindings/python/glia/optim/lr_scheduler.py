@@ -28,6 +28,9 @@ _EPOCH_DEPRECATION_WARNING = (
     "https://github.com/pytorch/pytorch/issues/new/choose."
 )
 
+# torch raises ValueError where glia's step fails with GLIA_ERR_INVALID_ARGUMENT ("Tried to step 12 times...").
+_VALUE_ERRORS = {_ffi.GLIA_ERR_INVALID_ARGUMENT: ValueError}
+
 # Group entries the C optimizer holds and a scheduler changes (read back after each step).
 _SYNCED = ("momentum", "betas", "initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
 
@@ -101,10 +104,10 @@ class _LRScheduler:
 
     def step(self, epoch=None):
         if epoch is None:
-            check(C.glia_lr_scheduler_step(self._h))
+            check(C.glia_lr_scheduler_step(self._h), codes=_VALUE_ERRORS)
         else:
             warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning)
-            check(C.glia_lr_scheduler_step_epoch(self._h, float(epoch)), ValueError)
+            check(C.glia_lr_scheduler_step_epoch(self._h, float(epoch)), codes=_VALUE_ERRORS)
         _sync_groups(self.optimizer)
 
     def get_last_lr(self):
@@ -379,7 +382,7 @@ class SequentialLR(_Composite):
         self._init(optimizer, C.glia_lr_scheduler_sequential_lr, arr, len(self._schedulers), ms, n)
 
     def step(self):
-        check(C.glia_lr_scheduler_step(self._h))
+        check(C.glia_lr_scheduler_step(self._h), codes=_VALUE_ERRORS)
         _sync_groups(self.optimizer)
 
 
@@ -399,7 +402,7 @@ class ChainedScheduler(_Composite):
         self._after_init()
 
     def step(self):
-        check(C.glia_lr_scheduler_step(self._h))
+        check(C.glia_lr_scheduler_step(self._h), codes=_VALUE_ERRORS)
         _sync_groups(self.optimizer)
 
 
@@ -468,7 +471,7 @@ class ReduceLROnPlateau(_LRScheduler):
         if epoch is not None:
             raise NotImplementedError("glia: ReduceLROnPlateau.step(metrics, epoch) is deprecated in torch and "
                                       "not supported")
-        check(C.glia_lr_scheduler_step_metric(self._h, float(metrics)))
+        check(C.glia_lr_scheduler_step_metric(self._h, float(metrics)), codes=_VALUE_ERRORS)
         _sync_groups(self.optimizer)
 
     def _value(self, k, v):
@@ -724,11 +727,11 @@ class CosineAnnealingWarmRestarts(_LRScheduler):
 
     def step(self, epoch=None):
         if epoch is None:
-            check(C.glia_lr_scheduler_step(self._h))
+            check(C.glia_lr_scheduler_step(self._h), codes=_VALUE_ERRORS)
         else:
             if epoch < 0:
                 raise ValueError("Expected non-negative epoch, but got {}".format(epoch))
-            check(C.glia_lr_scheduler_step_epoch(self._h, float(epoch)), ValueError)
+            check(C.glia_lr_scheduler_step_epoch(self._h, float(epoch)), codes=_VALUE_ERRORS)
         _sync_groups(self.optimizer)
 
     def _loaded(self, state_dict):
