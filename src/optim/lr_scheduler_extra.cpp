@@ -326,7 +326,6 @@ std::vector<Ref<nn::TensorDict>> split_sub_dicts(const nn::TensorDict& d, size_t
   std::vector<Ref<nn::TensorDict>> subs;
   for (size_t i = 0; i < n; ++i) subs.push_back(make_ref<nn::TensorDict>());
   const std::string prefix = "_schedulers.";
-  size_t seen = 0;
   for (size_t i = 0; i < d.size(); ++i) {
     const std::string& k = d.key_at(i);
     if (k.rfind(prefix, 0) != 0) continue;
@@ -339,7 +338,6 @@ std::vector<Ref<nn::TensorDict>> split_sub_dicts(const nn::TensorDict& d, size_t
     GLIA_CHECK(idx < n, InvalidArgument, "loaded scheduler state dict has state for _schedulers[", idx,
                "], but there are ", n, " schedulers");
     subs[idx]->set(k.substr(pos + 1), d.value_at(i));
-    seen = std::max(seen, idx + 1);
   }
   for (size_t i = 0; i < n; ++i)
     GLIA_CHECK(subs[i]->size() > 0, InvalidArgument, "loaded scheduler state dict has no state for _schedulers[", i,

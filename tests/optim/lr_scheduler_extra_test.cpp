@@ -43,7 +43,6 @@ double scale_named(const std::string& name, int64_t x) {
 // user_data of the lambdas: the function's name for every group, or one per group.
 struct Lambdas {
   std::vector<std::string> names;
-  int* freed = nullptr;
 };
 glia_error* call_lambda(void* ud, int64_t group, int64_t epoch, double* out) {
   auto* l = static_cast<Lambdas*>(ud);
@@ -646,4 +645,72 @@ TEST(LrSchedulerExtra, HostCallbackErrorsChangeNothing) {
     EXPECT_EQ(freed, 3);
   }
   EXPECT_EQ(freed, 4);
+}
+
+TEST(LrSchedulerExtra, BadStateDictsChangeNothing) {
+  Opt opt;
+  make_opt(opt, "sgd");
+  SchedHandle c, e, seq;
+  GLIA_OK_(glia_lr_scheduler_constant_lr(opt.o, 0.5, 3, c.out()));
+  GLIA_OK_(glia_lr_scheduler_exponential_lr(opt.o, 0.9, e.out()));
+  glia_lr_scheduler* subs[2] = {c.get(), e.get()};
+  int64_t ms[1] = {2};
+  GLIA_OK_(glia_lr_scheduler_sequential_lr(opt.o, subs, 2, ms, 1, seq.out()));
+  for (int i = 0; i < 4; ++i) GLIA_OK_(glia_lr_scheduler_step(seq));
+  DictHandle good;
+  GLIA_OK_(glia_lr_scheduler_state_dict(seq, good.out()));
+  std::vector<std::string> keys = dict_keys(good);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "_milestones", "last_epoch", "_last_lr", "_schedulers.0.last_epoch", "_schedulers.0._step_count",
+                      "_schedulers.0.base_lrs", "_schedulers.0._last_lr", "_schedulers.0.factor",
+                      "_schedulers.0.total_iters", "_schedulers.1.last_epoch", "_schedulers.1._step_count",
+                      "_schedulers.1.base_lrs", "_schedulers.1._last_lr", "_schedulers.1.gamma"}));
+  // A second scheduler of the same shape, stepped differently: a bad dict leaves it (and its subs) as it was.
+  Opt opt2;
+  make_opt(opt2, "sgd");
+  SchedHandle c2, e2, seq2;
+  GLIA_OK_(glia_lr_scheduler_constant_lr(opt2.o, 0.25, 1, c2.out()));
+  GLIA_OK_(glia_lr_scheduler_exponential_lr(opt2.o, 0.5, e2.out()));
+  glia_lr_scheduler* subs2[2] = {c2.get(), e2.get()};
+  GLIA_OK_(glia_lr_scheduler_sequential_lr(opt2.o, subs2, 2, ms, 1, seq2.out()));
+  GLIA_OK_(glia_lr_scheduler_step(seq2));
+  DictHandle before;
+  GLIA_OK_(glia_lr_scheduler_state_dict(seq2, before.out()));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"_schedulers.1.gamma", "loaded scheduler state dict is missing \"gamma\""},
+      {"_milestones", "loaded scheduler state dict is missing \"_milestones\""},
+      {"_schedulers.0.factor", "loaded scheduler state dict is missing \"factor\""},
+  };
+  for (const auto& [drop, message] : bad) {
+    SCOPED_TRACE(drop);
+    DictHandle d;
+    GLIA_OK_(glia_lr_scheduler_state_dict(seq, d.out()));
+    GLIA_OK_(glia_tensor_dict_remove(d, drop.c_str()));
+    EXPECT_GLIA_MSG(glia_lr_scheduler_load_state_dict(seq2, d), GLIA_ERR_INVALID_ARGUMENT, message);
+    DictHandle after;
+    GLIA_OK_(glia_lr_scheduler_state_dict(seq2, after.out()));
+    ASSERT_EQ(dict_keys(after), dict_keys(before));
+    for (const std::string& k : dict_keys(before)) EXPECT_EQ(dict_values(after, k), dict_values(before, k)) << k;
+  }
+  // An unexpected key; a state for a third scheduler.
+  Handles h;
+  for (const char* extra : {"gamma", "_schedulers.2.gamma"}) {
+    DictHandle d;
+    GLIA_OK_(glia_lr_scheduler_state_dict(seq, d.out()));
+    GLIA_OK_(glia_tensor_dict_set(d, extra, make(h, {0.5}, {})));
+    EXPECT_GLIA_ERR(glia_lr_scheduler_load_state_dict(seq2, d), GLIA_ERR_INVALID_ARGUMENT);
+  }
+  // The good dict loads (with its optimizer's): both continue alike.
+  DictHandle od;
+  GLIA_OK_(glia_optimizer_state_dict(opt.o, od.out()));
+  GLIA_OK_(glia_optimizer_load_state_dict(opt2.o, od));
+  GLIA_OK_(glia_lr_scheduler_load_state_dict(seq2, good));
+  for (int i = 0; i < 3; ++i) {
+    GLIA_OK_(glia_lr_scheduler_step(seq));
+    GLIA_OK_(glia_lr_scheduler_step(seq2));
+    double a = 0, b = 0;
+    GLIA_OK_(glia_lr_scheduler_get_last_lr(seq, 0, &a));
+    GLIA_OK_(glia_lr_scheduler_get_last_lr(seq2, 0, &b));
+    EXPECT_EQ(a, b);
+  }
 }

@@ -300,3 +300,12 @@ def test_one_cycle_sets_torchs_group_keys():
     assert g["betas"] == (0.95, 0.999)
     pg = opt.state_dict()["param_groups"][1]
     assert pg["max_lr"] == 0.5 and pg["base_momentum"] == 0.85
+
+
+def test_last_epoch_is_settable_as_in_torch():
+    opt = make_optimizer("sgd0")
+    s = L.LambdaLR(opt, lambda e: 0.5 ** e)
+    s.last_epoch = 4
+    s.step()
+    assert s.last_epoch == 5
+    assert s.get_last_lr() == [0.1 * 0.5 ** 5, 0.05 * 0.5 ** 5]

@@ -90,6 +90,13 @@ class _LRScheduler:
         check(C.glia_lr_scheduler_get_last_epoch(self._h, byref(v)), AttributeError)
         return v.value
 
+    @last_epoch.setter
+    def last_epoch(self, value):
+        # torch's plain attribute: glia changes it in the C scheduler's state.
+        flat = {k: _util.to_numpy(t) for k, t in self._flat_state().items()}
+        flat["last_epoch"] = np.asarray(int(value), np.int64)
+        self._load_flat(flat)
+
     @property
     def _last_lr(self):
         out = []
