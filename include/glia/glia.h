@@ -4075,6 +4075,243 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_retain(glia_lr_scheduler *
 /** Drops a reference (NULL is accepted). @since 0.1 */
 GLIA_API glia_error *glia_lr_scheduler_release(glia_lr_scheduler *scheduler);
 
+/* ---- more LR schedulers (torch.optim.lr_scheduler, issue 21) -------------- */
+/*
+ * torch 1.13's formulas, checks and messages. The state dicts of
+ * glia_lr_scheduler_state_dict carry torch's keys; where torch keeps a string
+ * or a function, glia keeps an int64 code (named with each constructor). A
+ * step whose host callback fails returns GLIA_ERR_CALLBACK and changes
+ * nothing (neither the scheduler, its sub-schedulers nor the groups).
+ */
+
+/** ExponentialLR(gamma): lr *= gamma every epoch. State: "gamma". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_exponential_lr(glia_optimizer *optimizer, double gamma,
+                                                                     glia_lr_scheduler **out);
+/**
+ * PolynomialLR(total_iters, power) (torch's 5, 1.0): the lr decays to 0 over
+ * total_iters epochs as (1 - epoch / total_iters)^power. State:
+ * "total_iters" (int64), "power". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_polynomial_lr(glia_optimizer *optimizer, int64_t total_iters,
+                                                                    double power, glia_lr_scheduler **out);
+/**
+ * ConstantLR(factor, total_iters) (torch's 1/3, 5): lr * factor until epoch
+ * total_iters. Errors: "Constant multiplicative factor expected to be between
+ * 0 and 1.". State: "factor", "total_iters" (int64). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_constant_lr(glia_optimizer *optimizer, double factor,
+                                                                  int64_t total_iters, glia_lr_scheduler **out);
+
+/**
+ * LambdaLR's and MultiplicativeLR's lr_lambda: writes the factor of group
+ * `group` (torch's lr_lambda[group]) at `epoch` to *out. An error it returns
+ * fails the step (or the constructor, whose initial step calls it).
+ * @since 0.2
+ */
+typedef glia_error *(*glia_lr_lambda_fn)(void *user_data, int64_t group, int64_t epoch, double *out);
+/**
+ * LambdaLR(lr_lambda): lr = initial_lr * lr_lambda(epoch). free_user_data
+ * (may be NULL) runs exactly once: when the scheduler dies, or right away if
+ * this call fails. State: torch's keys but "lr_lambdas" (a function is not
+ * state). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_lambda_lr(glia_optimizer *optimizer, glia_lr_lambda_fn fn,
+                                                                void *user_data, void (*free_user_data)(void *),
+                                                                glia_lr_scheduler **out);
+/** MultiplicativeLR(lr_lambda): lr *= lr_lambda(epoch) from epoch 1. As glia_lr_scheduler_lambda_lr. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_multiplicative_lr(glia_optimizer *optimizer, glia_lr_lambda_fn fn,
+                                                                        void *user_data, void (*free_user_data)(void *),
+                                                                        glia_lr_scheduler **out);
+/**
+ * SequentialLR(optimizer, schedulers, milestones): schedulers[i] runs from
+ * milestones[i - 1] on (restarted there with step(0)). Retains the
+ * schedulers. Errors: "Sequential Schedulers expects all schedulers to
+ * belong to the same optimizer, but got schedulers at index 1 to be different
+ * than the optimizer passed in.", "... expects number of schedulers provided
+ * to be one more than the number of milestone points, ...". State:
+ * "_milestones" (int64 [k]), "last_epoch", "_last_lr", and each scheduler's
+ * state under "_schedulers.<i>.". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_sequential_lr(glia_optimizer *optimizer,
+                                                                    glia_lr_scheduler *const *schedulers,
+                                                                    int64_t n_schedulers, const int64_t *milestones,
+                                                                    int64_t n_milestones, glia_lr_scheduler **out);
+/**
+ * ChainedScheduler(schedulers): one step steps each scheduler in turn.
+ * Retains them. glia_lr_scheduler_get_last_epoch fails (torch's
+ * ChainedScheduler has no last_epoch). Errors: "ChainedScheduler expects all
+ * schedulers to belong to the same optimizer, but got schedulers at index 0
+ * and 1 to be different". State: "_last_lr", "_schedulers.<i>.". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_chained_scheduler(glia_lr_scheduler *const *schedulers,
+                                                                        int64_t n_schedulers, glia_lr_scheduler **out);
+
+/** ReduceLROnPlateau's mode (torch's strings); state dict code as the value. */
+typedef enum glia_plateau_mode GLIA_ENUM_BASE {
+  GLIA_PLATEAU_MIN = 0, /**< "min": reduce when the metric stops decreasing (torch's default) */
+  GLIA_PLATEAU_MAX = 1  /**< "max": reduce when the metric stops increasing */
+} glia_plateau_mode;
+/** ReduceLROnPlateau's threshold_mode (torch's strings); state dict code as the value. */
+typedef enum glia_threshold_mode GLIA_ENUM_BASE {
+  GLIA_THRESHOLD_REL = 0, /**< "rel": best * (1 -/+ threshold) (torch's default) */
+  GLIA_THRESHOLD_ABS = 1  /**< "abs": best -/+ threshold */
+} glia_threshold_mode;
+/** Options of glia_lr_scheduler_reduce_lr_on_plateau. Initialise with glia_reduce_lr_on_plateau_options_init(). */
+typedef struct glia_reduce_lr_on_plateau_options {
+  /** sizeof(glia_reduce_lr_on_plateau_options), set by the init function. */
+  size_t struct_size;
+  glia_plateau_mode mode;             /**< default GLIA_PLATEAU_MIN */
+  double factor;                      /**< default 0.1 */
+  int64_t patience;                   /**< default 10 */
+  double threshold;                   /**< default 1e-4 */
+  glia_threshold_mode threshold_mode; /**< default GLIA_THRESHOLD_REL */
+  int64_t cooldown;                   /**< default 0 */
+  double min_lr;                      /**< default 0: every group's lower bound (when min_lrs is NULL) */
+  const double *min_lrs;              /**< default NULL; else one lower bound per group (n_min_lrs of them) */
+  int64_t n_min_lrs;                  /**< default 0 */
+  double eps;                         /**< default 1e-8 */
+} glia_reduce_lr_on_plateau_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_reduce_lr_on_plateau_options_init(glia_reduce_lr_on_plateau_options *options);
+/**
+ * ReduceLROnPlateau(optimizer, ...): step with glia_lr_scheduler_step_metric.
+ * Sets no initial_lr (torch's is no _LRScheduler). options NULL: defaults.
+ * Errors: "Factor should be < 1.0.", "expected 2 min_lrs, got 3", "mode 7 is
+ * unknown!", "threshold mode 7 is unknown!". State: "factor", "min_lrs",
+ * "patience", "cooldown", "cooldown_counter", "mode" (int64 code),
+ * "threshold", "threshold_mode" (int64 code), "best", "num_bad_epochs",
+ * "mode_worse", "eps", "last_epoch", and "_last_lr" once stepped (before the
+ * first step torch has none, and glia_lr_scheduler_get_last_lr fails).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_reduce_lr_on_plateau(
+    glia_optimizer *optimizer, const glia_reduce_lr_on_plateau_options *options, glia_lr_scheduler **out);
+/**
+ * ReduceLROnPlateau.step(metrics). Other schedulers: GLIA_ERR_INVALID_ARGUMENT
+ * (and glia_lr_scheduler_step on ReduceLROnPlateau is torch's "step() missing
+ * 1 required positional argument: 'metrics'"). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_step_metric(glia_lr_scheduler *scheduler, double metric);
+/**
+ * step(epoch): torch's deprecated form: last_epoch = epoch and the closed
+ * form where torch has one (_get_closed_form_lr: StepLR, MultiStepLR,
+ * ConstantLR, LinearLR, ExponentialLR, PolynomialLR, CosineAnnealingLR), else
+ * the chainable get_lr. CosineAnnealingWarmRestarts takes fractional epochs
+ * (torch's step(epoch + i / iters); "Expected non-negative epoch, but got
+ * -1.0"); the others an integer. SequentialLR, ChainedScheduler and
+ * ReduceLROnPlateau: GLIA_ERR_INVALID_ARGUMENT. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_step_epoch(glia_lr_scheduler *scheduler, double epoch);
+
+/** CyclicLR's mode (torch's strings); state dict code as the value. */
+typedef enum glia_cyclic_mode GLIA_ENUM_BASE {
+  GLIA_CYCLIC_TRIANGULAR = 0,  /**< "triangular" (torch's default) */
+  GLIA_CYCLIC_TRIANGULAR2 = 1, /**< "triangular2": the amplitude halves every cycle */
+  GLIA_CYCLIC_EXP_RANGE = 2    /**< "exp_range": amplitude * gamma^iteration */
+} glia_cyclic_mode;
+/** CyclicLR's scale_mode (torch's strings); state dict code as the value. */
+typedef enum glia_cyclic_scale_mode GLIA_ENUM_BASE {
+  GLIA_CYCLIC_SCALE_CYCLE = 0,     /**< "cycle": scale_fn(cycle number) (torch's default) */
+  GLIA_CYCLIC_SCALE_ITERATIONS = 1 /**< "iterations": scale_fn(last_epoch) */
+} glia_cyclic_scale_mode;
+/** CyclicLR's scale_fn(x): writes the amplitude's scale at x (cycle or iteration) to *out. @since 0.2 */
+typedef glia_error *(*glia_lr_scale_fn)(void *user_data, int64_t x, double *out);
+/** Options of glia_lr_scheduler_cyclic_lr. Initialise with glia_cyclic_lr_options_init(). */
+typedef struct glia_cyclic_lr_options {
+  /** sizeof(glia_cyclic_lr_options), set by the init function. */
+  size_t struct_size;
+  double step_size_up;   /**< default 2000 */
+  double step_size_down; /**< default NaN: torch's None (step_size_up) */
+  glia_cyclic_mode mode; /**< default GLIA_CYCLIC_TRIANGULAR; ignored with a scale_fn */
+  double gamma;          /**< default 1.0 */
+  /** default NULL: the mode's. Runs once per group and step (twice with cycle_momentum). */
+  glia_lr_scale_fn scale_fn;
+  void *scale_fn_user_data;                /**< passed to scale_fn */
+  void (*free_scale_fn_user_data)(void *); /**< may be NULL; runs once, as for glia_lr_scheduler_lambda_lr */
+  glia_cyclic_scale_mode scale_mode;       /**< default GLIA_CYCLIC_SCALE_CYCLE; with a scale_fn only */
+  int32_t cycle_momentum;                  /**< default 1: cycles the groups' "momentum" inversely */
+  double base_momentum;                    /**< default 0.8 (when base_momentums is NULL) */
+  double max_momentum;                     /**< default 0.9 (when max_momentums is NULL) */
+  const double *base_momentums;            /**< default NULL; else one per group */
+  const double *max_momentums;             /**< default NULL; else one per group */
+  int64_t n_momentums;                     /**< the length of base_momentums and max_momentums */
+} glia_cyclic_lr_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_cyclic_lr_options_init(glia_cyclic_lr_options *options);
+/**
+ * CyclicLR(optimizer, base_lr, max_lr, ...): base_lrs and max_lrs hold one
+ * value for every group or one per group. Sets the groups' lr to base_lr
+ * (and momentum to base_momentum) first, as torch does. Errors: "expected 2
+ * values for max_lr, got 3", "mode is invalid and scale_fn is None",
+ * "optimizer must support momentum with `cycle_momentum` option enabled".
+ * State: "max_lrs", "total_size", "step_ratio", "mode" (int64 code),
+ * "gamma", "scale_mode" (int64 code), "cycle_momentum" (int64 0 or 1),
+ * "base_momentums" and "max_momentums" (with cycle_momentum), then the
+ * common keys. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_cyclic_lr(glia_optimizer *optimizer, const double *base_lrs,
+                                                                int64_t n_base_lrs, const double *max_lrs,
+                                                                int64_t n_max_lrs,
+                                                                const glia_cyclic_lr_options *options,
+                                                                glia_lr_scheduler **out);
+
+/** OneCycleLR's anneal_strategy (torch's strings); the state dict's "anneal_func" code. */
+typedef enum glia_anneal_strategy GLIA_ENUM_BASE {
+  GLIA_ANNEAL_COS = 0,   /**< "cos" (torch's default) */
+  GLIA_ANNEAL_LINEAR = 1 /**< "linear" */
+} glia_anneal_strategy;
+/** Options of glia_lr_scheduler_one_cycle_lr. Initialise with glia_one_cycle_lr_options_init(). */
+typedef struct glia_one_cycle_lr_options {
+  /** sizeof(glia_one_cycle_lr_options), set by the init function. */
+  size_t struct_size;
+  const int64_t *total_steps;           /**< default NULL: epochs * steps_per_epoch */
+  const int64_t *epochs;                /**< default NULL */
+  const int64_t *steps_per_epoch;       /**< default NULL */
+  double pct_start;                     /**< default 0.3 */
+  glia_anneal_strategy anneal_strategy; /**< default GLIA_ANNEAL_COS */
+  /** default 1: cycles "momentum" (SGD, RMSprop) or betas[0] (Adam, AdamW) inversely */
+  int32_t cycle_momentum;
+  double base_momentum;         /**< default 0.85 (when base_momentums is NULL) */
+  double max_momentum;          /**< default 0.95 (when max_momentums is NULL) */
+  const double *base_momentums; /**< default NULL; else one per group */
+  const double *max_momentums;  /**< default NULL; else one per group */
+  int64_t n_momentums;          /**< the length of base_momentums and max_momentums */
+  double div_factor;            /**< default 25 */
+  double final_div_factor;      /**< default 1e4 */
+  int32_t three_phase;          /**< default 0 */
+} glia_one_cycle_lr_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_one_cycle_lr_options_init(glia_one_cycle_lr_options *options);
+/**
+ * OneCycleLR(optimizer, max_lr, ...): max_lrs holds one value for every group
+ * or one per group. Sets the groups' "initial_lr", "max_lr", "min_lr" (and
+ * with cycle_momentum "max_momentum", "base_momentum", and momentum or
+ * betas[0]), which the optimizer's state dict then carries as torch's does.
+ * Errors: "You must define either total_steps OR (epochs AND
+ * steps_per_epoch)", "Expected positive integer total_steps, but got 0",
+ * "Expected float between 0 and 1 pct_start, but got 1.5", "anneal_strategy
+ * must by one of 'cos' or 'linear', instead got 5"; a step past total_steps:
+ * "Tried to step 12 times. The specified number of total steps is 10".
+ * State: "total_steps", "_schedule_phases.<i>.end_step" (float64; two phases
+ * or three), "anneal_func" (int64 code), "cycle_momentum" (0 or 1),
+ * "use_beta1" (with cycle_momentum), then the common keys. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_one_cycle_lr(glia_optimizer *optimizer, const double *max_lrs,
+                                                                   int64_t n_max_lrs,
+                                                                   const glia_one_cycle_lr_options *options,
+                                                                   glia_lr_scheduler **out);
+/**
+ * CosineAnnealingWarmRestarts(T_0, T_mult, eta_min) (torch's T_mult 1,
+ * eta_min 0); glia_lr_scheduler_step_epoch takes fractional epochs. Errors:
+ * "Expected positive integer T_0, but got -1", "Expected integer T_mult >= 1,
+ * but got 0". State: "T_0", "T_i", "T_mult" (int64), "eta_min", "T_cur"
+ * (float64), then the common keys. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lr_scheduler_cosine_annealing_warm_restarts(glia_optimizer *optimizer,
+                                                                                     int64_t t_0, int64_t t_mult,
+                                                                                     double eta_min,
+                                                                                     glia_lr_scheduler **out);
+
 /** @} */
 /* ------------------------------------------------------------------------ */
 /* Distributed training (torch.distributed)                                   */

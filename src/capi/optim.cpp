@@ -293,7 +293,8 @@ glia_error* glia_lr_scheduler_linear_lr(glia_optimizer* optimizer, double start_
 }
 
 glia_error* glia_lr_scheduler_step(glia_lr_scheduler* s) {
-  return guard([&] { sched_raw(s, "glia_lr_scheduler_step")->step(); });
+  // A reference of our own: a host callback (lr_lambda) may drop the caller's last one.
+  return guard([&] { Ref<optim::LRScheduler>::share(sched_raw(s, "glia_lr_scheduler_step"))->step(); });
 }
 
 glia_error* glia_lr_scheduler_get_last_lr(const glia_lr_scheduler* s, int64_t group, double* out) {

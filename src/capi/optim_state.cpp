@@ -48,6 +48,8 @@ glia_error* glia_lr_scheduler_get_last_epoch(const glia_lr_scheduler* scheduler,
   return guard([&] {
     optim::LRScheduler* s = scheduler_of(scheduler, fn);
     check_out(out, fn, "out");
+    GLIA_CHECK(s->has_last_epoch(), InvalidArgument, fn, ": '", s->type_name(),
+               "' object has no attribute 'last_epoch'");
     *out = s->last_epoch();
   });
 }

@@ -18,6 +18,10 @@ LRScheduler::LRScheduler(OptimizerRef opt) : opt_(std::move(opt)) {
   }
 }
 
+LRScheduler::LRScheduler(OptimizerRef opt, Bare) : opt_(std::move(opt)) {
+  GLIA_CHECK(opt_, InvalidArgument, "the scheduler needs an optimizer");
+}
+
 void LRScheduler::initial_step() {
   step_count_ = 0;
   step();
@@ -30,12 +34,43 @@ std::vector<double> LRScheduler::group_lrs() const {
 }
 
 void LRScheduler::step() {
+  const int64_t saved_count = step_count_, saved_epoch = last_epoch_;
   ++step_count_;
   ++last_epoch_;
-  std::vector<double> values = get_lr();
+  std::vector<double> values;
+  try {
+    values = get_lr();  // may run a host callback: on error nothing changed
+  } catch (...) {
+    step_count_ = saved_count;
+    last_epoch_ = saved_epoch;
+    throw;
+  }
   // zip(param_groups, values): groups added after construction keep their lr.
   for (size_t g = 0; g < values.size() && g < opt_->num_groups(); ++g) opt_->group(g).set("lr", values[g]);
   last_lr_ = group_lrs();
+}
+
+void LRScheduler::step_epoch(double epoch) {
+  GLIA_CHECK(std::isfinite(epoch) && epoch == std::floor(epoch) && std::fabs(epoch) < 9.0e15, InvalidArgument,
+             type_name(), ".step(epoch): epoch must be an integer, got ", py_float(epoch));
+  const int64_t saved_count = step_count_, saved_epoch = last_epoch_;
+  ++step_count_;
+  last_epoch_ = static_cast<int64_t>(epoch);
+  std::vector<double> values;
+  try {
+    values = closed_form_lr();
+  } catch (...) {
+    step_count_ = saved_count;
+    last_epoch_ = saved_epoch;
+    throw;
+  }
+  for (size_t g = 0; g < values.size() && g < opt_->num_groups(); ++g) opt_->group(g).set("lr", values[g]);
+  last_lr_ = group_lrs();
+}
+
+void LRScheduler::step_metric(double) {
+  fail(Code::InvalidArgument, type_name(),
+       ".step() takes no metric (only ReduceLROnPlateau does): use glia_lr_scheduler_step");
 }
 
 namespace {
@@ -114,8 +149,17 @@ class StepLR final : public LRScheduler {
       : LRScheduler(std::move(opt)), step_size_(step_size), gamma_(gamma) {
     initial_step();
   }
+  const char* type_name() const override { return "StepLR"; }
 
  protected:
+  std::vector<double> closed_form_lr() override {
+    // Python's // is a floor division.
+    int64_t q = last_epoch_ / step_size_;
+    if ((last_epoch_ % step_size_ != 0) && (last_epoch_ < 0)) --q;
+    std::vector<double> lrs = base_lrs_;
+    for (double& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(q));
+    return lrs;
+  }
   std::vector<double> get_lr() override {
     std::vector<double> lrs = group_lrs();
     if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
@@ -147,8 +191,17 @@ class MultiStepLR final : public LRScheduler {
     for (int64_t m : milestones) ++counts_[m];
     initial_step();
   }
+  const char* type_name() const override { return "MultiStepLR"; }
 
  protected:
+  std::vector<double> closed_form_lr() override {
+    int64_t k = 0;  // bisect_right(sorted milestones, last_epoch)
+    for (const auto& [m, c] : counts_)
+      if (m <= last_epoch_) k += c;
+    std::vector<double> lrs = base_lrs_;
+    for (double& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(k));
+    return lrs;
+  }
   std::vector<double> get_lr() override {
     std::vector<double> lrs = group_lrs();
     auto it = counts_.find(last_epoch_);
@@ -190,8 +243,17 @@ class CosineAnnealingLR final : public LRScheduler {
       : LRScheduler(std::move(opt)), t_max_(t_max), eta_min_(eta_min) {
     initial_step();
   }
+  const char* type_name() const override { return "CosineAnnealingLR"; }
 
  protected:
+  std::vector<double> closed_form_lr() override {
+    std::vector<double> lrs = base_lrs_;
+    for (double& lr : lrs)
+      lr = eta_min_ +
+           (lr - eta_min_) *
+               (1 + std::cos(std::numbers::pi * static_cast<double>(last_epoch_) / static_cast<double>(t_max_))) / 2;
+    return lrs;
+  }
   std::vector<double> get_lr() override {
     constexpr double pi = std::numbers::pi;
     std::vector<double> lrs = group_lrs();
@@ -243,8 +305,16 @@ class LinearLR final : public LRScheduler {
       : LRScheduler(std::move(opt)), start_(start), end_(end), total_(total) {
     initial_step();
   }
+  const char* type_name() const override { return "LinearLR"; }
 
  protected:
+  std::vector<double> closed_form_lr() override {
+    GLIA_CHECK(total_ != 0, InvalidArgument, "LinearLR.step(epoch): division by zero (total_iters is 0)");
+    std::vector<double> lrs = base_lrs_;
+    const double k = static_cast<double>(std::min(total_, last_epoch_));
+    for (double& lr : lrs) lr *= start_ + (end_ - start_) * k / static_cast<double>(total_);
+    return lrs;
+  }
   std::vector<double> get_lr() override {
     std::vector<double> lrs = group_lrs();
     if (last_epoch_ == 0) {

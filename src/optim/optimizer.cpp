@@ -49,6 +49,11 @@ Tensor& ParamState::get_or_add(const std::string& name) {
   return entries.back().second;
 }
 
+bool is_scheduler_option(const std::string& name) {
+  return name == "initial_lr" || name == "max_lr" || name == "min_lr" || name == "max_momentum" ||
+         name == "base_momentum";
+}
+
 // ---- Optimizer -------------------------------------------------------------------
 
 ParamGroup& Optimizer::group(size_t g) {
@@ -89,7 +94,7 @@ double Optimizer::get_option(size_t g, const std::string& name) const {
   auto [opt_name, i] = option_slot(name);
   const Option* o = pg.find(opt_name);
   if (!o || i >= o->value.size() || (o->value.size() == 2) != (name != opt_name)) {
-    GLIA_CHECK(name != "initial_lr", NotFound, "'initial_lr'");
+    GLIA_CHECK(!is_scheduler_option(name), NotFound, "'", name, "'");
     fail(Code::InvalidArgument, type_name(), " has no option '", name, "'");
   }
   return o->value[i];
@@ -97,8 +102,8 @@ double Optimizer::get_option(size_t g, const std::string& name) const {
 
 void Optimizer::set_option(size_t g, const std::string& name, double value) {
   ParamGroup& pg = group(g);
-  if (name == "initial_lr") {
-    pg.set("initial_lr", value);
+  if (is_scheduler_option(name)) {
+    pg.set(name, value);
     return;
   }
   auto [opt_name, i] = option_slot(name);
@@ -156,7 +161,7 @@ void Optimizer::add_param_group(std::vector<Tensor> params, std::vector<Option> 
   for (const Option& o : options) {
     bool known = false;
     for (const Option& d : defaults_) known = known || d.name == o.name;
-    GLIA_CHECK(known || o.name == "initial_lr", InvalidArgument, type_name(), " has no option '", o.name, "'");
+    GLIA_CHECK(known || is_scheduler_option(o.name), InvalidArgument, type_name(), " has no option '", o.name, "'");
     if (!known) merged.push_back(o);
   }
   validate(merged);
@@ -372,13 +377,13 @@ void Optimizer::load_state_dict(const nn::TensorDict& dict) {
       opts.push_back(std::move(o));
     }
     for (const auto& [name, t] : gin[g].options) {
-      bool known = name == "initial_lr" || ignored_torch_flag(name);
+      bool known = is_scheduler_option(name) || ignored_torch_flag(name);
       for (const Option& d : defaults_) known = known || d.name == name;
       GLIA_CHECK(known, InvalidArgument, "loaded state dict has an unexpected key \"param_groups.", g, ".", name,
                  "\" (", type_name(), " has no such option)");
-      if (name == "initial_lr") {
-        GLIA_CHECK(t.numel() == 1, InvalidArgument, "loaded state dict's \"param_groups.", g,
-                   ".initial_lr\" must hold one value");
+      if (is_scheduler_option(name)) {
+        GLIA_CHECK(t.numel() == 1, InvalidArgument, "loaded state dict's \"param_groups.", g, ".", name,
+                   "\" must hold one value");
         opts.push_back(Option{name, {item_double(t)}});
       }
     }

@@ -188,6 +188,11 @@ OptimizerRef make_rmsprop(std::vector<Tensor> params, const RMSpropOptions& o);
 
 using nn::py_float;
 
+// Group entries a scheduler adds (torch's group keys): "initial_lr" (every
+// _LRScheduler), "max_lr", "min_lr", "max_momentum", "base_momentum"
+// (OneCycleLR). Options of no optimizer; state dicts carry them.
+bool is_scheduler_option(const std::string& name);
+
 // ---- LR schedulers --------------------------------------------------------------
 
 // torch's _LRScheduler: construction sets each group's initial_lr (when
@@ -195,7 +200,16 @@ using nn::py_float;
 // get_lr() from the groups' current lrs.
 class LRScheduler : public RefCounted {
  public:
-  void step();
+  // step(): chainable; on error (a host callback's) nothing changed.
+  virtual void step();
+  // torch's step(epoch): last_epoch = epoch and the closed form where torch
+  // has one (_get_closed_form_lr), else get_lr(). Integral epochs only,
+  // except where a scheduler overrides it (CosineAnnealingWarmRestarts).
+  virtual void step_epoch(double epoch);
+  // ReduceLROnPlateau's step(metrics); InvalidArgument for the others.
+  virtual void step_metric(double metric);
+  // torch's class name ("StepLR") for messages.
+  virtual const char* type_name() const = 0;
   const std::vector<double>& last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   Optimizer& optimizer() { return *opt_; }
@@ -204,17 +218,29 @@ class LRScheduler : public RefCounted {
   // settings (StepLR: "step_size", "gamma"; MultiStepLR: "milestones" (int64,
   // sorted, repeats kept), "gamma"; CosineAnnealingLR: "T_max", "eta_min";
   // LinearLR: "start_factor", "end_factor", "total_iters").
-  Ref<nn::TensorDict> state_dict() const;
+  virtual Ref<nn::TensorDict> state_dict() const;
   // torch's load_state_dict: every key above is required, no other key is
   // accepted (torch's "verbose" and "_get_lr_called_within_step" are ignored);
   // all-or-nothing. The optimizer's lrs are not touched (load its own state).
-  void load_state_dict(const nn::TensorDict& dict);
+  virtual void load_state_dict(const nn::TensorDict& dict);
+  // ChainedScheduler has no last_epoch in torch.
+  virtual bool has_last_epoch() const { return true; }
+  // For SequentialLR: torch's `scheduler.last_epoch -= 1` and `scheduler._initial_step()`.
+  void undo_epoch() { --last_epoch_; }
+  void rerun_initial_step() { initial_step(); }
 
  protected:
   explicit LRScheduler(OptimizerRef opt);
+  // Schedulers that are no _LRScheduler in torch (ReduceLROnPlateau) or do
+  // not call its constructor (SequentialLR, ChainedScheduler): the optimizer
+  // only, the groups untouched.
+  struct Bare {};
+  LRScheduler(OptimizerRef opt, Bare);
   // Call at the end of a derived constructor (torch's _initial_step).
   void initial_step();
   virtual std::vector<double> get_lr() = 0;
+  // torch's _get_closed_form_lr (step(epoch)); schedulers without one use get_lr().
+  virtual std::vector<double> closed_form_lr() { return get_lr(); }
   std::vector<double> group_lrs() const;
   // The scheduler's own settings for state dicts (as float64 or int64 0-dim
   // tensors, milestones a 1-D int64); load_settings reads the same keys

@@ -91,6 +91,22 @@ GLIA_VALUE_DTYPE = 13
 # enum glia_fan_mode
 GLIA_FAN_IN = 0
 GLIA_FAN_OUT = 1
+# enum glia_plateau_mode
+GLIA_PLATEAU_MIN = 0
+GLIA_PLATEAU_MAX = 1
+# enum glia_threshold_mode
+GLIA_THRESHOLD_REL = 0
+GLIA_THRESHOLD_ABS = 1
+# enum glia_cyclic_mode
+GLIA_CYCLIC_TRIANGULAR = 0
+GLIA_CYCLIC_TRIANGULAR2 = 1
+GLIA_CYCLIC_EXP_RANGE = 2
+# enum glia_cyclic_scale_mode
+GLIA_CYCLIC_SCALE_CYCLE = 0
+GLIA_CYCLIC_SCALE_ITERATIONS = 1
+# enum glia_anneal_strategy
+GLIA_ANNEAL_COS = 0
+GLIA_ANNEAL_LINEAR = 1
 # enum glia_reduce_op
 GLIA_REDUCE_SUM = 0
 GLIA_REDUCE_AVG = 1
@@ -150,21 +166,11 @@ class glia_adam_options(Structure):
     pass
 class glia_rmsprop_options(Structure):
     pass
-class glia_adadelta_options(Structure):
+class glia_reduce_lr_on_plateau_options(Structure):
     pass
-class glia_adagrad_options(Structure):
+class glia_cyclic_lr_options(Structure):
     pass
-class glia_adamax_options(Structure):
-    pass
-class glia_asgd_options(Structure):
-    pass
-class glia_nadam_options(Structure):
-    pass
-class glia_radam_options(Structure):
-    pass
-class glia_rprop_options(Structure):
-    pass
-class glia_lbfgs_options(Structure):
+class glia_one_cycle_lr_options(Structure):
     pass
 class glia_process_group_options(Structure):
     pass
@@ -190,7 +196,8 @@ glia_backward_pre_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_vo
 glia_backward_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64))
 glia_state_dict_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p, c_char_p)
 glia_load_state_dict_post_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p)
-glia_optimizer_closure_fn = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_double))
+glia_lr_lambda_fn = CFUNCTYPE(c_void_p, c_void_p, c_int64, c_int64, POINTER(c_double))
+glia_lr_scale_fn = CFUNCTYPE(c_void_p, c_void_p, c_int64, POINTER(c_double))
 glia_adamw_options = glia_adam_options
 
 # Structs
@@ -218,14 +225,9 @@ glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double)
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
 glia_rmsprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("alpha", c_double), ("eps", c_double), ("weight_decay", c_double), ("momentum", c_double), ("centered", c_int32), ("maximize", c_int32)]
-glia_adadelta_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("rho", c_double), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
-glia_adagrad_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lr_decay", c_double), ("weight_decay", c_double), ("initial_accumulator_value", c_double), ("eps", c_double), ("maximize", c_int32)]
-glia_adamax_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
-glia_asgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lambd", c_double), ("alpha", c_double), ("t0", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
-glia_nadam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("momentum_decay", c_double)]
-glia_radam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double)]
-glia_rprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("etas", (c_double * 2)), ("step_sizes", (c_double * 2)), ("maximize", c_int32)]
-glia_lbfgs_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("max_iter", c_int64), ("max_eval", c_int64), ("tolerance_grad", c_double), ("tolerance_change", c_double), ("history_size", c_int64), ("line_search_fn", c_int32)]
+glia_reduce_lr_on_plateau_options._fields_ = [("struct_size", c_size_t), ("mode", c_int), ("factor", c_double), ("patience", c_int64), ("threshold", c_double), ("threshold_mode", c_int), ("cooldown", c_int64), ("min_lr", c_double), ("min_lrs", POINTER(c_double)), ("n_min_lrs", c_int64), ("eps", c_double)]
+glia_cyclic_lr_options._fields_ = [("struct_size", c_size_t), ("step_size_up", c_double), ("step_size_down", c_double), ("mode", c_int), ("gamma", c_double), ("scale_fn", glia_lr_scale_fn), ("scale_fn_user_data", c_void_p), ("free_scale_fn_user_data", CFUNCTYPE(None, c_void_p)), ("scale_mode", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64)]
+glia_one_cycle_lr_options._fields_ = [("struct_size", c_size_t), ("total_steps", POINTER(c_int64)), ("epochs", POINTER(c_int64)), ("steps_per_epoch", POINTER(c_int64)), ("pct_start", c_double), ("anneal_strategy", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64), ("div_factor", c_double), ("final_div_factor", c_double), ("three_phase", c_int32)]
 glia_process_group_options._fields_ = [("struct_size", c_size_t), ("backend", c_int32), ("timeout_ms", c_int64), ("hostname", c_char_p), ("iface", c_char_p), ("group_name", c_char_p)]
 glia_ddp_options._fields_ = [("struct_size", c_size_t), ("bucket_cap_mb", c_double), ("find_unused_parameters", c_int32), ("broadcast_buffers", c_int32)]
 
@@ -803,23 +805,6 @@ FUNCTIONS = {
     "glia_optim_adam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_adamw": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_rmsprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rmsprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_adadelta_options_init": (None, [POINTER(glia_adadelta_options)], ["options"]),
-    "glia_adagrad_options_init": (None, [POINTER(glia_adagrad_options)], ["options"]),
-    "glia_adamax_options_init": (None, [POINTER(glia_adamax_options)], ["options"]),
-    "glia_asgd_options_init": (None, [POINTER(glia_asgd_options)], ["options"]),
-    "glia_nadam_options_init": (None, [POINTER(glia_nadam_options)], ["options"]),
-    "glia_radam_options_init": (None, [POINTER(glia_radam_options)], ["options"]),
-    "glia_rprop_options_init": (None, [POINTER(glia_rprop_options)], ["options"]),
-    "glia_optim_adadelta": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adadelta_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_adagrad": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adagrad_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_adamax": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adamax_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_asgd": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_asgd_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_nadam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_nadam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_radam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_radam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optim_rprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_lbfgs_options_init": (None, [POINTER(glia_lbfgs_options)], ["options"]),
-    "glia_optim_lbfgs": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_lbfgs_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
-    "glia_optimizer_step_closure": (c_void_p, [c_void_p, glia_optimizer_closure_fn, c_void_p, POINTER(c_double)], ["optimizer", "closure", "user_data", "out_loss"]),
     "glia_optimizer_retain": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_release": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_step": (c_void_p, [c_void_p], ["optimizer"]),
@@ -843,6 +828,22 @@ FUNCTIONS = {
     "glia_lr_scheduler_load_state_dict": (c_void_p, [c_void_p, c_void_p], ["scheduler", "dict"]),
     "glia_lr_scheduler_retain": (c_void_p, [c_void_p], ["scheduler"]),
     "glia_lr_scheduler_release": (c_void_p, [c_void_p], ["scheduler"]),
+    "glia_lr_scheduler_exponential_lr": (c_void_p, [c_void_p, c_double, POINTER(c_void_p)], ["optimizer", "gamma", "out"]),
+    "glia_lr_scheduler_polynomial_lr": (c_void_p, [c_void_p, c_int64, c_double, POINTER(c_void_p)], ["optimizer", "total_iters", "power", "out"]),
+    "glia_lr_scheduler_constant_lr": (c_void_p, [c_void_p, c_double, c_int64, POINTER(c_void_p)], ["optimizer", "factor", "total_iters", "out"]),
+    "glia_lr_scheduler_lambda_lr": (c_void_p, [c_void_p, glia_lr_lambda_fn, c_void_p, CFUNCTYPE(None, c_void_p), POINTER(c_void_p)], ["optimizer", "fn", "user_data", "free_user_data", "out"]),
+    "glia_lr_scheduler_multiplicative_lr": (c_void_p, [c_void_p, glia_lr_lambda_fn, c_void_p, CFUNCTYPE(None, c_void_p), POINTER(c_void_p)], ["optimizer", "fn", "user_data", "free_user_data", "out"]),
+    "glia_lr_scheduler_sequential_lr": (c_void_p, [c_void_p, POINTER(c_void_p), c_int64, POINTER(c_int64), c_int64, POINTER(c_void_p)], ["optimizer", "schedulers", "n_schedulers", "milestones", "n_milestones", "out"]),
+    "glia_lr_scheduler_chained_scheduler": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(c_void_p)], ["schedulers", "n_schedulers", "out"]),
+    "glia_reduce_lr_on_plateau_options_init": (None, [POINTER(glia_reduce_lr_on_plateau_options)], ["options"]),
+    "glia_lr_scheduler_reduce_lr_on_plateau": (c_void_p, [c_void_p, POINTER(glia_reduce_lr_on_plateau_options), POINTER(c_void_p)], ["optimizer", "options", "out"]),
+    "glia_lr_scheduler_step_metric": (c_void_p, [c_void_p, c_double], ["scheduler", "metric"]),
+    "glia_lr_scheduler_step_epoch": (c_void_p, [c_void_p, c_double], ["scheduler", "epoch"]),
+    "glia_cyclic_lr_options_init": (None, [POINTER(glia_cyclic_lr_options)], ["options"]),
+    "glia_lr_scheduler_cyclic_lr": (c_void_p, [c_void_p, POINTER(c_double), c_int64, POINTER(c_double), c_int64, POINTER(glia_cyclic_lr_options), POINTER(c_void_p)], ["optimizer", "base_lrs", "n_base_lrs", "max_lrs", "n_max_lrs", "options", "out"]),
+    "glia_one_cycle_lr_options_init": (None, [POINTER(glia_one_cycle_lr_options)], ["options"]),
+    "glia_lr_scheduler_one_cycle_lr": (c_void_p, [c_void_p, POINTER(c_double), c_int64, POINTER(glia_one_cycle_lr_options), POINTER(c_void_p)], ["optimizer", "max_lrs", "n_max_lrs", "options", "out"]),
+    "glia_lr_scheduler_cosine_annealing_warm_restarts": (c_void_p, [c_void_p, c_int64, c_int64, c_double, POINTER(c_void_p)], ["optimizer", "t_0", "t_mult", "eta_min", "out"]),
     "glia_dist_is_gloo_available": (c_void_p, [POINTER(c_int32)], ["out"]),
     "glia_store_file_create": (c_void_p, [c_char_p, c_int64, POINTER(c_void_p)], ["path", "num_workers", "out"]),
     "glia_store_tcp_create": (c_void_p, [c_char_p, c_int32, c_int32, c_int64, POINTER(c_void_p)], ["host", "port", "is_server", "timeout_ms", "out"]),

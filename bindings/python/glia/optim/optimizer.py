@@ -18,6 +18,8 @@ _IGNORED = ("foreach", "differentiable", "capturable", "fused")
 # Options that are pairs, with the names glia_optimizer_{get,set}_option gives their two values.
 _PAIRS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"),
           "step_sizes": ("step_size_min", "step_size_max")}
+# Group keys a scheduler adds, held by the C optimizer too (OneCycleLR's max_lr, ...).
+_SCHEDULER_KEYS = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
 
 
 class _Required:
@@ -41,7 +43,7 @@ class _ParamGroup(dict):
     def __setitem__(self, key, value):
         opt = self._opt()
         if opt is not None and opt._h is not None:
-            if key in type(opt)._fields or key == "initial_lr":
+            if key in type(opt)._fields or key in _SCHEDULER_KEYS:
                 self._set_c_option(opt, key, value)
             elif key == "params" and key in self:
                 raise NotImplementedError("glia: param_group['params'] cannot change after construction")

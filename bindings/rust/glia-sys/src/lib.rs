@@ -573,6 +573,87 @@ pub struct glia_lr_scheduler {
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
 
+pub type glia_lr_lambda_fn = Option<unsafe extern "C" fn(*mut c_void, i64, i64, *mut f64) -> *mut glia_error>;
+
+pub type glia_plateau_mode = c_int;
+pub const GLIA_PLATEAU_MIN: glia_plateau_mode = 0;
+pub const GLIA_PLATEAU_MAX: glia_plateau_mode = 1;
+
+pub type glia_threshold_mode = c_int;
+pub const GLIA_THRESHOLD_REL: glia_threshold_mode = 0;
+pub const GLIA_THRESHOLD_ABS: glia_threshold_mode = 1;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_reduce_lr_on_plateau_options {
+    pub struct_size: usize,
+    pub mode: glia_plateau_mode,
+    pub factor: f64,
+    pub patience: i64,
+    pub threshold: f64,
+    pub threshold_mode: glia_threshold_mode,
+    pub cooldown: i64,
+    pub min_lr: f64,
+    pub min_lrs: *const f64,
+    pub n_min_lrs: i64,
+    pub eps: f64,
+}
+
+pub type glia_cyclic_mode = c_int;
+pub const GLIA_CYCLIC_TRIANGULAR: glia_cyclic_mode = 0;
+pub const GLIA_CYCLIC_TRIANGULAR2: glia_cyclic_mode = 1;
+pub const GLIA_CYCLIC_EXP_RANGE: glia_cyclic_mode = 2;
+
+pub type glia_cyclic_scale_mode = c_int;
+pub const GLIA_CYCLIC_SCALE_CYCLE: glia_cyclic_scale_mode = 0;
+pub const GLIA_CYCLIC_SCALE_ITERATIONS: glia_cyclic_scale_mode = 1;
+
+pub type glia_lr_scale_fn = Option<unsafe extern "C" fn(*mut c_void, i64, *mut f64) -> *mut glia_error>;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_cyclic_lr_options {
+    pub struct_size: usize,
+    pub step_size_up: f64,
+    pub step_size_down: f64,
+    pub mode: glia_cyclic_mode,
+    pub gamma: f64,
+    pub scale_fn: glia_lr_scale_fn,
+    pub scale_fn_user_data: *mut c_void,
+    pub free_scale_fn_user_data: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub scale_mode: glia_cyclic_scale_mode,
+    pub cycle_momentum: i32,
+    pub base_momentum: f64,
+    pub max_momentum: f64,
+    pub base_momentums: *const f64,
+    pub max_momentums: *const f64,
+    pub n_momentums: i64,
+}
+
+pub type glia_anneal_strategy = c_int;
+pub const GLIA_ANNEAL_COS: glia_anneal_strategy = 0;
+pub const GLIA_ANNEAL_LINEAR: glia_anneal_strategy = 1;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_one_cycle_lr_options {
+    pub struct_size: usize,
+    pub total_steps: *const i64,
+    pub epochs: *const i64,
+    pub steps_per_epoch: *const i64,
+    pub pct_start: f64,
+    pub anneal_strategy: glia_anneal_strategy,
+    pub cycle_momentum: i32,
+    pub base_momentum: f64,
+    pub max_momentum: f64,
+    pub base_momentums: *const f64,
+    pub max_momentums: *const f64,
+    pub n_momentums: i64,
+    pub div_factor: f64,
+    pub final_div_factor: f64,
+    pub three_phase: i32,
+}
+
 #[repr(C)]
 pub struct glia_store {
     _private: [u8; 0],
@@ -1235,6 +1316,22 @@ extern "C" {
     pub fn glia_lr_scheduler_load_state_dict(scheduler: *mut glia_lr_scheduler, dict: *const glia_tensor_dict) -> *mut glia_error;
     pub fn glia_lr_scheduler_retain(scheduler: *mut glia_lr_scheduler) -> *mut glia_error;
     pub fn glia_lr_scheduler_release(scheduler: *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_exponential_lr(optimizer: *mut glia_optimizer, gamma: f64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_polynomial_lr(optimizer: *mut glia_optimizer, total_iters: i64, power: f64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_constant_lr(optimizer: *mut glia_optimizer, factor: f64, total_iters: i64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_lambda_lr(optimizer: *mut glia_optimizer, fn_: glia_lr_lambda_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_multiplicative_lr(optimizer: *mut glia_optimizer, fn_: glia_lr_lambda_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_sequential_lr(optimizer: *mut glia_optimizer, schedulers: *const *mut glia_lr_scheduler, n_schedulers: i64, milestones: *const i64, n_milestones: i64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_chained_scheduler(schedulers: *const *mut glia_lr_scheduler, n_schedulers: i64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_reduce_lr_on_plateau_options_init(options: *mut glia_reduce_lr_on_plateau_options);
+    pub fn glia_lr_scheduler_reduce_lr_on_plateau(optimizer: *mut glia_optimizer, options: *const glia_reduce_lr_on_plateau_options, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_step_metric(scheduler: *mut glia_lr_scheduler, metric: f64) -> *mut glia_error;
+    pub fn glia_lr_scheduler_step_epoch(scheduler: *mut glia_lr_scheduler, epoch: f64) -> *mut glia_error;
+    pub fn glia_cyclic_lr_options_init(options: *mut glia_cyclic_lr_options);
+    pub fn glia_lr_scheduler_cyclic_lr(optimizer: *mut glia_optimizer, base_lrs: *const f64, n_base_lrs: i64, max_lrs: *const f64, n_max_lrs: i64, options: *const glia_cyclic_lr_options, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_one_cycle_lr_options_init(options: *mut glia_one_cycle_lr_options);
+    pub fn glia_lr_scheduler_one_cycle_lr(optimizer: *mut glia_optimizer, max_lrs: *const f64, n_max_lrs: i64, options: *const glia_one_cycle_lr_options, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
+    pub fn glia_lr_scheduler_cosine_annealing_warm_restarts(optimizer: *mut glia_optimizer, t_0: i64, t_mult: i64, eta_min: f64, out: *mut *mut glia_lr_scheduler) -> *mut glia_error;
     pub fn glia_dist_is_gloo_available(out: *mut i32) -> *mut glia_error;
     pub fn glia_store_file_create(path: *const c_char, num_workers: i64, out: *mut *mut glia_store) -> *mut glia_error;
     pub fn glia_store_tcp_create(host: *const c_char, port: i32, is_server: i32, timeout_ms: i64, out: *mut *mut glia_store) -> *mut glia_error;
