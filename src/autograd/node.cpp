@@ -12,11 +12,25 @@ std::atomic<uint64_t> g_sequence{0};
 std::atomic<uint64_t> g_hook_id{0};
 }  // namespace
 
-SavedTensor::SavedTensor(const Tensor& t) : t_(t), was_defined_(t.defined()) {
-  GLIA_CHECK(!t.defined() || !t.impl()->is_inference, State,
+SavedTensor::SavedTensor(const Tensor& t) : was_defined_(t.defined()) {
+  if (!t.defined()) return;
+  TensorImpl* impl = t.impl();
+  GLIA_CHECK(!impl->is_inference, State,
              "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
              "tensor and use it in autograd.");
-  if (t.defined()) version_ = t.impl()->storage()->version.load(std::memory_order_relaxed);
+  version_ = impl->storage()->version.load(std::memory_order_relaxed);
+  AutogradMeta* m = autograd_meta_if(t);
+  // Note [Saving inputs]: only a leaf that requires grad (the graph holds it anyway, through its
+  // AccumulateGrad; it points back weakly) and an op's own wrapped number are kept as they are.
+  if ((impl->requires_grad && !(m && m->grad_fn)) || impl->wrapped_number) {
+    t_ = t;
+    return;
+  }
+  t_ = detach(t);
+  if (m && m->grad_fn) {
+    grad_fn_ = m->grad_fn;
+    output_nr_ = m->output_nr;
+  }
 }
 
 SavedTensor SavedTensor::output(const Tensor& out, uint32_t output_nr) {
@@ -30,7 +44,7 @@ SavedTensor SavedTensor::output(const Tensor& out, uint32_t output_nr) {
   return s;
 }
 
-Tensor SavedTensor::unpack(const char* node_name, Node* owner) const {
+Tensor SavedTensor::unpack(const char* node_name, Node* owner, bool with_history) const {
   if (!was_defined_) return Tensor();
   GLIA_CHECK(t_.defined(), State,
              "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -42,16 +56,15 @@ Tensor SavedTensor::unpack(const char* node_name, Node* owner) const {
              "one of the variables needed for gradient computation has been modified by an inplace operation: [",
              dtype_name(t_.dtype()), " ", t_.shape(), "], which is output of ", node_name, ", is at version ", now,
              "; expected version ", version_, " instead.");
-  if (!is_output_) return t_;
-  GLIA_CHECK(owner, Internal, node_name, ": a saved output was unpacked without its node");
-  // A fresh alias carrying the owner's history (only when a graph is being built).
+  if (!is_output_ && !grad_fn_) return t_;
+  GLIA_CHECK(!is_output_ || owner, Internal, node_name, ": a saved output was unpacked without its node");
+  if (!with_history && !grad_mode_enabled()) return is_output_ ? detach(t_) : t_;
+  // A fresh alias carrying the saved history: the owner's output k, or the input's grad_fn.
   Tensor v = detach(t_);
-  if (grad_mode_enabled()) {
-    v.impl()->requires_grad = true;
-    AutogradMeta& m = autograd_meta(v);
-    m.grad_fn = Ref<Node>::share(owner);
-    m.output_nr = output_nr_;
-  }
+  v.impl()->requires_grad = true;
+  AutogradMeta& m = autograd_meta(v);
+  m.grad_fn = is_output_ ? Ref<Node>::share(owner) : grad_fn_;
+  m.output_nr = output_nr_;
   return v;
 }
 

@@ -39,19 +39,38 @@ using PostAccumulateGradHook = std::function<void(const Tensor& leaf)>;
 // SavedTensor::output(out, k) keeps only the data (a detached alias); unpack
 // with the owning node re-attaches the history (grad_fn = owner, output k),
 // so double backward still flows through the saved result.
+//
+// Note [Saving inputs]: an input is not held strongly either, unless it is a
+// leaf that requires grad (or a wrapped number). Its TensorImpl owns its
+// grad_fn, and an in-place op rebases that later: after z = x * y (MulBackward
+// saves x) and x.add_(z), x's grad_fn is AddBackward, whose edge leads to
+// MulBackward, which would hold x: a cycle that no release frees. The same
+// happens to a tensor that did not require grad when it was saved (y.add_(z)).
+// So SavedTensor(t) keeps a detached alias (same storage and version counter)
+// and, for a non-leaf, the grad_fn and output_nr t had when it was saved: a
+// node created before this one, never one that can reach it. unpack
+// re-attaches that history when a graph is being built (create_graph), as the
+// original would have had it (its history can only have changed through an
+// in-place op, which the version check refuses). torch keeps the original
+// input here and leaks in this case (1.13 too).
 class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t);
   // Saves output `output_nr` of the node that will own this SavedTensor.
   static SavedTensor output(const Tensor& out, uint32_t output_nr = 0);
-  // `owner` is required for saved outputs (the node whose output it is).
-  Tensor unpack(const char* node_name, Node* owner = nullptr) const;
-  void release() { t_ = Tensor(); }
+  // `owner` is required for saved outputs (the node whose output it is). The saved history is
+  // re-attached when grad mode is on, or always with `with_history` (ctx.saved_tensors).
+  Tensor unpack(const char* node_name, Node* owner = nullptr, bool with_history = false) const;
+  void release() {
+    t_ = Tensor();
+    grad_fn_ = Ref<Node>();
+  }
   bool defined() const { return was_defined_; }
 
  private:
   Tensor t_;
+  Ref<Node> grad_fn_;  // a saved non-leaf input's grad_fn at save time (Note [Saving inputs])
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool was_defined_ = false;

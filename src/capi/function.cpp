@@ -220,7 +220,8 @@ glia_error* glia_autograd_ctx_saved_tensors(glia_autograd_ctx* ctx, glia_tensor*
     GLIA_CHECK(ctx->phase == Phase::Backward, State, api, ": only allowed during the backward callback");
     check_outputs(outs, capacity, n_outs, api);
     TensorList ts;
-    for (const SavedTensor& s : ctx->saved) ts.push_back(s.unpack(ctx->node->name(), ctx->node));
+    // As torch's ctx.saved_tensors: with their history (requires_grad, grad_fn) even without create_graph.
+    for (const SavedTensor& s : ctx->saved) ts.push_back(s.unpack(ctx->node->name(), ctx->node, true));
     write_outputs(ts, outs, capacity, n_outs, api);
   });
 }

@@ -186,6 +186,65 @@ TEST(CapiAutograd, InplaceChecks) {
              "one of the variables needed for gradient computation has been modified by an inplace operation");
 }
 
+uint64_t bytes_in_use() {
+  glia_memory_stats st{};
+  st.struct_size = sizeof st;
+  glia_error* e = glia_memory_stats_get(&st);
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  return st.bytes_in_use;
+}
+
+// An in-place op on a tensor that a node saved, with an operand computed from that node: the
+// tensor's new grad_fn leads to the node, which held the tensor (and so its grad_fn): a cycle that
+// no release freed (the autograd fuzzer's regress-inplace-on-saved-*: 64 or 128 bytes left in use).
+TEST(CapiAutograd, InplaceOnSavedTensorLeavesNoCycle) {
+  const uint64_t before = bytes_in_use();
+  {
+    Handles h;
+    glia_tensor* x = vec(h, {1, 2}, true);
+    glia_tensor* w = vec(h, {3, 4}, true);
+    glia_tensor* a = nullptr;
+    GLIA_OK_(glia_exp(x, &a));  // a non-leaf
+    h.add(a);
+    glia_tensor* z = mul(h, a, w);   // MulBackward0 saves a and w
+    GLIA_OK_(glia_add_(a, z, 1.0));  // a's grad_fn: AddBackward0 -> MulBackward0
+    EXPECT_EQ(grad_fn_name(a), "AddBackward0");
+    // A tensor that did not require grad when it was saved gets a grad_fn the same way.
+    glia_tensor* c = vec(h, {5, 6});
+    glia_tensor* k = mul(h, c, x);  // saves c
+    GLIA_OK_(glia_add_(c, k, 1.0));
+    EXPECT_EQ(grad_fn_name(c), "AddBackward0");
+    // The saved tensors were modified: torch's message, not a wrong gradient.
+    expect_err(glia_tensor_backward(sum(h, a), nullptr, 0), GLIA_ERR_STATE,
+               "one of the variables needed for gradient computation has been modified by an inplace operation");
+    EXPECT_GT(bytes_in_use(), before);
+  }
+  EXPECT_EQ(bytes_in_use(), before);
+}
+
+// Without an in-place op the saved non-leaf keeps its history: the gradient flows through it
+// twice (x * x saved by the outer mul), and nothing outlives the handles.
+TEST(CapiAutograd, SavedNonLeafKeepsItsHistory) {
+  const uint64_t before = bytes_in_use();
+  {
+    Handles h;
+    glia_tensor* x = vec(h, {1, -2}, true);
+    glia_tensor* xx = mul(h, x, x);
+    glia_tensor* y = sum(h, mul(h, xx, xx));  // x^4
+    glia_tensor* outs[] = {y};
+    glia_tensor* ins[] = {x};
+    glia_tensor* g = nullptr;
+    GLIA_OK_(glia_autograd_grad(outs, 1, ins, 1, nullptr, 0, 1, 0, &g));
+    h.add(g);
+    EXPECT_EQ(host(g), std::vector<double>({4, -32}));  // 4x^3
+    EXPECT_EQ(grad_fn_name(xx), "MulBackward0");
+    GLIA_OK_(glia_tensor_backward(sum(h, g), nullptr, 0));
+    EXPECT_EQ(grad_values(x), std::vector<double>({12, 48}));  // 12x^2
+  }
+  EXPECT_EQ(bytes_in_use(), before);
+}
+
 TEST(CapiAutograd, GradAllowUnusedAndCreateGraph) {
   Handles h;
   glia_tensor* x = vec(h, {1, -2}, true);

@@ -1240,6 +1240,47 @@ TEST_F(ExtremeValues, Conv2dWithPaddingInt64MaxIsAnError) {
     }
 }
 
+// nn.Conv2d(padding="same") pads dilation * (kernel - 1) in all; torch builds the module whatever
+// that comes to (Python integers) and fails in forward. glia computed it in the constructor: signed
+// overflow for a 3x3 kernel and a dilation of 2^62, or the fuzzer's -7998110363721662465
+// (regress-conv2d-same-overflow).
+TEST_F(ExtremeValues, Conv2dSamePaddingOverflowIsAnErrorInForward) {
+  Handles h;
+  glia_tensor* x = make(h, iota(16), {1, 1, 4, 4}, GLIA_FLOAT32);
+  for (int64_t dilation : {int64_t{1} << 62, int64_t{-7998110363721662465}})
+    for (glia_pad_mode mode : {GLIA_PAD_CONSTANT, GLIA_PAD_REFLECT}) {
+      SCOPED_TRACE(dilation);
+      SCOPED_TRACE(mode);
+      glia_nn_conv2d_options o;
+      glia_nn_conv2d_options_init(&o);
+      o.padding_kind = GLIA_PADDING_SAME;
+      o.dilation[0] = o.dilation[1] = dilation;
+      o.padding_mode = mode;
+      glia_module* m = nullptr;
+      GLIA_OK_(glia_nn_conv2d(1, 1, 3, 3, &o, nullptr, &m));  // as torch: built
+      glia_tensor* out = nullptr;
+      int64_t n = 0;
+      const glia_tensor* in[] = {x};
+      glia_error* e = glia_module_forward(m, in, 1, &out, 1, &n);
+      EXPECT_EQ(out, nullptr);
+      ASSERT_NE(e, nullptr) << "forward succeeded";
+      ErrorInfo info = take(e);
+      if (mode == GLIA_PAD_REFLECT) {
+        // The padding itself: d * 2 does not fit.
+        EXPECT_EQ(info.code, GLIA_ERR_SHAPE) << info.message;
+        EXPECT_NE(info.message.find("Conv2d: integer overflow computing " + std::to_string(dilation) + " * 2"),
+                  std::string::npos)
+            << info.message;
+      } else {
+        // conv2d's checks: a negative dilation, or the same product.
+        EXPECT_NE(info.message.find(dilation < 0 ? "non-positive dilation is not supported" : "integer overflow"),
+                  std::string::npos)
+            << info.message;
+      }
+      glia_error_free(glia_module_release(m));
+    }
+}
+
 TEST_F(ExtremeValues, SliceWithInt64MaxEndAndStep) {
   Handles h;
   glia_tensor* a = make(h, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, GLIA_FLOAT32);

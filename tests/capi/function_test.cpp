@@ -51,6 +51,9 @@ struct State {
   bool fail_forward = false, fail_backward = false, leave_null = false, wrong_shape = false;
   bool save_output = false;
   int32_t needs[2] = {-1, -1};
+  // What backward saw of ctx.saved_tensors: requires_grad and the grad_fn's name.
+  int32_t saved_requires_grad[2] = {-1, -1};
+  std::string saved_grad_fn[2];
 };
 
 void free_state(void* p) { ++static_cast<State*>(p)->frees; }
@@ -84,10 +87,17 @@ glia_error* cube_backward(void* ud, glia_autograd_ctx* ctx, const glia_tensor* c
   glia_error* e = glia_autograd_ctx_saved_tensors(ctx, nullptr, 0, &n);
   if (e) return e;
   if ((e = glia_autograd_ctx_saved_tensors(ctx, saved, 2, &n))) return e;
+  for (int64_t i = 0; i < n && !e; ++i) {
+    char buf[64];
+    size_t len = 0;
+    e = glia_tensor_requires_grad(saved[i], &s->saved_requires_grad[i]);
+    if (!e) e = glia_tensor_grad_fn_name(saved[i], buf, sizeof buf, &len);
+    if (!e) s->saved_grad_fn[i].assign(buf, len);
+  }
   glia_tensor *x2 = nullptr, *t = nullptr;
-  if (n == 2) {
+  if (!e && n == 2) {
     e = glia_div(saved[1], saved[0], nullptr, &x2);  // y / x = x^2, through the saved output
-  } else {
+  } else if (!e) {
     e = glia_mul(saved[0], saved[0], &x2);
   }
   if (!e) e = glia_mul(x2, g[0], &t);
@@ -289,6 +299,34 @@ TEST(CustomFunction, SavedTensorModifiedInPlace) {
                               "inplace operation"),
             std::string::npos)
       << info.message;
+}
+
+// As torch's ctx.saved_tensors, even in a backward without create_graph: a saved non-leaf input
+// comes back with its grad_fn, a saved output with the function's node (Note [Saving inputs]).
+TEST(CustomFunction, SavedTensorsKeepTheirHistory) {
+  State s;
+  s.save_output = true;
+  Handles h;
+  glia_tensor* leaf = vec(h, {1, 2});
+  GLIA_OK_(glia_tensor_set_requires_grad(leaf, 1));
+  glia_tensor* x = nullptr;
+  GLIA_OK_(glia_exp(leaf, &x));
+  h.add(x);
+  glia_error* e = nullptr;
+  glia_tensor* y = h.add(apply_cube(s, x, &e));
+  GLIA_OK_(e);
+  glia_tensor* total = nullptr;
+  GLIA_OK_(glia_sum(y, nullptr, 0, 0, &total));
+  h.add(total);
+  GLIA_OK_(glia_tensor_backward(total, nullptr, 0));
+  EXPECT_EQ(s.saved_requires_grad[0], 1);
+  EXPECT_EQ(s.saved_grad_fn[0], "ExpBackward0");
+  EXPECT_EQ(s.saved_requires_grad[1], 1);
+  EXPECT_EQ(s.saved_grad_fn[1], "CubeBackward");
+  std::vector<double> g = host(grad_of(h, leaf));  // 3 e^(3 leaf)
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_NEAR(g[0], 3 * std::exp(3.0), 1e-9 * g[0]);
+  EXPECT_NEAR(g[1], 3 * std::exp(6.0), 1e-9 * g[1]);
 }
 
 // Two inputs, two outputs: (a + b, a * b).

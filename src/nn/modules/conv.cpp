@@ -1,6 +1,7 @@
 // Conv2d and ConvTranspose2d (torch's _ConvNd).
 #include <cmath>
 
+#include "core/checked.h"
 #include "nn/init.h"
 #include "nn/modules/layers.h"
 
@@ -49,17 +50,6 @@ Conv2d::Conv2d(int64_t in, int64_t out, const Conv2dArgs& a, const Factory& f)
     GLIA_CHECK(a.stride[0] == 1 && a.stride[1] == 1, InvalidArgument,
                "padding='same' is not supported for strided convolutions");
   if (a.padding_kind != 0) args.padding[0] = args.padding[1] = 0;
-  // torch's _reversed_padding_repeated_twice: (left, right, top, bottom).
-  for (int d = 0; d < 2; ++d) {
-    int64_t lo = args.padding[d], hi = args.padding[d];
-    if (a.padding_kind == 2) {
-      int64_t total = a.dilation[d] * (a.kernel_size[d] - 1);
-      lo = total / 2;
-      hi = total - lo;
-    }
-    reversed_padding_[2 * (1 - d)] = lo;
-    reversed_padding_[2 * (1 - d) + 1] = hi;
-  }
   Dims shape{out, a.groups > 0 ? in / a.groups : in, a.kernel_size[0], a.kernel_size[1]};
   check_param_shape(shape);
   register_parameter("weight", empty(shape, f.dtype, f.device));
@@ -80,8 +70,22 @@ TensorList Conv2d::forward(const TensorList& inputs) {
   o.groups = args.groups;
   o.padding_mode = args.padding_kind;
   if (args.padding_mode == ConvPadMode::Zeros) return {conv2d(inputs[0], param("weight"), param("bias"), o)};
-  // torch's _conv_forward: F.pad with padding_mode, then an unpadded convolution.
-  Tensor x = pad(inputs[0], IntSpan(reversed_padding_, 4), static_cast<PadMode>(args.padding_mode));
+  // torch's _conv_forward: F.pad with padding_mode by _reversed_padding_repeated_twice (left, right,
+  // top, bottom), then an unpadded convolution. Worked out here, checked: torch builds a Conv2d
+  // whose "same" padding d * (k - 1) overflows an int64 (the capi fuzzer's regress-conv2d-same-
+  // overflow: signed overflow in the constructor) and fails in forward.
+  int64_t reversed_padding[4];
+  for (int d = 0; d < 2; ++d) {
+    int64_t lo = args.padding[d], hi = args.padding[d];
+    if (args.padding_kind == 2) {
+      int64_t total = (Checked(args.dilation[d], "Conv2d") * (Checked(args.kernel_size[d]) - 1)).value();
+      lo = total / 2;
+      hi = total - lo;
+    }
+    reversed_padding[2 * (1 - d)] = lo;
+    reversed_padding[2 * (1 - d) + 1] = hi;
+  }
+  Tensor x = pad(inputs[0], IntSpan(reversed_padding, 4), static_cast<PadMode>(args.padding_mode));
   o.padding[0] = o.padding[1] = 0;
   o.padding_mode = 0;
   return {conv2d(x, param("weight"), param("bias"), o)};

@@ -69,9 +69,6 @@ class Conv2d : public Module {
   void reset_parameters() override;
   int64_t in_channels, out_channels;
   Conv2dArgs args;
-
- private:
-  int64_t reversed_padding_[4] = {0, 0, 0, 0};  // torch's _reversed_padding_repeated_twice
 };
 
 struct ConvTranspose2dArgs {
