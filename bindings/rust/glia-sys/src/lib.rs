@@ -226,6 +226,15 @@ pub const GLIA_PAD_REFLECT: glia_pad_mode = 1;
 pub const GLIA_PAD_REPLICATE: glia_pad_mode = 2;
 pub const GLIA_PAD_CIRCULAR: glia_pad_mode = 3;
 
+pub type glia_interpolate_mode = c_int;
+pub const GLIA_INTERPOLATE_NEAREST: glia_interpolate_mode = 0;
+pub const GLIA_INTERPOLATE_LINEAR: glia_interpolate_mode = 1;
+pub const GLIA_INTERPOLATE_BILINEAR: glia_interpolate_mode = 2;
+pub const GLIA_INTERPOLATE_BICUBIC: glia_interpolate_mode = 3;
+pub const GLIA_INTERPOLATE_TRILINEAR: glia_interpolate_mode = 4;
+pub const GLIA_INTERPOLATE_AREA: glia_interpolate_mode = 5;
+pub const GLIA_INTERPOLATE_NEAREST_EXACT: glia_interpolate_mode = 6;
+
 pub type glia_padding_kind = c_int;
 pub const GLIA_PADDING_EXPLICIT: glia_padding_kind = 0;
 pub const GLIA_PADDING_VALID: glia_padding_kind = 1;
@@ -889,6 +898,7 @@ extern "C" {
     pub fn glia_take(a: *const glia_tensor, index: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_take_along_dim(a: *const glia_tensor, indices: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_interpolate(a: *const glia_tensor, size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, mode: glia_interpolate_mode, align_corners: i32, recompute_scale_factor: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv2d_options_init(options: *mut glia_conv2d_options);
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv_transpose2d_options_init(options: *mut glia_conv_transpose2d_options);
@@ -1025,6 +1035,19 @@ extern "C" {
     pub fn glia_nn_unflatten(dim: i64, sizes: *const i64, n_sizes: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_normalize(mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_embedding(num_embeddings: i64, embedding_dim: i64, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_constant_pad1d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_constant_pad2d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_constant_pad3d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_zero_pad2d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_reflection_pad1d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_reflection_pad2d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_reflection_pad3d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_replication_pad1d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_replication_pad2d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_replication_pad3d(padding: *const i64, n_padding: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_upsample(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, mode: glia_interpolate_mode, align_corners: i32, recompute_scale_factor: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_upsampling_nearest2d(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_upsampling_bilinear2d(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_rnn_cell(input_size: i64, hidden_size: i64, bias: i32, nonlinearity: *const c_char, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_lstm_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_gru_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
