@@ -2077,6 +2077,32 @@ GLIA_API GLIA_NODISCARD glia_error *glia_interpolate(const glia_tensor *a, const
                                                      glia_interpolate_mode mode, int32_t align_corners,
                                                      int32_t recompute_scale_factor, glia_tensor **out);
 
+/**
+ * torch.nn.functional.pixel_shuffle(a, upscale_factor): [*, C * r * r, H, W] -> [*, C, H * r, W * r], any dtype
+ * (at least 3 dims). Differentiable (PixelShuffleBackward0, itself differentiable). Errors with torch's
+ * messages: GLIA_ERR_SHAPE ("pixel_shuffle expects input to have at least 3 dimensions, ...", the channels not
+ * divisible by r * r), GLIA_ERR_INVALID_ARGUMENT ("pixel_shuffle expects a positive upscale_factor, ...").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pixel_shuffle(const glia_tensor *a, int64_t upscale_factor,
+                                                       glia_tensor **out);
+/**
+ * torch.nn.functional.pixel_unshuffle(a, downscale_factor): [*, C, H * r, W * r] -> [*, C * r * r, H, W], the
+ * inverse of glia_pixel_shuffle (PixelUnshuffleBackward0). Errors as glia_pixel_shuffle's, and height or width
+ * not divisible by r (GLIA_ERR_SHAPE).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pixel_unshuffle(const glia_tensor *a, int64_t downscale_factor,
+                                                         glia_tensor **out);
+/**
+ * torch.nn.functional.channel_shuffle(a, groups): [N, C, *] with C = g * k: channel i * k + j moves to
+ * j * g + i. As in torch 1.13 it has no derivative: an input that requires grad gives an output whose
+ * backward fails with "derivative for channel_shuffle is not implemented". Errors with torch's messages:
+ * GLIA_ERR_SHAPE (fewer than 3 dims, channels not divisible by groups), GLIA_ERR_INVALID_ARGUMENT (groups <= 0).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_channel_shuffle(const glia_tensor *a, int64_t groups, glia_tensor **out);
+
 /** @} */
 /* ---- operators: neural-network functions ---------------------------------- */
 /** @defgroup ops_nn Neural-network functions
@@ -3217,6 +3243,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_upsampling_bilinear2d(const int64_t 
                                                                   const double *scale_factor, int64_t n_scale_factor,
                                                                   const glia_factory_options *factory,
                                                                   glia_module **out);
+/** torch.nn.PixelShuffle(upscale_factor): glia_pixel_shuffle; repr "PixelShuffle(upscale_factor=2)". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_pixel_shuffle(int64_t upscale_factor, const glia_factory_options *factory,
+                                                          glia_module **out);
+/** torch.nn.PixelUnshuffle(downscale_factor): glia_pixel_unshuffle. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_pixel_unshuffle(int64_t downscale_factor,
+                                                            const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ChannelShuffle(groups): glia_channel_shuffle; repr "ChannelShuffle(groups=4)". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_channel_shuffle(int64_t groups, const glia_factory_options *factory,
+                                                            glia_module **out);
 
 /** @} */
 /* ---- built-in modules: recurrent ------------------------------------------ */

@@ -1,4 +1,5 @@
-// glia_interpolate and the glia_nn_* constructors of the padding and upsampling modules
+// glia_interpolate, glia_pixel_shuffle, glia_pixel_unshuffle, glia_channel_shuffle and the glia_nn_*
+// constructors of the padding, upsampling and rearrangement modules
 // (autograd/fn/resample.h, nn/modules/resample.h).
 #include <optional>
 #include <vector>
@@ -109,6 +110,44 @@ glia_error* glia_interpolate(const glia_tensor* a, const int64_t* size, int64_t 
     Tensor x = tensor_arg(a, fn, "a");
     check_out(out, fn, "out");
     *out = tensor_handle(glia::interpolate(x, sz, sf, m, ac, rs));
+  });
+}
+
+glia_error* glia_pixel_shuffle(const glia_tensor* a, int64_t upscale_factor, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_pixel_shuffle", "a");
+    check_out(out, "glia_pixel_shuffle", "out");
+    *out = tensor_handle(glia::pixel_shuffle(x, upscale_factor));
+  });
+}
+glia_error* glia_pixel_unshuffle(const glia_tensor* a, int64_t downscale_factor, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_pixel_unshuffle", "a");
+    check_out(out, "glia_pixel_unshuffle", "out");
+    *out = tensor_handle(glia::pixel_unshuffle(x, downscale_factor));
+  });
+}
+glia_error* glia_channel_shuffle(const glia_tensor* a, int64_t groups, glia_tensor** out) {
+  return guard([&] {
+    Tensor x = tensor_arg(a, "glia_channel_shuffle", "a");
+    check_out(out, "glia_channel_shuffle", "out");
+    *out = tensor_handle(glia::channel_shuffle(x, groups));
+  });
+}
+
+glia_error* glia_nn_pixel_shuffle(int64_t upscale_factor, const glia_factory_options* factory, glia_module** out) {
+  return module_entry(factory, out, "glia_nn_pixel_shuffle", [&](const nn::Factory&) -> nn::ModuleRef {
+    return make_ref<nn::ShuffleModule>(nn::ShuffleModule::Kind::PixelShuffle, upscale_factor);
+  });
+}
+glia_error* glia_nn_pixel_unshuffle(int64_t downscale_factor, const glia_factory_options* factory, glia_module** out) {
+  return module_entry(factory, out, "glia_nn_pixel_unshuffle", [&](const nn::Factory&) -> nn::ModuleRef {
+    return make_ref<nn::ShuffleModule>(nn::ShuffleModule::Kind::PixelUnshuffle, downscale_factor);
+  });
+}
+glia_error* glia_nn_channel_shuffle(int64_t groups, const glia_factory_options* factory, glia_module** out) {
+  return module_entry(factory, out, "glia_nn_channel_shuffle", [&](const nn::Factory&) -> nn::ModuleRef {
+    return make_ref<nn::ShuffleModule>(nn::ShuffleModule::Kind::ChannelShuffle, groups);
   });
 }
 

@@ -3,8 +3,10 @@
 against torch 1.13:
 
   modules/resample.json: torch.nn's ConstantPad1d/2d/3d, ZeroPad2d,
-      ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d (tests/nn/resample_module_test.cpp).
-  ops/resample.json: F.interpolate (golden.py's format; tests/ops/resample_test.cpp).
+      ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, Upsample, UpsamplingNearest2d,
+      UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle (tests/nn/resample_module_test.cpp).
+  ops/resample.json: F.interpolate, pixel_shuffle, pixel_unshuffle, channel_shuffle (golden.py's
+      format; tests/ops/resample_test.cpp).
 
 Run from tests/golden with a Python that has torch:
     /usr/bin/python3 gen_resample.py
@@ -75,6 +77,9 @@ MODULES = {
                                       a.get("align_corners"), a.get("recompute_scale_factor")),
     "UpsamplingNearest2d": lambda a: nn.UpsamplingNearest2d(a.get("size"), a.get("scale_factor")),
     "UpsamplingBilinear2d": lambda a: nn.UpsamplingBilinear2d(a.get("size"), a.get("scale_factor")),
+    "PixelShuffle": lambda a: nn.PixelShuffle(a["upscale_factor"]),
+    "PixelUnshuffle": lambda a: nn.PixelUnshuffle(a["downscale_factor"]),
+    "ChannelShuffle": lambda a: nn.ChannelShuffle(a["groups"]),
 }
 
 mcases = []
@@ -169,6 +174,9 @@ def modules():
            "GLIA_ERR_INVALID_ARGUMENT")
     merror("upsampling_nearest2d_zero", "UpsamplingNearest2d", {"scale_factor": 0.1}, [1, 1, 3, 3],
            "GLIA_ERR_SHAPE")
+    mboth("pixel_shuffle", "PixelShuffle", {"upscale_factor": 2}, [1, 8, 2, 3])
+    mboth("pixel_unshuffle", "PixelUnshuffle", {"downscale_factor": 3}, [2, 1, 3, 6])
+    merror("pixel_shuffle_channels", "PixelShuffle", {"upscale_factor": 2}, [1, 6, 2, 2], "GLIA_ERR_SHAPE")
     write_lines(os.path.join(HERE, "modules", "resample.json"), [("cases", mcases), ("forward_errors", merrors)])
 
 
@@ -180,7 +188,12 @@ def interpolate(xs, a):
                          align_corners=a.get("align_corners"), recompute_scale_factor=a.get("recompute_scale_factor"))
 
 
-OPS = {"interpolate": interpolate}
+OPS = {
+    "interpolate": interpolate,
+    "pixel_shuffle": lambda xs, a: F.pixel_shuffle(xs[0], a["upscale_factor"]),
+    "pixel_unshuffle": lambda xs, a: F.pixel_unshuffle(xs[0], a["downscale_factor"]),
+    "channel_shuffle": lambda xs, a: F.channel_shuffle(xs[0], a["groups"]),
+}
 
 
 class LineFixture(Fixture):
@@ -191,7 +204,7 @@ class LineFixture(Fixture):
 def ops():
     golden.gen.manual_seed(2114)  # this file's own sequence
     smooth, rnd = golden.smooth, golden.rnd
-    fx = LineFixture(OPS, differentiable=OPS)
+    fx = LineFixture(OPS, differentiable=["interpolate", "pixel_shuffle", "pixel_unshuffle"])
     f32 = "float32"
     # nearest: torch's forward index floor(i * 1/scale) (in float); its backward keeps the old shortcuts
     # (output == input: copy, output == 2 * input: i >> 1), which differ from the forward for some scales:
@@ -293,6 +306,35 @@ def ops():
     E("linear int64", "interpolate", [rnd([1, 2, 4], "int64")], "GLIA_ERR_DTYPE", size=5, mode="linear")
     E("bicubic int32", "interpolate", [rnd([1, 2, 4, 4], "int32")], "GLIA_ERR_DTYPE", size=5, mode="bicubic")
     E("nearest int64", "interpolate", [rnd([1, 2, 4], "int64")], "GLIA_ERR_DTYPE", size=5)
+    # rearrangement
+    fx.case("pixel_shuffle 4-D", "pixel_shuffle", [smooth([2, 8, 2, 3])], upscale_factor=2)
+    fx.case("pixel_shuffle 3-D", "pixel_shuffle", [smooth([9, 2, 2])], upscale_factor=3)
+    fx.case("pixel_shuffle 5-D", "pixel_shuffle", [smooth([2, 1, 4, 1, 2])], upscale_factor=2)
+    fx.case("pixel_shuffle factor 1", "pixel_shuffle", [smooth([1, 3, 2, 2])], upscale_factor=1)
+    fx.case("pixel_shuffle transposed", "pixel_shuffle", [T(smooth([2, 4, 2, 3]))], upscale_factor=2)
+    fx.case("pixel_shuffle int64", "pixel_shuffle", [rnd([1, 4, 2, 2], "int64")], upscale_factor=2)
+    fx.case("pixel_shuffle f32", "pixel_shuffle", [smooth([1, 4, 3, 2], f32)], upscale_factor=2)
+    fx.case("pixel_shuffle zero batch", "pixel_shuffle", [smooth([0, 4, 2, 2])], grads=False, upscale_factor=2)
+    fx.case("pixel_unshuffle 4-D", "pixel_unshuffle", [smooth([2, 2, 4, 6])], downscale_factor=2)
+    fx.case("pixel_unshuffle 3-D", "pixel_unshuffle", [smooth([1, 6, 3])], downscale_factor=3)
+    fx.case("pixel_unshuffle transposed", "pixel_unshuffle", [T(smooth([2, 3, 4, 2]))], downscale_factor=2)
+    fx.case("pixel_unshuffle bool", "pixel_unshuffle", [rnd([1, 1, 2, 2], "bool")], downscale_factor=2)
+    fx.case("channel_shuffle", "channel_shuffle", [smooth([2, 6, 2])], groups=3)
+    fx.case("channel_shuffle 4-D", "channel_shuffle", [smooth([1, 8, 2, 2])], groups=2)
+    fx.case("channel_shuffle groups 1", "channel_shuffle", [smooth([1, 4, 3])], groups=1)
+    fx.case("channel_shuffle int32", "channel_shuffle", [rnd([2, 4, 3], "int32")], groups=4)
+    E("pixel_shuffle 2-D", "pixel_shuffle", [rnd([2, 3])], "GLIA_ERR_SHAPE", upscale_factor=2)
+    E("pixel_shuffle channels", "pixel_shuffle", [rnd([1, 3, 2, 2])], "GLIA_ERR_SHAPE", upscale_factor=2)
+    E("pixel_shuffle zero factor", "pixel_shuffle", [rnd([1, 4, 2, 2])], "GLIA_ERR_INVALID_ARGUMENT",
+      upscale_factor=0)
+    E("pixel_unshuffle height", "pixel_unshuffle", [rnd([1, 4, 3, 2])], "GLIA_ERR_SHAPE", downscale_factor=2)
+    E("pixel_unshuffle width", "pixel_unshuffle", [rnd([1, 4, 4, 3])], "GLIA_ERR_SHAPE", downscale_factor=2)
+    E("pixel_unshuffle 2-D", "pixel_unshuffle", [rnd([4, 4])], "GLIA_ERR_SHAPE", downscale_factor=2)
+    E("pixel_unshuffle negative factor", "pixel_unshuffle", [rnd([1, 1, 4, 4])], "GLIA_ERR_INVALID_ARGUMENT",
+      downscale_factor=-1)
+    E("channel_shuffle 2-D", "channel_shuffle", [rnd([2, 4])], "GLIA_ERR_SHAPE", groups=2)
+    E("channel_shuffle not divisible", "channel_shuffle", [rnd([1, 4, 2])], "GLIA_ERR_SHAPE", groups=3)
+    E("channel_shuffle zero groups", "channel_shuffle", [rnd([1, 4, 2])], "GLIA_ERR_INVALID_ARGUMENT", groups=0)
     fx.write("resample.json")
 
 

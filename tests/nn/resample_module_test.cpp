@@ -1,4 +1,4 @@
-// The padding and upsampling modules against torch.nn
+// The padding, upsampling and pixel-shuffle modules against torch.nn
 // (tests/golden/gen_resample.py, golden/modules/resample.json): forward, the
 // input's gradient and its node name, repr and (empty) state-dict keys at
 // float64 and float32; forward errors with torch's text; the constructors'
@@ -52,6 +52,9 @@ glia_error* build_upsample(const std::string& m, const json& a, const glia_facto
 
 glia_error* build(const std::string& m, const json& a, const glia_factory_options* f, glia_module** out) {
   if (m.rfind("Upsampl", 0) == 0) return build_upsample(m, a, f, out);
+  if (m == "PixelShuffle") return glia_nn_pixel_shuffle(a["upscale_factor"], f, out);
+  if (m == "PixelUnshuffle") return glia_nn_pixel_unshuffle(a["downscale_factor"], f, out);
+  if (m == "ChannelShuffle") return glia_nn_channel_shuffle(a["groups"], f, out);
   std::vector<int64_t> p = padding_of(a);
   const int64_t* pp = p.data();
   const auto n = static_cast<int64_t>(p.size());
@@ -100,7 +103,7 @@ TEST(ResampleModules, ForwardBackwardRepr) {
 
 TEST(ResampleModules, ForwardErrors) {
   json f = load_json("golden/modules/resample.json");
-  ASSERT_GE(f["forward_errors"].size(), 11u);
+  ASSERT_GE(f["forward_errors"].size(), 12u);
   for (const json& e : f["forward_errors"]) {
     SCOPED_TRACE(e["name"].get<std::string>());
     Handles h;
@@ -164,4 +167,21 @@ TEST(ResampleModules, UpsampleConstructorArguments) {
   msg = error_text(glia_module_forward(u.get(), &x, 1, &y, 1, &n), &code);
   EXPECT_EQ(code, GLIA_ERR_INVALID_ARGUMENT);
   EXPECT_NE(msg.find("either size or scale_factor should be defined"), std::string::npos) << msg;
+}
+
+TEST(ResampleModules, ChannelShuffle) {
+  // torch 1.13's channel_shuffle has no derivative (its node is NotImplemented): forward and repr only.
+  ModuleHandle m;
+  GLIA_OK_(glia_nn_channel_shuffle(3, nullptr, m.out()));
+  EXPECT_EQ(module_repr(m.get()), "ChannelShuffle(groups=3)");
+  Handles h;
+  glia_tensor* x = make(h, {0, 1, 2, 3, 4, 5}, {1, 6, 1});
+  GLIA_OK_(glia_tensor_set_requires_grad(x, 1));
+  glia_tensor* y = call(h, m.get(), {x});
+  EXPECT_EQ(values(y), (std::vector<double>{0, 2, 4, 1, 3, 5}));
+  EXPECT_EQ(grad_fn_name(y), "torch::autograd::NotImplemented");
+  enum glia_error_code code = GLIA_OK;
+  std::string msg = error_text(glia_tensor_backward(y, make(h, {1, 1, 1, 1, 1, 1}, {1, 6, 1}), 0), &code);
+  EXPECT_NE(code, GLIA_OK);
+  EXPECT_NE(msg.find("derivative for channel_shuffle is not implemented"), std::string::npos) << msg;
 }

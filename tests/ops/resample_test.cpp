@@ -1,4 +1,5 @@
-// F.interpolate against torch 1.13 (tests/golden/gen_resample.py, golden/ops/resample.json).
+// F.interpolate, pixel_shuffle, pixel_unshuffle and channel_shuffle against torch 1.13 (tests/golden/gen_resample.py,
+// golden/ops/resample.json).
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ GLIA_ADAPTER(interpolate) {
                           mode_named(c.str("mode", "nearest")), opt_flag(c, "align_corners"),
                           opt_flag(c, "recompute_scale_factor"), c.out());
 }
+
+GLIA_ADAPTER(pixel_shuffle) { return glia_pixel_shuffle(c.in[0], c.integer("upscale_factor", 1), c.out()); }
+GLIA_ADAPTER(pixel_unshuffle) { return glia_pixel_unshuffle(c.in[0], c.integer("downscale_factor", 1), c.out()); }
+GLIA_ADAPTER(channel_shuffle) { return glia_channel_shuffle(c.in[0], c.integer("groups", 1), c.out()); }
 
 TEST(Resample, Golden) { run_cases("resample.json"); }
 TEST(Resample, Errors) { run_errors("resample.json"); }

@@ -92,14 +92,16 @@ def interpolate_kwargs(args):
     return kw
 
 
-@pytest.mark.parametrize("case", [c for c in OPS["cases"] if c["op"] == "interpolate"],
-                         ids=[c["name"] for c in OPS["cases"] if c["op"] == "interpolate"])
-def test_interpolate_matches_torch(case):
+FLOAT_CASES = [c for c in OPS["cases"] if c["inputs"][0]["dtype"] in ("float32", "float64")]
+
+
+@pytest.mark.parametrize("case", FLOAT_CASES, ids=[c["name"] for c in FLOAT_CASES])
+def test_op_matches_torch(case):
     x = operand(case["inputs"][0])
     grads = "grads" in case
     if grads:
         x.requires_grad_(True)
-    y = F.interpolate(x, **interpolate_kwargs(case["args"]))
+    y = getattr(F, case["op"])(x, **interpolate_kwargs(case["args"]))
     want = case["outs"][0]
     tol = 1e-10 if want["dtype"] == "float64" else 2e-5
     close(y, want, tol)
@@ -108,17 +110,27 @@ def test_interpolate_matches_torch(case):
         close(x.grad, dict(case["inputs"][0], values=case["grads"][0], shape=list(x.shape)), tol)
 
 
-@pytest.mark.parametrize("err", [e for e in OPS["errors"] if e["op"] == "interpolate"],
-                         ids=[e["name"] for e in OPS["errors"] if e["op"] == "interpolate"])
-def test_interpolate_error(err):
+@pytest.mark.parametrize("err", OPS["errors"], ids=[e["name"] for e in OPS["errors"]])
+def test_op_error(err):
     spec = err["inputs"][0]
     arr = np.array(spec["values"]).reshape(spec["shape"])
     x = glia.from_numpy(arr.astype({"float64": np.float64, "int64": np.int64, "int32": np.int32}[spec["dtype"]]))
-    want = {"GLIA_ERR_INVALID_ARGUMENT": ValueError, "GLIA_ERR_UNSUPPORTED": NotImplementedError}.get(
-        err["code"], RuntimeError)
+    # torch's F.interpolate raises ValueError / NotImplementedError for its Python-level checks.
+    want = RuntimeError
+    if err["op"] == "interpolate":
+        want = {"GLIA_ERR_INVALID_ARGUMENT": ValueError, "GLIA_ERR_UNSUPPORTED": NotImplementedError}.get(
+            err["code"], RuntimeError)
     with pytest.raises(want) as ei:
-        F.interpolate(x, **interpolate_kwargs(err["args"]))
+        getattr(F, err["op"])(x, **interpolate_kwargs(err["args"]))
     assert err["message"] in str(ei.value)
+
+
+def test_channel_shuffle_module():
+    m = nn.ChannelShuffle(3)
+    assert repr(m) == "ChannelShuffle(groups=3)" and m.groups == 3
+    y = m(glia.from_numpy(np.arange(6, dtype=np.float64).reshape(1, 6, 1)))
+    assert y.reshape(-1).tolist() == [0.0, 2.0, 4.0, 1.0, 3.0, 5.0]
+    assert nn.PixelShuffle(2).upscale_factor == 2 and nn.PixelUnshuffle(3).downscale_factor == 3
 
 
 def test_upsample_functionals():

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autograd/fn/conv.h"
+#include "ops/shape.h"
 
 namespace glia {
 
@@ -182,6 +183,116 @@ Tensor interpolate(const Tensor& x, const std::optional<std::vector<int64_t>>& s
   g.out_size = Dims(output_size);
   for (size_t i = 0; i < scales.size() && i < 3; ++i) g.scales[i] = scales[i];
   return upsample_op(x, g);
+}
+
+// ---- pixel_shuffle, pixel_unshuffle, channel_shuffle: a view of the input's layout, permuted and copied.
+
+namespace {
+
+// A new contiguous tensor holding t (never t's storage: the results do not alias their inputs).
+Tensor fresh(const Tensor& t) { return t.is_contiguous() ? clone(t) : contiguous(t); }
+
+void check_shuffle_factor(const Tensor& x, int64_t r, const char* fn, const char* factor) {
+  GLIA_CHECK(x.dim() >= 3, Shape, fn, " expects input to have at least 3 dimensions, but got input with ", x.dim(),
+             " dimension(s)");
+  GLIA_CHECK(r > 0, InvalidArgument, fn, " expects a positive ", factor, ", but got ", r);
+}
+
+// [*, C * r * r, H, W] -> [*, C, H * r, W * r] (unshuffle: the inverse), without autograd.
+Tensor shuffle_pixels(const Tensor& x, int64_t r, bool inverse) {
+  const int64_t nd = x.dim(), lead = nd - 3;
+  const IntSpan s = x.shape();
+  Dims split, perm, out;
+  for (int64_t d = 0; d < lead; ++d) {
+    split.push_back(s[d]);
+    perm.push_back(d);
+    out.push_back(s[d]);
+  }
+  const int64_t c = s[lead], h = s[lead + 1], w = s[lead + 2];
+  if (!inverse) {
+    // [*, C, r, r, H, W] -> [*, C, H, r, W, r]
+    for (int64_t v : {c / (r * r), r, r, h, w}) split.push_back(v);
+    for (int64_t v : {0, 3, 1, 4, 2}) perm.push_back(lead + v);
+    for (int64_t v : {c / (r * r), h * r, w * r}) out.push_back(v);
+  } else {
+    // [*, C, H, r, W, r] -> [*, C, r, r, H, W]
+    for (int64_t v : {c, h / r, r, w / r, r}) split.push_back(v);
+    for (int64_t v : {0, 2, 4, 1, 3}) perm.push_back(lead + v);
+    for (int64_t v : {c * r * r, h / r, w / r}) out.push_back(v);
+  }
+  return ops::reshape(fresh(ops::permute(ops::reshape(x, split), perm)), out);
+}
+
+struct PixelShuffleBackward : Node {
+  int64_t factor = 1;
+  bool unshuffle = false;  // the node of pixel_unshuffle
+  const char* name() const override { return unshuffle ? "PixelUnshuffleBackward0" : "PixelShuffleBackward0"; }
+  TensorList apply(TensorList&& g) override {
+    return {unshuffle ? pixel_shuffle(g[0], factor) : pixel_unshuffle(g[0], factor)};
+  }
+};
+
+Tensor record_shuffle(const Tensor& x, Tensor out, int64_t factor, bool unshuffle) {
+  if (any_requires_grad({&x})) {
+    auto n = make_ref<PixelShuffleBackward>();
+    n->factor = factor;
+    n->unshuffle = unshuffle;
+    set_history(n.get(), {&x}, {&out});
+  }
+  return out;
+}
+
+// torch's NotImplemented node: the op has no derivative.
+struct NotImplementedBackward : Node {
+  const char* op = "";
+  const char* name() const override { return "torch::autograd::NotImplemented"; }
+  TensorList apply(TensorList&&) override { fail(Code::Unsupported, "derivative for ", op, " is not implemented"); }
+};
+
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor) {
+  check_shuffle_factor(x, upscale_factor, "pixel_shuffle", "upscale_factor");
+  const int64_t c = x.shape()[x.dim() - 3], sq = upscale_factor * upscale_factor;
+  GLIA_CHECK(c % sq == 0, Shape,
+             "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+             "but input.size(-3)=",
+             c, " is not divisible by ", sq);
+  return record_shuffle(x, shuffle_pixels(x, upscale_factor, false), upscale_factor, false);
+}
+
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor) {
+  check_shuffle_factor(x, downscale_factor, "pixel_unshuffle", "downscale_factor");
+  const int64_t h = x.shape()[x.dim() - 2], w = x.shape()[x.dim() - 1];
+  GLIA_CHECK(h % downscale_factor == 0, Shape,
+             "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=", h,
+             " is not divisible by ", downscale_factor);
+  GLIA_CHECK(w % downscale_factor == 0, Shape,
+             "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=", w,
+             " is not divisible by ", downscale_factor);
+  return record_shuffle(x, shuffle_pixels(x, downscale_factor, true), downscale_factor, true);
+}
+
+Tensor channel_shuffle(const Tensor& x, int64_t groups) {
+  GLIA_CHECK(x.dim() > 2, Shape, "channel_shuffle expects input with > 2 dims, but got input with sizes ", x.shape());
+  GLIA_CHECK(groups > 0, InvalidArgument,
+             "Number of groups to divide channels in must be positive. Value of groups:", groups);
+  const int64_t c = x.shape()[1];
+  GLIA_CHECK(c % groups == 0, Shape, "Number of channels must be divisible by groups. Got ", c, " channels and ",
+             groups, " groups.");
+  // [N, g, C / g, *] -> [N, C / g, g, *]
+  Dims split{x.shape()[0], groups, c / groups}, perm{0, 2, 1};
+  for (int64_t d = 2; d < x.dim(); ++d) {
+    split.push_back(x.shape()[d]);
+    perm.push_back(d + 1);
+  }
+  Tensor out = ops::reshape(fresh(ops::permute(ops::reshape(x, split), perm)), x.shape());
+  if (any_requires_grad({&x})) {
+    auto n = make_ref<NotImplementedBackward>();
+    n->op = "channel_shuffle";
+    set_history(n.get(), {&x}, {&out});
+  }
+  return out;
 }
 
 }  // namespace glia

@@ -63,4 +63,28 @@ std::string Upsample::extra_repr() const {
   return s + ", mode=" + modes[static_cast<int>(mode)];
 }
 
+namespace {
+const char* shuffle_name(ShuffleModule::Kind k) {
+  return k == ShuffleModule::Kind::PixelShuffle     ? "PixelShuffle"
+         : k == ShuffleModule::Kind::PixelUnshuffle ? "PixelUnshuffle"
+                                                    : "ChannelShuffle";
+}
+}  // namespace
+
+ShuffleModule::ShuffleModule(Kind k, int64_t f) : Module(shuffle_name(k)), kind(k), factor(f) {}
+
+TensorList ShuffleModule::forward(const TensorList& inputs) {
+  check_tensor_inputs(inputs, 1);
+  if (kind == Kind::PixelShuffle) return {pixel_shuffle(inputs[0], factor)};
+  if (kind == Kind::PixelUnshuffle) return {pixel_unshuffle(inputs[0], factor)};
+  return {channel_shuffle(inputs[0], factor)};
+}
+
+std::string ShuffleModule::extra_repr() const {
+  const char* key = kind == Kind::PixelShuffle     ? "upscale_factor="
+                    : kind == Kind::PixelUnshuffle ? "downscale_factor="
+                                                   : "groups=";
+  return key + std::to_string(factor);
+}
+
 }  // namespace glia::nn

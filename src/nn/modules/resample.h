@@ -1,7 +1,7 @@
 // torch.nn's padding modules (ConstantPad1d/2d/3d, ZeroPad2d, ReflectionPad1d/2d/3d,
 // ReplicationPad1d/2d/3d) and upsampling modules (Upsample, UpsamplingNearest2d,
-// UpsamplingBilinear2d): thin modules over the differentiable pad (autograd/fn/index.h) and
-// interpolate (autograd/fn/resample.h).
+// UpsamplingBilinear2d) and rearrangement modules (PixelShuffle, PixelUnshuffle, ChannelShuffle): thin modules over the
+// differentiable pad (autograd/fn/index.h) and interpolate (autograd/fn/resample.h).
 #pragma once
 
 #include <optional>
@@ -44,6 +44,17 @@ class Upsample : public Module {
   std::optional<std::vector<double>> scale_factor;
   InterpolateMode mode;
   std::optional<bool> align_corners, recompute_scale_factor;
+};
+
+// PixelShuffle(upscale_factor), PixelUnshuffle(downscale_factor), ChannelShuffle(groups).
+class ShuffleModule : public Module {
+ public:
+  enum class Kind { PixelShuffle, PixelUnshuffle, ChannelShuffle };
+  ShuffleModule(Kind kind, int64_t factor);
+  TensorList forward(const TensorList& inputs) override;
+  std::string extra_repr() const override;
+  Kind kind;
+  int64_t factor;
 };
 
 }  // namespace glia::nn

@@ -448,4 +448,17 @@ def upsample_bilinear(input, size=None, scale_factor=None):  # noqa: A002
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    return _new(C.glia_pixel_shuffle, _tensor_arg("pixel_shuffle", "input", 1, input), int(upscale_factor))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    return _new(C.glia_pixel_unshuffle, _tensor_arg("pixel_unshuffle", "input", 1, input), int(downscale_factor))
+
+
+def channel_shuffle(input, groups):  # noqa: A002
+    return _new(C.glia_channel_shuffle, _tensor_arg("channel_shuffle", "input", 1, input), int(groups))
+
+
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+            "channel_shuffle"]

@@ -899,6 +899,9 @@ extern "C" {
     pub fn glia_take_along_dim(a: *const glia_tensor, indices: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_interpolate(a: *const glia_tensor, size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, mode: glia_interpolate_mode, align_corners: i32, recompute_scale_factor: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_pixel_shuffle(a: *const glia_tensor, upscale_factor: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_pixel_unshuffle(a: *const glia_tensor, downscale_factor: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_channel_shuffle(a: *const glia_tensor, groups: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv2d_options_init(options: *mut glia_conv2d_options);
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv_transpose2d_options_init(options: *mut glia_conv_transpose2d_options);
@@ -1048,6 +1051,9 @@ extern "C" {
     pub fn glia_nn_upsample(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, mode: glia_interpolate_mode, align_corners: i32, recompute_scale_factor: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_upsampling_nearest2d(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_upsampling_bilinear2d(size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_pixel_shuffle(upscale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_pixel_unshuffle(downscale_factor: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_channel_shuffle(groups: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_rnn_cell(input_size: i64, hidden_size: i64, bias: i32, nonlinearity: *const c_char, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_lstm_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_gru_cell(input_size: i64, hidden_size: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

@@ -1,4 +1,5 @@
-"""torch.nn's padding, upsampling and rearrangement modules over the C API (glia_nn_*_pad*d, ...)."""
+"""torch.nn's padding, upsampling and rearrangement modules over the C API (glia_nn_*_pad*d, glia_nn_upsample,
+glia_nn_pixel_shuffle, ...)."""
 
 from ... import _ffi
 from ..._ffi import C
@@ -7,7 +8,7 @@ from .builtin import _Builtin
 __all__ = [
     "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "UpsamplingNearest2d",
-    "UpsamplingBilinear2d",
+    "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
 ]
 
 
@@ -156,3 +157,21 @@ class UpsamplingBilinear2d(Upsample):
 
     def _ctor_args(self, s, ns, f, nf, mode, align_corners, recompute):
         return (s, ns, f, nf)
+
+
+class PixelShuffle(_Builtin):
+    def __init__(self, upscale_factor):
+        self._make(C.glia_nn_pixel_shuffle, int(upscale_factor), None)
+        self.upscale_factor = upscale_factor
+
+
+class PixelUnshuffle(_Builtin):
+    def __init__(self, downscale_factor):
+        self._make(C.glia_nn_pixel_unshuffle, int(downscale_factor), None)
+        self.downscale_factor = downscale_factor
+
+
+class ChannelShuffle(_Builtin):
+    def __init__(self, groups):
+        self._make(C.glia_nn_channel_shuffle, int(groups), None)
+        self.groups = groups
