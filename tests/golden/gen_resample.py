@@ -110,8 +110,10 @@ def mboth(name, module, args, shape):
     mcase(name, module, args, shape, torch.float32)
 
 
-def merror(name, module, args, shape, code):
-    m = MODULES[module](tup(args))
+def merror(name, module, args, shape, code, lists=False):
+    """lists: the module gets lists as given (torch prints them in its message; glia, which cannot tell a
+    list from a tuple, prints lists)."""
+    m = MODULES[module](args if lists else tup(args))
     try:
         m(mrandn(*shape))
     except (RuntimeError, ValueError, IndexError) as e:
@@ -169,7 +171,8 @@ def modules():
     mcase("upsampling_bilinear2d_scale", "UpsamplingBilinear2d", {"scale_factor": 1.5}, [1, 1, 4, 4])
     merror("upsample_bilinear_3d_input", "Upsample", {"size": 4, "mode": "bilinear"}, [1, 2, 3],
            "GLIA_ERR_UNSUPPORTED")
-    merror("upsample_size_mismatch", "Upsample", {"size": [4, 4, 4]}, [1, 2, 3, 3], "GLIA_ERR_INVALID_ARGUMENT")
+    merror("upsample_size_mismatch", "Upsample", {"size": [4, 4, 4]}, [1, 2, 3, 3], "GLIA_ERR_INVALID_ARGUMENT",
+           lists=True)
     merror("upsample_align_nearest", "Upsample", {"size": 4, "align_corners": True}, [1, 2, 3],
            "GLIA_ERR_INVALID_ARGUMENT")
     merror("upsampling_nearest2d_zero", "UpsamplingNearest2d", {"scale_factor": 0.1}, [1, 1, 3, 3],
