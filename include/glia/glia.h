@@ -2048,6 +2048,61 @@ typedef enum glia_pad_mode GLIA_ENUM_BASE {
 GLIA_API GLIA_NODISCARD glia_error *glia_pad(const glia_tensor *a, const int64_t *pad, int64_t n_pad,
                                              glia_pad_mode mode, double value, glia_tensor **out);
 
+/** The modes of glia_interpolate (torch.nn.functional.interpolate's mode strings). @since 0.2 */
+typedef enum glia_interpolate_mode GLIA_ENUM_BASE {
+  GLIA_INTERPOLATE_NEAREST = 0,      /**< "nearest": input index floor(i / scale) */
+  GLIA_INTERPOLATE_LINEAR = 1,       /**< "linear": 3-D inputs */
+  GLIA_INTERPOLATE_BILINEAR = 2,     /**< "bilinear": 4-D inputs */
+  GLIA_INTERPOLATE_BICUBIC = 3,      /**< "bicubic": 4-D inputs, Keys' kernel with A = -0.75 */
+  GLIA_INTERPOLATE_TRILINEAR = 4,    /**< "trilinear": 5-D inputs */
+  GLIA_INTERPOLATE_AREA = 5,         /**< "area": adaptive average pooling (4-D inputs only in glia) */
+  GLIA_INTERPOLATE_NEAREST_EXACT = 6 /**< "nearest-exact": input index floor((i + 0.5) / scale) */
+} glia_interpolate_mode;
+
+/**
+ * torch.nn.functional.interpolate(a, size, scale_factor, mode, align_corners, recompute_scale_factor) on an
+ * [N, C, *spatial] float32 / float64 input with 1 to 3 spatial dims. size: NULL (n_size 0) for None, one value
+ * for torch's int (every spatial dim) or one per spatial dim; scale_factor likewise. align_corners and
+ * recompute_scale_factor: -1 for None, else 0 / 1. The output size is size, or floor(input size * scale
+ * factor); the source positions use 1 / scale_factor when a scale factor was given and not recomputed, and
+ * in / out otherwise (align_corners: (in - 1) / (out - 1)), as torch's. Differentiable (torch's node names,
+ * UpsampleBilinear2DBackward1 ...). Errors with torch's messages: GLIA_ERR_INVALID_ARGUMENT ("only one of
+ * size or scale_factor should be defined", spatial-dims mismatches, align_corners with a non-interpolating
+ * mode), GLIA_ERR_UNSUPPORTED (a mode for another number of dims: "Got 3D input, but bilinear mode needs 4D
+ * input"), GLIA_ERR_SHAPE ("Input and output sizes should be greater than 0, ..."), GLIA_ERR_DTYPE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_interpolate(const glia_tensor *a, const int64_t *size, int64_t n_size,
+                                                     const double *scale_factor, int64_t n_scale_factor,
+                                                     glia_interpolate_mode mode, int32_t align_corners,
+                                                     int32_t recompute_scale_factor, glia_tensor **out);
+
+/**
+ * torch.nn.functional.pixel_shuffle(a, upscale_factor): [*, C * r * r, H, W] -> [*, C, H * r, W * r], any dtype
+ * (at least 3 dims). Differentiable (PixelShuffleBackward0, itself differentiable). Errors with torch's
+ * messages: GLIA_ERR_SHAPE ("pixel_shuffle expects input to have at least 3 dimensions, ...", the channels not
+ * divisible by r * r), GLIA_ERR_INVALID_ARGUMENT ("pixel_shuffle expects a positive upscale_factor, ...").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pixel_shuffle(const glia_tensor *a, int64_t upscale_factor,
+                                                       glia_tensor **out);
+/**
+ * torch.nn.functional.pixel_unshuffle(a, downscale_factor): [*, C, H * r, W * r] -> [*, C * r * r, H, W], the
+ * inverse of glia_pixel_shuffle (PixelUnshuffleBackward0). Errors as glia_pixel_shuffle's, and height or width
+ * not divisible by r (GLIA_ERR_SHAPE).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pixel_unshuffle(const glia_tensor *a, int64_t downscale_factor,
+                                                         glia_tensor **out);
+/**
+ * torch.nn.functional.channel_shuffle(a, groups): [N, C, *] with C = g * k: channel i * k + j moves to
+ * j * g + i. As in torch 1.13 it has no derivative: an input that requires grad gives an output whose
+ * backward fails with "derivative for channel_shuffle is not implemented". Errors with torch's messages:
+ * GLIA_ERR_SHAPE (fewer than 3 dims, channels not divisible by groups), GLIA_ERR_INVALID_ARGUMENT (groups <= 0).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_channel_shuffle(const glia_tensor *a, int64_t groups, glia_tensor **out);
+
 /** @} */
 /* ---- operators: neural-network functions ---------------------------------- */
 /** @defgroup ops_nn Neural-network functions
@@ -3116,6 +3171,87 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
                                                       const int64_t *padding_idx, const double *max_norm,
                                                       double norm_type, const glia_factory_options *factory,
                                                       glia_module **out);
+
+/** @} */
+/* ---- built-in modules: padding, upsampling, rearrangement ----------------- */
+/** @defgroup layers_resample Padding, upsampling and rearrangement
+ * @ingroup layers
+ * @{ */
+
+/*
+ * The padding modules take torch's `padding` argument as (padding, n_padding): n_padding 1 is torch's int (the
+ * same size on every side of the module's 1, 2 or 3 dims), otherwise the tuple as given (left, right of the last
+ * dim, then top, bottom, ...). They hold no state; forward is glia_pad with their mode, and its errors (torch's
+ * "Padding size should be less than the corresponding input dimension", ...) come from forward. Errors of the
+ * constructors: GLIA_ERR_INVALID_ARGUMENT (n_padding < 0, padding NULL with n_padding > 0).
+ */
+/**
+ * torch.nn.ConstantPad1d(padding, value): pads the last dim with `value`. Repr
+ * "ConstantPad1d(padding=(1, 2), value=0.5)".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_constant_pad1d(const int64_t *padding, int64_t n_padding, double value,
+                                                           const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ConstantPad2d(padding, value): pads the last two dims with `value`. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_constant_pad2d(const int64_t *padding, int64_t n_padding, double value,
+                                                           const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ConstantPad3d(padding, value): pads the last three dims with `value`. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_constant_pad3d(const int64_t *padding, int64_t n_padding, double value,
+                                                           const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ZeroPad2d(padding): ConstantPad2d with 0; repr "ZeroPad2d((1, 1, 2, 0))". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_zero_pad2d(const int64_t *padding, int64_t n_padding,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReflectionPad1d(padding): glia_pad's "reflect" of the last dim; repr "ReflectionPad1d((2, 2))". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_reflection_pad1d(const int64_t *padding, int64_t n_padding,
+                                                             const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReflectionPad2d(padding): "reflect" of the last two dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_reflection_pad2d(const int64_t *padding, int64_t n_padding,
+                                                             const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReflectionPad3d(padding): "reflect" of the last three dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_reflection_pad3d(const int64_t *padding, int64_t n_padding,
+                                                             const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReplicationPad1d(padding): glia_pad's "replicate" of the last dim. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_replication_pad1d(const int64_t *padding, int64_t n_padding,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReplicationPad2d(padding): "replicate" of the last two dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_replication_pad2d(const int64_t *padding, int64_t n_padding,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReplicationPad3d(padding): "replicate" of the last three dims. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_replication_pad3d(const int64_t *padding, int64_t n_padding,
+                                                              const glia_factory_options *factory, glia_module **out);
+
+/**
+ * torch.nn.Upsample(size, scale_factor, mode, align_corners, recompute_scale_factor): forward is
+ * glia_interpolate with these arguments (same conventions: n_size / n_scale_factor 0 for None, 1 for torch's
+ * int / float, align_corners and recompute_scale_factor -1 for None). A single scale factor of 0 is None, as
+ * torch's `float(scale_factor) if scale_factor else None`. Repr "Upsample(scale_factor=2.0, mode=nearest)".
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (negative counts, NULL arrays, an unknown mode, flags other than -1, 0, 1);
+ * interpolate's own errors come from forward.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_upsample(const int64_t *size, int64_t n_size, const double *scale_factor,
+                                                     int64_t n_scale_factor, glia_interpolate_mode mode,
+                                                     int32_t align_corners, int32_t recompute_scale_factor,
+                                                     const glia_factory_options *factory, glia_module **out);
+/** torch.nn.UpsamplingNearest2d(size, scale_factor): glia_nn_upsample with mode "nearest". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_upsampling_nearest2d(const int64_t *size, int64_t n_size,
+                                                                 const double *scale_factor, int64_t n_scale_factor,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+/** torch.nn.UpsamplingBilinear2d(size, scale_factor): mode "bilinear" with align_corners=True. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_upsampling_bilinear2d(const int64_t *size, int64_t n_size,
+                                                                  const double *scale_factor, int64_t n_scale_factor,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
+/** torch.nn.PixelShuffle(upscale_factor): glia_pixel_shuffle; repr "PixelShuffle(upscale_factor=2)". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_pixel_shuffle(int64_t upscale_factor, const glia_factory_options *factory,
+                                                          glia_module **out);
+/** torch.nn.PixelUnshuffle(downscale_factor): glia_pixel_unshuffle. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_pixel_unshuffle(int64_t downscale_factor,
+                                                            const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ChannelShuffle(groups): glia_channel_shuffle; repr "ChannelShuffle(groups=4)". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_channel_shuffle(int64_t groups, const glia_factory_options *factory,
+                                                            glia_module **out);
 
 /** @} */
 /* ---- built-in modules: recurrent ------------------------------------------ */

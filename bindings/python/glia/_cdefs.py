@@ -62,6 +62,14 @@ GLIA_PAD_CONSTANT = 0
 GLIA_PAD_REFLECT = 1
 GLIA_PAD_REPLICATE = 2
 GLIA_PAD_CIRCULAR = 3
+# enum glia_interpolate_mode
+GLIA_INTERPOLATE_NEAREST = 0
+GLIA_INTERPOLATE_LINEAR = 1
+GLIA_INTERPOLATE_BILINEAR = 2
+GLIA_INTERPOLATE_BICUBIC = 3
+GLIA_INTERPOLATE_TRILINEAR = 4
+GLIA_INTERPOLATE_AREA = 5
+GLIA_INTERPOLATE_NEAREST_EXACT = 6
 # enum glia_padding_kind
 GLIA_PADDING_EXPLICIT = 0
 GLIA_PADDING_VALID = 1
@@ -591,6 +599,10 @@ FUNCTIONS = {
     "glia_take": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "index", "out"]),
     "glia_take_along_dim": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), POINTER(c_void_p)], ["a", "indices", "dim_or_null", "out"]),
     "glia_pad": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int, c_double, POINTER(c_void_p)], ["a", "pad", "n_pad", "mode", "value", "out"]),
+    "glia_interpolate": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, POINTER(c_double), c_int64, c_int, c_int32, c_int32, POINTER(c_void_p)], ["a", "size", "n_size", "scale_factor", "n_scale_factor", "mode", "align_corners", "recompute_scale_factor", "out"]),
+    "glia_pixel_shuffle": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "upscale_factor", "out"]),
+    "glia_pixel_unshuffle": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "downscale_factor", "out"]),
+    "glia_channel_shuffle": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "groups", "out"]),
     "glia_conv2d_options_init": (None, [POINTER(glia_conv2d_options)], ["options"]),
     "glia_conv2d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv2d_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
     "glia_conv_transpose2d_options_init": (None, [POINTER(glia_conv_transpose2d_options)], ["options"]),
@@ -727,6 +739,22 @@ FUNCTIONS = {
     "glia_nn_unflatten": (c_void_p, [c_int64, POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "sizes", "n_sizes", "factory", "out"]),
     "glia_nn_normalize": (c_void_p, [POINTER(c_double), c_int64, POINTER(c_double), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["mean", "n_mean", "std", "n_std", "factory", "out"]),
     "glia_nn_embedding": (c_void_p, [c_int64, c_int64, POINTER(c_int64), POINTER(c_double), c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type", "factory", "out"]),
+    "glia_nn_constant_pad1d": (c_void_p, [POINTER(c_int64), c_int64, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "value", "factory", "out"]),
+    "glia_nn_constant_pad2d": (c_void_p, [POINTER(c_int64), c_int64, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "value", "factory", "out"]),
+    "glia_nn_constant_pad3d": (c_void_p, [POINTER(c_int64), c_int64, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "value", "factory", "out"]),
+    "glia_nn_zero_pad2d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_reflection_pad1d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_reflection_pad2d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_reflection_pad3d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_replication_pad1d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_replication_pad2d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_replication_pad3d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["padding", "n_padding", "factory", "out"]),
+    "glia_nn_upsample": (c_void_p, [POINTER(c_int64), c_int64, POINTER(c_double), c_int64, c_int, c_int32, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["size", "n_size", "scale_factor", "n_scale_factor", "mode", "align_corners", "recompute_scale_factor", "factory", "out"]),
+    "glia_nn_upsampling_nearest2d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(c_double), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["size", "n_size", "scale_factor", "n_scale_factor", "factory", "out"]),
+    "glia_nn_upsampling_bilinear2d": (c_void_p, [POINTER(c_int64), c_int64, POINTER(c_double), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["size", "n_size", "scale_factor", "n_scale_factor", "factory", "out"]),
+    "glia_nn_pixel_shuffle": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["upscale_factor", "factory", "out"]),
+    "glia_nn_pixel_unshuffle": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["downscale_factor", "factory", "out"]),
+    "glia_nn_channel_shuffle": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["groups", "factory", "out"]),
     "glia_nn_rnn_cell": (c_void_p, [c_int64, c_int64, c_int32, c_char_p, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "nonlinearity", "factory", "out"]),
     "glia_nn_lstm_cell": (c_void_p, [c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "factory", "out"]),
     "glia_nn_gru_cell": (c_void_p, [c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["input_size", "hidden_size", "bias", "factory", "out"]),

@@ -382,3 +382,83 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     o.label_smoothing = float(label_smoothing)
     return _new(C.glia_cross_entropy, _tensor_arg("cross_entropy", "input", 1, input),
                 _tensor_arg("cross_entropy", "target", 2, target), byref(o))
+
+
+# ---- padding, upsampling and rearrangement (h-pad, issue 21) ---------------------------------------------------
+
+from .. import _cdefs as _cd  # noqa: E402
+from .._ffi import c_double as _c_double  # noqa: E402
+
+_INTERPOLATE_MODES = {
+    "nearest": _cd.GLIA_INTERPOLATE_NEAREST, "linear": _cd.GLIA_INTERPOLATE_LINEAR,
+    "bilinear": _cd.GLIA_INTERPOLATE_BILINEAR, "bicubic": _cd.GLIA_INTERPOLATE_BICUBIC,
+    "trilinear": _cd.GLIA_INTERPOLATE_TRILINEAR, "area": _cd.GLIA_INTERPOLATE_AREA,
+    "nearest-exact": _cd.GLIA_INTERPOLATE_NEAREST_EXACT,
+}
+# torch raises ValueError for interpolate's argument checks and NotImplementedError for a mode that does not
+# fit the input's dims.
+_INTERPOLATE_ERRORS = {_cd.GLIA_ERR_INVALID_ARGUMENT: ValueError, _cd.GLIA_ERR_UNSUPPORTED: NotImplementedError}
+
+
+def _resample_args(size, scale_factor):
+    if size is None:
+        s, ns = None, 0
+    else:
+        s, ns = _i64(size if isinstance(size, (list, tuple)) else [size])
+    if scale_factor is None:
+        f, nf = None, 0
+    else:
+        vals = [float(v) for v in (scale_factor if isinstance(scale_factor, (list, tuple)) else [scale_factor])]
+        f, nf = (_c_double * max(len(vals), 1))(*vals), len(vals)
+    return s, ns, f, nf
+
+
+def _flag(v):
+    return -1 if v is None else int(bool(v))
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    if antialias:
+        raise NotImplementedError("glia: interpolate(antialias=True) is not supported")
+    if mode not in _INTERPOLATE_MODES:
+        raise NotImplementedError(
+            "Input Error: Only 3D, 4D and 5D input Tensors supported (got {}D) for the modes: nearest | linear | "
+            "bilinear | bicubic | trilinear | area | nearest-exact (got {})".format(input.dim(), mode))
+    s, ns, f, nf = _resample_args(size, scale_factor)
+    out = c_void_p()
+    check(C.glia_interpolate(_tensor_arg("interpolate", "input", 1, input), s, ns, f, nf, _INTERPOLATE_MODES[mode],
+                             _flag(align_corners), _flag(recompute_scale_factor), byref(out)),
+          codes=_INTERPOLATE_ERRORS)
+    return Tensor._wrap(out.value)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):  # noqa: A002
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):  # noqa: A002
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    return _new(C.glia_pixel_shuffle, _tensor_arg("pixel_shuffle", "input", 1, input), int(upscale_factor))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    return _new(C.glia_pixel_unshuffle, _tensor_arg("pixel_unshuffle", "input", 1, input), int(downscale_factor))
+
+
+def channel_shuffle(input, groups):  # noqa: A002
+    return _new(C.glia_channel_shuffle, _tensor_arg("channel_shuffle", "input", 1, input), int(groups))
+
+
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+            "channel_shuffle"]
