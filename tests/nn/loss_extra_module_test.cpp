@@ -24,29 +24,30 @@ glia_module* build(Handles& h, const json& c) {
   auto b = [&](const char* key) { return static_cast<int32_t>(a[key].get<bool>()); };
   glia_module* m = nullptr;
   if (k == "kl_div_loss")
-    ok(glia_nn_kl_div_loss(r, b("log_target"), nullptr, &m), k);
+    ok(glia_nn_kl_div_loss(r, b("log_target"), nullptr, &m), k.c_str());
   else if (k == "poisson_nll_loss")
-    ok(glia_nn_poisson_nll_loss(b("log_input"), b("full"), a["eps"], r, nullptr, &m), k);
+    ok(glia_nn_poisson_nll_loss(b("log_input"), b("full"), a["eps"], r, nullptr, &m), k.c_str());
   else if (k == "gaussian_nll_loss")
-    ok(glia_nn_gaussian_nll_loss(b("full"), a["eps"], r, nullptr, &m), k);
+    ok(glia_nn_gaussian_nll_loss(b("full"), a["eps"], r, nullptr, &m), k.c_str());
   else if (k == "margin_ranking_loss")
-    ok(glia_nn_margin_ranking_loss(a["margin"], r, nullptr, &m), k);
+    ok(glia_nn_margin_ranking_loss(a["margin"], r, nullptr, &m), k.c_str());
   else if (k == "hinge_embedding_loss")
-    ok(glia_nn_hinge_embedding_loss(a["margin"], r, nullptr, &m), k);
+    ok(glia_nn_hinge_embedding_loss(a["margin"], r, nullptr, &m), k.c_str());
   else if (k == "soft_margin_loss")
-    ok(glia_nn_soft_margin_loss(r, nullptr, &m), k);
+    ok(glia_nn_soft_margin_loss(r, nullptr, &m), k.c_str());
   else if (k == "multilabel_soft_margin_loss")
-    ok(glia_nn_multilabel_soft_margin_loss(w, r, nullptr, &m), k);
+    ok(glia_nn_multilabel_soft_margin_loss(w, r, nullptr, &m), k.c_str());
   else if (k == "cosine_embedding_loss")
-    ok(glia_nn_cosine_embedding_loss(a["margin"], r, nullptr, &m), k);
+    ok(glia_nn_cosine_embedding_loss(a["margin"], r, nullptr, &m), k.c_str());
   else if (k == "multi_margin_loss")
-    ok(glia_nn_multi_margin_loss(a["p"], a["margin"], w, r, nullptr, &m), k);
+    ok(glia_nn_multi_margin_loss(a["p"], a["margin"], w, r, nullptr, &m), k.c_str());
   else if (k == "multilabel_margin_loss")
-    ok(glia_nn_multilabel_margin_loss(r, nullptr, &m), k);
+    ok(glia_nn_multilabel_margin_loss(r, nullptr, &m), k.c_str());
   else if (k == "triplet_margin_loss")
-    ok(glia_nn_triplet_margin_loss(a["margin"], a["p"], a["eps"], b("swap"), r, nullptr, &m), k);
+    ok(glia_nn_triplet_margin_loss(a["margin"], a["p"], a["eps"], b("swap"), r, nullptr, &m), k.c_str());
   else
-    ok(glia_nn_triplet_margin_with_distance_loss(nullptr, nullptr, nullptr, a["margin"], b("swap"), r, nullptr, &m), k);
+    ok(glia_nn_triplet_margin_with_distance_loss(nullptr, nullptr, nullptr, a["margin"], b("swap"), r, nullptr, &m),
+       k.c_str());
   return m;
 }
 
@@ -79,15 +80,15 @@ TEST(LossExtraModules, MatchTorch) {
   }
 }
 
-struct Owned {
+struct DistanceState {
   int frees = 0;
   int calls = 0;
 };
-void free_owned(void* p) { ++static_cast<Owned*>(p)->frees; }
+void free_owned(void* p) { ++static_cast<DistanceState*>(p)->frees; }
 glia_error* squared_distance(void* user_data, const glia_tensor* x1, const glia_tensor* x2, glia_tensor** out) {
-  ++static_cast<Owned*>(user_data)->calls;
+  ++static_cast<DistanceState*>(user_data)->calls;
   glia_tensor *d = nullptr, *sq = nullptr;
-  glia_error* e = glia_sub(x1, x2, &d);
+  glia_error* e = glia_sub(x1, x2, 1.0, &d);
   if (!e) e = glia_mul(d, d, &sq);
   int64_t dim = -1;
   if (!e) e = glia_sum(sq, &dim, 1, 0, out);
@@ -99,7 +100,7 @@ glia_error* squared_distance(void* user_data, const glia_tensor* x1, const glia_
 // The module calls the host distance in forward, keeps user_data while it lives and frees it
 // once; a failing construction frees it at once.
 TEST(LossExtraModules, HostDistanceUserData) {
-  Owned o;
+  DistanceState o;
   {
     Handles h;
     ModuleHandle m;

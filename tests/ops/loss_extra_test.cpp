@@ -69,7 +69,7 @@ glia_error* l1_distance(void* user_data, const glia_tensor* x1, const glia_tenso
   ++d->calls;
   if (d->fail) return glia_error_new(GLIA_ERR_INVALID_ARGUMENT, "no distance today");
   glia_tensor *diff = nullptr, *a = nullptr;
-  glia_error* e = glia_sub(x1, x2, &diff);
+  glia_error* e = glia_sub(x1, x2, 1.0, &diff);
   if (!e) e = glia_abs(diff, &a);
   int64_t dim = -1;
   if (!e) e = glia_sum(a, &dim, 1, 0, out);

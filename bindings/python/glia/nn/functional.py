@@ -427,6 +427,7 @@ def _distance_body(user_data, x1, x2, out):
 
 # glia_distance_fn over a Python callable registered with glia._ffi.register (user_data is its key).
 _distance_trampoline = _glia_distance_fn(_distance_body)
+_no_distance = _glia_distance_fn()  # NULL: the library's pairwise_distance
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
@@ -531,7 +532,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                     _tensor_arg("triplet_margin_with_distance_loss", "anchor", 1, anchor),
                     _tensor_arg("triplet_margin_with_distance_loss", "positive", 2, positive),
                     _tensor_arg("triplet_margin_with_distance_loss", "negative", 3, negative),
-                    _distance_trampoline if key is not None else None, key, float(margin), int(bool(swap)), r)
+                    _distance_trampoline if key is not None else _no_distance, key, float(margin), int(bool(swap)), r)
     finally:
         if key is not None:
             unregister(key)

@@ -119,8 +119,8 @@ class TripletMarginWithDistanceLoss(_Builtin):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         r = _reduction(reduction)
         if distance_function is None:
-            self._make(C.glia_nn_triplet_margin_with_distance_loss, None, None, None, float(margin),
-                       int(bool(swap)), r, None)
+            self._make(C.glia_nn_triplet_margin_with_distance_loss, _F._no_distance, None, type(free_user_data)(),
+                       float(margin), int(bool(swap)), r, None)
         else:
             key = register(distance_function)  # freed by free_user_data, also when this call fails
             self._make(C.glia_nn_triplet_margin_with_distance_loss, _F._distance_trampoline, key, free_user_data,
