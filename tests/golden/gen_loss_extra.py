@@ -262,7 +262,8 @@ def modules():
     mlt = idx([[2, 0, -1, 1], [1, -1, 0, 0], [3, 2, 1, -1]])
     logp, q = torch.log_softmax(x, 1), torch.softmax(y, 1)
     specs = [
-        ("kl_div_loss", {"reduction": "batchmean", "log_target": False}, nn.KLDivLoss(reduction="batchmean"), [logp, q]),
+        ("kl_div_loss", {"reduction": "batchmean", "log_target": False}, nn.KLDivLoss(reduction="batchmean"),
+         [logp, q]),
         ("kl_div_loss", {"reduction": "sum", "log_target": True}, nn.KLDivLoss(reduction="sum", log_target=True),
          [logp, torch.log(q)]),
         ("poisson_nll_loss", {"log_input": True, "full": False, "eps": 1e-8, "reduction": "mean"}, nn.PoissonNLLLoss(),
