@@ -1721,7 +1721,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const
 typedef enum glia_reduction GLIA_ENUM_BASE {
   GLIA_REDUCTION_NONE = 0, /**< one loss per element (per sample for the class losses) */
   GLIA_REDUCTION_MEAN = 1, /**< the mean (torch's default; weighted mean for nll_loss/cross_entropy) */
-  GLIA_REDUCTION_SUM = 2   /**< the sum */
+  GLIA_REDUCTION_SUM = 2,  /**< the sum */
+  /** the sum divided by the batch size input.size(0) (torch's 'batchmean'); glia_kl_div and
+      glia_nn_kl_div_loss only, GLIA_ERR_INVALID_ARGUMENT elsewhere. @since 0.2 */
+  GLIA_REDUCTION_BATCHMEAN = 3
 } glia_reduction;
 
 /** torch.nn.functional.mse_loss: (input - target)^2 (broadcast). @since 0.1 */
@@ -1793,6 +1796,114 @@ GLIA_API void glia_cross_entropy_options_init(glia_cross_entropy_options *option
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_cross_entropy(const glia_tensor *input, const glia_tensor *target,
                                                        const glia_cross_entropy_options *options, glia_tensor **out);
+
+/*
+ * More losses (torch.nn.functional's, composed of differentiable ops as torch
+ * 1.13 composes most of them). Booleans are int32_t (0 or not); label targets
+ * (+1/-1) are floating tensors; class-index targets are int64.
+ */
+/**
+ * torch.nn.functional.kl_div: target * (log(target) - input) (0 where target
+ * is 0), or exp(target) * (target - input) when log_target; input holds
+ * log-probabilities. reduction may be GLIA_REDUCTION_BATCHMEAN. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_kl_div(const glia_tensor *input, const glia_tensor *target,
+                                                glia_reduction reduction, int32_t log_target, glia_tensor **out);
+/**
+ * torch.nn.functional.poisson_nll_loss: exp(input) - target * input when
+ * log_input, else input - target * log(input + eps); full adds Stirling's
+ * term where target > 1 (torch's defaults: log_input 1, full 0, eps 1e-8). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_poisson_nll_loss(const glia_tensor *input, const glia_tensor *target,
+                                                          int32_t log_input, int32_t full, double eps,
+                                                          glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.gaussian_nll_loss: 0.5 * (log(var) + (input - target)^2
+ * / var) (+ 0.5 * log(2 pi) when full), var clamped to >= eps (default 1e-6).
+ * var has the input's shape, or that without the last dim, or with a last dim
+ * of 1; otherwise GLIA_ERR_INVALID_ARGUMENT "var is of incorrect size", and a
+ * negative entry gives "var has negative entry/entries". @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_gaussian_nll_loss(const glia_tensor *input, const glia_tensor *target,
+                                                           const glia_tensor *var, int32_t full, double eps,
+                                                           glia_reduction reduction, glia_tensor **out);
+/** torch.nn.functional.margin_ranking_loss: max(0, -target * (input1 - input2) + margin). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_margin_ranking_loss(const glia_tensor *input1, const glia_tensor *input2,
+                                                             const glia_tensor *target, double margin,
+                                                             glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.hinge_embedding_loss: input where target is 1,
+ * max(0, margin - input) where target is -1 (torch's default margin 1). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_hinge_embedding_loss(const glia_tensor *input, const glia_tensor *target,
+                                                              double margin, glia_reduction reduction,
+                                                              glia_tensor **out);
+/** torch.nn.functional.soft_margin_loss: log(1 + exp(-target * input)); target is not differentiated. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_soft_margin_loss(const glia_tensor *input, const glia_tensor *target,
+                                                          glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.multilabel_soft_margin_loss: the mean over the last dim
+ * of -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input)), times
+ * weight_or_null (broadcast) when given. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_multilabel_soft_margin_loss(const glia_tensor *input,
+                                                                     const glia_tensor *target,
+                                                                     const glia_tensor *weight_or_null,
+                                                                     glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.cosine_embedding_loss: 1 - cos(input1, input2) where
+ * target is 1, max(0, cos - margin) where it is -1; inputs [N, D] with target
+ * [N], or [D] with a 0-dim target. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosine_embedding_loss(const glia_tensor *input1, const glia_tensor *input2,
+                                                               const glia_tensor *target, double margin,
+                                                               glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.multi_margin_loss: input [N, C], [C] or 0-dim, target
+ * int64 class indices [N]; per sample the sum over i != y of weight[y] *
+ * max(0, margin - x[y] + x[i])^p, divided by C. p is 1 or 2 (torch's defaults
+ * p 1, margin 1); weight_or_null [C] is not differentiated. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_multi_margin_loss(const glia_tensor *input, const glia_tensor *target,
+                                                           int64_t p, double margin, const glia_tensor *weight_or_null,
+                                                           glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.multilabel_margin_loss: input [N, C] or [C], target int64
+ * of the same shape listing each sample's classes, ended by the first -1; the
+ * sum of max(0, 1 - (x[j] - x[i])) over listed j and unlisted i, divided by C. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_multilabel_margin_loss(const glia_tensor *input, const glia_tensor *target,
+                                                                glia_reduction reduction, glia_tensor **out);
+/**
+ * torch.nn.functional.triplet_margin_loss: max(0, margin + d(anchor, positive)
+ * - d(anchor, negative)) with d the pairwise p-norm distance over the last
+ * dim (||x1 - x2 + eps||_p); swap takes min(d(a, n), d(p, n)) (torch's
+ * defaults: margin 1, p 2, eps 1e-6, swap 0). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_triplet_margin_loss(const glia_tensor *anchor, const glia_tensor *positive,
+                                                             const glia_tensor *negative, double margin, double p,
+                                                             double eps, int32_t swap, glia_reduction reduction,
+                                                             glia_tensor **out);
+/**
+ * A distance function for glia_triplet_margin_with_distance_loss: write the
+ * distances of x1 and x2 (a new reference glia takes over; it should carry the
+ * gradient of x1 and x2) to *out. A returned error becomes GLIA_ERR_CALLBACK.
+ */
+typedef glia_error *(*glia_distance_fn)(void *user_data, const glia_tensor *x1, const glia_tensor *x2,
+                                        glia_tensor **out);
+/**
+ * torch.nn.functional.triplet_margin_with_distance_loss: max(0,
+ * distance(anchor, positive) - distance(anchor, negative) + margin), with
+ * swap as glia_triplet_margin_loss; distance_or_null NULL is torch's default,
+ * pairwise_distance (p 2, eps 1e-6). The callback runs on this thread during
+ * the call. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_triplet_margin_with_distance_loss(const glia_tensor *anchor,
+                                                                           const glia_tensor *positive,
+                                                                           const glia_tensor *negative,
+                                                                           glia_distance_fn distance_or_null,
+                                                                           void *user_data, double margin, int32_t swap,
+                                                                           glia_reduction reduction, glia_tensor **out);
 
 /** @} */
 /* ---- operators: linear algebra --------------------------------------------- */
@@ -3550,6 +3661,65 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_bce_with_logits_loss(glia_tensor *we
                                                                  glia_reduction reduction,
                                                                  const glia_factory_options *factory,
                                                                  glia_module **out);
+/*
+ * More losses (the functionals above): GaussianNLLLoss's forward takes (input,
+ * target, var), MarginRankingLoss's and CosineEmbeddingLoss's (input1, input2,
+ * target), the triplet losses' (anchor, positive, negative).
+ */
+/** torch.nn.KLDivLoss(reduction, log_target); reduction may be GLIA_REDUCTION_BATCHMEAN. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_kl_div_loss(glia_reduction reduction, int32_t log_target,
+                                                        const glia_factory_options *factory, glia_module **out);
+/** torch.nn.PoissonNLLLoss(log_input, full, eps, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_poisson_nll_loss(int32_t log_input, int32_t full, double eps,
+                                                             glia_reduction reduction,
+                                                             const glia_factory_options *factory, glia_module **out);
+/** torch.nn.GaussianNLLLoss(full, eps, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_gaussian_nll_loss(int32_t full, double eps, glia_reduction reduction,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.MarginRankingLoss(margin, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_margin_ranking_loss(double margin, glia_reduction reduction,
+                                                                const glia_factory_options *factory, glia_module **out);
+/** torch.nn.HingeEmbeddingLoss(margin, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_hinge_embedding_loss(double margin, glia_reduction reduction,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+/** torch.nn.SoftMarginLoss(reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_soft_margin_loss(glia_reduction reduction,
+                                                             const glia_factory_options *factory, glia_module **out);
+/** torch.nn.MultiLabelSoftMarginLoss(weight, reduction); the weight is the buffer "weight". @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_multilabel_soft_margin_loss(glia_tensor *weight_or_null,
+                                                                        glia_reduction reduction,
+                                                                        const glia_factory_options *factory,
+                                                                        glia_module **out);
+/** torch.nn.CosineEmbeddingLoss(margin, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_cosine_embedding_loss(double margin, glia_reduction reduction,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
+/**
+ * torch.nn.MultiMarginLoss(p, margin, weight, reduction): p is 1 or 2, weight
+ * 1-D (the buffer "weight"). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_multi_margin_loss(int64_t p, double margin, glia_tensor *weight_or_null,
+                                                              glia_reduction reduction,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.MultiLabelMarginLoss(reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_multilabel_margin_loss(glia_reduction reduction,
+                                                                   const glia_factory_options *factory,
+                                                                   glia_module **out);
+/** torch.nn.TripletMarginLoss(margin, p, eps, swap, reduction). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_triplet_margin_loss(double margin, double p, double eps, int32_t swap,
+                                                                glia_reduction reduction,
+                                                                const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.TripletMarginWithDistanceLoss(distance_function, margin, swap,
+ * reduction): distance_or_null NULL is pairwise_distance. The module keeps
+ * user_data until it is destroyed, then calls free_user_data (may be NULL)
+ * once; if this call fails, free_user_data runs before it returns. The
+ * callback runs on the thread that calls forward. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_triplet_margin_with_distance_loss(
+    glia_distance_fn distance_or_null, void *user_data, void (*free_user_data)(void *), double margin, int32_t swap,
+    glia_reduction reduction, const glia_factory_options *factory, glia_module **out);
 
 /*
  * Containers (torch.nn.Sequential, ModuleList, ModuleDict, ParameterList,

@@ -9,6 +9,7 @@
 #include "autograd/fn/index.h"
 #include "autograd/fn/linalg.h"
 #include "autograd/fn/loss.h"
+#include "autograd/fn/loss_extra.h"
 #include "autograd/fn/math.h"
 #include "autograd/fn/nn.h"
 #include "autograd/fn/norm.h"

@@ -57,6 +57,7 @@ GLIA_QUANTILE_NEAREST = 4
 GLIA_REDUCTION_NONE = 0
 GLIA_REDUCTION_MEAN = 1
 GLIA_REDUCTION_SUM = 2
+GLIA_REDUCTION_BATCHMEAN = 3
 # enum glia_pad_mode
 GLIA_PAD_CONSTANT = 0
 GLIA_PAD_REFLECT = 1
@@ -193,6 +194,7 @@ glia_post_accumulate_grad_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p)
 glia_backward_callback_fn = CFUNCTYPE(c_void_p, c_void_p)
 glia_autograd_forward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64)
 glia_autograd_backward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64)
+glia_distance_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p, POINTER(c_void_p))
 glia_module_forward_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64))
 glia_module_extra_repr_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))
 glia_module_get_extra_state_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p))
@@ -547,6 +549,18 @@ FUNCTIONS = {
     "glia_nll_loss": (c_void_p, [c_void_p, c_void_p, POINTER(glia_nll_loss_options), POINTER(c_void_p)], ["input", "target", "options", "out"]),
     "glia_cross_entropy_options_init": (None, [POINTER(glia_cross_entropy_options)], ["options"]),
     "glia_cross_entropy": (c_void_p, [c_void_p, c_void_p, POINTER(glia_cross_entropy_options), POINTER(c_void_p)], ["input", "target", "options", "out"]),
+    "glia_kl_div": (c_void_p, [c_void_p, c_void_p, c_int, c_int32, POINTER(c_void_p)], ["input", "target", "reduction", "log_target", "out"]),
+    "glia_poisson_nll_loss": (c_void_p, [c_void_p, c_void_p, c_int32, c_int32, c_double, c_int, POINTER(c_void_p)], ["input", "target", "log_input", "full", "eps", "reduction", "out"]),
+    "glia_gaussian_nll_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, c_int32, c_double, c_int, POINTER(c_void_p)], ["input", "target", "var", "full", "eps", "reduction", "out"]),
+    "glia_margin_ranking_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, c_double, c_int, POINTER(c_void_p)], ["input1", "input2", "target", "margin", "reduction", "out"]),
+    "glia_hinge_embedding_loss": (c_void_p, [c_void_p, c_void_p, c_double, c_int, POINTER(c_void_p)], ["input", "target", "margin", "reduction", "out"]),
+    "glia_soft_margin_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
+    "glia_multilabel_soft_margin_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "weight_or_null", "reduction", "out"]),
+    "glia_cosine_embedding_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, c_double, c_int, POINTER(c_void_p)], ["input1", "input2", "target", "margin", "reduction", "out"]),
+    "glia_multi_margin_loss": (c_void_p, [c_void_p, c_void_p, c_int64, c_double, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "p", "margin", "weight_or_null", "reduction", "out"]),
+    "glia_multilabel_margin_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(c_void_p)], ["input", "target", "reduction", "out"]),
+    "glia_triplet_margin_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, c_double, c_double, c_double, c_int32, c_int, POINTER(c_void_p)], ["anchor", "positive", "negative", "margin", "p", "eps", "swap", "reduction", "out"]),
+    "glia_triplet_margin_with_distance_loss": (c_void_p, [c_void_p, c_void_p, c_void_p, glia_distance_fn, c_void_p, c_double, c_int32, c_int, POINTER(c_void_p)], ["anchor", "positive", "negative", "distance_or_null", "user_data", "margin", "swap", "reduction", "out"]),
     "glia_matmul": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "b", "out"]),
     "glia_mm": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "b", "out"]),
     "glia_bmm": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "b", "out"]),
@@ -780,6 +794,18 @@ FUNCTIONS = {
     "glia_nn_huber_loss": (c_void_p, [c_int, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["reduction", "delta", "factory", "out"]),
     "glia_nn_bce_loss": (c_void_p, [c_void_p, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["weight_or_null", "reduction", "factory", "out"]),
     "glia_nn_bce_with_logits_loss": (c_void_p, [c_void_p, c_void_p, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["weight_or_null", "pos_weight_or_null", "reduction", "factory", "out"]),
+    "glia_nn_kl_div_loss": (c_void_p, [c_int, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["reduction", "log_target", "factory", "out"]),
+    "glia_nn_poisson_nll_loss": (c_void_p, [c_int32, c_int32, c_double, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["log_input", "full", "eps", "reduction", "factory", "out"]),
+    "glia_nn_gaussian_nll_loss": (c_void_p, [c_int32, c_double, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["full", "eps", "reduction", "factory", "out"]),
+    "glia_nn_margin_ranking_loss": (c_void_p, [c_double, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["margin", "reduction", "factory", "out"]),
+    "glia_nn_hinge_embedding_loss": (c_void_p, [c_double, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["margin", "reduction", "factory", "out"]),
+    "glia_nn_soft_margin_loss": (c_void_p, [c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["reduction", "factory", "out"]),
+    "glia_nn_multilabel_soft_margin_loss": (c_void_p, [c_void_p, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["weight_or_null", "reduction", "factory", "out"]),
+    "glia_nn_cosine_embedding_loss": (c_void_p, [c_double, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["margin", "reduction", "factory", "out"]),
+    "glia_nn_multi_margin_loss": (c_void_p, [c_int64, c_double, c_void_p, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "margin", "weight_or_null", "reduction", "factory", "out"]),
+    "glia_nn_multilabel_margin_loss": (c_void_p, [c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["reduction", "factory", "out"]),
+    "glia_nn_triplet_margin_loss": (c_void_p, [c_double, c_double, c_double, c_int32, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["margin", "p", "eps", "swap", "reduction", "factory", "out"]),
+    "glia_nn_triplet_margin_with_distance_loss": (c_void_p, [glia_distance_fn, c_void_p, CFUNCTYPE(None, c_void_p), c_double, c_int32, c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["distance_or_null", "user_data", "free_user_data", "margin", "swap", "reduction", "factory", "out"]),
     "glia_nn_sequential": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(c_void_p)], ["modules", "n_modules", "out"]),
     "glia_nn_sequential_append": (c_void_p, [c_void_p, c_void_p], ["seq", "module"]),
     "glia_nn_sequential_insert": (c_void_p, [c_void_p, c_int64, c_void_p], ["seq", "index", "module"]),

@@ -462,3 +462,155 @@ def channel_shuffle(input, groups):  # noqa: A002
 
 __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
             "channel_shuffle"]
+# ---- losses: kl_div ... triplet_margin_with_distance_loss (issue 21) -------------
+# torch.nn.functional's signatures; the C functions are glia_<name>.
+
+from .._cdefs import GLIA_ERR_INVALID_ARGUMENT as _ERR_INVALID  # noqa: E402
+from .._cdefs import GLIA_REDUCTION_BATCHMEAN as _BATCHMEAN  # noqa: E402
+from .._cdefs import glia_distance_fn as _glia_distance_fn  # noqa: E402
+from .._ffi import _park  # noqa: E402
+from .._ffi import free_user_data as _free_user_data  # noqa: E402
+from .._ffi import lookup as _lookup  # noqa: E402
+
+__all__ += [
+    "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
+    "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
+    "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+]
+
+
+def _checked_reduction(reduction, size_average=None, reduce=None):
+    """The reduction of the losses torch checks with "<reduction> is not valid"."""
+    if size_average is None and reduce is None and reduction not in _REDUCTIONS:
+        raise ValueError(str(reduction) + " is not valid")
+    return _reduction(reduction, size_average, reduce)
+
+
+def _distance_body(user_data, x1, x2, out):
+    try:
+        fn = _lookup(user_data)
+        check(C.glia_tensor_retain(x1))
+        a = Tensor._wrap(x1)
+        check(C.glia_tensor_retain(x2))
+        b = Tensor._wrap(x2)
+        r = fn(a, b)
+        if not isinstance(r, Tensor):
+            raise TypeError("distance_function returned %s, expected a Tensor" % type(r).__name__)
+        check(C.glia_tensor_retain(r._h))
+        out[0] = r._h
+        return None
+    except BaseException as e:  # noqa: B902 - nothing may unwind through C frames
+        return _park(e)
+
+
+# glia_distance_fn over a Python callable registered with glia._ffi.register (user_data is its key).
+_distance_trampoline = _glia_distance_fn(_distance_body)
+_no_distance = _glia_distance_fn()  # NULL: the library's pairwise_distance
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+    if size_average is not None or reduce is not None:
+        r = _reduction(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release."
+            )
+        r = _BATCHMEAN if reduction == "batchmean" else _reduction(reduction)
+    return _new(C.glia_kl_div, _tensor_arg("kl_div", "input", 1, input), _tensor_arg("kl_div", "target", 2, target),
+                r, int(bool(log_target)))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,  # noqa: A002
+                     reduce=None, reduction="mean"):
+    r = _checked_reduction(reduction, size_average, reduce)
+    return _new(C.glia_poisson_nll_loss, _tensor_arg("poisson_nll_loss", "input", 1, input),
+                _tensor_arg("poisson_nll_loss", "target", 2, target), int(bool(log_input)), int(bool(full)),
+                float(eps), r)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
+    r = _checked_reduction(reduction)
+    out = c_void_p()
+    check(C.glia_gaussian_nll_loss(_tensor_arg("gaussian_nll_loss", "input", 1, input),
+                                   _tensor_arg("gaussian_nll_loss", "target", 2, target),
+                                   _tensor_arg("gaussian_nll_loss", "var", 3, var), int(bool(full)), float(eps), r,
+                                   byref(out)), codes={_ERR_INVALID: ValueError})
+    return Tensor._wrap(out.value)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    return _new(C.glia_margin_ranking_loss, _tensor_arg("margin_ranking_loss", "input1", 1, input1),
+                _tensor_arg("margin_ranking_loss", "input2", 2, input2),
+                _tensor_arg("margin_ranking_loss", "target", 3, target), float(margin),
+                _reduction(reduction, size_average, reduce))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    return _new(C.glia_hinge_embedding_loss, _tensor_arg("hinge_embedding_loss", "input", 1, input),
+                _tensor_arg("hinge_embedding_loss", "target", 2, target), float(margin),
+                _reduction(reduction, size_average, reduce))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    return _new(C.glia_soft_margin_loss, _tensor_arg("soft_margin_loss", "input", 1, input),
+                _tensor_arg("soft_margin_loss", "target", 2, target), _reduction(reduction, size_average, reduce))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                                reduction="mean"):
+    r = _checked_reduction(reduction, size_average, reduce)
+    return _new(C.glia_multilabel_soft_margin_loss, _tensor_arg("multilabel_soft_margin_loss", "input", 1, input),
+                _tensor_arg("multilabel_soft_margin_loss", "target", 2, target),
+                _tensor_arg("multilabel_soft_margin_loss", "weight", 3, weight, True), r)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    return _new(C.glia_cosine_embedding_loss, _tensor_arg("cosine_embedding_loss", "input1", 1, input1),
+                _tensor_arg("cosine_embedding_loss", "input2", 2, input2),
+                _tensor_arg("cosine_embedding_loss", "target", 3, target), float(margin),
+                _reduction(reduction, size_average, reduce))
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,  # noqa: A002
+                      reduction="mean"):
+    r = _reduction(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _new(C.glia_multi_margin_loss, _tensor_arg("multi_margin_loss", "input", 1, input),
+                _tensor_arg("multi_margin_loss", "target", 2, target), int(p), float(margin),
+                _tensor_arg("multi_margin_loss", "weight", 5, weight, True), r)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    return _new(C.glia_multilabel_margin_loss, _tensor_arg("multilabel_margin_loss", "input", 1, input),
+                _tensor_arg("multilabel_margin_loss", "target", 2, target), _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    return _new(C.glia_triplet_margin_loss, _tensor_arg("triplet_margin_loss", "anchor", 1, anchor),
+                _tensor_arg("triplet_margin_loss", "positive", 2, positive),
+                _tensor_arg("triplet_margin_loss", "negative", 3, negative), float(margin), float(p), float(eps),
+                int(bool(swap)), _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    from .._ffi import register, unregister
+
+    r = _reduction(reduction)
+    key = register(distance_function) if distance_function is not None else None
+    try:
+        return _new(C.glia_triplet_margin_with_distance_loss,
+                    _tensor_arg("triplet_margin_with_distance_loss", "anchor", 1, anchor),
+                    _tensor_arg("triplet_margin_with_distance_loss", "positive", 2, positive),
+                    _tensor_arg("triplet_margin_with_distance_loss", "negative", 3, negative),
+                    _distance_trampoline if key is not None else _no_distance, key, float(margin), int(bool(swap)), r)
+    finally:
+        if key is not None:
+            unregister(key)

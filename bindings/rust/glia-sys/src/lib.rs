@@ -200,6 +200,7 @@ pub type glia_reduction = c_int;
 pub const GLIA_REDUCTION_NONE: glia_reduction = 0;
 pub const GLIA_REDUCTION_MEAN: glia_reduction = 1;
 pub const GLIA_REDUCTION_SUM: glia_reduction = 2;
+pub const GLIA_REDUCTION_BATCHMEAN: glia_reduction = 3;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -219,6 +220,8 @@ pub struct glia_cross_entropy_options {
     pub reduction: glia_reduction,
     pub label_smoothing: f64,
 }
+
+pub type glia_distance_fn = Option<unsafe extern "C" fn(*mut c_void, *const glia_tensor, *const glia_tensor, *mut *mut glia_tensor) -> *mut glia_error>;
 
 pub type glia_pad_mode = c_int;
 pub const GLIA_PAD_CONSTANT: glia_pad_mode = 0;
@@ -1019,6 +1022,18 @@ extern "C" {
     pub fn glia_nll_loss(input: *const glia_tensor, target: *const glia_tensor, options: *const glia_nll_loss_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_cross_entropy_options_init(options: *mut glia_cross_entropy_options);
     pub fn glia_cross_entropy(input: *const glia_tensor, target: *const glia_tensor, options: *const glia_cross_entropy_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_kl_div(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, log_target: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_poisson_nll_loss(input: *const glia_tensor, target: *const glia_tensor, log_input: i32, full: i32, eps: f64, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_gaussian_nll_loss(input: *const glia_tensor, target: *const glia_tensor, var: *const glia_tensor, full: i32, eps: f64, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_margin_ranking_loss(input1: *const glia_tensor, input2: *const glia_tensor, target: *const glia_tensor, margin: f64, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_hinge_embedding_loss(input: *const glia_tensor, target: *const glia_tensor, margin: f64, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_soft_margin_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_multilabel_soft_margin_loss(input: *const glia_tensor, target: *const glia_tensor, weight_or_null: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cosine_embedding_loss(input1: *const glia_tensor, input2: *const glia_tensor, target: *const glia_tensor, margin: f64, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_multi_margin_loss(input: *const glia_tensor, target: *const glia_tensor, p: i64, margin: f64, weight_or_null: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_multilabel_margin_loss(input: *const glia_tensor, target: *const glia_tensor, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_triplet_margin_loss(anchor: *const glia_tensor, positive: *const glia_tensor, negative: *const glia_tensor, margin: f64, p: f64, eps: f64, swap: i32, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_triplet_margin_with_distance_loss(anchor: *const glia_tensor, positive: *const glia_tensor, negative: *const glia_tensor, distance_or_null: glia_distance_fn, user_data: *mut c_void, margin: f64, swap: i32, reduction: glia_reduction, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_matmul(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_mm(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_bmm(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -1252,6 +1267,18 @@ extern "C" {
     pub fn glia_nn_huber_loss(reduction: glia_reduction, delta: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_bce_loss(weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_bce_with_logits_loss(weight_or_null: *mut glia_tensor, pos_weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_kl_div_loss(reduction: glia_reduction, log_target: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_poisson_nll_loss(log_input: i32, full: i32, eps: f64, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_gaussian_nll_loss(full: i32, eps: f64, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_margin_ranking_loss(margin: f64, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_hinge_embedding_loss(margin: f64, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_soft_margin_loss(reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_multilabel_soft_margin_loss(weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_cosine_embedding_loss(margin: f64, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_multi_margin_loss(p: i64, margin: f64, weight_or_null: *mut glia_tensor, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_multilabel_margin_loss(reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_triplet_margin_loss(margin: f64, p: f64, eps: f64, swap: i32, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_triplet_margin_with_distance_loss(distance_or_null: glia_distance_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>, margin: f64, swap: i32, reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential(modules: *const *mut glia_module, n_modules: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_append(seq: *mut glia_module, module: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_sequential_insert(seq: *mut glia_module, index: i64, module: *mut glia_module) -> *mut glia_error;

@@ -7,5 +7,7 @@ from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn_all
 from .resample import *  # noqa: F401,F403
 from .resample import __all__ as _resample_all
+from .loss import *  # noqa: F401,F403
+from .loss import __all__ as _loss_all
 
-__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all
+__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all
