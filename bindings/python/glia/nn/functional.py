@@ -382,3 +382,115 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     o.label_smoothing = float(label_smoothing)
     return _new(C.glia_cross_entropy, _tensor_arg("cross_entropy", "input", 1, input),
                 _tensor_arg("cross_entropy", "target", 2, target), byref(o))
+
+
+# ---- 1-D and 3-D pooling (h-pool: issue 21) --------------------------------------
+
+from .. import _cdefs as _pool_cdefs  # noqa: E402
+
+__all__ += ["max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool3d"]
+
+
+def _single(v, name="argument"):
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    v = tuple(int(x) for x in v)
+    if len(v) != 1:
+        raise ValueError("%s must be an int or a tuple of one int, got %r" % (name, v))
+    return v[0]
+
+
+def _triple(v, name="argument"):
+    if isinstance(v, numbers.Integral):
+        return (int(v),) * 3
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * 3
+    if len(v) != 3:
+        raise ValueError("%s must be an int or a triple of ints, got %r" % (name, v))
+    return v
+
+
+def _no_stride(stride):
+    return stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    o = _pool_cdefs.glia_max_pool1d_options()
+    C.glia_max_pool1d_options_init(byref(o))
+    o.kernel_size = _single(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride = _single(stride, "stride")
+    o.padding = _single(padding, "padding")
+    o.dilation = _single(dilation, "dilation")
+    o.ceil_mode = 1 if ceil_mode else 0
+    out, idx = c_void_p(), c_void_p()
+    check(C.glia_max_pool1d(_tensor_arg("max_pool1d", "input", 1, input), byref(o), byref(out),
+                            byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):  # noqa: A002
+    o = _pool_cdefs.glia_avg_pool1d_options()
+    C.glia_avg_pool1d_options_init(byref(o))
+    o.kernel_size = _single(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride = _single(stride, "stride")
+    o.padding = _single(padding, "padding")
+    o.ceil_mode = 1 if ceil_mode else 0
+    o.count_include_pad = 1 if count_include_pad else 0
+    return _new(C.glia_avg_pool1d, _tensor_arg("avg_pool1d", "input", 1, input), byref(o))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    o = _pool_cdefs.glia_max_pool3d_options()
+    C.glia_max_pool3d_options_init(byref(o))
+    o.kernel_size[:] = _triple(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride[:] = _triple(stride, "stride")
+    o.padding[:] = _triple(padding, "padding")
+    o.dilation[:] = _triple(dilation, "dilation")
+    o.ceil_mode = 1 if ceil_mode else 0
+    out, idx = c_void_p(), c_void_p()
+    check(C.glia_max_pool3d(_tensor_arg("max_pool3d", "input", 1, input), byref(o), byref(out),
+                            byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,  # noqa: A002
+               divisor_override=None):
+    o = _pool_cdefs.glia_avg_pool3d_options()
+    C.glia_avg_pool3d_options_init(byref(o))
+    o.kernel_size[:] = _triple(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride[:] = _triple(stride, "stride")
+    o.padding[:] = _triple(padding, "padding")
+    o.ceil_mode = 1 if ceil_mode else 0
+    o.count_include_pad = 1 if count_include_pad else 0
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
+    o.divisor_override = 0 if divisor_override is None else int(divisor_override)
+    return _new(C.glia_avg_pool3d, _tensor_arg("avg_pool3d", "input", 1, input), byref(o))
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    return _new(C.glia_adaptive_avg_pool1d, _tensor_arg("adaptive_avg_pool1d", "input", 1, input),
+                _single(output_size, "output_size"))
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    x = _tensor_arg("adaptive_avg_pool3d", "input", 1, input)
+    if isinstance(output_size, numbers.Integral):
+        size = (int(output_size),) * 3
+    else:
+        size = tuple(output_size)
+        if len(size) != 3:
+            raise ValueError("output_size must be an int or a triple, got %r" % (size,))
+        if len(input.shape) < 4:
+            raise ValueError("Input dimension should be at least 4")
+        size = tuple(int(input.shape[d - 3]) if v is None else int(v) for d, v in enumerate(size))
+    return _new(C.glia_adaptive_avg_pool3d, x, *size)

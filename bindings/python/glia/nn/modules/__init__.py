@@ -5,5 +5,7 @@ from .container import *  # noqa: F401,F403
 from .container import __all__ as _container_all
 from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn_all
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pooling_all
 
-__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all
+__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _pooling_all
