@@ -2246,6 +2246,79 @@ GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_avg_pool3d(const glia_tensor *
                                                              int64_t out_w, glia_tensor **out);
 
 /**
+ * torch.nn.functional.adaptive_max_pool1d to length out_l, x [N, C, L] or
+ * [C, L]; with out_indices non-NULL also the indices (int64 positions along
+ * L: return_indices=True). NaN wins.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool1d(const glia_tensor *x, int64_t out_l, glia_tensor **out,
+                                                             glia_tensor **out_indices);
+/**
+ * torch.nn.functional.adaptive_max_pool2d to [out_h, out_w], x [N, C, H, W] or
+ * [C, H, W]; out_indices (may be NULL): int64 flat positions in each plane.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool2d(const glia_tensor *x, int64_t out_h, int64_t out_w,
+                                                             glia_tensor **out, glia_tensor **out_indices);
+/**
+ * torch.nn.functional.adaptive_max_pool3d to [out_t, out_h, out_w]; out_indices
+ * (may be NULL): int64 flat positions in each T * H * W volume.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool3d(const glia_tensor *x, int64_t out_t, int64_t out_h,
+                                                             int64_t out_w, glia_tensor **out,
+                                                             glia_tensor **out_indices);
+
+/**
+ * Options of glia_max_unpool1d/2d/3d (the first 1, 2 or 3 entries of each
+ * array are read). Initialise with glia_max_unpool_options_init() and set
+ * kernel_size.
+ */
+typedef struct glia_max_unpool_options {
+  /** sizeof(glia_max_unpool_options), set by glia_max_unpool_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size[3]; /**< default {1, 1, 1}: set it */
+  int64_t stride[3];      /**< default {0, 0, 0}: kernel_size */
+  int64_t padding[3];     /**< default {0, 0, 0} */
+  /** default {-1, -1, -1}: torch's output_size=None, (in - 1) * stride + kernel - 2 * padding */
+  int64_t output_size[3];
+} glia_max_unpool_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_max_unpool_options_init(glia_max_unpool_options *options);
+
+/**
+ * torch.nn.functional.max_unpool1d: x [N, C, L] or [C, L] and the int64
+ * indices of max_pool1d(return_indices) (same shape) -> zeros of the output
+ * size with x's values at the indices. An index outside the output is an error.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool1d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+/** torch.nn.functional.max_unpool2d (see glia_max_unpool1d): x [N, C, H, W] or [C, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool2d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+/** torch.nn.functional.max_unpool3d (see glia_max_unpool1d): x [N, C, T, H, W] or [C, T, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool3d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+
+/**
+ * torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode)
+ * on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size).
+ * Composed as torch does: (sign(a) * relu(|a|) * kernel_size)^(1/norm_type),
+ * a = avg_pool1d(x^norm_type).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lp_pool1d(const glia_tensor *x, double norm_type, int64_t kernel_size,
+                                                   int64_t stride, int32_t ceil_mode, glia_tensor **out);
+/**
+ * torch.nn.functional.lp_pool2d on x [N, C, H, W] or [C, H, W]; kernel_size
+ * {kH, kW}; stride NULL or {0, 0} is torch's stride=None.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lp_pool2d(const glia_tensor *x, double norm_type, const int64_t kernel_size[2],
+                                                   const int64_t *stride, int32_t ceil_mode, glia_tensor **out);
+
+/**
  * torch.nn.functional.batch_norm on x of shape [N, C, *] (any number of
  * trailing dims, none included). weight, bias, running_mean and running_var
  * are optional (NULL) and hold C elements each, all of one floating dtype: x's,
@@ -3168,6 +3241,28 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool1d(int64_t out_l, c
  * 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool3d(int64_t out_t, int64_t out_h, int64_t out_w,
                                                                 const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveMaxPool1d(out_l) (out_l >= 0; the module returns no indices). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool1d(int64_t out_l, const glia_factory_options *factory,
+                                                                glia_module **out);
+/** torch.nn.AdaptiveMaxPool2d((out_h, out_w)); a negative size is torch's None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool2d(int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveMaxPool3d((out_t, out_h, out_w)); a negative size is torch's None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool3d(int64_t out_t, int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LPPool1d(norm_type, kernel_size, stride, ceil_mode); stride 0 is
+ * torch's None. The repr prints an integral norm_type as an int ("LPPool1d(
+ * norm_type=2, kernel_size=3, stride=None, ceil_mode=False)").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lp_pool1d(double norm_type, int64_t kernel_size, int64_t stride,
+                                                      int32_t ceil_mode, const glia_factory_options *factory,
+                                                      glia_module **out);
+/** torch.nn.LPPool2d(norm_type, kernel_size, stride, ceil_mode); stride NULL or {0, 0} is None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lp_pool2d(double norm_type, const int64_t kernel_size[2],
+                                                      const int64_t *stride, int32_t ceil_mode,
+                                                      const glia_factory_options *factory, glia_module **out);
 
 /** torch.nn.ReLU(). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_relu(const glia_factory_options *factory, glia_module **out);

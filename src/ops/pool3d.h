@@ -30,4 +30,11 @@ Tensor avg_pool3d_backward(const Tensor& gy, const Pool3dGeom& g, bool count_inc
 Tensor adaptive_avg_pool3d_forward(const Tensor& x, int64_t oT, int64_t oH, int64_t oW);
 Tensor adaptive_avg_pool3d_backward(const Tensor& gy, int64_t T, int64_t H, int64_t W, DType dtype);
 
+// adaptive_max_pool2d / 3d (out_size of 2 or 3 sizes) on x [N, C, spatial...]; indices: int64 flat
+// positions in each plane or volume. The backward is max_pool2d_backward / max_pool3d_backward's.
+Tensor adaptive_max_pool_forward(const Tensor& x, IntSpan out_size, Tensor* indices);
+// max_unpool2d / 3d (out_size of 2 or 3 sizes): x and indices [N, C, spatial...] of one shape (the
+// caller checks), result [N, C, out_size...] zero but where the indices put x's values.
+Tensor max_unpool_forward(const Tensor& x, const Tensor& indices, IntSpan out_size);
+
 }  // namespace glia::ops

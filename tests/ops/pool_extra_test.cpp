@@ -68,6 +68,72 @@ GLIA_ADAPTER(adaptive_avg_pool3d) {
   return glia_adaptive_avg_pool3d(c.in[0], s[0], s[1], s[2], c.out());
 }
 
+GLIA_ADAPTER(adaptive_max_pool1d) {
+  if (c.flag("return_indices", false)) {
+    glia_tensor** outs = c.out(2);
+    return glia_adaptive_max_pool1d(c.in[0], c.integer("output_size", 1), &outs[0], &outs[1]);
+  }
+  return glia_adaptive_max_pool1d(c.in[0], c.integer("output_size", 1), c.out(), nullptr);
+}
+GLIA_ADAPTER(adaptive_max_pool2d) {
+  std::vector<int64_t> s = c.ints("output_size");
+  if (c.flag("return_indices", false)) {
+    glia_tensor** outs = c.out(2);
+    return glia_adaptive_max_pool2d(c.in[0], s[0], s[1], &outs[0], &outs[1]);
+  }
+  return glia_adaptive_max_pool2d(c.in[0], s[0], s[1], c.out(), nullptr);
+}
+GLIA_ADAPTER(adaptive_max_pool3d) {
+  std::vector<int64_t> s = c.ints("output_size");
+  if (c.flag("return_indices", false)) {
+    glia_tensor** outs = c.out(2);
+    return glia_adaptive_max_pool3d(c.in[0], s[0], s[1], s[2], &outs[0], &outs[1]);
+  }
+  return glia_adaptive_max_pool3d(c.in[0], s[0], s[1], s[2], c.out(), nullptr);
+}
+
+namespace {
+// The unpool options of a case: kernel_size, stride, padding as an int (1-D) or a list; output_size
+// a list of the spatial sizes, or with N and C in front (torch accepts both).
+glia_max_unpool_options unpool_options(const Call& c, size_t sd) {
+  glia_max_unpool_options o;
+  glia_max_unpool_options_init(&o);
+  auto read = [&](const char* key, int64_t* dst) {
+    std::vector<int64_t> v = c.ints(key);
+    for (size_t a = 0; a < v.size() && a < sd; ++a) dst[a] = v[a];
+  };
+  read("kernel_size", o.kernel_size);
+  read("stride", o.stride);
+  read("padding", o.padding);
+  std::vector<int64_t> out = c.ints("output_size");
+  for (size_t a = 0; a < sd && out.size() >= sd; ++a) o.output_size[a] = out[out.size() - sd + a];
+  return o;
+}
+}  // namespace
+
+GLIA_ADAPTER(max_unpool1d) {
+  glia_max_unpool_options o = unpool_options(c, 1);
+  return glia_max_unpool1d(c.in[0], c.in[1], &o, c.out());
+}
+GLIA_ADAPTER(max_unpool2d) {
+  glia_max_unpool_options o = unpool_options(c, 2);
+  return glia_max_unpool2d(c.in[0], c.in[1], &o, c.out());
+}
+GLIA_ADAPTER(max_unpool3d) {
+  glia_max_unpool_options o = unpool_options(c, 3);
+  return glia_max_unpool3d(c.in[0], c.in[1], &o, c.out());
+}
+
+GLIA_ADAPTER(lp_pool1d) {
+  return glia_lp_pool1d(c.in[0], c.num("norm_type", 2.0), c.integer("kernel_size", 1), c.integer("stride", 0),
+                        c.flag("ceil_mode", false), c.out());
+}
+GLIA_ADAPTER(lp_pool2d) {
+  std::vector<int64_t> k = c.ints("kernel_size"), st = c.ints("stride");
+  const int64_t* sp = st.empty() ? nullptr : st.data();
+  return glia_lp_pool2d(c.in[0], c.num("norm_type", 2.0), k.data(), sp, c.flag("ceil_mode", false), c.out());
+}
+
 TEST(PoolExtra, Golden) { run_cases("pool_extra.json"); }
 TEST(PoolExtra, Errors) { run_errors("pool_extra.json"); }
 

@@ -39,5 +39,19 @@ Tensor max_pool3d(const Tensor& x, const MaxPool3dOptions& o, Tensor* indices = 
 Tensor avg_pool3d(const Tensor& x, const AvgPool3dOptions& o);
 Tensor adaptive_avg_pool1d(const Tensor& x, int64_t out_l);
 Tensor adaptive_avg_pool3d(const Tensor& x, int64_t out_t, int64_t out_h, int64_t out_w);
+// torch's adaptive_max_pool1d / 2d / 3d; *indices (non-null: return_indices) flat positions in each
+// plane (along L for 1-D).
+Tensor adaptive_max_pool1d(const Tensor& x, int64_t out_l, Tensor* indices = nullptr);
+Tensor adaptive_max_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, Tensor* indices = nullptr);
+Tensor adaptive_max_pool3d(const Tensor& x, int64_t out_t, int64_t out_h, int64_t out_w, Tensor* indices = nullptr);
+// torch's max_unpool1d / 2d / 3d with the output's spatial size already resolved (out_size: 1, 2 or
+// 3 sizes); x [N, C, spatial...] or unbatched, indices int64 of x's shape.
+Tensor max_unpool(const Tensor& x, const Tensor& indices, IntSpan out_size);
+// torch.nn.functional.lp_pool1d / lp_pool2d, as torch composes them (PowBackward0 on top):
+// (sign(a) * relu(|a|) * kernel numel) ^ (1 / norm_type), a = avg_pool(x ^ norm_type, no padding).
+// stride 0 is torch's stride=None.
+Tensor lp_pool1d(const Tensor& x, double norm_type, int64_t kernel_size, int64_t stride, bool ceil_mode);
+Tensor lp_pool2d(const Tensor& x, double norm_type, const int64_t kernel_size[2], const int64_t stride[2],
+                 bool ceil_mode);
 
 }  // namespace glia

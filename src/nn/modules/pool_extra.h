@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "autograd/fn/pool.h"
 #include "nn/module.h"
@@ -58,6 +59,29 @@ class AdaptiveAvgPool3d : public Module {
   TensorList forward(const TensorList& inputs) override;
   std::string extra_repr() const override;
   std::optional<int64_t> output_size[3];
+};
+
+// AdaptiveMaxPool1d / 2d / 3d (by the number of sizes); a size not `given` is torch's None (keep the
+// input's). The module returns the values only (return_indices=False).
+class AdaptiveMaxPool : public Module {
+ public:
+  AdaptiveMaxPool(Dims sizes, std::vector<bool> given);
+  TensorList forward(const TensorList& inputs) override;
+  std::string extra_repr() const override;
+  Dims output_size;
+  std::vector<bool> given;
+};
+
+// LPPool1d / LPPool2d (dims 1 or 2); stride {0, 0}: torch's None.
+class LPPool : public Module {
+ public:
+  LPPool(int dims, double norm_type, const int64_t kernel_size[2], const int64_t stride[2], bool ceil_mode);
+  TensorList forward(const TensorList& inputs) override;
+  std::string extra_repr() const override;
+  int dims;
+  double norm_type;
+  int64_t kernel_size[2], stride[2];
+  bool ceil_mode;
 };
 
 }  // namespace glia::nn

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "core/checked.h"
 #include "core/dispatch.h"
@@ -298,6 +299,104 @@ void adaptive_avg_pool3d_backward_into(const Tensor& gy, const Tensor& gx) {
   });
 }
 
+// adaptive_max_pool2d / 3d on [P, T, H, W] planes (T = 1 for 2-D): torch's windows, its rule for
+// the maximum; indices flat in the plane. bfloat16 computes in float (2-D only, as torch).
+template <class T>
+void adaptive_max_into(const T* xp, T* yp, int64_t* ip, int64_t P, const int64_t in[3], const int64_t out[3]) {
+  using A = acc_t<T>;
+  const int64_t vol = in[0] * in[1] * in[2], ovol = out[0] * out[1] * out[2];
+  parallel_for(0, P, grain_for(vol), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const T* src = xp + p * vol;
+      for (int64_t ot = 0; ot < out[0]; ++ot) {
+        const int64_t t0 = start_index(ot, out[0], in[0]), t1 = end_index(ot, out[0], in[0]);
+        for (int64_t oh = 0; oh < out[1]; ++oh) {
+          const int64_t h0 = start_index(oh, out[1], in[1]), h1 = end_index(oh, out[1], in[1]);
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            const int64_t w0 = start_index(ow, out[2], in[2]), w1 = end_index(ow, out[2], in[2]);
+            A best = -std::numeric_limits<A>::infinity();
+            int64_t bi = (t0 * in[1] + h0) * in[2] + w0;
+            for (int64_t t = t0; t < t1; ++t)
+              for (int64_t h = h0; h < h1; ++h)
+                for (int64_t w = w0; w < w1; ++w) {
+                  const int64_t at = (t * in[1] + h) * in[2] + w;
+                  const A v = static_cast<A>(src[at]);
+                  if (v > best || std::isnan(v)) {
+                    best = v;
+                    bi = at;
+                  }
+                }
+            const int64_t o = p * ovol + (ot * out[1] + oh) * out[2] + ow;
+            yp[o] = static_cast<T>(best);
+            ip[o] = bi;
+          }
+        }
+      }
+    }
+  });
+}
+
+// x [N, C, spatial...] -> y [N, C, out spatial...]; `dims` spatial dims (2 or 3).
+void adaptive_max_pool_into(const Tensor& x, const Tensor& y, const Tensor& idx, int dims) {
+  const int64_t P = x.size(0) * x.size(1);
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  for (int a = 0; a < dims; ++a) in[3 - dims + a] = x.size(2 + a), out[3 - dims + a] = y.size(2 + a);
+  const char* op = dims == 2 ? "adaptive_max_pool2d" : "adaptive_max_pool3d_cpu";
+  int64_t* ip = idx.data_ptr<int64_t>();
+  switch (x.dtype()) {
+    case DType::Float32:
+      return adaptive_max_into(x.data_ptr<float>(), y.data_ptr<float>(), ip, P, in, out);
+    case DType::Float64:
+      return adaptive_max_into(x.data_ptr<double>(), y.data_ptr<double>(), ip, P, in, out);
+    case DType::BFloat16:
+      if (dims == 2) return adaptive_max_into(x.data_ptr<BFloat16>(), y.data_ptr<BFloat16>(), ip, P, in, out);
+      break;
+    default:
+      break;
+  }
+  not_implemented_for(op, x.dtype());
+}
+
+// max_unpool: out zeroed, then out[p, indices[p, i]] = x[p, i] per plane; element bits are copied.
+template <class T>
+void unpool_into(const T* xp, const int64_t* ip, T* op, int64_t P, int64_t n, int64_t m, int64_t* bad) {
+  parallel_for(0, P, grain_for(n), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p)
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t at = ip[p * n + i];
+        if (at < 0 || at >= m) {
+          __atomic_store_n(bad, at, __ATOMIC_RELAXED);
+          continue;
+        }
+        op[p * m + at] = xp[p * n + i];
+      }
+  });
+}
+
+void max_unpool_into(const Tensor& x, const Tensor& idx, const Tensor& out) {
+  zero(out);
+  const int64_t P = x.size(0) * x.size(1), n = x.numel() / std::max<int64_t>(P, 1),
+                m = out.numel() / std::max<int64_t>(P, 1);
+  // Indices are checked as they are read; a bad one seen is reported (torch reports one too).
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  int64_t bad = kNone;
+  switch (x.dtype()) {
+    case DType::Float32:
+      unpool_into(x.data_ptr<float>(), idx.data_ptr<int64_t>(), out.data_ptr<float>(), P, n, m, &bad);
+      break;
+    case DType::Float64:
+      unpool_into(x.data_ptr<double>(), idx.data_ptr<int64_t>(), out.data_ptr<double>(), P, n, m, &bad);
+      break;
+    default:
+      not_implemented_for(out.dim() == 5 ? "max_unpooling3d_forward_out_cpu_frame" : "max_unpool2d", x.dtype());
+  }
+  if (bad != kNone) {
+    std::string sizes;
+    for (int64_t d = 2; d < out.dim(); ++d) sizes += (d > 2 ? "x" : "") + std::to_string(out.size(d));
+    fail(Code::InvalidArgument, "Found an invalid max index: ", bad, " (output volumes are of size ", sizes);
+  }
+}
+
 }  // namespace
 
 Pool3dGeom pool3d_geom(const Tensor& x, const int64_t kernel[3], const int64_t stride_in[3], const int64_t pad[3],
@@ -411,6 +510,40 @@ Tensor adaptive_avg_pool3d_backward(const Tensor& gy_in, int64_t T, int64_t H, i
   return gx;
 }
 
+Tensor adaptive_max_pool_forward(const Tensor& x_in, IntSpan out_size, Tensor* indices) {
+  const bool three = out_size.size() == 3;
+  const DType t = x_in.dtype();
+  if (!(t == DType::Float32 || t == DType::Float64 || (!three && t == DType::BFloat16)))
+    not_implemented_for(three ? "adaptive_max_pool3d_cpu" : "adaptive_max_pool2d", t);
+  const Device dev = x_in.device();
+  Tensor x = contiguous(x_in);
+  Dims shape{x.size(0), x.size(1)};
+  for (int64_t v : out_size) shape.push_back(v);
+  Tensor y = empty(shape, x.dtype(), dev);
+  Tensor idx = empty(shape, DType::Int64, dev);
+  if (y.numel() > 0)
+    run_kernel(three ? KernelId::adaptive_max_pool3d : KernelId::adaptive_max_pool2d, dev, {&x}, {&y, &idx}, {});
+  if (indices) *indices = idx;
+  return y;
+}
+
+Tensor max_unpool_forward(const Tensor& x_in, const Tensor& indices_in, IntSpan out_size) {
+  const bool three = out_size.size() == 3;
+  const Device dev =
+      common_device(three ? "max_unpooling3d_forward_out" : "max_unpooling2d_forward_out", x_in, indices_in, false);
+  if (x_in.dtype() != DType::Float32 && x_in.dtype() != DType::Float64)
+    not_implemented_for(three ? "max_unpooling3d_forward_out_cpu_frame" : "max_unpool2d", x_in.dtype());
+  Tensor x = contiguous(x_in), idx = contiguous(indices_in);
+  Dims shape{x.size(0), x.size(1)};
+  for (int64_t v : out_size) shape.push_back(v);
+  Tensor out = empty(shape, x.dtype(), dev);
+  if (out.numel() > 0 && x.numel() > 0) {
+    run_kernel(KernelId::max_unpool, dev, {&x, &idx}, {&out}, {});
+  } else if (out.numel() > 0) {
+    out = zeros(shape, x.dtype(), dev);
+  }
+  return out;
+}
 }  // namespace glia::ops
 
 // ---- CPU kernels
@@ -456,5 +589,15 @@ void adaptive_avg_pool3d_kernel(const KernelArgs& k) { ops::adaptive_avg_pool3d_
 void adaptive_avg_pool3d_backward_kernel(const KernelArgs& k) {
   ops::adaptive_avg_pool3d_backward_into(k.input(0), k.output(0));
 }
+
+void adaptive_max_pool2d_kernel(const KernelArgs& k) {
+  ops::adaptive_max_pool_into(k.input(0), k.output(0), k.output(1), 2);
+}
+
+void adaptive_max_pool3d_kernel(const KernelArgs& k) {
+  ops::adaptive_max_pool_into(k.input(0), k.output(0), k.output(1), 3);
+}
+
+void max_unpool_kernel(const KernelArgs& k) { ops::max_unpool_into(k.input(0), k.input(1), k.output(0)); }
 
 }  // namespace glia::cpu
