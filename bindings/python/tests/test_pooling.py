@@ -48,9 +48,12 @@ def test_gradient_matches_torch(expr):
 
 
 def test_names_are_exported():
-    for name in ("MaxPool1d", "AvgPool1d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d"):
+    for name in ("MaxPool1d", "AvgPool1d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d",
+                 "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d"):
         assert name in nn.__all__ and hasattr(nn, name)
-    for name in ("max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool3d"):
+    for name in ("max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool3d",
+                 "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
+                 "max_unpool3d", "lp_pool1d", "lp_pool2d"):
         assert name in F.__all__
 
 
@@ -61,6 +64,15 @@ def test_indices_are_int64_positions():
     v = glia.arange(8.0).reshape(1, 1, 2, 2, 2)
     y, i = F.max_pool3d(v, 2, return_indices=True)
     assert y.tolist() == [[[[[7.0]]]]] and i.tolist() == [[[[[7]]]]]
+
+
+def test_unpool_round_trip():
+    x = glia.arange(32.0).reshape(1, 2, 4, 4)
+    y, i = F.max_pool2d(x, 2, return_indices=True)
+    u = F.max_unpool2d(y, i, 2)
+    assert u.shape == (1, 2, 4, 4)
+    assert F.max_pool2d(u, 2).tolist() == y.tolist()
+    assert u.sum().item() == y.sum().item()
 
 
 def test_binding_argument_errors():

@@ -102,3 +102,49 @@ class AdaptiveAvgPool3d(_Builtin):
         self._make(C.glia_nn_adaptive_avg_pool3d, -1 if t is None else t, -1 if h is None else h,
                    -1 if w is None else w, None)
         self.output_size = output_size
+
+
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d"]
+
+
+class AdaptiveMaxPool1d(_Builtin):
+    def __init__(self, output_size, return_indices=False):
+        if return_indices:
+            raise NotImplementedError("glia: AdaptiveMaxPool1d(return_indices=True) is not supported by the module")
+        self._make(C.glia_nn_adaptive_max_pool1d, _single(output_size), None)
+        self.output_size, self.return_indices = output_size, return_indices
+
+
+class AdaptiveMaxPool2d(_Builtin):
+    def __init__(self, output_size, return_indices=False):
+        if return_indices:
+            raise NotImplementedError("glia: AdaptiveMaxPool2d(return_indices=True) is not supported by the module")
+        h, w = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+        self._make(C.glia_nn_adaptive_max_pool2d, -1 if h is None else h, -1 if w is None else w, None)
+        self.output_size, self.return_indices = output_size, return_indices
+
+
+class AdaptiveMaxPool3d(_Builtin):
+    def __init__(self, output_size, return_indices=False):
+        if return_indices:
+            raise NotImplementedError("glia: AdaptiveMaxPool3d(return_indices=True) is not supported by the module")
+        t, h, w = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 3
+        self._make(C.glia_nn_adaptive_max_pool3d, -1 if t is None else t, -1 if h is None else h,
+                   -1 if w is None else w, None)
+        self.output_size, self.return_indices = output_size, return_indices
+
+
+class LPPool1d(_Builtin):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        self._make(C.glia_nn_lp_pool1d, float(norm_type), _single(kernel_size),
+                   0 if stride is None else _single(stride), int(bool(ceil_mode)), None)
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+
+class LPPool2d(_Builtin):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        pair = lambda v: tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v), int(v))  # noqa: E731
+        k = (_ffi.c_int64 * 2)(*pair(kernel_size))
+        s = None if stride is None else (_ffi.c_int64 * 2)(*pair(stride))
+        self._make(C.glia_nn_lp_pool2d, float(norm_type), k, s, int(bool(ceil_mode)), None)
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
