@@ -93,7 +93,10 @@ Dims unpool_size(const Tensor& x, const glia_max_unpool_options* options, int64_
   for (int64_t d = 0; d < sd; ++d) given = given || out[d] >= 0;
   if (!given) return def;
   std::string shown = "[";
-  for (int64_t d = 0; d < sd; ++d) shown += (d ? ", " : "") + std::to_string(out[d]);
+  for (int64_t d = 0; d < sd; ++d) {
+    if (d) shown += ", ";
+    shown += std::to_string(out[d]);
+  }
   shown += "]";
   for (int64_t d = 0; d < sd; ++d) {
     const int64_t s = st[d] == 0 ? k[d] : st[d];

@@ -120,7 +120,10 @@ std::string AdaptiveMaxPool::extra_repr() const {
   for (size_t a = 1; a < output_size.size(); ++a) same = same && one(a) == one(0);
   if (same) return "output_size=" + one(0);
   std::string r = "output_size=(";
-  for (size_t a = 0; a < output_size.size(); ++a) r += (a ? ", " : "") + one(a);
+  for (size_t a = 0; a < output_size.size(); ++a) {
+    if (a) r += ", ";
+    r += one(a);
+  }
   return r + ")";
 }
 

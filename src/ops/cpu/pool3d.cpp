@@ -392,7 +392,10 @@ void max_unpool_into(const Tensor& x, const Tensor& idx, const Tensor& out) {
   }
   if (bad != kNone) {
     std::string sizes;
-    for (int64_t d = 2; d < out.dim(); ++d) sizes += (d > 2 ? "x" : "") + std::to_string(out.size(d));
+    for (int64_t d = 2; d < out.dim(); ++d) {
+      if (d > 2) sizes += 'x';
+      sizes += std::to_string(out.size(d));
+    }
     fail(Code::InvalidArgument, "Found an invalid max index: ", bad, " (output volumes are of size ", sizes);
   }
 }
