@@ -198,16 +198,18 @@ def fixture():
     c("adaptive_max_pool3d f32", "adaptive_max_pool3d", [rnd([2, 3, 4, 6, 6], f32)], output_size=[3, 4, 4],
       return_indices=True)
     c("adaptive_max_pool3d zero batch", "adaptive_max_pool3d", [s([0, 2, 4, 4, 4])], output_size=[2, 2, 2])
-    # max_unpool1d / 2d / 3d of max pools' results
+    # max_unpool1d / 2d / 3d of max pools' results. Overlapping windows (k3 s2) can pick one element twice:
+    # the unpool then writes it once (the last value wins), so those cases skip the finite-difference
+    # check (torch's gradient, a gather, is still compared).
     P1, P2, P3 = F.max_pool1d, F.max_pool2d, F.max_pool3d
     c("max_unpool1d k2", "max_unpool1d", _pooled(P1, s([2, 3, 8]), 2), kernel_size=2)
     c("max_unpool1d k3 s2 p1", "max_unpool1d", _pooled(P1, s([2, 2, 9]), 3, stride=2, padding=1), kernel_size=3,
-      stride=2, padding=1)
+      stride=2, padding=1, gradcheck=False)
     c("max_unpool1d output_size", "max_unpool1d", _pooled(P1, s([1, 2, 9]), 2), kernel_size=2, output_size=[9])
     c("max_unpool1d unbatched", "max_unpool1d", _pooled(P1, s([3, 8]), 2), kernel_size=2)
     c("max_unpool2d k2", "max_unpool2d", _pooled(P2, s([2, 3, 6, 6]), 2), kernel_size=[2, 2])
     c("max_unpool2d k3 s2 p1", "max_unpool2d", _pooled(P2, s([1, 2, 7, 7]), 3, stride=2, padding=1),
-      kernel_size=[3, 3], stride=[2, 2], padding=[1, 1])
+      kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], gradcheck=False)
     c("max_unpool2d output_size", "max_unpool2d", _pooled(P2, s([1, 2, 5, 7]), 2), kernel_size=[2, 2],
       output_size=[5, 7])
     c("max_unpool2d output_size with N, C", "max_unpool2d", _pooled(P2, s([1, 2, 5, 7]), 2), kernel_size=[2, 2],
@@ -219,7 +221,7 @@ def fixture():
       grads=False)
     c("max_unpool3d k2", "max_unpool3d", _pooled(P3, s([2, 2, 4, 4, 6]), 2), kernel_size=[2, 2, 2])
     c("max_unpool3d k3 s2 p1", "max_unpool3d", _pooled(P3, s([1, 2, 5, 6, 7]), 3, stride=2, padding=1),
-      kernel_size=[3, 3, 3], stride=[2, 2, 2], padding=[1, 1, 1], output_size=[5, 6, 7])
+      kernel_size=[3, 3, 3], stride=[2, 2, 2], padding=[1, 1, 1], output_size=[5, 6, 7], gradcheck=False)
     c("max_unpool3d output_size", "max_unpool3d", _pooled(P3, s([1, 1, 5, 5, 5]), 2), kernel_size=[2, 2, 2],
       output_size=[5, 5, 5])
     c("max_unpool3d unbatched", "max_unpool3d", _pooled(P3, s([2, 4, 4, 4]), 2), kernel_size=[2, 2, 2])
