@@ -40,6 +40,8 @@ VALUES = [
     "F.max_unpool3d(*F.max_pool3d(%s, 2, return_indices=True), 2, output_size=[2, 3, 4, 3, 3])" % X3,
     "F.lp_pool1d(%s, 2, 3)" % X1, "F.lp_pool2d(x4.abs(), 3, (2, 3), stride=1)", "torch.nn.LPPool2d(2, 2)(x4)",
     "torch.nn.LPPool1d(1.5, 4, 2, ceil_mode=True)(%s.abs())" % X1,
+    "torch.nn.MaxUnpool2d(2)(*F.max_pool2d(x4, 2, return_indices=True))",
+    "torch.nn.MaxUnpool1d(3, 2)(*F.max_pool1d(%s, 3, 2, return_indices=True), output_size=[2, 3, 36])" % X1,
 ]
 
 REPRS = [
@@ -49,6 +51,7 @@ REPRS = [
     "torch.nn.AdaptiveAvgPool3d((2, None, 3))", "torch.nn.AdaptiveAvgPool3d(4)", "torch.nn.AdaptiveMaxPool1d(3)",
     "torch.nn.AdaptiveMaxPool2d((2, None))", "torch.nn.AdaptiveMaxPool3d(2)", "torch.nn.LPPool1d(2, 3)",
     "torch.nn.LPPool2d(2, (2, 3), stride=1, ceil_mode=True)", "torch.nn.LPPool2d(1.5, 2, 2)",
+    "torch.nn.MaxUnpool1d(2)", "torch.nn.MaxUnpool2d(2, 1)", "torch.nn.MaxUnpool3d((1, 2, 2), padding=1)",
 ]
 
 ERRORS = [

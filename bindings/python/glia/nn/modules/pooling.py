@@ -3,6 +3,7 @@
 from ... import _ffi
 from ..._ffi import C, byref
 from .builtin import _Builtin
+from .module import Module
 
 __all__ = ["MaxPool1d", "AvgPool1d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d"]
 
@@ -148,3 +149,40 @@ class LPPool2d(_Builtin):
         s = None if stride is None else (_ffi.c_int64 * 2)(*pair(stride))
         self._make(C.glia_nn_lp_pool2d, float(norm_type), k, s, int(bool(ceil_mode)), None)
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+class _MaxUnpoolNd(Module):
+    """torch's MaxUnpool1d/2d/3d: a Python module over F.max_unpool* (forward takes output_size)."""
+
+    _n = 0
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        tup = lambda v: tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),) * self._n  # noqa: E731
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def forward(self, input, indices, output_size=None):  # noqa: A002
+        from .. import functional as F
+
+        fn = getattr(F, "max_unpool%dd" % self._n)
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
