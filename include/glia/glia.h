@@ -2321,6 +2321,169 @@ GLIA_API GLIA_NODISCARD glia_error *glia_avg_pool2d(const glia_tensor *x, const 
 GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_avg_pool2d(const glia_tensor *x, int64_t out_h, int64_t out_w,
                                                              glia_tensor **out);
 
+/* ---- 1-D and 3-D pooling (torch.nn.functional's max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d).
+ * An unbatched input ([C, L], [C, T, H, W]) gives an unbatched result. */
+
+/** Options of glia_max_pool1d. Initialise with glia_max_pool1d_options_init() and set kernel_size. */
+typedef struct glia_max_pool1d_options {
+  /** sizeof(glia_max_pool1d_options), set by glia_max_pool1d_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size; /**< default 1: set it */
+  int64_t stride;      /**< default 0: kernel_size */
+  int64_t padding;     /**< default 0; at most half the kernel */
+  int64_t dilation;    /**< default 1 */
+  int32_t ceil_mode;   /**< default 0 */
+} glia_max_pool1d_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_max_pool1d_options_init(glia_max_pool1d_options *options);
+
+/**
+ * torch.nn.functional.max_pool1d on x [N, C, L] or [C, L]; with out_indices
+ * non-NULL also the indices (int64 positions along L: return_indices=True).
+ * NaN wins. The gradient is max_pool2d's on x.unsqueeze(-2) (torch's
+ * SqueezeBackward1 on top).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_pool1d(const glia_tensor *x, const glia_max_pool1d_options *options,
+                                                    glia_tensor **out, glia_tensor **out_indices);
+
+/** Options of glia_avg_pool1d. Initialise with glia_avg_pool1d_options_init() and set kernel_size. */
+typedef struct glia_avg_pool1d_options {
+  /** sizeof(glia_avg_pool1d_options), set by glia_avg_pool1d_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size;       /**< default 1: set it */
+  int64_t stride;            /**< default 0: kernel_size */
+  int64_t padding;           /**< default 0; at most half the kernel */
+  int32_t ceil_mode;         /**< default 0 */
+  int32_t count_include_pad; /**< default 1 */
+} glia_avg_pool1d_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_avg_pool1d_options_init(glia_avg_pool1d_options *options);
+
+/** torch.nn.functional.avg_pool1d on x [N, C, L] or [C, L]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_avg_pool1d(const glia_tensor *x, const glia_avg_pool1d_options *options,
+                                                    glia_tensor **out);
+
+/** Options of glia_max_pool3d (sizes in the order T, H, W). Initialise with glia_max_pool3d_options_init(). */
+typedef struct glia_max_pool3d_options {
+  /** sizeof(glia_max_pool3d_options), set by glia_max_pool3d_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size[3]; /**< default {1, 1, 1}: set it */
+  int64_t stride[3];      /**< default {0, 0, 0}: kernel_size */
+  int64_t padding[3];     /**< default {0, 0, 0}; at most half the kernel */
+  int64_t dilation[3];    /**< default {1, 1, 1} */
+  int32_t ceil_mode;      /**< default 0 */
+} glia_max_pool3d_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_max_pool3d_options_init(glia_max_pool3d_options *options);
+
+/**
+ * torch.nn.functional.max_pool3d on x [N, C, T, H, W] or [C, T, H, W]; with
+ * out_indices non-NULL also the indices (int64, flat positions in each
+ * T * H * W volume: return_indices=True). NaN wins.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_pool3d(const glia_tensor *x, const glia_max_pool3d_options *options,
+                                                    glia_tensor **out, glia_tensor **out_indices);
+
+/** Options of glia_avg_pool3d (sizes in the order T, H, W). Initialise with glia_avg_pool3d_options_init(). */
+typedef struct glia_avg_pool3d_options {
+  /** sizeof(glia_avg_pool3d_options), set by glia_avg_pool3d_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size[3];    /**< default {1, 1, 1}: set it */
+  int64_t stride[3];         /**< default {0, 0, 0}: kernel_size */
+  int64_t padding[3];        /**< default {0, 0, 0}; at most half the kernel */
+  int32_t ceil_mode;         /**< default 0 */
+  int32_t count_include_pad; /**< default 1 */
+  int64_t divisor_override;  /**< default 0: none */
+} glia_avg_pool3d_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_avg_pool3d_options_init(glia_avg_pool3d_options *options);
+
+/** torch.nn.functional.avg_pool3d on x [N, C, T, H, W] or [C, T, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_avg_pool3d(const glia_tensor *x, const glia_avg_pool3d_options *options,
+                                                    glia_tensor **out);
+
+/** torch.nn.functional.adaptive_avg_pool1d to length out_l, x [N, C, L] or [C, L]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_avg_pool1d(const glia_tensor *x, int64_t out_l, glia_tensor **out);
+
+/** torch.nn.functional.adaptive_avg_pool3d to [out_t, out_h, out_w]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_avg_pool3d(const glia_tensor *x, int64_t out_t, int64_t out_h,
+                                                             int64_t out_w, glia_tensor **out);
+
+/**
+ * torch.nn.functional.adaptive_max_pool1d to length out_l, x [N, C, L] or
+ * [C, L]; with out_indices non-NULL also the indices (int64 positions along
+ * L: return_indices=True). NaN wins.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool1d(const glia_tensor *x, int64_t out_l, glia_tensor **out,
+                                                             glia_tensor **out_indices);
+/**
+ * torch.nn.functional.adaptive_max_pool2d to [out_h, out_w], x [N, C, H, W] or
+ * [C, H, W]; out_indices (may be NULL): int64 flat positions in each plane.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool2d(const glia_tensor *x, int64_t out_h, int64_t out_w,
+                                                             glia_tensor **out, glia_tensor **out_indices);
+/**
+ * torch.nn.functional.adaptive_max_pool3d to [out_t, out_h, out_w]; out_indices
+ * (may be NULL): int64 flat positions in each T * H * W volume.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_adaptive_max_pool3d(const glia_tensor *x, int64_t out_t, int64_t out_h,
+                                                             int64_t out_w, glia_tensor **out,
+                                                             glia_tensor **out_indices);
+
+/**
+ * Options of glia_max_unpool1d/2d/3d (the first 1, 2 or 3 entries of each
+ * array are read). Initialise with glia_max_unpool_options_init() and set
+ * kernel_size.
+ */
+typedef struct glia_max_unpool_options {
+  /** sizeof(glia_max_unpool_options), set by glia_max_unpool_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size[3]; /**< default {1, 1, 1}: set it */
+  int64_t stride[3];      /**< default {0, 0, 0}: kernel_size */
+  int64_t padding[3];     /**< default {0, 0, 0} */
+  /** default {-1, -1, -1}: torch's output_size=None, (in - 1) * stride + kernel - 2 * padding */
+  int64_t output_size[3];
+} glia_max_unpool_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_max_unpool_options_init(glia_max_unpool_options *options);
+
+/**
+ * torch.nn.functional.max_unpool1d: x [N, C, L] or [C, L] and the int64
+ * indices of max_pool1d(return_indices) (same shape) -> zeros of the output
+ * size with x's values at the indices. An index outside the output is an error.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool1d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+/** torch.nn.functional.max_unpool2d (see glia_max_unpool1d): x [N, C, H, W] or [C, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool2d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+/** torch.nn.functional.max_unpool3d (see glia_max_unpool1d): x [N, C, T, H, W] or [C, T, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_max_unpool3d(const glia_tensor *x, const glia_tensor *indices,
+                                                      const glia_max_unpool_options *options, glia_tensor **out);
+
+/**
+ * torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode)
+ * on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size).
+ * Composed as torch does: (sign(a) * relu(|a|) * kernel_size)^(1/norm_type),
+ * a = avg_pool1d(x^norm_type).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lp_pool1d(const glia_tensor *x, double norm_type, int64_t kernel_size,
+                                                   int64_t stride, int32_t ceil_mode, glia_tensor **out);
+/**
+ * torch.nn.functional.lp_pool2d on x [N, C, H, W] or [C, H, W]; kernel_size
+ * {kH, kW}; stride NULL or {0, 0} is torch's stride=None.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_lp_pool2d(const glia_tensor *x, double norm_type, const int64_t kernel_size[2],
+                                                   const int64_t *stride, int32_t ceil_mode, glia_tensor **out);
+
 /**
  * torch.nn.functional.batch_norm on x of shape [N, C, *] (any number of
  * trailing dims, none included). weight, bias, running_mean and running_var
@@ -3220,6 +3383,52 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_avg_pool2d(const glia_avg_pool2d_opt
 /** torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w,
                                                                 const glia_factory_options *factory, glia_module **out);
+
+/* ---- 1-D and 3-D pooling modules (their repr is torch's: MaxPool1d and the 3-D pools print an
+ * equal triple as one number, AvgPool1d prints one-element tuples, "kernel_size=(2,)"). */
+
+/** torch.nn.MaxPool1d with glia_max_pool1d's options (required: set kernel_size; stride 0 is kernel_size). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_max_pool1d(const glia_max_pool1d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AvgPool1d with glia_avg_pool1d's options (required). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_avg_pool1d(const glia_avg_pool1d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.MaxPool3d with glia_max_pool3d's options (required). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_max_pool3d(const glia_max_pool3d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AvgPool3d with glia_avg_pool3d's options (required). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_avg_pool3d(const glia_avg_pool3d_options *options,
+                                                       const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveAvgPool1d(out_l) (out_l >= 0). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool1d(int64_t out_l, const glia_factory_options *factory,
+                                                                glia_module **out);
+/** torch.nn.AdaptiveAvgPool3d((out_t, out_h, out_w)); a negative size is torch's None (keep the input's size). @since
+ * 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_avg_pool3d(int64_t out_t, int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveMaxPool1d(out_l) (out_l >= 0; the module returns no indices). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool1d(int64_t out_l, const glia_factory_options *factory,
+                                                                glia_module **out);
+/** torch.nn.AdaptiveMaxPool2d((out_h, out_w)); a negative size is torch's None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool2d(int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory, glia_module **out);
+/** torch.nn.AdaptiveMaxPool3d((out_t, out_h, out_w)); a negative size is torch's None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_adaptive_max_pool3d(int64_t out_t, int64_t out_h, int64_t out_w,
+                                                                const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LPPool1d(norm_type, kernel_size, stride, ceil_mode); stride 0 is
+ * torch's None. The repr prints an integral norm_type as an int ("LPPool1d(
+ * norm_type=2, kernel_size=3, stride=None, ceil_mode=False)").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lp_pool1d(double norm_type, int64_t kernel_size, int64_t stride,
+                                                      int32_t ceil_mode, const glia_factory_options *factory,
+                                                      glia_module **out);
+/** torch.nn.LPPool2d(norm_type, kernel_size, stride, ceil_mode); stride NULL or {0, 0} is None. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lp_pool2d(double norm_type, const int64_t kernel_size[2],
+                                                      const int64_t *stride, int32_t ceil_mode,
+                                                      const glia_factory_options *factory, glia_module **out);
 
 /** torch.nn.ReLU(). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_relu(const glia_factory_options *factory, glia_module **out);

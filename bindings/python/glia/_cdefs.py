@@ -155,6 +155,16 @@ class glia_max_pool2d_options(Structure):
     pass
 class glia_avg_pool2d_options(Structure):
     pass
+class glia_max_pool1d_options(Structure):
+    pass
+class glia_avg_pool1d_options(Structure):
+    pass
+class glia_max_pool3d_options(Structure):
+    pass
+class glia_avg_pool3d_options(Structure):
+    pass
+class glia_max_unpool_options(Structure):
+    pass
 class glia_module_def(Structure):
     pass
 class glia_factory_options(Structure):
@@ -225,6 +235,11 @@ glia_conv2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 *
 glia_conv_transpose2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("output_padding", (c_int64 * 2)), ("groups", c_int64), ("dilation", (c_int64 * 2))]
 glia_max_pool2d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 2)), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("ceil_mode", c_int32)]
 glia_avg_pool2d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 2)), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("ceil_mode", c_int32), ("count_include_pad", c_int32), ("divisor_override", c_int64)]
+glia_max_pool1d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", c_int64), ("stride", c_int64), ("padding", c_int64), ("dilation", c_int64), ("ceil_mode", c_int32)]
+glia_avg_pool1d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", c_int64), ("stride", c_int64), ("padding", c_int64), ("ceil_mode", c_int32), ("count_include_pad", c_int32)]
+glia_max_pool3d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 3)), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("dilation", (c_int64 * 3)), ("ceil_mode", c_int32)]
+glia_avg_pool3d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 3)), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("ceil_mode", c_int32), ("count_include_pad", c_int32), ("divisor_override", c_int64)]
+glia_max_unpool_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 3)), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("output_size", (c_int64 * 3))]
 glia_module_def._fields_ = [("struct_size", c_size_t), ("forward", glia_module_forward_fn), ("extra_repr", glia_module_extra_repr_fn), ("get_extra_state", glia_module_get_extra_state_fn), ("set_extra_state", glia_module_set_extra_state_fn), ("user_data", c_void_p), ("free_user_data", CFUNCTYPE(None, c_void_p))]
 glia_factory_options._fields_ = [("struct_size", c_size_t), ("dtype", c_int), ("device", glia_device), ("skip_init", c_int32)]
 glia_nn_conv2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("groups", c_int64), ("bias", c_int32), ("padding_kind", c_int), ("padding_mode", c_int)]
@@ -626,6 +641,25 @@ FUNCTIONS = {
     "glia_avg_pool2d_options_init": (None, [POINTER(glia_avg_pool2d_options)], ["options"]),
     "glia_avg_pool2d": (c_void_p, [c_void_p, POINTER(glia_avg_pool2d_options), POINTER(c_void_p)], ["x", "options", "out"]),
     "glia_adaptive_avg_pool2d": (c_void_p, [c_void_p, c_int64, c_int64, POINTER(c_void_p)], ["x", "out_h", "out_w", "out"]),
+    "glia_max_pool1d_options_init": (None, [POINTER(glia_max_pool1d_options)], ["options"]),
+    "glia_max_pool1d": (c_void_p, [c_void_p, POINTER(glia_max_pool1d_options), POINTER(c_void_p), POINTER(c_void_p)], ["x", "options", "out", "out_indices"]),
+    "glia_avg_pool1d_options_init": (None, [POINTER(glia_avg_pool1d_options)], ["options"]),
+    "glia_avg_pool1d": (c_void_p, [c_void_p, POINTER(glia_avg_pool1d_options), POINTER(c_void_p)], ["x", "options", "out"]),
+    "glia_max_pool3d_options_init": (None, [POINTER(glia_max_pool3d_options)], ["options"]),
+    "glia_max_pool3d": (c_void_p, [c_void_p, POINTER(glia_max_pool3d_options), POINTER(c_void_p), POINTER(c_void_p)], ["x", "options", "out", "out_indices"]),
+    "glia_avg_pool3d_options_init": (None, [POINTER(glia_avg_pool3d_options)], ["options"]),
+    "glia_avg_pool3d": (c_void_p, [c_void_p, POINTER(glia_avg_pool3d_options), POINTER(c_void_p)], ["x", "options", "out"]),
+    "glia_adaptive_avg_pool1d": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["x", "out_l", "out"]),
+    "glia_adaptive_avg_pool3d": (c_void_p, [c_void_p, c_int64, c_int64, c_int64, POINTER(c_void_p)], ["x", "out_t", "out_h", "out_w", "out"]),
+    "glia_adaptive_max_pool1d": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p), POINTER(c_void_p)], ["x", "out_l", "out", "out_indices"]),
+    "glia_adaptive_max_pool2d": (c_void_p, [c_void_p, c_int64, c_int64, POINTER(c_void_p), POINTER(c_void_p)], ["x", "out_h", "out_w", "out", "out_indices"]),
+    "glia_adaptive_max_pool3d": (c_void_p, [c_void_p, c_int64, c_int64, c_int64, POINTER(c_void_p), POINTER(c_void_p)], ["x", "out_t", "out_h", "out_w", "out", "out_indices"]),
+    "glia_max_unpool_options_init": (None, [POINTER(glia_max_unpool_options)], ["options"]),
+    "glia_max_unpool1d": (c_void_p, [c_void_p, c_void_p, POINTER(glia_max_unpool_options), POINTER(c_void_p)], ["x", "indices", "options", "out"]),
+    "glia_max_unpool2d": (c_void_p, [c_void_p, c_void_p, POINTER(glia_max_unpool_options), POINTER(c_void_p)], ["x", "indices", "options", "out"]),
+    "glia_max_unpool3d": (c_void_p, [c_void_p, c_void_p, POINTER(glia_max_unpool_options), POINTER(c_void_p)], ["x", "indices", "options", "out"]),
+    "glia_lp_pool1d": (c_void_p, [c_void_p, c_double, c_int64, c_int64, c_int32, POINTER(c_void_p)], ["x", "norm_type", "kernel_size", "stride", "ceil_mode", "out"]),
+    "glia_lp_pool2d": (c_void_p, [c_void_p, c_double, POINTER(c_int64), POINTER(c_int64), c_int32, POINTER(c_void_p)], ["x", "norm_type", "kernel_size", "stride", "ceil_mode", "out"]),
     "glia_batch_norm": (c_void_p, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_int32, c_double, c_double, POINTER(c_void_p)], ["x", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps", "out"]),
     "glia_layer_norm": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_void_p, c_void_p, c_double, POINTER(c_void_p)], ["x", "normalized_shape", "normalized_ndim", "weight", "bias", "eps", "out"]),
     "glia_group_norm": (c_void_p, [c_void_p, c_int64, c_void_p, c_void_p, c_double, POINTER(c_void_p)], ["x", "num_groups", "weight", "bias", "eps", "out"]),
@@ -739,6 +773,17 @@ FUNCTIONS = {
     "glia_nn_max_pool2d": (c_void_p, [POINTER(glia_max_pool2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_avg_pool2d": (c_void_p, [POINTER(glia_avg_pool2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_adaptive_avg_pool2d": (c_void_p, [c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_h", "out_w", "factory", "out"]),
+    "glia_nn_max_pool1d": (c_void_p, [POINTER(glia_max_pool1d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
+    "glia_nn_avg_pool1d": (c_void_p, [POINTER(glia_avg_pool1d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
+    "glia_nn_max_pool3d": (c_void_p, [POINTER(glia_max_pool3d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
+    "glia_nn_avg_pool3d": (c_void_p, [POINTER(glia_avg_pool3d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
+    "glia_nn_adaptive_avg_pool1d": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_l", "factory", "out"]),
+    "glia_nn_adaptive_avg_pool3d": (c_void_p, [c_int64, c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_t", "out_h", "out_w", "factory", "out"]),
+    "glia_nn_adaptive_max_pool1d": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_l", "factory", "out"]),
+    "glia_nn_adaptive_max_pool2d": (c_void_p, [c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_h", "out_w", "factory", "out"]),
+    "glia_nn_adaptive_max_pool3d": (c_void_p, [c_int64, c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_t", "out_h", "out_w", "factory", "out"]),
+    "glia_nn_lp_pool1d": (c_void_p, [c_double, c_int64, c_int64, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["norm_type", "kernel_size", "stride", "ceil_mode", "factory", "out"]),
+    "glia_nn_lp_pool2d": (c_void_p, [c_double, POINTER(c_int64), POINTER(c_int64), c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["norm_type", "kernel_size", "stride", "ceil_mode", "factory", "out"]),
     "glia_nn_relu": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
     "glia_nn_leaky_relu": (c_void_p, [c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["negative_slope", "factory", "out"]),
     "glia_nn_elu": (c_void_p, [c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["alpha", "factory", "out"]),

@@ -614,3 +614,202 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     finally:
         if key is not None:
             unregister(key)
+# ---- 1-D and 3-D pooling (h-pool: issue 21) --------------------------------------
+
+from .. import _cdefs as _pool_cdefs  # noqa: E402
+
+__all__ += ["max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool3d"]
+
+
+def _single(v, name="argument"):
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    v = tuple(int(x) for x in v)
+    if len(v) != 1:
+        raise ValueError("%s must be an int or a tuple of one int, got %r" % (name, v))
+    return v[0]
+
+
+def _triple(v, name="argument"):
+    if isinstance(v, numbers.Integral):
+        return (int(v),) * 3
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * 3
+    if len(v) != 3:
+        raise ValueError("%s must be an int or a triple of ints, got %r" % (name, v))
+    return v
+
+
+def _no_stride(stride):
+    return stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    o = _pool_cdefs.glia_max_pool1d_options()
+    C.glia_max_pool1d_options_init(byref(o))
+    o.kernel_size = _single(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride = _single(stride, "stride")
+    o.padding = _single(padding, "padding")
+    o.dilation = _single(dilation, "dilation")
+    o.ceil_mode = 1 if ceil_mode else 0
+    out, idx = c_void_p(), c_void_p()
+    check(C.glia_max_pool1d(_tensor_arg("max_pool1d", "input", 1, input), byref(o), byref(out),
+                            byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):  # noqa: A002
+    o = _pool_cdefs.glia_avg_pool1d_options()
+    C.glia_avg_pool1d_options_init(byref(o))
+    o.kernel_size = _single(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride = _single(stride, "stride")
+    o.padding = _single(padding, "padding")
+    o.ceil_mode = 1 if ceil_mode else 0
+    o.count_include_pad = 1 if count_include_pad else 0
+    return _new(C.glia_avg_pool1d, _tensor_arg("avg_pool1d", "input", 1, input), byref(o))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    o = _pool_cdefs.glia_max_pool3d_options()
+    C.glia_max_pool3d_options_init(byref(o))
+    o.kernel_size[:] = _triple(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride[:] = _triple(stride, "stride")
+    o.padding[:] = _triple(padding, "padding")
+    o.dilation[:] = _triple(dilation, "dilation")
+    o.ceil_mode = 1 if ceil_mode else 0
+    out, idx = c_void_p(), c_void_p()
+    check(C.glia_max_pool3d(_tensor_arg("max_pool3d", "input", 1, input), byref(o), byref(out),
+                            byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,  # noqa: A002
+               divisor_override=None):
+    o = _pool_cdefs.glia_avg_pool3d_options()
+    C.glia_avg_pool3d_options_init(byref(o))
+    o.kernel_size[:] = _triple(kernel_size, "kernel_size")
+    if not _no_stride(stride):
+        o.stride[:] = _triple(stride, "stride")
+    o.padding[:] = _triple(padding, "padding")
+    o.ceil_mode = 1 if ceil_mode else 0
+    o.count_include_pad = 1 if count_include_pad else 0
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
+    o.divisor_override = 0 if divisor_override is None else int(divisor_override)
+    return _new(C.glia_avg_pool3d, _tensor_arg("avg_pool3d", "input", 1, input), byref(o))
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    return _new(C.glia_adaptive_avg_pool1d, _tensor_arg("adaptive_avg_pool1d", "input", 1, input),
+                _single(output_size, "output_size"))
+
+
+def adaptive_avg_pool3d(input, output_size):  # noqa: A002
+    x = _tensor_arg("adaptive_avg_pool3d", "input", 1, input)
+    if isinstance(output_size, numbers.Integral):
+        size = (int(output_size),) * 3
+    else:
+        size = tuple(output_size)
+        if len(size) != 3:
+            raise ValueError("output_size must be an int or a triple, got %r" % (size,))
+        if len(input.shape) < 4:
+            raise ValueError("Input dimension should be at least 4")
+        size = tuple(int(input.shape[d - 3]) if v is None else int(v) for d, v in enumerate(size))
+    return _new(C.glia_adaptive_avg_pool3d, x, *size)
+
+
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
+            "max_unpool3d", "lp_pool1d", "lp_pool2d"]
+
+
+def _adaptive_sizes(input, output_size, n, fn):  # noqa: A002
+    if isinstance(output_size, numbers.Integral):
+        return (int(output_size),) * n
+    size = tuple(output_size)
+    if len(size) != n:
+        raise ValueError("%s: output_size must be an int or %d ints, got %r" % (fn, n, size))
+    if len(input.shape) <= n:
+        raise ValueError("Input dimension should be at least %d" % (n + 1))
+    return tuple(int(input.shape[d - n]) if v is None else int(v) for d, v in enumerate(size))
+
+
+def _adaptive_max(fn, input, sizes, return_indices):  # noqa: A002
+    out, idx = c_void_p(), c_void_p()
+    check(getattr(C, "glia_" + fn)(_tensor_arg(fn, "input", 1, input), *sizes, byref(out),
+                                   byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max("adaptive_max_pool1d", input, (_single(output_size, "output_size"),), return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    sizes = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    return _adaptive_max("adaptive_max_pool2d", input, sizes, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
+    sizes = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
+    return _adaptive_max("adaptive_max_pool3d", input, sizes, return_indices)
+
+
+def _max_unpool(fn, n, input, indices, kernel_size, stride, padding, output_size):  # noqa: A002
+    one = _single if n == 1 else (lambda v, name: _pair(v, name) if n == 2 else _triple(v, name))
+    o = _pool_cdefs.glia_max_unpool_options()
+    C.glia_max_unpool_options_init(byref(o))
+    k = (one(kernel_size, "kernel_size"),) if n == 1 else one(kernel_size, "kernel_size")
+    s = k if _no_stride(stride) else ((one(stride, "stride"),) if n == 1 else one(stride, "stride"))
+    p = (one(padding, "padding"),) if n == 1 else one(padding, "padding")
+    o.kernel_size[:n], o.stride[:n], o.padding[:n] = k, s, p
+    if output_size is not None:
+        # torch's _unpool_output_size (its ValueErrors; the library checks the range again).
+        size = list(output_size)
+        if len(size) == n + 2:
+            size = size[2:]
+        if len(size) != n:
+            raise ValueError("output_size should be a sequence containing {} or {} elements, but it has a length of "
+                             "'{}'".format(n, n + 2, len(size)))
+        shape = input.shape
+        for d in range(n):
+            default = (shape[len(shape) - n + d] - 1) * s[d] + k[d] - 2 * p[d]
+            if not (default - s[d] < size[d] < default + s[d]):
+                raise ValueError('invalid output_size "{}" (dim {} must be between {} and {})'.format(
+                    output_size, d, default - s[d], default + s[d]))
+        o.output_size[:n] = [int(v) for v in size]
+    return _new(getattr(C, "glia_" + fn), _tensor_arg(fn, "input", 1, input), _tensor_arg(fn, "indices", 2, indices),
+                byref(o))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
+    return _max_unpool("max_unpool1d", 1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
+    return _max_unpool("max_unpool2d", 2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
+    return _max_unpool("max_unpool3d", 3, input, indices, kernel_size, stride, padding, output_size)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
+    s = 0 if _no_stride(stride) else _single(stride, "stride")
+    return _new(C.glia_lp_pool1d, _tensor_arg("lp_pool1d", "input", 1, input), float(norm_type),
+                _single(kernel_size, "kernel_size"), s, 1 if ceil_mode else 0)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
+    k = (c_int64 * 2)(*_pair(kernel_size, "kernel_size"))
+    s = None if _no_stride(stride) else (c_int64 * 2)(*_pair(stride, "stride"))
+    return _new(C.glia_lp_pool2d, _tensor_arg("lp_pool2d", "input", 1, input), float(norm_type), k, s,
+                1 if ceil_mode else 0)

@@ -289,6 +289,61 @@ pub struct glia_avg_pool2d_options {
 }
 
 #[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_max_pool1d_options {
+    pub struct_size: usize,
+    pub kernel_size: i64,
+    pub stride: i64,
+    pub padding: i64,
+    pub dilation: i64,
+    pub ceil_mode: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_avg_pool1d_options {
+    pub struct_size: usize,
+    pub kernel_size: i64,
+    pub stride: i64,
+    pub padding: i64,
+    pub ceil_mode: i32,
+    pub count_include_pad: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_max_pool3d_options {
+    pub struct_size: usize,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
+    pub ceil_mode: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_avg_pool3d_options {
+    pub struct_size: usize,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub ceil_mode: i32,
+    pub count_include_pad: i32,
+    pub divisor_override: i64,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_max_unpool_options {
+    pub struct_size: usize,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_size: [i64; 3],
+}
+
+#[repr(C)]
 pub struct glia_module {
     _private: [u8; 0],
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
@@ -1099,6 +1154,25 @@ extern "C" {
     pub fn glia_avg_pool2d_options_init(options: *mut glia_avg_pool2d_options);
     pub fn glia_avg_pool2d(x: *const glia_tensor, options: *const glia_avg_pool2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_adaptive_avg_pool2d(x: *const glia_tensor, out_h: i64, out_w: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_max_pool1d_options_init(options: *mut glia_max_pool1d_options);
+    pub fn glia_max_pool1d(x: *const glia_tensor, options: *const glia_max_pool1d_options, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_avg_pool1d_options_init(options: *mut glia_avg_pool1d_options);
+    pub fn glia_avg_pool1d(x: *const glia_tensor, options: *const glia_avg_pool1d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_max_pool3d_options_init(options: *mut glia_max_pool3d_options);
+    pub fn glia_max_pool3d(x: *const glia_tensor, options: *const glia_max_pool3d_options, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_avg_pool3d_options_init(options: *mut glia_avg_pool3d_options);
+    pub fn glia_avg_pool3d(x: *const glia_tensor, options: *const glia_avg_pool3d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_adaptive_avg_pool1d(x: *const glia_tensor, out_l: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_adaptive_avg_pool3d(x: *const glia_tensor, out_t: i64, out_h: i64, out_w: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_adaptive_max_pool1d(x: *const glia_tensor, out_l: i64, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_adaptive_max_pool2d(x: *const glia_tensor, out_h: i64, out_w: i64, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_adaptive_max_pool3d(x: *const glia_tensor, out_t: i64, out_h: i64, out_w: i64, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_max_unpool_options_init(options: *mut glia_max_unpool_options);
+    pub fn glia_max_unpool1d(x: *const glia_tensor, indices: *const glia_tensor, options: *const glia_max_unpool_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_max_unpool2d(x: *const glia_tensor, indices: *const glia_tensor, options: *const glia_max_unpool_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_max_unpool3d(x: *const glia_tensor, indices: *const glia_tensor, options: *const glia_max_unpool_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_lp_pool1d(x: *const glia_tensor, norm_type: f64, kernel_size: i64, stride: i64, ceil_mode: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_lp_pool2d(x: *const glia_tensor, norm_type: f64, kernel_size: [i64; 2], stride: *const i64, ceil_mode: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_batch_norm(x: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, training: i32, momentum: f64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, normalized_ndim: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_group_norm(x: *const glia_tensor, num_groups: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -1212,6 +1286,17 @@ extern "C" {
     pub fn glia_nn_max_pool2d(options: *const glia_max_pool2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_avg_pool2d(options: *const glia_avg_pool2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_adaptive_avg_pool2d(out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_max_pool1d(options: *const glia_max_pool1d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_avg_pool1d(options: *const glia_avg_pool1d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_max_pool3d(options: *const glia_max_pool3d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_avg_pool3d(options: *const glia_avg_pool3d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_adaptive_avg_pool1d(out_l: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_adaptive_avg_pool3d(out_t: i64, out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_adaptive_max_pool1d(out_l: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_adaptive_max_pool2d(out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_adaptive_max_pool3d(out_t: i64, out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lp_pool1d(norm_type: f64, kernel_size: i64, stride: i64, ceil_mode: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lp_pool2d(norm_type: f64, kernel_size: [i64; 2], stride: *const i64, ceil_mode: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_relu(factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_leaky_relu(negative_slope: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_elu(alpha: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

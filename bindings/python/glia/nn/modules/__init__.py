@@ -9,5 +9,7 @@ from .resample import *  # noqa: F401,F403
 from .resample import __all__ as _resample_all
 from .loss import *  # noqa: F401,F403
 from .loss import __all__ as _loss_all
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pooling_all
 
-__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all
+__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all + _pooling_all
