@@ -5,5 +5,7 @@ from .container import *  # noqa: F401,F403
 from .container import __all__ as _container_all
 from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn_all
+from .activation import *  # noqa: F401,F403
+from .activation import __all__ as _activation_all
 
-__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all
+__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _activation_all
