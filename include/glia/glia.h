@@ -1365,9 +1365,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 /*
  * The in-place activations (torch.nn.functional's inplace=True and *_ forms):
  * each follows the rules above and, as torch, saves the result for
- * leaky_relu_, elu_, celu_, selu_, threshold_ and rrelu_ (their nodes are
- * torch's *Backward1; leaky_relu_ and elu_ with a negative slope or alpha then
- * fail in backward with torch's message) and a copy of self for the others.
+ * leaky_relu_, elu_, celu_, selu_ and rrelu_ (their nodes are torch's
+ * *Backward1; leaky_relu_ and elu_ with a negative slope or alpha then fail in
+ * backward with torch's message) and a copy of self for the others
+ * (threshold_'s node is ThresholdBackward1).
  */
 /** self = glia_leaky_relu(self, negative_slope). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_leaky_relu_(glia_tensor *self, double negative_slope);
@@ -3191,9 +3192,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmin(int64_t dim, const glia_fact
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmax2d(const glia_factory_options *factory, glia_module **out);
 /**
- * torch.nn.Softplus(beta, threshold) (torch: 1, 20). The repr prints an
- * integral value as an int ("Softplus(beta=1, threshold=20)"), as torch prints
- * its int defaults.
+ * torch.nn.Softplus(beta, threshold) (torch: 1, 20). The repr prints the
+ * default values as torch's int defaults ("Softplus(beta=1, threshold=20)")
+ * and other values as floats ("beta=2.0").
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_softplus(double beta, double threshold, const glia_factory_options *factory,

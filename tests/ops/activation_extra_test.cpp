@@ -6,6 +6,7 @@
 #include "autograd/functions.h"
 #include "capi/api.h"
 #include "ops/golden_support.h"
+#include "core/random.h"
 #include "support/gradcheck.h"
 
 using namespace glia_ops_test;

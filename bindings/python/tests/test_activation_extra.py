@@ -66,19 +66,19 @@ CALLS = {
     "hardsigmoid": lambda xs, a: F.hardsigmoid(xs[0]),
     "mish": lambda xs, a: F.mish(xs[0]),
     "logsigmoid": lambda xs, a: F.logsigmoid(xs[0]),
-    "leaky_relu_": _clone_then(lambda y, a: F.leaky_relu(y, a["negative_slope"], inplace=True)),
-    "celu_": _clone_then(lambda y, a: F.celu_(y, a["alpha"])),
+    "leaky_relu_": _clone_then(lambda y, a: F.leaky_relu(y, a.get("negative_slope", 0.01), inplace=True)),
+    "celu_": _clone_then(lambda y, a: F.celu_(y, a.get("alpha", 1.0))),
     "selu_": _clone_then(lambda y, a: F.selu(y, inplace=True)),
-    "hardtanh_": _clone_then(lambda y, a: F.hardtanh_(y, a["min_val"], a["max_val"])),
+    "hardtanh_": _clone_then(lambda y, a: F.hardtanh_(y, a.get("min_val", -1.0), a.get("max_val", 1.0))),
     "threshold_": _clone_then(lambda y, a: F.threshold(y, a["threshold"], a["value"], inplace=True)),
-    "rrelu_": _clone_then(lambda y, a: F.rrelu_(y, a["lower"], a["upper"])),
+    "rrelu_": _clone_then(lambda y, a: F.rrelu_(y, a.get("lower", 1 / 8), a.get("upper", 1 / 3))),
     "hardsigmoid_": _clone_then(lambda y, a: F.hardsigmoid(y, inplace=True)),
     "hardswish_": _clone_then(lambda y, a: F.hardswish(y, inplace=True)),
     "mish_": _clone_then(lambda y, a: F.mish(y, inplace=True)),
     "silu_": _clone_then(lambda y, a: F.silu(y, inplace=True)),
 }
 # elu_ with torch's F.elu_ arguments only (scale and input_scale are glia_elu_'s extras).
-CALLS["elu_"] = _clone_then(lambda y, a: F.elu_(y, a["alpha"]))
+CALLS["elu_"] = _clone_then(lambda y, a: F.elu_(y, a.get("alpha", 1.0)))
 
 TOL = {"float64": 1e-10, "float32": 1e-5, "float16": 2e-3}
 CASES = [c for c in OPS["cases"] if all(i is None or i["dtype"] != "bfloat16" for i in c["inputs"])

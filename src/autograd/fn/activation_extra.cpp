@@ -52,8 +52,9 @@ struct ExtraBackward : Node {
   SavedTensor noise;  // Rrelu in training
   K kind;
   double p0 = 0, p1 = 0, p2 = 0;
-  bool result = false;  // x holds the node's own output (in-place forms)
-  bool celu = false;    // EluResult: named CeluBackward1
+  bool result = false;        // x holds the node's own output (in-place forms)
+  bool celu = false;          // EluResult: named CeluBackward1
+  bool inplace_form = false;  // recorded by an in-place op (torch's *Backward1 names)
   const char* name() const override {
     switch (kind) {
       case K::Hardshrink:
@@ -61,7 +62,7 @@ struct ExtraBackward : Node {
       case K::Softshrink:
         return "SoftshrinkBackward0";
       case K::Threshold:
-        return result ? "ThresholdBackward1" : "ThresholdBackward0";
+        return inplace_form ? "ThresholdBackward1" : "ThresholdBackward0";
       case K::Hardsigmoid:
         return "HardsigmoidBackward0";
       case K::Mish:
@@ -75,7 +76,7 @@ struct ExtraBackward : Node {
       case K::LeakyResult:
         return "LeakyReluBackward1";
       case K::Rrelu:
-        return result ? "RreluWithNoiseBackward1" : "RreluWithNoiseBackward0";
+        return inplace_form ? "RreluWithNoiseBackward1" : "RreluWithNoiseBackward0";
       case K::Hardswish:
         return "HardswishBackward0";
       case K::Silu:
@@ -101,7 +102,8 @@ struct ExtraBackward : Node {
         return {where(mask_of(v, Cmp::Le, p0), zero_like_scalar(g), g)};
       case K::Hardsigmoid:
         if (fused) return {ops::hardsigmoid_backward(g, v)};
-        return {where(inside(v, Cmp::Gt, -3, Cmp::Lt, 3), scale(g, 1.0 / 6.0), zero_like_scalar(g))};
+        return {
+            where(inside(v, Cmp::Gt, -3, Cmp::Lt, 3), scale(g, static_cast<double>(1.0f / 6.0f)), zero_like_scalar(g))};
       case K::Mish: {
         if (fused) return {ops::mish_backward(g, v)};
         Tensor s = sigmoid(v);
@@ -196,6 +198,7 @@ void inplace(const Tensor& self, const char* name, bool save_result, Ref<ExtraBa
   bump_version(self);
   if (rec) {
     n->result = save_result;
+    n->inplace_form = true;
     n->x = save_result ? SavedTensor::output(self) : SavedTensor(before);
     set_history(n.get(), {&self}, {&self});
   }
@@ -323,14 +326,19 @@ void celu_(const Tensor& self, double alpha) {
     ops::activation_inplace(KernelId::elu, "elu_cpu", self, {attr_f(alpha), attr_f(1.0), attr_f(1.0 / alpha)});
   });
 }
-void selu_(const Tensor& self) { elu_(self, kSeluAlpha, kSeluScale, 1.0); }
+void selu_(const Tensor& self) {
+  inplace(self, "selu_", true, node(K::EluResult, kSeluAlpha, kSeluScale, 1.0), [&] {
+    ops::activation_inplace(KernelId::elu, "elu_cpu", self, {attr_f(kSeluAlpha), attr_f(kSeluScale), attr_f(1.0)});
+  });
+}
 void hardtanh_(const Tensor& self, double min_val, double max_val) {
   inplace(self, "hardtanh_", false, node(K::Hardtanh, min_val, max_val), [&] {
     ops::activation_inplace(KernelId::hardtanh, "clamp_cpu", self, {attr_f(min_val), attr_f(max_val)}, true);
   });
 }
 void threshold_(const Tensor& self, double threshold, double value) {
-  inplace(self, "threshold_", true, node(K::Threshold, threshold), [&] { ops::threshold_(self, threshold, value); });
+  // ThresholdBackward1: torch's threshold_ formula reads self as it was (a copy), not the result.
+  inplace(self, "threshold_", false, node(K::Threshold, threshold), [&] { ops::threshold_(self, threshold, value); });
 }
 void rrelu_(const Tensor& self, double lower, double upper, bool training) {
   check_rrelu(lower, upper);

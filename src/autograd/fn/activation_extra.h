@@ -2,8 +2,9 @@
 // defaults, torch 1.13's grad_fn names) and the in-place forms torch has.
 // The in-place forms follow torch's rules: they bump self's version, refuse a
 // leaf that requires grad in grad mode, and save what torch saves (the result
-// for leaky_relu_, elu_, celu_, selu_, threshold_ and rrelu_, whose nodes are
-// torch's *Backward1; a copy of self before the write for the others).
+// for leaky_relu_, elu_, celu_, selu_ and rrelu_, whose nodes are torch's
+// *Backward1; a copy of self before the write for the others, threshold_'s
+// node being ThresholdBackward1 all the same).
 #pragma once
 
 #include "autograd/node.h"

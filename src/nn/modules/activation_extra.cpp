@@ -1,8 +1,6 @@
 // The activation modules of issue 21 (nn/modules/activation_extra.h).
 #include "nn/modules/activation_extra.h"
 
-#include <cmath>
-
 #include "nn/init.h"
 
 namespace glia::nn {
@@ -50,12 +48,9 @@ const char* kind_name(ActivationExtra::Kind k) {
   return "?";
 }
 
-// Softplus prints its numbers as given; glia holds doubles, so an integral value prints as an
-// int (torch's defaults print "beta=1, threshold=20").
-std::string number(double v) {
-  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
-  return py_float(v);
-}
+// torch's Softplus prints its numbers as passed and its defaults are ints ("beta=1,
+// threshold=20"); glia holds doubles: the default values print as torch's ints, others as floats.
+std::string number(double v, int dflt) { return v == dflt ? std::to_string(dflt) : py_float(v); }
 
 std::string with_inplace(std::string s, bool inplace) {
   if (!inplace) return s;
@@ -179,7 +174,7 @@ std::string ActivationExtra::extra_repr() const {
     case Kind::Mish:
       return with_inplace("", inplace);
     case Kind::Softplus:
-      return "beta=" + number(a) + ", threshold=" + number(b);
+      return "beta=" + number(a, 1) + ", threshold=" + number(b, 20);
     case Kind::Softshrink:
     case Kind::Hardshrink:
       return py_float(a);

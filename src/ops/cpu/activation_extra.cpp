@@ -37,7 +37,8 @@ inline A hardsigmoid_fn(A x) {
 }
 template <class A>
 inline A hardsigmoid_backward_fn(A g, A x) {
-  return (x > A(-3) && x < A(3)) ? g / A(6) : A(0);
+  // torch's one_sixth is the float 1.0f / 6.0f, also for double.
+  return (x > A(-3) && x < A(3)) ? g * static_cast<A>(1.0f / 6.0f) : A(0);
 }
 template <class A>
 inline A mish_fn(A x) {

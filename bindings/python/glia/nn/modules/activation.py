@@ -1,6 +1,8 @@
 """The activation modules of issue 21 (glia_nn_prelu ... glia_nn_logsigmoid) with torch 1.13's
 constructor signatures and defaults; forward, repr and parameters are the library's."""
 
+import warnings
+
 from ..._ffi import C
 from .builtin import _Builtin, _factory
 
@@ -84,8 +86,12 @@ class Threshold(_Builtin):
 
 class Hardtanh(_Builtin):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
-        if min_value is not None or max_value is not None:
-            raise NotImplementedError("glia: Hardtanh's deprecated min_value/max_value; use min_val/max_val")
+        if min_value is not None:
+            warnings.warn("keyword argument min_value is deprecated and rename to min_val")
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument max_value is deprecated and rename to max_val")
+            max_val = max_value
         self._make(C.glia_nn_hardtanh, float(min_val), float(max_val), int(bool(inplace)), None)
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
