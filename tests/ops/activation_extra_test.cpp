@@ -5,8 +5,8 @@
 #include "autograd/engine.h"
 #include "autograd/functions.h"
 #include "capi/api.h"
-#include "ops/golden_support.h"
 #include "core/random.h"
+#include "ops/golden_support.h"
 #include "support/gradcheck.h"
 
 using namespace glia_ops_test;
