@@ -1277,6 +1277,51 @@ GLIA_API GLIA_NODISCARD glia_error *glia_hardswish(const glia_tensor *a, glia_te
 /** Clamps a to [min_val, max_val] in a's dtype (torch: -1, 1). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh(const glia_tensor *a, double min_val, double max_val,
                                                   glia_tensor **out);
+/**
+ * torch.nn.functional.prelu: a > 0 ? a : weight * a, with weight a scalar or a
+ * 1-D tensor of one element or of a's channel count (dim 1; 1 for a 0-dim or
+ * 1-D a), of a's dtype. Errors: GLIA_ERR_INVALID_ARGUMENT "Mismatch of
+ * parameter numbers and input channel size. Found parameter numbers = 3 and
+ * channel size = 4.", GLIA_ERR_DTYPE "Found dtype Float but expected Double".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_prelu(const glia_tensor *a, const glia_tensor *weight, glia_tensor **out);
+/**
+ * torch.nn.functional.rrelu (torch: lower 1/8, upper 1/3): training != 0 gives
+ * a <= 0 ? a * r : a with r drawn from U(lower, upper) per element (glia's
+ * generator, glia_manual_seed); training == 0 is leaky_relu with slope
+ * (lower + upper) / 2. Errors: GLIA_ERR_INVALID_ARGUMENT "Lower bound should
+ * be less than or equal to the upper bound".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_rrelu(const glia_tensor *a, double lower, double upper, int32_t training,
+                                               glia_tensor **out);
+/** first half * sigmoid(second half) of a along dim (torch.nn.functional.glu; torch's dim -1); size along dim even.
+ * @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_glu(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/** max(0, a) + min(0, alpha * (exp(a / alpha) - 1)) (torch.nn.functional.celu; alpha 1, not 0). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_celu(const glia_tensor *a, double alpha, glia_tensor **out);
+/** scale * elu(a, alpha) with torch's SELU constants (torch.nn.functional.selu). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_selu(const glia_tensor *a, glia_tensor **out);
+/** softmax(-a, dim) (torch.nn.functional.softmin). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softmin(const glia_tensor *a, int64_t dim, glia_tensor **out);
+/** a - lambd above lambd, a + lambd below -lambd, else 0 (torch: lambd 0.5, >= 0). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softshrink(const glia_tensor *a, double lambd, glia_tensor **out);
+/** a outside [-lambd, lambd], else 0 (torch.nn.functional.hardshrink; torch: lambd 0.5). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardshrink(const glia_tensor *a, double lambd, glia_tensor **out);
+/** a - tanh(a) (torch.nn.functional.tanhshrink). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tanhshrink(const glia_tensor *a, glia_tensor **out);
+/** a <= threshold ? value : a in a's dtype (torch.nn.functional.threshold; any dtype but bool). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_threshold(const glia_tensor *a, double threshold, double value,
+                                                   glia_tensor **out);
+/** min(max(a, 0), 6) in a's dtype (torch.nn.functional.relu6, hardtanh(a, 0, 6)). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_relu6(const glia_tensor *a, glia_tensor **out);
+/** relu6(a + 3) / 6 (torch.nn.functional.hardsigmoid); floating inputs only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardsigmoid(const glia_tensor *a, glia_tensor **out);
+/** a * tanh(softplus(a)) (torch.nn.functional.mish); floating inputs only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mish(const glia_tensor *a, glia_tensor **out);
+/** log(sigmoid(a)) (torch.nn.functional.logsigmoid); floating inputs only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logsigmoid(const glia_tensor *a, glia_tensor **out);
 
 /** @} */
 /* ---- operators: in place --------------------------------------------------- */
@@ -1317,6 +1362,36 @@ GLIA_API GLIA_NODISCARD glia_error *glia_copy_non_blocking_(glia_tensor *self, c
 GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_scalar *min, const glia_scalar *max);
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
+/*
+ * The in-place activations (torch.nn.functional's inplace=True and *_ forms):
+ * each follows the rules above and, as torch, saves the result for
+ * leaky_relu_, elu_, celu_, selu_ and rrelu_ (their nodes are torch's
+ * *Backward1; leaky_relu_ and elu_ with a negative slope or alpha then fail in
+ * backward with torch's message) and a copy of self for the others
+ * (threshold_'s node is ThresholdBackward1).
+ */
+/** self = glia_leaky_relu(self, negative_slope). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_leaky_relu_(glia_tensor *self, double negative_slope);
+/** self = glia_elu(self, alpha, scale, input_scale). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_elu_(glia_tensor *self, double alpha, double scale, double input_scale);
+/** self = glia_celu(self, alpha). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_celu_(glia_tensor *self, double alpha);
+/** self = glia_selu(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_selu_(glia_tensor *self);
+/** self = glia_hardtanh(self, min_val, max_val) (relu6_ is min 0, max 6). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardtanh_(glia_tensor *self, double min_val, double max_val);
+/** self = glia_threshold(self, threshold, value). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_threshold_(glia_tensor *self, double threshold, double value);
+/** self = glia_rrelu(self, lower, upper, training). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_rrelu_(glia_tensor *self, double lower, double upper, int32_t training);
+/** self = glia_hardsigmoid(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardsigmoid_(glia_tensor *self);
+/** self = glia_hardswish(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_hardswish_(glia_tensor *self);
+/** self = glia_mish(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mish_(glia_tensor *self);
+/** self = glia_silu(self). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_silu_(glia_tensor *self);
 
 /** @} */
 /** @defgroup ops_unary Unary floating math and rounding (torch.sin ... torch.round)
@@ -3457,6 +3532,87 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmax(int64_t dim, const glia_fact
 /** torch.nn.LogSoftmax(dim). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_log_softmax(int64_t dim, const glia_factory_options *factory,
                                                         glia_module **out);
+/**
+ * torch.nn.PReLU(num_parameters, init) (torch: 1, 0.25): parameter "weight"
+ * [num_parameters], filled with init; forward is glia_prelu.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_prelu(int64_t num_parameters, double init,
+                                                  const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.RReLU(lower, upper, inplace) (torch: 1/8, 1/3, 0): glia_rrelu with
+ * training from glia_module_train (random slopes in training, the mean slope
+ * in eval). Errors: GLIA_ERR_INVALID_ARGUMENT "Lower bound should be less than
+ * or equal to the upper bound" (torch raises it at the first call).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_rrelu(double lower, double upper, int32_t inplace,
+                                                  const glia_factory_options *factory, glia_module **out);
+/** torch.nn.GLU(dim) (torch: -1). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_glu(int64_t dim, const glia_factory_options *factory, glia_module **out);
+/** torch.nn.CELU(alpha, inplace) (torch: 1.0, 0); alpha 0 is refused when built. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_celu(double alpha, int32_t inplace, const glia_factory_options *factory,
+                                                 glia_module **out);
+/** torch.nn.SELU(inplace). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_selu(int32_t inplace, const glia_factory_options *factory,
+                                                 glia_module **out);
+/** torch.nn.Softmin(dim). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmin(int64_t dim, const glia_factory_options *factory,
+                                                    glia_module **out);
+/**
+ * torch.nn.Softmax2d(): softmax over dim -3 of a 3-D or 4-D input; other
+ * inputs fail with GLIA_ERR_SHAPE "Softmax2d requires a 3D or 4D tensor as
+ * input".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softmax2d(const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.Softplus(beta, threshold) (torch: 1, 20). The repr prints the
+ * default values as torch's int defaults ("Softplus(beta=1, threshold=20)")
+ * and other values as floats ("beta=2.0").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softplus(double beta, double threshold, const glia_factory_options *factory,
+                                                     glia_module **out);
+/** torch.nn.Softshrink(lambd) (torch: 0.5); a negative lambd is refused when built. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softshrink(double lambd, const glia_factory_options *factory,
+                                                       glia_module **out);
+/** torch.nn.Hardshrink(lambd) (torch: 0.5). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_hardshrink(double lambd, const glia_factory_options *factory,
+                                                       glia_module **out);
+/** torch.nn.Tanhshrink(). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_tanhshrink(const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Threshold(threshold, value, inplace). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_threshold(double threshold, double value, int32_t inplace,
+                                                      const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Hardtanh(min_val, max_val, inplace) (torch: -1, 1, 0); max_val must exceed min_val. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_hardtanh(double min_val, double max_val, int32_t inplace,
+                                                     const glia_factory_options *factory, glia_module **out);
+/** torch.nn.ReLU6(inplace). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_relu6(int32_t inplace, const glia_factory_options *factory,
+                                                  glia_module **out);
+/** torch.nn.Hardsigmoid(inplace) (its repr prints no inplace, as torch's). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_hardsigmoid(int32_t inplace, const glia_factory_options *factory,
+                                                        glia_module **out);
+/** torch.nn.Hardswish(inplace) (its repr prints no inplace, as torch's). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_hardswish(int32_t inplace, const glia_factory_options *factory,
+                                                      glia_module **out);
+/** torch.nn.Mish(inplace). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_mish(int32_t inplace, const glia_factory_options *factory,
+                                                 glia_module **out);
+/** torch.nn.LogSigmoid(). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_logsigmoid(const glia_factory_options *factory, glia_module **out);
+/**
+ * Sets torch's inplace flag of an activation module built by glia_nn_relu,
+ * glia_nn_leaky_relu, glia_nn_elu, glia_nn_silu (whose constructors predate
+ * the flag) or any constructor above that takes inplace: forward then
+ * overwrites its input with the in-place op (glia_relu_ ...) and returns it,
+ * and the repr shows "inplace=True" where torch's does. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT "glia_nn_activation_set_inplace: Sigmoid has no
+ * inplace argument" for other modules.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_activation_set_inplace(glia_module *module, int32_t inplace);
 /**
  * torch.nn.Dropout(p): in training mode (glia_module_train) zeroes elements
  * with probability p and scales the rest by 1 / (1 - p); in eval mode returns

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "autograd/fn/activation.h"
+#include "autograd/fn/activation_extra.h"
 #include "autograd/fn/conv.h"
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/index.h"

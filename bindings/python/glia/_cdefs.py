@@ -185,6 +185,22 @@ class glia_adam_options(Structure):
     pass
 class glia_rmsprop_options(Structure):
     pass
+class glia_adadelta_options(Structure):
+    pass
+class glia_adagrad_options(Structure):
+    pass
+class glia_adamax_options(Structure):
+    pass
+class glia_asgd_options(Structure):
+    pass
+class glia_nadam_options(Structure):
+    pass
+class glia_radam_options(Structure):
+    pass
+class glia_rprop_options(Structure):
+    pass
+class glia_lbfgs_options(Structure):
+    pass
 class glia_reduce_lr_on_plateau_options(Structure):
     pass
 class glia_cyclic_lr_options(Structure):
@@ -216,6 +232,7 @@ glia_backward_pre_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_vo
 glia_backward_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_void_p), c_int64, POINTER(c_int64))
 glia_state_dict_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p, c_char_p)
 glia_load_state_dict_post_hook_fn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_void_p)
+glia_optimizer_closure_fn = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_double))
 glia_lr_lambda_fn = CFUNCTYPE(c_void_p, c_void_p, c_int64, c_int64, POINTER(c_double))
 glia_lr_scale_fn = CFUNCTYPE(c_void_p, c_void_p, c_int64, POINTER(c_double))
 glia_adamw_options = glia_adam_options
@@ -250,6 +267,14 @@ glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double)
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
 glia_rmsprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("alpha", c_double), ("eps", c_double), ("weight_decay", c_double), ("momentum", c_double), ("centered", c_int32), ("maximize", c_int32)]
+glia_adadelta_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("rho", c_double), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_adagrad_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lr_decay", c_double), ("weight_decay", c_double), ("initial_accumulator_value", c_double), ("eps", c_double), ("maximize", c_int32)]
+glia_adamax_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_asgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("lambd", c_double), ("alpha", c_double), ("t0", c_double), ("weight_decay", c_double), ("maximize", c_int32)]
+glia_nadam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("momentum_decay", c_double)]
+glia_radam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double)]
+glia_rprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("etas", (c_double * 2)), ("step_sizes", (c_double * 2)), ("maximize", c_int32)]
+glia_lbfgs_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("max_iter", c_int64), ("max_eval", c_int64), ("tolerance_grad", c_double), ("tolerance_change", c_double), ("history_size", c_int64), ("line_search_fn", c_int32)]
 glia_reduce_lr_on_plateau_options._fields_ = [("struct_size", c_size_t), ("mode", c_int), ("factor", c_double), ("patience", c_int64), ("threshold", c_double), ("threshold_mode", c_int), ("cooldown", c_int64), ("min_lr", c_double), ("min_lrs", POINTER(c_double)), ("n_min_lrs", c_int64), ("eps", c_double)]
 glia_cyclic_lr_options._fields_ = [("struct_size", c_size_t), ("step_size_up", c_double), ("step_size_down", c_double), ("mode", c_int), ("gamma", c_double), ("scale_fn", glia_lr_scale_fn), ("scale_fn_user_data", c_void_p), ("free_scale_fn_user_data", CFUNCTYPE(None, c_void_p)), ("scale_mode", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64)]
 glia_one_cycle_lr_options._fields_ = [("struct_size", c_size_t), ("total_steps", POINTER(c_int64)), ("epochs", POINTER(c_int64)), ("steps_per_epoch", POINTER(c_int64)), ("pct_start", c_double), ("anneal_strategy", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64), ("div_factor", c_double), ("final_div_factor", c_double), ("three_phase", c_int32)]
@@ -430,6 +455,20 @@ FUNCTIONS = {
     "glia_softplus": (c_void_p, [c_void_p, c_double, c_double, POINTER(c_void_p)], ["a", "beta", "threshold", "out"]),
     "glia_hardswish": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_hardtanh": (c_void_p, [c_void_p, c_double, c_double, POINTER(c_void_p)], ["a", "min_val", "max_val", "out"]),
+    "glia_prelu": (c_void_p, [c_void_p, c_void_p, POINTER(c_void_p)], ["a", "weight", "out"]),
+    "glia_rrelu": (c_void_p, [c_void_p, c_double, c_double, c_int32, POINTER(c_void_p)], ["a", "lower", "upper", "training", "out"]),
+    "glia_glu": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "dim", "out"]),
+    "glia_celu": (c_void_p, [c_void_p, c_double, POINTER(c_void_p)], ["a", "alpha", "out"]),
+    "glia_selu": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_softmin": (c_void_p, [c_void_p, c_int64, POINTER(c_void_p)], ["a", "dim", "out"]),
+    "glia_softshrink": (c_void_p, [c_void_p, c_double, POINTER(c_void_p)], ["a", "lambd", "out"]),
+    "glia_hardshrink": (c_void_p, [c_void_p, c_double, POINTER(c_void_p)], ["a", "lambd", "out"]),
+    "glia_tanhshrink": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_threshold": (c_void_p, [c_void_p, c_double, c_double, POINTER(c_void_p)], ["a", "threshold", "value", "out"]),
+    "glia_relu6": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_hardsigmoid": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_mish": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
+    "glia_logsigmoid": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_sub_": (c_void_p, [c_void_p, c_void_p, c_double], ["self", "other", "alpha"]),
     "glia_div_": (c_void_p, [c_void_p, c_void_p], ["self", "other"]),
     "glia_add_scalar_": (c_void_p, [c_void_p, glia_scalar, c_double], ["self", "s", "alpha"]),
@@ -442,6 +481,17 @@ FUNCTIONS = {
     "glia_copy_non_blocking_": (c_void_p, [c_void_p, c_void_p], ["self", "src"]),
     "glia_clamp_": (c_void_p, [c_void_p, POINTER(glia_scalar), POINTER(glia_scalar)], ["self", "min", "max"]),
     "glia_relu_": (c_void_p, [c_void_p], ["self"]),
+    "glia_leaky_relu_": (c_void_p, [c_void_p, c_double], ["self", "negative_slope"]),
+    "glia_elu_": (c_void_p, [c_void_p, c_double, c_double, c_double], ["self", "alpha", "scale", "input_scale"]),
+    "glia_celu_": (c_void_p, [c_void_p, c_double], ["self", "alpha"]),
+    "glia_selu_": (c_void_p, [c_void_p], ["self"]),
+    "glia_hardtanh_": (c_void_p, [c_void_p, c_double, c_double], ["self", "min_val", "max_val"]),
+    "glia_threshold_": (c_void_p, [c_void_p, c_double, c_double], ["self", "threshold", "value"]),
+    "glia_rrelu_": (c_void_p, [c_void_p, c_double, c_double, c_int32], ["self", "lower", "upper", "training"]),
+    "glia_hardsigmoid_": (c_void_p, [c_void_p], ["self"]),
+    "glia_hardswish_": (c_void_p, [c_void_p], ["self"]),
+    "glia_mish_": (c_void_p, [c_void_p], ["self"]),
+    "glia_silu_": (c_void_p, [c_void_p], ["self"]),
     "glia_sin": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
     "glia_sin_": (c_void_p, [c_void_p], ["self"]),
     "glia_cos": (c_void_p, [c_void_p, POINTER(c_void_p)], ["a", "out"]),
@@ -793,6 +843,25 @@ FUNCTIONS = {
     "glia_nn_tanh": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
     "glia_nn_softmax": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "factory", "out"]),
     "glia_nn_log_softmax": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "factory", "out"]),
+    "glia_nn_prelu": (c_void_p, [c_int64, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["num_parameters", "init", "factory", "out"]),
+    "glia_nn_rrelu": (c_void_p, [c_double, c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["lower", "upper", "inplace", "factory", "out"]),
+    "glia_nn_glu": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "factory", "out"]),
+    "glia_nn_celu": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["alpha", "inplace", "factory", "out"]),
+    "glia_nn_selu": (c_void_p, [c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["inplace", "factory", "out"]),
+    "glia_nn_softmin": (c_void_p, [c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "factory", "out"]),
+    "glia_nn_softmax2d": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
+    "glia_nn_softplus": (c_void_p, [c_double, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["beta", "threshold", "factory", "out"]),
+    "glia_nn_softshrink": (c_void_p, [c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["lambd", "factory", "out"]),
+    "glia_nn_hardshrink": (c_void_p, [c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["lambd", "factory", "out"]),
+    "glia_nn_tanhshrink": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
+    "glia_nn_threshold": (c_void_p, [c_double, c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["threshold", "value", "inplace", "factory", "out"]),
+    "glia_nn_hardtanh": (c_void_p, [c_double, c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["min_val", "max_val", "inplace", "factory", "out"]),
+    "glia_nn_relu6": (c_void_p, [c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["inplace", "factory", "out"]),
+    "glia_nn_hardsigmoid": (c_void_p, [c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["inplace", "factory", "out"]),
+    "glia_nn_hardswish": (c_void_p, [c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["inplace", "factory", "out"]),
+    "glia_nn_mish": (c_void_p, [c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["inplace", "factory", "out"]),
+    "glia_nn_logsigmoid": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
+    "glia_nn_activation_set_inplace": (c_void_p, [c_void_p, c_int32], ["module", "inplace"]),
     "glia_nn_dropout": (c_void_p, [c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "factory", "out"]),
     "glia_nn_flatten": (c_void_p, [c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["start_dim", "end_dim", "factory", "out"]),
     "glia_nn_unflatten": (c_void_p, [c_int64, POINTER(c_int64), c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "sizes", "n_sizes", "factory", "out"]),
@@ -904,6 +973,23 @@ FUNCTIONS = {
     "glia_optim_adam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_adamw": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
     "glia_optim_rmsprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rmsprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_adadelta_options_init": (None, [POINTER(glia_adadelta_options)], ["options"]),
+    "glia_adagrad_options_init": (None, [POINTER(glia_adagrad_options)], ["options"]),
+    "glia_adamax_options_init": (None, [POINTER(glia_adamax_options)], ["options"]),
+    "glia_asgd_options_init": (None, [POINTER(glia_asgd_options)], ["options"]),
+    "glia_nadam_options_init": (None, [POINTER(glia_nadam_options)], ["options"]),
+    "glia_radam_options_init": (None, [POINTER(glia_radam_options)], ["options"]),
+    "glia_rprop_options_init": (None, [POINTER(glia_rprop_options)], ["options"]),
+    "glia_optim_adadelta": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adadelta_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_adagrad": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adagrad_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_adamax": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_adamax_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_asgd": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_asgd_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_nadam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_nadam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_radam": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_radam_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optim_rprop": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_rprop_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_lbfgs_options_init": (None, [POINTER(glia_lbfgs_options)], ["options"]),
+    "glia_optim_lbfgs": (c_void_p, [POINTER(c_void_p), c_int64, POINTER(glia_lbfgs_options), POINTER(c_void_p)], ["params", "n_params", "options", "out"]),
+    "glia_optimizer_step_closure": (c_void_p, [c_void_p, glia_optimizer_closure_fn, c_void_p, POINTER(c_double)], ["optimizer", "closure", "user_data", "out_loss"]),
     "glia_optimizer_retain": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_release": (c_void_p, [c_void_p], ["optimizer"]),
     "glia_optimizer_step": (c_void_p, [c_void_p], ["optimizer"]),

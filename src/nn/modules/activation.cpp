@@ -38,14 +38,30 @@ TensorList Activation::forward(const TensorList& inputs) {
   const Tensor& x = inputs[0];
   switch (kind) {
     case Kind::ReLU:
+      if (inplace) {
+        relu_(x);
+        return {x};
+      }
       return {relu(x)};
     case Kind::LeakyReLU:
+      if (inplace) {
+        leaky_relu_(x, arg);
+        return {x};
+      }
       return {leaky_relu(x, arg)};
     case Kind::ELU:
+      if (inplace) {
+        elu_(x, arg);
+        return {x};
+      }
       return {elu(x, arg)};
     case Kind::GELU:
       return {gelu(x, arg != 0.0)};
     case Kind::SiLU:
+      if (inplace) {
+        silu_(x);
+        return {x};
+      }
       return {silu(x)};
     case Kind::Sigmoid:
       return {sigmoid(x)};
@@ -60,11 +76,15 @@ TensorList Activation::forward(const TensorList& inputs) {
 }
 
 std::string Activation::extra_repr() const {
+  const char* in = inplace ? ", inplace=True" : "";
   switch (kind) {
+    case Kind::ReLU:
+    case Kind::SiLU:
+      return inplace ? "inplace=True" : "";
     case Kind::LeakyReLU:
-      return "negative_slope=" + py_float(arg);
+      return "negative_slope=" + py_float(arg) + in;
     case Kind::ELU:
-      return "alpha=" + py_float(arg);
+      return "alpha=" + py_float(arg) + in;
     case Kind::GELU:
       return arg != 0.0 ? "approximate='tanh'" : "approximate='none'";
     case Kind::Softmax:

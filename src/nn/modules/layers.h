@@ -124,8 +124,9 @@ class Activation : public Module {
   TensorList forward(const TensorList& inputs) override;
   std::string extra_repr() const override;
   Kind kind;
-  double arg;   // LeakyReLU negative_slope, ELU alpha, GELU: 1 for "tanh"
-  int64_t dim;  // Softmax / LogSoftmax
+  double arg;            // LeakyReLU negative_slope, ELU alpha, GELU: 1 for "tanh"
+  int64_t dim;           // Softmax / LogSoftmax
+  bool inplace = false;  // ReLU, LeakyReLU, ELU, SiLU: torch's inplace=True (glia_nn_activation_set_inplace)
 };
 
 class Dropout : public Module {

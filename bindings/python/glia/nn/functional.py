@@ -96,19 +96,21 @@ def _maybe_inplace(input, result, inplace):  # noqa: A002
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
-    r = _new(C.glia_leaky_relu, _tensor_arg("leaky_relu", "input", 1, input), float(negative_slope))
-    return _maybe_inplace(input, r, inplace)
+    if inplace:
+        return leaky_relu_(input, negative_slope)
+    return _new(C.glia_leaky_relu, _tensor_arg("leaky_relu", "input", 1, input), float(negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
-    r = _new(C.glia_elu, _tensor_arg("elu", "input", 1, input), float(alpha), 1.0, 1.0)
-    return _maybe_inplace(input, r, inplace)
+    if inplace:
+        return elu_(input, alpha)
+    return _new(C.glia_elu, _tensor_arg("elu", "input", 1, input), float(alpha), 1.0, 1.0)
 
 
 def selu(input, inplace=False):  # noqa: A002
-    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    r = _new(C.glia_elu, _tensor_arg("selu", "input", 1, input), alpha, scale, 1.0)
-    return _maybe_inplace(input, r, inplace)
+    if inplace:
+        return selu_(input)
+    return _new(C.glia_selu, _tensor_arg("selu", "input", 1, input))
 
 
 def gelu(input, approximate="none"):  # noqa: A002
@@ -118,7 +120,10 @@ def gelu(input, approximate="none"):  # noqa: A002
 
 
 def silu(input, inplace=False):  # noqa: A002
-    return _maybe_inplace(input, _new(C.glia_silu, _tensor_arg("silu", "input", 1, input)), inplace)
+    if inplace:
+        check(C.glia_silu_(_tensor_arg("silu", "input", 1, input)))
+        return input
+    return _new(C.glia_silu, _tensor_arg("silu", "input", 1, input))
 
 
 def sigmoid(input):  # noqa: A002
@@ -134,8 +139,9 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
-    r = _new(C.glia_hardtanh, _tensor_arg("hardtanh", "input", 1, input), float(min_val), float(max_val))
-    return _maybe_inplace(input, r, inplace)
+    if inplace:
+        return hardtanh_(input, min_val, max_val)
+    return _new(C.glia_hardtanh, _tensor_arg("hardtanh", "input", 1, input), float(min_val), float(max_val))
 
 
 def _softmax_dim(ndim):
@@ -813,3 +819,114 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # n
     s = None if _no_stride(stride) else (c_int64 * 2)(*_pair(stride, "stride"))
     return _new(C.glia_lp_pool2d, _tensor_arg("lp_pool2d", "input", 1, input), float(norm_type), k, s,
                 1 if ceil_mode else 0)
+# ---- activations of issue 21 (h-act): torch.nn.functional's remaining activations and the in-place forms
+# (glia_<name>_: the input is overwritten, its version moves, autograd records torch's node).
+
+__all__ += [
+    "prelu", "rrelu", "rrelu_", "glu", "celu", "celu_", "selu", "selu_", "softmin", "softshrink", "hardshrink",
+    "tanhshrink", "threshold", "threshold_", "hardtanh_", "hardsigmoid", "hardswish", "mish", "logsigmoid",
+    "leaky_relu_", "elu_",
+]
+
+
+def _inplace_call(fn, name, input, *args):  # noqa: A002
+    check(fn(_tensor_arg(name, "input", 1, input), *args))
+    return input
+
+
+def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
+    return _inplace_call(C.glia_leaky_relu_, "leaky_relu_", input, float(negative_slope))
+
+
+def elu_(input, alpha=1.0):  # noqa: A002
+    return _inplace_call(C.glia_elu_, "elu_", input, float(alpha), 1.0, 1.0)
+
+
+def selu_(input):  # noqa: A002
+    return _inplace_call(C.glia_selu_, "selu_", input)
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    if inplace:
+        return celu_(input, alpha)
+    return _new(C.glia_celu, _tensor_arg("celu", "input", 1, input), float(alpha))
+
+
+def celu_(input, alpha=1.0):  # noqa: A002
+    return _inplace_call(C.glia_celu_, "celu_", input, float(alpha))
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+    return _inplace_call(C.glia_hardtanh_, "hardtanh_", input, float(min_val), float(max_val))
+
+
+def threshold(input, threshold, value, inplace=False):  # noqa: A002
+    if inplace:
+        return threshold_(input, threshold, value)
+    return _new(C.glia_threshold, _tensor_arg("threshold", "input", 1, input), float(threshold), float(value))
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    return _inplace_call(C.glia_threshold_, "threshold_", input, float(threshold), float(value))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  # noqa: A002
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    return _new(C.glia_rrelu, _tensor_arg("rrelu", "input", 1, input), float(lower), float(upper), int(bool(training)))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):  # noqa: A002
+    return _inplace_call(C.glia_rrelu_, "rrelu_", input, float(lower), float(upper), int(bool(training)))
+
+
+def prelu(input, weight):  # noqa: A002
+    return _new(C.glia_prelu, _tensor_arg("prelu", "input", 1, input), _tensor_arg("prelu", "weight", 2, weight))
+
+
+def glu(input, dim=-1):  # noqa: A002
+    return _new(C.glia_glu, _tensor_arg("glu", "input", 1, input), int(dim))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
+                      "dim=X as an argument.", stacklevel=_stacklevel)
+        dim = _softmax_dim(input.ndim)
+    if dtype is not None:
+        input = input.to(dtype)  # noqa: A001
+    return _new(C.glia_softmin, _tensor_arg("softmin", "input", 1, input), int(dim))
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    return _new(C.glia_softshrink, _tensor_arg("softshrink", "input", 1, input), float(lambd))
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    return _new(C.glia_hardshrink, _tensor_arg("hardshrink", "input", 1, input), float(lambd))
+
+
+def tanhshrink(input):  # noqa: A002
+    return _new(C.glia_tanhshrink, _tensor_arg("tanhshrink", "input", 1, input))
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _inplace_call(C.glia_hardsigmoid_, "hardsigmoid", input)
+    return _new(C.glia_hardsigmoid, _tensor_arg("hardsigmoid", "input", 1, input))
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _inplace_call(C.glia_hardswish_, "hardswish", input)
+    return _new(C.glia_hardswish, _tensor_arg("hardswish", "input", 1, input))
+
+
+def mish(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _inplace_call(C.glia_mish_, "mish", input)
+    return _new(C.glia_mish, _tensor_arg("mish", "input", 1, input))
+
+
+def logsigmoid(input):  # noqa: A002
+    return _new(C.glia_logsigmoid, _tensor_arg("logsigmoid", "input", 1, input))

@@ -280,22 +280,31 @@ class Unflatten(_Builtin):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
 
+def _set_inplace(module, inplace):
+    """torch's inplace=True (glia_nn_activation_set_inplace: these constructors predate the flag)."""
+    if inplace:
+        check(C.glia_nn_activation_set_inplace(module._h, 1))
+
+
 class ReLU(_Builtin):
     def __init__(self, inplace=False):
         self._make(C.glia_nn_relu, None)
         self.inplace = inplace
+        _set_inplace(self, inplace)
 
 
 class LeakyReLU(_Builtin):
     def __init__(self, negative_slope=0.01, inplace=False):
         self._make(C.glia_nn_leaky_relu, negative_slope, None)
         self.negative_slope, self.inplace = negative_slope, inplace
+        _set_inplace(self, inplace)
 
 
 class ELU(_Builtin):
     def __init__(self, alpha=1.0, inplace=False):
         self._make(C.glia_nn_elu, alpha, None)
         self.alpha, self.inplace = alpha, inplace
+        _set_inplace(self, inplace)
 
 
 class GELU(_Builtin):
@@ -307,6 +316,8 @@ class GELU(_Builtin):
 class SiLU(_Builtin):
     def __init__(self, inplace=False):
         self._make(C.glia_nn_silu, None)
+        self.inplace = inplace
+        _set_inplace(self, inplace)
 
 
 class Sigmoid(_Builtin):
