@@ -45,7 +45,7 @@ __all__ = [
     "unsqueeze", "permute", "transpose", "t", "narrow", "select", "index_select", "gather", "scatter",
     "scatter_add", "masked_select", "split", "chunk", "clone", "detach", "allclose", "equal", "isnan",
     "square", "floor_divide", "remainder", "rsub",
-    "memory_format", "preserve_format", "contiguous_format", "channels_last",
+    "memory_format", "preserve_format", "contiguous_format", "channels_last", "channels_last_3d",
 ]
 
 _builtin_bool = builtins.bool
@@ -158,8 +158,10 @@ _ALIASES = {
 
 
 class memory_format:
-    """torch.memory_format: glia's tensors are strided row-major, so preserve_format and
-    contiguous_format are accepted where torch takes them; channels_last is not supported."""
+    """torch.memory_format. glia's tensors are strided views, so the formats are layouts of the
+    strides: preserve_format keeps a dense tensor's order of strides, contiguous_format is row-major,
+    channels_last (4-D) and channels_last_3d (5-D) put the channels last in memory, with torch's
+    strides (N, C, H, W) -> (H*W*C, 1, W*C, C)."""
 
     __slots__ = ("_name",)
 
@@ -173,15 +175,105 @@ class memory_format:
 preserve_format = memory_format("preserve_format")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+# The channels-last formats: rank, the order of the dims in memory (outermost first) and its inverse.
+_CHANNELS_LAST = {channels_last: (4, (0, 2, 3, 1), (0, 3, 1, 2)),
+                  channels_last_3d: (5, (0, 2, 3, 4, 1), (0, 4, 1, 2, 3))}
 
 
 def _check_memory_format(fmt, fn):
-    if fmt is None or fmt is preserve_format or fmt is contiguous_format:
-        return
-    if fmt is channels_last:
-        raise NotImplementedError("%s(): memory_format=torch.channels_last is not supported by glia "
-                                  "(its tensors are row-major strided)" % fn)
+    if fmt is None or isinstance(fmt, memory_format):
+        return preserve_format if fmt is None else fmt
     raise TypeError("%s(): argument 'memory_format' must be torch.memory_format, not %s" % (fn, type(fmt).__name__))
+
+
+def _check_rank(t, fmt):
+    if fmt in _CHANNELS_LAST and t.ndim != _CHANNELS_LAST[fmt][0]:
+        raise RuntimeError("required rank %d tensor to use %s format" % (_CHANNELS_LAST[fmt][0], fmt._name))
+
+
+def _is_contiguous_as(shape, strides, fmt):
+    """torch's is_contiguous(memory_format=fmt) for channels_last / channels_last_3d."""
+    rank, order, _ = _CHANNELS_LAST[fmt]
+    if len(shape) != rank:
+        return False
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _strides_like(shape, strides, fmt):
+    """torch's is_channels_last_strides_2d_s4 / _3d_s5 (behind suggest_memory_format)."""
+    rank, order, _ = _CHANNELS_LAST[fmt]
+    if len(shape) != rank or strides[1] == 0:
+        return False
+    lo = 0
+    for d in (1,) + tuple(reversed(order[1:-1])) + (0,):
+        if shape[d] == 0 or strides[d] < lo:
+            return False
+        if d == 0 and lo == strides[1]:
+            return False
+        lo = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def _suggest_memory_format(t):
+    shape, strides = t.shape, t.stride()
+    for fmt in (channels_last, channels_last_3d):
+        if _strides_like(shape, strides, fmt):
+            return fmt
+    return contiguous_format
+
+
+def _dense_order(t):
+    """The dims of `t` outermost first when its elements are dense and do not overlap (torch's
+    is_non_overlapping_and_dense), else None."""
+    shape, strides = t.shape, t.stride()
+    order = sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d]))
+    expected = 1
+    for d in order:
+        if shape[d] < 2:
+            break
+        if strides[d] != expected:
+            return None
+        expected *= shape[d]
+    return tuple(reversed(order))
+
+
+def _convert_in_order(t, order, dev_c, dt_c):
+    """A copy of `t` converted as glia_tensor_to converts it, laid out row-major in the dims' `order`."""
+    p = t.permute(*order)
+    r = _new(C.glia_tensor_to, p._h, dev_c, dt_c)
+    if r._h == p._h or not r.is_contiguous():
+        r = _new(C.glia_tensor_clone, r._h)
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return r.permute(*inverse)
+
+
+def _convert(t, dev_c, dt_c, fmt, copy):
+    """torch's Tensor.to(device, dtype, copy=copy, memory_format=fmt): `t` itself where nothing changes."""
+    _check_rank(t, fmt)
+    r = _new(C.glia_tensor_to, t._h, dev_c, dt_c)
+    aliases = r._h == t._h
+    if aliases and not copy and (fmt is preserve_format or _suggest_memory_format(t) is fmt):
+        return t
+    if fmt is preserve_format:
+        order = None if t.is_contiguous() else _dense_order(t)
+        if order is None:
+            return _new(C.glia_tensor_clone, t._h) if aliases else r
+        return _convert_in_order(t, order, dev_c, dt_c)
+    if fmt is contiguous_format:
+        return _new(C.glia_tensor_clone, r._h) if aliases or not r.is_contiguous() else r
+    if fmt in _CHANNELS_LAST:
+        return _convert_in_order(t, _CHANNELS_LAST[fmt][1], dev_c, dt_c)
+    raise RuntimeError("unsupported memory format %r" % (fmt,))
 
 
 class device:
@@ -578,7 +670,12 @@ class Tensor:
     def element_size(self):
         return self.dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format=contiguous_format):
+        fmt = _check_memory_format(memory_format, "is_contiguous")
+        if fmt in _CHANNELS_LAST:
+            return _is_contiguous_as(self.shape, self.stride(), fmt)
+        if fmt is preserve_format:
+            raise RuntimeError("is_contiguous(): unsupported memory format torch.preserve_format")
         v = c_int32()
         check(C.glia_tensor_is_contiguous(self._h, byref(v)))
         return v.value != 0
@@ -753,18 +850,25 @@ class Tensor:
         return array
 
     def to(self, *args, **kwargs):
-        # torch's three forms: to(dtype, non_blocking=False, copy=False, memory_format=...),
-        # to(device=None, dtype=None, non_blocking=False, copy=False, memory_format=...) and
-        # to(other, non_blocking=False, copy=False); the flags may be positional after the rest.
-        dev, dt = None, None
-        flags = [a for a in args if isinstance(a, builtins.bool)]
-        args = [a for a in args if not isinstance(a, builtins.bool)]
-        if len(flags) > 2:
-            raise TypeError("to() received an invalid combination of arguments: too many bool arguments")
-        copy = kwargs.pop("copy", flags[1] if len(flags) > 1 else False)
+        # torch's three forms: to(dtype, non_blocking=False, copy=False, *, memory_format=...),
+        # to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=...) and
+        # to(other, non_blocking=False, copy=False, *, memory_format=...).
+        args = list(args)
+        flags = []
+        while args and isinstance(args[-1], (builtins.bool, np.bool_)) and len(flags) < 2:
+            flags.insert(0, builtins.bool(args.pop()))
+        if len(args) > 2 or (len(args) == 2 and not isinstance(args[1], (dtype, type(None)))):
+            raise TypeError("to() received an invalid combination of arguments - got (%s)"
+                            % ", ".join(_type_name(a) for a in list(args) + flags))
+        if "non_blocking" in kwargs and flags:
+            raise TypeError("to() got multiple values for argument 'non_blocking'")
+        if "copy" in kwargs and len(flags) > 1:
+            raise TypeError("to() got multiple values for argument 'copy'")
+        copy = builtins.bool(kwargs.pop("copy", flags[1] if len(flags) > 1 else False))
         kwargs.pop("non_blocking", None)
-        _check_memory_format(kwargs.pop("memory_format", None), "to")
-        for a in list(args) + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
+        fmt = _check_memory_format(kwargs.pop("memory_format", None), "to")
+        dev, dt = None, None
+        for a in args + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
             if a is None:
                 continue
             if isinstance(a, dtype):
@@ -779,10 +883,7 @@ class Tensor:
             raise TypeError("to() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
         dev_c = None if dev is None else ctypes.byref(dev._c())
         dt_c = None if dt is None else ctypes.byref(ctypes.c_int(dt._code))
-        r = _new(C.glia_tensor_to, self._h, dev_c, dt_c)
-        if copy and r._h == self._h:
-            return self.clone()
-        return r
+        return _convert(self, dev_c, dt_c, fmt, copy)
 
     def type(self, dtype=None):
         if dtype is None:
@@ -793,45 +894,35 @@ class Tensor:
             }[self.dtype._name]
         return self.to(_as_dtype(dtype))
 
-    def float(self, memory_format=None):
-        _check_memory_format(memory_format, "float")
-        return self.to(float32)
+    def float(self, *, memory_format=preserve_format):
+        return self.to(float32, memory_format=_check_memory_format(memory_format, "float"))
 
-    def double(self, memory_format=None):
-        _check_memory_format(memory_format, "double")
-        return self.to(float64)
+    def double(self, *, memory_format=preserve_format):
+        return self.to(float64, memory_format=_check_memory_format(memory_format, "double"))
 
-    def half(self, memory_format=None):
-        _check_memory_format(memory_format, "half")
-        return self.to(float16)
+    def half(self, *, memory_format=preserve_format):
+        return self.to(float16, memory_format=_check_memory_format(memory_format, "half"))
 
-    def bfloat16(self, memory_format=None):
-        _check_memory_format(memory_format, "bfloat16")
-        return self.to(bfloat16)
+    def bfloat16(self, *, memory_format=preserve_format):
+        return self.to(bfloat16, memory_format=_check_memory_format(memory_format, "bfloat16"))
 
-    def long(self, memory_format=None):
-        _check_memory_format(memory_format, "long")
-        return self.to(int64)
+    def long(self, *, memory_format=preserve_format):
+        return self.to(int64, memory_format=_check_memory_format(memory_format, "long"))
 
-    def int(self, memory_format=None):
-        _check_memory_format(memory_format, "int")
-        return self.to(int32)
+    def int(self, *, memory_format=preserve_format):
+        return self.to(int32, memory_format=_check_memory_format(memory_format, "int"))
 
-    def byte(self, memory_format=None):
-        _check_memory_format(memory_format, "byte")
-        return self.to(uint8)
+    def byte(self, *, memory_format=preserve_format):
+        return self.to(uint8, memory_format=_check_memory_format(memory_format, "byte"))
 
-    def char(self, memory_format=None):
-        _check_memory_format(memory_format, "char")
-        return self.to(int8)
+    def char(self, *, memory_format=preserve_format):
+        return self.to(int8, memory_format=_check_memory_format(memory_format, "char"))
 
-    def short(self, memory_format=None):
-        _check_memory_format(memory_format, "short")
-        return self.to(int16)
+    def short(self, *, memory_format=preserve_format):
+        return self.to(int16, memory_format=_check_memory_format(memory_format, "short"))
 
-    def bool(self, memory_format=None):
-        _check_memory_format(memory_format, "bool")
-        return self.to(bool)
+    def bool(self, *, memory_format=preserve_format):
+        return self.to(bool, memory_format=_check_memory_format(memory_format, "bool"))
 
     def cpu(self):
         return self.to("cpu")
@@ -841,11 +932,20 @@ class Tensor:
             return self.to("cuda")
         return self.to(device if not isinstance(device, builtins.int) else "cuda:%d" % device)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, memory_format=contiguous_format):
+        fmt = _check_memory_format(memory_format, "contiguous")
+        if fmt is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        if fmt in _CHANNELS_LAST:
+            _check_rank(self, fmt)
+            if _is_contiguous_as(self.shape, self.stride(), fmt):
+                return self
+            return _convert_in_order(self, _CHANNELS_LAST[fmt][1], None, None)
         return _new(C.glia_tensor_contiguous, self._h)
 
-    def clone(self, memory_format=None):
-        return _new(C.glia_tensor_clone, self._h)
+    def clone(self, *, memory_format=preserve_format):
+        fmt = _check_memory_format(memory_format, "clone")
+        return _convert(self, None, None, fmt, True)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
