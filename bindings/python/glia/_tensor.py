@@ -1114,8 +1114,10 @@ class Tensor:
             return self.add(other)
         return NotImplemented
 
+    # The reflected operators as torch 1.13 defines them (torch/_tensor.py); they are called with a
+    # Tensor `other` explicitly (x.__radd__(y) is y + x), which torch computes too.
     def __radd__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.add(other)
         return NotImplemented
 
@@ -1125,7 +1127,7 @@ class Tensor:
         return NotImplemented
 
     def __rsub__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.rsub(other)
         return NotImplemented
 
@@ -1135,7 +1137,7 @@ class Tensor:
         return NotImplemented
 
     def __rmul__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.mul(other)
         return NotImplemented
 
@@ -1145,9 +1147,13 @@ class Tensor:
         return NotImplemented
 
     def __rtruediv__(self, other):
+        if isinstance(other, Tensor):
+            return self.reciprocal().mul(other)  # torch's formula
         if _is_number(other):
             return _to_tensor_like(other, self, "div").div(self)
         return NotImplemented
+
+    __rdiv__ = __rtruediv__
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
@@ -1155,7 +1161,7 @@ class Tensor:
         return NotImplemented
 
     def __rfloordiv__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return _to_tensor_like(other, self, "floor_divide").div(self, rounding_mode="floor")
         return NotImplemented
 
@@ -1165,7 +1171,7 @@ class Tensor:
         return NotImplemented
 
     def __rmod__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return _to_tensor_like(other, self, "remainder").remainder(self)
         return NotImplemented
 
@@ -1177,6 +1183,10 @@ class Tensor:
     def __rpow__(self, other):
         if _is_number(other):
             return _new(C.glia_scalar_pow, _scalar(other), self._h)
+        if isinstance(other, Tensor):
+            # torch: torch.tensor(other, dtype=result_type(other, self)) ** self, a copy of `other`
+            # outside the graph (no gradient flows to it).
+            return other.detach().pow(self)
         return NotImplemented
 
     def __matmul__(self, other):
@@ -1185,6 +1195,8 @@ class Tensor:
         return NotImplemented
 
     def __rmatmul__(self, other):
+        if isinstance(other, Tensor):
+            return other.matmul(self)
         return NotImplemented
 
     def __neg__(self):

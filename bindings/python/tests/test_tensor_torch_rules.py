@@ -1,0 +1,52 @@
+"""Tensor methods where torch 1.13 has a rule of its own (issue 20's defects): reflected operators
+with a Tensor operand, split functions' tuples, 0-d and empty edge cases, advanced indexing."""
+
+import numpy as np
+import pytest
+
+import glia
+
+
+def _pair():
+    x = glia.tensor([[1.5, -2.0], [3.0, 4.5]], requires_grad=True)
+    y = glia.tensor([2.0, -0.5], requires_grad=True)
+    return x, y
+
+
+@pytest.mark.parametrize("name,forward", [
+    ("__radd__", lambda x, y: y + x), ("__rsub__", lambda x, y: y - x), ("__rmul__", lambda x, y: y * x),
+    ("__rmod__", lambda x, y: y % x), ("__rfloordiv__", lambda x, y: y // x),
+    ("__rtruediv__", lambda x, y: x.reciprocal() * y), ("__rdiv__", lambda x, y: x.reciprocal() * y),
+    ("__rmatmul__", lambda x, y: y @ x)])
+def test_reflected_operators_take_a_tensor_as_torch(name, forward):
+    # torch: x.__rsub__(y) is y - x (torch/_tensor.py), differentiable in both operands.
+    x, y = _pair()
+    got = getattr(x, name)(y)
+    x2, y2 = _pair()
+    want = forward(x2, y2)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    if name not in ("__rmod__", "__rfloordiv__"):
+        got.sum().backward()
+        want.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), x2.grad.numpy())
+        np.testing.assert_array_equal(y.grad.numpy(), y2.grad.numpy())
+
+
+def test_rpow_with_a_tensor_copies_the_base_out_of_the_graph_as_torch():
+    # torch 1.13: torch.tensor(other, dtype=result_type(other, self)) ** self: no gradient for `other`.
+    x = glia.tensor([2.0, 3.0], requires_grad=True)
+    b = glia.tensor(2.0, requires_grad=True)
+    r = x.__rpow__(b)
+    np.testing.assert_array_equal(r.detach().numpy(), [4.0, 8.0])
+    r.sum().backward()
+    assert b.grad is None
+    np.testing.assert_allclose(x.grad.numpy(), np.array([4.0, 8.0]) * np.log(2.0), rtol=1e-6)
+    assert glia.tensor([1, 2]).__rpow__(glia.tensor(3.0)).dtype == glia.float32
+
+
+def test_reflected_operators_refuse_other_types():
+    x = glia.ones(2)
+    assert x.__radd__("a") is NotImplemented and x.__rmatmul__(2.0) is NotImplemented
+    with pytest.raises(TypeError):
+        "a" - x
