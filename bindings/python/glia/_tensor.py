@@ -2581,8 +2581,8 @@ def _tensor_tensor_split(self, indices_or_sections, dim=0):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, (tuple, list)):
         arr, n = _i64(indices_or_sections)
-        return list(self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim)))
-    return list(self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim)))
+        return self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim))
+    return self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim))
 
 
 def _split_dim(t, sections, dim, name, need):

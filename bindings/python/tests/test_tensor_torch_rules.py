@@ -50,3 +50,14 @@ def test_reflected_operators_refuse_other_types():
     assert x.__radd__("a") is NotImplemented and x.__rmatmul__(2.0) is NotImplemented
     with pytest.raises(TypeError):
         "a" - x
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.tensor_split(3, 1), lambda t: t.tensor_split([1, 3], dim=2), lambda t: glia.tensor_split(t, 2),
+    lambda t: t.hsplit(2), lambda t: t.vsplit([1]), lambda t: t.dsplit(4), lambda t: glia.dsplit(t, [1, 2]),
+    lambda t: glia.hsplit(t, 2), lambda t: glia.vsplit(t, 2), lambda t: t.split(1), lambda t: t.split([1, 1]),
+    lambda t: t.chunk(2, 2), lambda t: t.unbind(1), lambda t: glia.unbind(t, -1)])
+def test_split_functions_return_tuples_as_torch(call):
+    t = glia.arange(32.0).reshape(2, 4, 4)
+    parts = call(t)
+    assert type(parts) is tuple and all(isinstance(p, glia.Tensor) for p in parts)
