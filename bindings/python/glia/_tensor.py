@@ -1806,12 +1806,51 @@ class Tensor:
         flat = np.flatnonzero(k.numpy().reshape(-1))
         return d, k.ndim, tensor(flat.astype(np.int64))
 
+    def _multi_index(self, advanced):
+        """self[..., i0, ..., i1, ...] for several index tensors (masks count as their nonzero() index
+        tensors), after torch's basic indexing: the indices broadcast together to a shape B that replaces
+        the indexed dims, in their place when they are adjacent, else first (NumPy's rule, as torch's)."""
+        dims, arrays = [], []
+        for kind, d, k in advanced:
+            if kind == "index":
+                dims.append(d)
+                arrays.append(np.asarray(k.numpy(), dtype=np.int64))
+                continue
+            self._advanced_positions(self, (kind, d, k))  # the mask's shape check and message
+            for j, a in enumerate(np.nonzero(k.numpy())):
+                dims.append(d + j)
+                arrays.append(a.astype(np.int64))
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes %s"
+                             % ", ".join("[%s]" % ", ".join(map(str, a.shape)) for a in arrays)) from None
+        shape = list(self.shape)
+        sizes = [shape[d] for d in dims]
+        for a, d, size in zip(arrays, dims, sizes):
+            bad = a[(a >= size) | (a < -size)]
+            if bad.size:
+                raise IndexError("index %d is out of bounds for dimension %d with size %d" % (bad.flat[0], d, size))
+        flat = np.zeros(arrays[0].shape, dtype=np.int64)
+        for a, size in zip(arrays, sizes):
+            flat = flat * size + np.where(a < 0, a + size, a)
+        rest = [d for d in range(len(shape)) if d not in dims]
+        x = self.permute(*(dims + rest)).reshape([-1] + [shape[d] for d in rest])
+        r = x.index_select(0, tensor(flat.reshape(-1))).reshape(list(flat.shape) + [shape[d] for d in rest])
+        adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+        if adjacent and dims[0] > 0:
+            nb = flat.ndim
+            # B's dims go where the indexed dims were: after the `dims[0]` leading rest dims.
+            order = list(range(nb, nb + dims[0])) + list(range(nb)) + list(range(nb + dims[0], r.ndim))
+            r = r.permute(*order)
+        return r
+
     def __getitem__(self, key):
         x, advanced = self._index(key)
         if not advanced:
             return x
         if len(advanced) > 1:
-            raise NotImplementedError("glia: indexing with more than one index tensor is not supported")
+            return x._multi_index(advanced)
         d, nd, idx = self._advanced_positions(x, advanced[0])
         if nd != 1:
             x = x.flatten(d, d + nd - 1)

@@ -249,10 +249,8 @@ def test_list_index_follows_torch_1_13_sequence_rule():
     np.testing.assert_array_equal(a[[Ellipsis, 1]].numpy(), a.numpy()[..., 1])
     # A list of plain ints stays one index tensor.
     np.testing.assert_array_equal(a[[2, 0]].numpy(), a.numpy()[[2, 0]])
-    # A list of lists is a tuple of two index tensors, which glia does not support yet: it must not
-    # silently index dim 0 with a 2-D tensor.
-    with pytest.raises(NotImplementedError, match="more than one index tensor"):
-        a[[[0, 1], [1, 2]]]
+    # A list of lists is a tuple of two index tensors (not one 2-D index tensor for dim 0).
+    np.testing.assert_array_equal(a[[[0, 1], [1, 2]]].numpy(), a.numpy()[[0, 1], [1, 2]])
 
 
 def test_mT_of_scalars_and_vectors_as_torch():

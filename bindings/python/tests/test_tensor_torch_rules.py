@@ -61,3 +61,43 @@ def test_split_functions_return_tuples_as_torch(call):
     t = glia.arange(32.0).reshape(2, 4, 4)
     parts = call(t)
     assert type(parts) is tuple and all(isinstance(p, glia.Tensor) for p in parts)
+
+
+@pytest.mark.parametrize("key", [
+    ([0, 2], [1, 3]), ([0, 2], slice(None), [1, 3]), (slice(None), [0, 2], [1, 3]), ([[0], [2]], [1, 3]),
+    ([0, 2], [1, 3], [4, 0]), ([0, -1], [1, -3]), (Ellipsis, [0, 1], [2, 3]), (slice(1, None), [0, 1], [2, 3]),
+    ([0, 1], slice(1, 3), [2, 3]), (np.array([[0, 1], [1, 2]]), np.array([0, 3])),
+    (np.array([True, False, True]), slice(None), [1, 3]), (np.array([True, False, True]), [0, 1])])
+def test_several_index_tensors_index_as_numpy(key):
+    # With only index tensors, slices and Ellipsis, torch's rule is NumPy's: the indices broadcast together
+    # and their shape replaces the indexed dims, in place when those are adjacent, else first.
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = glia.tensor(a)
+    gkey = tuple(glia.tensor(k) if isinstance(k, np.ndarray) else k for k in key)
+    np.testing.assert_array_equal(x[gkey].numpy(), a[key])
+
+
+def test_integer_and_index_tensors_follow_torch_1_13():
+    # torch selects integer indices first (basic indexing), so x[0, :, [1, 2]] is x[0][:, [1, 2]], shape
+    # [4, 2] (NumPy gives [2, 4]); a list holding lists or slices indexes like a tuple.
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = glia.tensor(a)
+    np.testing.assert_array_equal(x[0, :, [1, 2]].numpy(), a[0][:, [1, 2]])
+    np.testing.assert_array_equal(x[[[0, 2, 1], [1, 3, 3], [0, 0, 2]]].numpy(), a[[0, 2, 1], [1, 3, 3], [0, 0, 2]])
+    np.testing.assert_array_equal(x[[[0, 2], [1, 2], slice(None)]].numpy(), a[[0, 2], [1, 2], :])
+    np.testing.assert_array_equal(x[[slice(0, 2), 1]].numpy(), a[0:2, 1])
+    with pytest.raises(IndexError, match="^index 5 is out of bounds for dimension 0 with size 3$"):
+        x[[0, 5], [1, 3]]
+    with pytest.raises(IndexError, match=r"^shape mismatch: indexing tensors could not be broadcast together "
+                                         r"with shapes \[2\], \[3\]$"):
+        x[[0, 1], [1, 2, 3]]
+
+
+def test_several_index_tensors_are_differentiable():
+    y = glia.arange(60.0, requires_grad=True)
+    r = y.reshape(3, 4, 5)[[0, 2], :, [1, 3]]
+    (r * glia.arange(8.0).reshape(2, 4)).sum().backward()
+    want = np.zeros((3, 4, 5))
+    want[0, :, 1] = [0, 1, 2, 3]
+    want[2, :, 3] = [4, 5, 6, 7]
+    np.testing.assert_array_equal(y.grad.numpy(), want.reshape(-1))
