@@ -2530,7 +2530,11 @@ def _tensor_trace(self):
     return _new(C.glia_trace, self._h)
 
 
-def _tensor_flip(self, *dims):
+def _tensor_flip(self, *dims, **kwargs):
+    if kwargs:  # torch: flip(dims) may name its argument
+        if dims or list(kwargs) != ["dims"]:
+            raise TypeError("flip() received an invalid combination of arguments: use flip(*dims) or flip(dims=...)")
+        dims = (kwargs["dims"],)
     arr, n = _i64(_shape_args(dims, "flip"))
     return _new_dim(C.glia_flip, self._h, arr, n)
 

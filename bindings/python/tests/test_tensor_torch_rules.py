@@ -101,3 +101,72 @@ def test_several_index_tensors_are_differentiable():
     want[0, :, 1] = [0, 1, 2, 3]
     want[2, :, 3] = [4, 5, 6, 7]
     np.testing.assert_array_equal(y.grad.numpy(), want.reshape(-1))
+
+
+def test_flip_takes_dims_by_keyword():
+    a = np.arange(6.0).reshape(2, 3)
+    x = glia.tensor(a)
+    np.testing.assert_array_equal(x.flip(dims=(0,)).numpy(), a[::-1])
+    np.testing.assert_array_equal(x.flip(dims=[0, 1]).numpy(), a[::-1, ::-1])
+    np.testing.assert_array_equal(x.flip(1).numpy(), a[:, ::-1])
+    with pytest.raises(TypeError):
+        x.flip(0, dims=[1])
+
+
+def test_H_and_mH_as_torch():
+    a = np.arange(6.0).reshape(2, 3)
+    x = glia.tensor(a)
+    np.testing.assert_array_equal(x.H.numpy(), a.T)
+    np.testing.assert_array_equal(glia.tensor(np.arange(24.0).reshape(2, 3, 4)).mH.numpy(),
+                                  np.arange(24.0).reshape(2, 3, 4).transpose(0, 2, 1))
+    assert glia.tensor(2.0).H.item() == 2.0 and glia.tensor(2.0).mH.shape == ()
+    with pytest.raises(RuntimeError, match=r"^tensor.H is only supported on matrices \(2-D tensors\). Got 1-D tensor.$"):
+        glia.ones(3).H
+    with pytest.raises(RuntimeError, match="For batches of matrices, consider using tensor.mH"):
+        glia.ones(2, 2, 2).H
+    with pytest.raises(RuntimeError, match="^tensor.mH is only supported on matrices or batches of matrices"):
+        glia.ones(3).mH
+
+
+def test_sum_to_size_as_torch():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = glia.tensor(a, requires_grad=True)
+    np.testing.assert_array_equal(x.sum_to_size(3, 1).detach().numpy(), a.sum(0).sum(1, keepdims=True))
+    np.testing.assert_array_equal(x.sum_to_size((1, 1, 4)).detach().numpy(), a.sum((0, 1), keepdims=True))
+    np.testing.assert_array_equal(x.sum_to_size(glia.Size([4])).detach().numpy(), a.sum((0, 1)))
+    x.sum_to_size(3, 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3, 4)))
+    with pytest.raises(RuntimeError, match=r"^size \{\[2\]\} is not expandable to size \{\[2, 3, 4\]\}.$"):
+        x.sum_to_size(2)
+
+
+def test_new_empty_strided_has_the_strides_asked_for():
+    x = glia.ones(2, 2)
+    for size, stride in [((2, 3), (1, 2)), ((2, 3), (0, 1)), ((1, 1, 12), (5, 20, 10)), ((3,), (2,))]:
+        t = x.new_empty_strided(size, stride)
+        assert t.shape == size and t.stride() == stride and t.dtype == glia.float32
+    t = x.new_empty_strided((2, 3), (3, 1), dtype=glia.float64, requires_grad=True)
+    assert t.dtype == glia.float64 and t.requires_grad
+    assert x.new_empty_strided((2, 0), (3, 4)).shape == (2, 0)
+
+
+def test_small_methods_as_torch():
+    m = glia.arange(6.0).reshape(2, 3)
+    assert m.positive() is m and glia.positive(m) is m
+    with pytest.raises(RuntimeError, match="^The `\\+` operator, on a bool tensor is not supported.$"):
+        glia.tensor([True]).positive()
+    np.testing.assert_array_equal(glia.zeros(2, 2).addmm(m, m.t(), beta=2, alpha=0.5).numpy(),
+                                  0.5 * np.arange(6.0).reshape(2, 3) @ np.arange(6.0).reshape(2, 3).T)
+    assert m.broadcast_to((4, 2, 3)).shape == (4, 2, 3)
+    assert glia.sgn(glia.tensor([-2, 0, 3])).tolist() == [-1, 0, 1]
+    assert glia.sgn(glia.tensor([-2.5, 0.0, 3.0])).tolist() == [-1.0, 0.0, 1.0]
+    nan = float("nan")
+    assert glia.signbit(glia.tensor([-0.0, 0.0, nan, -nan, -1.0])).tolist() == [True, False, False, True, True]
+    assert glia.signbit(glia.tensor([-1, 0, 2])).tolist() == [True, False, False]
+    assert glia.signbit(glia.tensor([True])).tolist() == [False]
+    d = glia.deg2rad(glia.tensor([180, 90]))
+    assert d.dtype == glia.float32
+    np.testing.assert_allclose(d.numpy(), [np.pi, np.pi / 2], rtol=1e-7)
+    np.testing.assert_allclose(glia.rad2deg(glia.tensor([np.pi], dtype=glia.float64)).numpy(), [180.0], rtol=1e-15)
+    r = glia.isreal(glia.tensor([[1.0, nan]]))
+    assert r.dtype == glia.bool and r.tolist() == [[True, True]]
