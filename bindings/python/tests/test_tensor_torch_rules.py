@@ -170,3 +170,25 @@ def test_small_methods_as_torch():
     np.testing.assert_allclose(glia.rad2deg(glia.tensor([np.pi], dtype=glia.float64)).numpy(), [180.0], rtol=1e-15)
     r = glia.isreal(glia.tensor([[1.0, nan]]))
     assert r.dtype == glia.bool and r.tolist() == [[True, True]]
+
+
+@pytest.mark.parametrize("op", [lambda a, b: a // b, lambda a, b: a % b, lambda a, b: glia.remainder(a, b),
+                                lambda a, b: a.div(b, rounding_mode="floor"), lambda a, b: a.div(b, rounding_mode="trunc"),
+                                lambda a, b: a // 2, lambda a, b: a % 2.5, lambda a, b: 7 % a, lambda a, b: 7 // b])
+def test_rounding_division_computes_on_inputs_that_require_grad(op):
+    # torch computes these forward whatever requires grad (issue 20 had glia raising here).
+    av, bv = np.array([5.0, -3.0, 7.5]), np.array([2.0, 2.0, -4.0])
+    a, b = glia.tensor(av, requires_grad=True), glia.tensor(bv, requires_grad=True)
+    got = op(a, b)
+    want = op(glia.tensor(av), glia.tensor(bv))
+    np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+    assert got.requires_grad
+
+
+def test_remainder_gradients_as_torch():
+    # torch's RemainderBackward1: d/da = 1, d/db = -floor(a / b).
+    av, bv = np.array([5.0, -3.0, 7.5]), np.array([2.0, 2.0, -4.0])
+    a, b = glia.tensor(av, requires_grad=True), glia.tensor(bv, requires_grad=True)
+    (a % b).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.ones(3))
+    np.testing.assert_array_equal(b.grad.numpy(), -np.floor(av / bv))
