@@ -671,7 +671,7 @@ class Tensor:
         return self.dtype.itemsize
 
     def is_contiguous(self, memory_format=contiguous_format):
-        fmt = _check_memory_format(memory_format, "is_contiguous")
+        fmt = contiguous_format if memory_format is None else _check_memory_format(memory_format, "is_contiguous")
         if fmt in _CHANNELS_LAST:
             return _is_contiguous_as(self.shape, self.stride(), fmt)
         if fmt is preserve_format:
@@ -933,7 +933,7 @@ class Tensor:
         return self.to(device if not isinstance(device, builtins.int) else "cuda:%d" % device)
 
     def contiguous(self, memory_format=contiguous_format):
-        fmt = _check_memory_format(memory_format, "contiguous")
+        fmt = contiguous_format if memory_format is None else _check_memory_format(memory_format, "contiguous")
         if fmt is preserve_format:
             raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
         if fmt in _CHANNELS_LAST:
@@ -1975,8 +1975,18 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _factory(C.glia_tensor_ones, size, dtype, device, requires_grad, "ones")
 
 
+def _in_format(t, memory_format, fn):
+    """`t` (a new tensor, no graph) laid out in `memory_format`; preserve_format keeps its layout."""
+    fmt = _check_memory_format(memory_format, fn)
+    if fmt is preserve_format:
+        return t
+    _check_rank(t, fmt)
+    return t.contiguous(memory_format=fmt)
+
+
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _factory(C.glia_tensor_empty, size, dtype, device, requires_grad, "empty")
+    t = _factory(C.glia_tensor_empty, size, dtype, device, False, "empty")
+    return _finish(_in_format(t, memory_format, "empty"), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -2023,36 +2033,43 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
                         builtins.int(steps), o), requires_grad)
 
 
-def _like(fn, t, dtype, device, requires_grad, *extra):
-    # NULL options: the input's dtype and device; otherwise both come from the options.
+def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None, name="empty_like"):
+    # NULL options: the input's dtype and device; otherwise both come from the options. The C
+    # functions keep a dense input's strides (preserve_format).
     o = None if dtype is None and device is None else byref(_options(dtype or t.dtype, device or t.device))
-    return _finish(_new(fn, t._h, *extra, o), requires_grad)
+    return _finish(_in_format(_new(fn, t._h, *extra, o), memory_format, name), requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="zeros_like")
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="ones_like")
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="empty_like")
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="randn_like")
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002,E501
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value))
+    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value),
+                 memory_format=memory_format, name="full_like")
 
 
 def manual_seed(seed):

@@ -241,6 +241,20 @@ def test_memory_formats_of_to_contiguous_clone_as_torch():
         t.contiguous(memory_format=glia.preserve_format)
 
 
+def test_factories_take_memory_format_as_torch():
+    x = glia.zeros(2, 3, 2, 3)
+    cl = _channels_last_strides(2, 3, 2, 3)
+    assert glia.empty(2, 3, 2, 3, memory_format=glia.channels_last).stride() == cl
+    for f in (glia.zeros_like, glia.ones_like, glia.empty_like, glia.rand_like, glia.randn_like):
+        y = f(x, memory_format=glia.channels_last, requires_grad=True)
+        assert y.stride() == cl and y.is_leaf and y.requires_grad
+        assert f(y).stride() == cl  # preserve_format, the default
+        assert f(y, memory_format=glia.contiguous_format).stride() == (18, 6, 3, 1)
+    assert glia.full_like(x, 2.0, memory_format=glia.channels_last).stride() == cl
+    with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
+        glia.empty(2, 3, memory_format=glia.channels_last)
+
+
 def test_list_index_follows_torch_1_13_sequence_rule():
     a = glia.arange(12.0).reshape(3, 4)
     # A list holding a slice (or None, Ellipsis, a sequence, a tensor) indexes like a tuple.
