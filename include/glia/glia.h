@@ -1690,7 +1690,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_count_nonzero(const glia_tensor *a, con
                                                        glia_tensor **out);
 /**
  * torch.aminmax(a, dim=*dim_or_null, keepdim): the min and the max (NULL
- * dim_or_null: over all elements). Not differentiable (as in torch, backward
+ * dim_or_null: over all elements; a 0-dim `a` with a dim and keepdim gives
+ * shape [1], as torch 1.13). Not differentiable (as in torch, backward
  * through them is GLIA_ERR_UNSUPPORTED). @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_aminmax(const glia_tensor *a, const int64_t *dim_or_null, int32_t keepdim,
@@ -2064,7 +2065,10 @@ GLIA_API GLIA_NODISCARD glia_error *glia_select(const glia_tensor *a, int64_t di
 /** torch.index_select: entries `index` (1-D or 0-dim, int64 or int32) of dim `dim`; a copy. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_index_select(const glia_tensor *a, int64_t dim, const glia_tensor *index,
                                                       glia_tensor **out);
-/** torch.gather: out[i][j] = a[index[i][j]][j] (dim 0; int64 index of a's ndim). @since 0.1 */
+/**
+ * torch.gather: out[i][j] = a[index[i][j]][j] (dim 0; int64 index of a's ndim;
+ * an empty index may have any dtype, as torch's). @since 0.1
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_gather(const glia_tensor *a, int64_t dim, const glia_tensor *index,
                                                 glia_tensor **out);
 /** torch.scatter (out of place): a copy of `a` with a[index[i][j]][j] = src[i][j] (dim 0). @since 0.1 */
@@ -2573,6 +2577,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lp_pool2d(const glia_tensor *x, double 
  * training == 0: normalises with running_mean / running_var (both required).
  * The running statistics take no part in autograd and are left untouched when
  * the call fails. eps: torch's default 1e-5. Gradients flow to x, weight, bias.
+ * An x without elements skips every check (torch's): the result is a copy of x,
+ * times weight[0] and plus bias[0] where given (from 0.2).
  * Errors: GLIA_ERR_INVALID_ARGUMENT (training with one value per channel,
  * missing running statistics in eval, x with fewer than 2 dims), GLIA_ERR_SHAPE
  * (a parameter without C elements), GLIA_ERR_DTYPE (integer x, mixed dtypes).

@@ -218,6 +218,9 @@ def index_fixture():
     fx.case("gather transposed index", "gather", [x, T(idx([[0, 1, 2], [3, 3, 1]]))], dim=1)
     fx.case("gather 0-dim", "gather", [smooth([]), idx(0)], dim=0)
     fx.case("gather empty index", "gather", [x, torch.zeros(3, 0, dtype=torch.int64)], dim=1)
+    # torch checks the index dtype only when the index has elements.
+    fx.case("gather empty uint8 index", "gather", [x, torch.zeros(3, 0, dtype=torch.uint8)], dim=1)
+    fx.case("gather empty 1-D int32 index", "gather", [x, torch.zeros(0, dtype=torch.int32)], dim=0)
     fx.case("gather 3-D", "gather", [smooth([2, 3, 2]), rnd([2, 4, 2], "int64", 0, 3)], dim=1)
     fx.case("gather int32 values", "gather", [rnd([3, 4], "int32"), idx([[0], [3], [1]])], dim=1)
     fx.case("gather bf16", "gather", [rnd([3, 4], bf16), idx([[0], [3], [1]])], dim=1)

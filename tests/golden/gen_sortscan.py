@@ -178,6 +178,9 @@ def reductions(fx):
     fx.case("aminmax nan", "aminmax", [t([[1.0, NAN, 3.0], [2.0, -1.0, 0.5]])], dim=1)
     fx.case("aminmax transposed", "aminmax", [T(distinct([3, 4]))], dim=0)
     fx.case("aminmax 0-dim", "aminmax", [t(2.5)])
+    # torch 1.13: a 0-dim input with a dim and keepdim gives shape [1] (its out= resize), without keepdim [].
+    fx.case("aminmax 0-dim dim 0 keepdim", "aminmax", [t(2.5)], dim=0, keepdim=True)
+    fx.case("aminmax 0-dim dim -1", "aminmax", [t(-1.5)], dim=-1)
     fx.case("aminmax zero-size kept dim", "aminmax", [rnd([0, 3])], dim=1)
     fx.error("aminmax empty", "aminmax", [rnd([0, 3])], "GLIA_ERR_INVALID_ARGUMENT")
     fx.error("aminmax empty dim", "aminmax", [rnd([0, 3])], "GLIA_ERR_INVALID_ARGUMENT", dim=0)

@@ -148,6 +148,43 @@ TEST(Norm, BatchNormRunningStatsNotTrackedByAutograd) {
   EXPECT_NE(item_double(sum(rm, {}, false)), 0.0);
 }
 
+// torch's _batch_norm_impl_index: an empty input skips the checks (a 1-D input, running stats of any
+// size, an integer dtype) and gives input.clone() * weight[0] + bias[0]: zero gradients, not NaN.
+TEST(Norm, BatchNormEmptyInputAsTorch) {
+  using namespace glia;
+  Handles h;
+  glia_tensor* x1 = make(h, {}, {0});
+  glia_tensor* rm = make(h, {0.5, 1.5}, {2});
+  glia_tensor* y = nullptr;
+  for (int32_t training : {0, 1}) {
+    GLIA_OK_(glia_batch_norm(x1, rm, rm, nullptr, nullptr, training, 0.1, 1e-5, &y));
+    h.add(y);
+    EXPECT_EQ(glia_test::shape(y), (std::vector<int64_t>{0}));
+    EXPECT_NE(y, x1);  // a new tensor, as torch's clone
+  }
+  EXPECT_EQ(values(rm), (std::vector<double>{0.5, 1.5}));  // running stats untouched
+  glia_tensor* xi = make(h, {}, {0, 3}, GLIA_INT64);
+  GLIA_OK_(glia_batch_norm(xi, nullptr, nullptr, nullptr, nullptr, 1, 0.1, 1e-5, &y));
+  h.add(y);
+  EXPECT_EQ(glia_test::shape(y), (std::vector<int64_t>{0, 3}));
+  // weight[0] of an empty weight: torch's select() error.
+  glia_tensor* w0 = make(h, {}, {0});
+  EXPECT_GLIA_ERR(glia_batch_norm(x1, nullptr, nullptr, w0, nullptr, 1, 0.1, 1e-5, &y), GLIA_ERR_INVALID_ARGUMENT);
+
+  Tensor x = glia_test::random_leaf({0, 3}, 5), w = glia_test::random_leaf({3}, 6), b = glia_test::random_leaf({3}, 7);
+  Tensor out = batch_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5);
+  EXPECT_STREQ(grad_fn(out)->name(), "AddBackward0");
+  EXPECT_STREQ(grad_fn(batch_norm(x, Tensor(), Tensor(), Tensor(), Tensor(), true, 0.1, 1e-5))->name(),
+               "CloneBackward0");
+  TensorList g = grad({sum(out, {}, false)}, {x, w, b}, {}, false, false, false);
+  ASSERT_EQ(g.size(), 3u);
+  ASSERT_EQ(g[0].dim(), 2);
+  EXPECT_EQ(g[0].shape()[0], 0);
+  EXPECT_EQ(g[0].shape()[1], 3);
+  for (int i = 1; i < 3; ++i)
+    for (int64_t c = 0; c < 3; ++c) EXPECT_EQ(item_double(select(g[i], 0, c)), 0.0) << i << " " << c;
+}
+
 TEST(Norm, GradFnNamesAndNoDoubleBackward) {
   using namespace glia;
   Tensor x = glia_test::random_leaf({2, 4, 3}, 3);

@@ -45,7 +45,7 @@ __all__ = [
     "unsqueeze", "permute", "transpose", "t", "narrow", "select", "index_select", "gather", "scatter",
     "scatter_add", "masked_select", "split", "chunk", "clone", "detach", "allclose", "equal", "isnan",
     "square", "floor_divide", "remainder", "rsub",
-    "memory_format", "preserve_format", "contiguous_format", "channels_last",
+    "memory_format", "preserve_format", "contiguous_format", "channels_last", "channels_last_3d",
 ]
 
 _builtin_bool = builtins.bool
@@ -158,8 +158,10 @@ _ALIASES = {
 
 
 class memory_format:
-    """torch.memory_format: glia's tensors are strided row-major, so preserve_format and
-    contiguous_format are accepted where torch takes them; channels_last is not supported."""
+    """torch.memory_format. glia's tensors are strided views, so the formats are layouts of the
+    strides: preserve_format keeps a dense tensor's order of strides, contiguous_format is row-major,
+    channels_last (4-D) and channels_last_3d (5-D) put the channels last in memory, with torch's
+    strides (N, C, H, W) -> (H*W*C, 1, W*C, C)."""
 
     __slots__ = ("_name",)
 
@@ -173,15 +175,105 @@ class memory_format:
 preserve_format = memory_format("preserve_format")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+# The channels-last formats: rank, the order of the dims in memory (outermost first) and its inverse.
+_CHANNELS_LAST = {channels_last: (4, (0, 2, 3, 1), (0, 3, 1, 2)),
+                  channels_last_3d: (5, (0, 2, 3, 4, 1), (0, 4, 1, 2, 3))}
 
 
 def _check_memory_format(fmt, fn):
-    if fmt is None or fmt is preserve_format or fmt is contiguous_format:
-        return
-    if fmt is channels_last:
-        raise NotImplementedError("%s(): memory_format=torch.channels_last is not supported by glia "
-                                  "(its tensors are row-major strided)" % fn)
+    if fmt is None or isinstance(fmt, memory_format):
+        return preserve_format if fmt is None else fmt
     raise TypeError("%s(): argument 'memory_format' must be torch.memory_format, not %s" % (fn, type(fmt).__name__))
+
+
+def _check_rank(t, fmt):
+    if fmt in _CHANNELS_LAST and t.ndim != _CHANNELS_LAST[fmt][0]:
+        raise RuntimeError("required rank %d tensor to use %s format" % (_CHANNELS_LAST[fmt][0], fmt._name))
+
+
+def _is_contiguous_as(shape, strides, fmt):
+    """torch's is_contiguous(memory_format=fmt) for channels_last / channels_last_3d."""
+    rank, order, _ = _CHANNELS_LAST[fmt]
+    if len(shape) != rank:
+        return False
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _strides_like(shape, strides, fmt):
+    """torch's is_channels_last_strides_2d_s4 / _3d_s5 (behind suggest_memory_format)."""
+    rank, order, _ = _CHANNELS_LAST[fmt]
+    if len(shape) != rank or strides[1] == 0:
+        return False
+    lo = 0
+    for d in (1,) + tuple(reversed(order[1:-1])) + (0,):
+        if shape[d] == 0 or strides[d] < lo:
+            return False
+        if d == 0 and lo == strides[1]:
+            return False
+        lo = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def _suggest_memory_format(t):
+    shape, strides = t.shape, t.stride()
+    for fmt in (channels_last, channels_last_3d):
+        if _strides_like(shape, strides, fmt):
+            return fmt
+    return contiguous_format
+
+
+def _dense_order(t):
+    """The dims of `t` outermost first when its elements are dense and do not overlap (torch's
+    is_non_overlapping_and_dense), else None."""
+    shape, strides = t.shape, t.stride()
+    order = sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d]))
+    expected = 1
+    for d in order:
+        if shape[d] < 2:
+            break
+        if strides[d] != expected:
+            return None
+        expected *= shape[d]
+    return tuple(reversed(order))
+
+
+def _convert_in_order(t, order, dev_c, dt_c):
+    """A copy of `t` converted as glia_tensor_to converts it, laid out row-major in the dims' `order`."""
+    p = t.permute(*order)
+    r = _new(C.glia_tensor_to, p._h, dev_c, dt_c)
+    if r._h == p._h or not r.is_contiguous():
+        r = _new(C.glia_tensor_clone, r._h)
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return r.permute(*inverse)
+
+
+def _convert(t, dev_c, dt_c, fmt, copy):
+    """torch's Tensor.to(device, dtype, copy=copy, memory_format=fmt): `t` itself where nothing changes."""
+    _check_rank(t, fmt)
+    r = _new(C.glia_tensor_to, t._h, dev_c, dt_c)
+    aliases = r._h == t._h
+    if aliases and not copy and (fmt is preserve_format or _suggest_memory_format(t) is fmt):
+        return t
+    if fmt is preserve_format:
+        order = None if t.is_contiguous() else _dense_order(t)
+        if order is None:
+            return _new(C.glia_tensor_clone, t._h) if aliases else r
+        return _convert_in_order(t, order, dev_c, dt_c)
+    if fmt is contiguous_format:
+        return _new(C.glia_tensor_clone, r._h) if aliases or not r.is_contiguous() else r
+    if fmt in _CHANNELS_LAST:
+        return _convert_in_order(t, _CHANNELS_LAST[fmt][1], dev_c, dt_c)
+    raise RuntimeError("unsupported memory format %r" % (fmt,))
 
 
 class device:
@@ -578,7 +670,12 @@ class Tensor:
     def element_size(self):
         return self.dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format=contiguous_format):
+        fmt = contiguous_format if memory_format is None else _check_memory_format(memory_format, "is_contiguous")
+        if fmt in _CHANNELS_LAST:
+            return _is_contiguous_as(self.shape, self.stride(), fmt)
+        if fmt is preserve_format:
+            raise RuntimeError("is_contiguous(): unsupported memory format torch.preserve_format")
         v = c_int32()
         check(C.glia_tensor_is_contiguous(self._h, byref(v)))
         return v.value != 0
@@ -753,18 +850,25 @@ class Tensor:
         return array
 
     def to(self, *args, **kwargs):
-        # torch's three forms: to(dtype, non_blocking=False, copy=False, memory_format=...),
-        # to(device=None, dtype=None, non_blocking=False, copy=False, memory_format=...) and
-        # to(other, non_blocking=False, copy=False); the flags may be positional after the rest.
-        dev, dt = None, None
-        flags = [a for a in args if isinstance(a, builtins.bool)]
-        args = [a for a in args if not isinstance(a, builtins.bool)]
-        if len(flags) > 2:
-            raise TypeError("to() received an invalid combination of arguments: too many bool arguments")
-        copy = kwargs.pop("copy", flags[1] if len(flags) > 1 else False)
+        # torch's three forms: to(dtype, non_blocking=False, copy=False, *, memory_format=...),
+        # to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=...) and
+        # to(other, non_blocking=False, copy=False, *, memory_format=...).
+        args = list(args)
+        flags = []
+        while args and isinstance(args[-1], (builtins.bool, np.bool_)) and len(flags) < 2:
+            flags.insert(0, builtins.bool(args.pop()))
+        if len(args) > 2 or (len(args) == 2 and not isinstance(args[1], (dtype, type(None)))):
+            raise TypeError("to() received an invalid combination of arguments - got (%s)"
+                            % ", ".join(_type_name(a) for a in list(args) + flags))
+        if "non_blocking" in kwargs and flags:
+            raise TypeError("to() got multiple values for argument 'non_blocking'")
+        if "copy" in kwargs and len(flags) > 1:
+            raise TypeError("to() got multiple values for argument 'copy'")
+        copy = builtins.bool(kwargs.pop("copy", flags[1] if len(flags) > 1 else False))
         kwargs.pop("non_blocking", None)
-        _check_memory_format(kwargs.pop("memory_format", None), "to")
-        for a in list(args) + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
+        fmt = _check_memory_format(kwargs.pop("memory_format", None), "to")
+        dev, dt = None, None
+        for a in args + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
             if a is None:
                 continue
             if isinstance(a, dtype):
@@ -779,10 +883,7 @@ class Tensor:
             raise TypeError("to() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
         dev_c = None if dev is None else ctypes.byref(dev._c())
         dt_c = None if dt is None else ctypes.byref(ctypes.c_int(dt._code))
-        r = _new(C.glia_tensor_to, self._h, dev_c, dt_c)
-        if copy and r._h == self._h:
-            return self.clone()
-        return r
+        return _convert(self, dev_c, dt_c, fmt, copy)
 
     def type(self, dtype=None):
         if dtype is None:
@@ -793,45 +894,35 @@ class Tensor:
             }[self.dtype._name]
         return self.to(_as_dtype(dtype))
 
-    def float(self, memory_format=None):
-        _check_memory_format(memory_format, "float")
-        return self.to(float32)
+    def float(self, *, memory_format=preserve_format):
+        return self.to(float32, memory_format=_check_memory_format(memory_format, "float"))
 
-    def double(self, memory_format=None):
-        _check_memory_format(memory_format, "double")
-        return self.to(float64)
+    def double(self, *, memory_format=preserve_format):
+        return self.to(float64, memory_format=_check_memory_format(memory_format, "double"))
 
-    def half(self, memory_format=None):
-        _check_memory_format(memory_format, "half")
-        return self.to(float16)
+    def half(self, *, memory_format=preserve_format):
+        return self.to(float16, memory_format=_check_memory_format(memory_format, "half"))
 
-    def bfloat16(self, memory_format=None):
-        _check_memory_format(memory_format, "bfloat16")
-        return self.to(bfloat16)
+    def bfloat16(self, *, memory_format=preserve_format):
+        return self.to(bfloat16, memory_format=_check_memory_format(memory_format, "bfloat16"))
 
-    def long(self, memory_format=None):
-        _check_memory_format(memory_format, "long")
-        return self.to(int64)
+    def long(self, *, memory_format=preserve_format):
+        return self.to(int64, memory_format=_check_memory_format(memory_format, "long"))
 
-    def int(self, memory_format=None):
-        _check_memory_format(memory_format, "int")
-        return self.to(int32)
+    def int(self, *, memory_format=preserve_format):
+        return self.to(int32, memory_format=_check_memory_format(memory_format, "int"))
 
-    def byte(self, memory_format=None):
-        _check_memory_format(memory_format, "byte")
-        return self.to(uint8)
+    def byte(self, *, memory_format=preserve_format):
+        return self.to(uint8, memory_format=_check_memory_format(memory_format, "byte"))
 
-    def char(self, memory_format=None):
-        _check_memory_format(memory_format, "char")
-        return self.to(int8)
+    def char(self, *, memory_format=preserve_format):
+        return self.to(int8, memory_format=_check_memory_format(memory_format, "char"))
 
-    def short(self, memory_format=None):
-        _check_memory_format(memory_format, "short")
-        return self.to(int16)
+    def short(self, *, memory_format=preserve_format):
+        return self.to(int16, memory_format=_check_memory_format(memory_format, "short"))
 
-    def bool(self, memory_format=None):
-        _check_memory_format(memory_format, "bool")
-        return self.to(bool)
+    def bool(self, *, memory_format=preserve_format):
+        return self.to(bool, memory_format=_check_memory_format(memory_format, "bool"))
 
     def cpu(self):
         return self.to("cpu")
@@ -841,11 +932,20 @@ class Tensor:
             return self.to("cuda")
         return self.to(device if not isinstance(device, builtins.int) else "cuda:%d" % device)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, memory_format=contiguous_format):
+        fmt = contiguous_format if memory_format is None else _check_memory_format(memory_format, "contiguous")
+        if fmt is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        if fmt in _CHANNELS_LAST:
+            _check_rank(self, fmt)
+            if _is_contiguous_as(self.shape, self.stride(), fmt):
+                return self
+            return _convert_in_order(self, _CHANNELS_LAST[fmt][1], None, None)
         return _new(C.glia_tensor_contiguous, self._h)
 
-    def clone(self, memory_format=None):
-        return _new(C.glia_tensor_clone, self._h)
+    def clone(self, *, memory_format=preserve_format):
+        fmt = _check_memory_format(memory_format, "clone")
+        return _convert(self, None, None, fmt, True)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
@@ -1014,8 +1114,10 @@ class Tensor:
             return self.add(other)
         return NotImplemented
 
+    # The reflected operators as torch 1.13 defines them (torch/_tensor.py); they are called with a
+    # Tensor `other` explicitly (x.__radd__(y) is y + x), which torch computes too.
     def __radd__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.add(other)
         return NotImplemented
 
@@ -1025,7 +1127,7 @@ class Tensor:
         return NotImplemented
 
     def __rsub__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.rsub(other)
         return NotImplemented
 
@@ -1035,7 +1137,7 @@ class Tensor:
         return NotImplemented
 
     def __rmul__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return self.mul(other)
         return NotImplemented
 
@@ -1045,9 +1147,13 @@ class Tensor:
         return NotImplemented
 
     def __rtruediv__(self, other):
+        if isinstance(other, Tensor):
+            return self.reciprocal().mul(other)  # torch's formula
         if _is_number(other):
             return _to_tensor_like(other, self, "div").div(self)
         return NotImplemented
+
+    __rdiv__ = __rtruediv__
 
     def __floordiv__(self, other):
         if isinstance(other, Tensor) or _is_number(other):
@@ -1055,7 +1161,7 @@ class Tensor:
         return NotImplemented
 
     def __rfloordiv__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return _to_tensor_like(other, self, "floor_divide").div(self, rounding_mode="floor")
         return NotImplemented
 
@@ -1065,7 +1171,7 @@ class Tensor:
         return NotImplemented
 
     def __rmod__(self, other):
-        if _is_number(other):
+        if isinstance(other, Tensor) or _is_number(other):
             return _to_tensor_like(other, self, "remainder").remainder(self)
         return NotImplemented
 
@@ -1077,6 +1183,10 @@ class Tensor:
     def __rpow__(self, other):
         if _is_number(other):
             return _new(C.glia_scalar_pow, _scalar(other), self._h)
+        if isinstance(other, Tensor):
+            # torch: torch.tensor(other, dtype=result_type(other, self)) ** self, a copy of `other`
+            # outside the graph (no gradient flows to it).
+            return other.detach().pow(self)
         return NotImplemented
 
     def __matmul__(self, other):
@@ -1085,6 +1195,8 @@ class Tensor:
         return NotImplemented
 
     def __rmatmul__(self, other):
+        if isinstance(other, Tensor):
+            return other.matmul(self)
         return NotImplemented
 
     def __neg__(self):
@@ -1694,12 +1806,51 @@ class Tensor:
         flat = np.flatnonzero(k.numpy().reshape(-1))
         return d, k.ndim, tensor(flat.astype(np.int64))
 
+    def _multi_index(self, advanced):
+        """self[..., i0, ..., i1, ...] for several index tensors (masks count as their nonzero() index
+        tensors), after torch's basic indexing: the indices broadcast together to a shape B that replaces
+        the indexed dims, in their place when they are adjacent, else first (NumPy's rule, as torch's)."""
+        dims, arrays = [], []
+        for kind, d, k in advanced:
+            if kind == "index":
+                dims.append(d)
+                arrays.append(np.asarray(k.numpy(), dtype=np.int64))
+                continue
+            self._advanced_positions(self, (kind, d, k))  # the mask's shape check and message
+            for j, a in enumerate(np.nonzero(k.numpy())):
+                dims.append(d + j)
+                arrays.append(a.astype(np.int64))
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes %s"
+                             % ", ".join("[%s]" % ", ".join(map(str, a.shape)) for a in arrays)) from None
+        shape = list(self.shape)
+        sizes = [shape[d] for d in dims]
+        for a, d, size in zip(arrays, dims, sizes):
+            bad = a[(a >= size) | (a < -size)]
+            if bad.size:
+                raise IndexError("index %d is out of bounds for dimension %d with size %d" % (bad.flat[0], d, size))
+        flat = np.zeros(arrays[0].shape, dtype=np.int64)
+        for a, size in zip(arrays, sizes):
+            flat = flat * size + np.where(a < 0, a + size, a)
+        rest = [d for d in range(len(shape)) if d not in dims]
+        x = self.permute(*(dims + rest)).reshape([-1] + [shape[d] for d in rest])
+        r = x.index_select(0, tensor(flat.reshape(-1))).reshape(list(flat.shape) + [shape[d] for d in rest])
+        adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+        if adjacent and dims[0] > 0:
+            nb = flat.ndim
+            # B's dims go where the indexed dims were: after the `dims[0]` leading rest dims.
+            order = list(range(nb, nb + dims[0])) + list(range(nb)) + list(range(nb + dims[0], r.ndim))
+            r = r.permute(*order)
+        return r
+
     def __getitem__(self, key):
         x, advanced = self._index(key)
         if not advanced:
             return x
         if len(advanced) > 1:
-            raise NotImplementedError("glia: indexing with more than one index tensor is not supported")
+            return x._multi_index(advanced)
         d, nd, idx = self._advanced_positions(x, advanced[0])
         if nd != 1:
             x = x.flatten(d, d + nd - 1)
@@ -1824,8 +1975,18 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _factory(C.glia_tensor_ones, size, dtype, device, requires_grad, "ones")
 
 
+def _in_format(t, memory_format, fn):
+    """`t` (a new tensor, no graph) laid out in `memory_format`; preserve_format keeps its layout."""
+    fmt = _check_memory_format(memory_format, fn)
+    if fmt is preserve_format:
+        return t
+    _check_rank(t, fmt)
+    return t.contiguous(memory_format=fmt)
+
+
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _factory(C.glia_tensor_empty, size, dtype, device, requires_grad, "empty")
+    t = _factory(C.glia_tensor_empty, size, dtype, device, False, "empty")
+    return _finish(_in_format(t, memory_format, "empty"), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -1872,36 +2033,43 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
                         builtins.int(steps), o), requires_grad)
 
 
-def _like(fn, t, dtype, device, requires_grad, *extra):
-    # NULL options: the input's dtype and device; otherwise both come from the options.
+def _like(fn, t, dtype, device, requires_grad, *extra, memory_format=None, name="empty_like"):
+    # NULL options: the input's dtype and device; otherwise both come from the options. The C
+    # functions keep a dense input's strides (preserve_format).
     o = None if dtype is None and device is None else byref(_options(dtype or t.dtype, device or t.device))
-    return _finish(_new(fn, t._h, *extra, o), requires_grad)
+    return _finish(_in_format(_new(fn, t._h, *extra, o), memory_format, name), requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_zeros_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="zeros_like")
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_ones_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="ones_like")
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_empty_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="empty_like")
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_rand_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
-    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad)
+    return _like(C.glia_tensor_randn_like, input, dtype, device, requires_grad, memory_format=memory_format,
+                 name="randn_like")
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002,E501
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value))
+    return _like(C.glia_tensor_full_like, input, dtype, device, requires_grad, builtins.float(fill_value),
+                 memory_format=memory_format, name="full_like")
 
 
 def manual_seed(seed):
@@ -2379,7 +2547,11 @@ def _tensor_trace(self):
     return _new(C.glia_trace, self._h)
 
 
-def _tensor_flip(self, *dims):
+def _tensor_flip(self, *dims, **kwargs):
+    if kwargs:  # torch: flip(dims) may name its argument
+        if dims or list(kwargs) != ["dims"]:
+            raise TypeError("flip() received an invalid combination of arguments: use flip(*dims) or flip(dims=...)")
+        dims = (kwargs["dims"],)
     arr, n = _i64(_shape_args(dims, "flip"))
     return _new_dim(C.glia_flip, self._h, arr, n)
 
@@ -2469,8 +2641,8 @@ def _tensor_tensor_split(self, indices_or_sections, dim=0):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, (tuple, list)):
         arr, n = _i64(indices_or_sections)
-        return list(self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim)))
-    return list(self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim)))
+        return self._multi(C.glia_tensor_split_indices, arr, n, builtins.int(dim))
+    return self._multi(C.glia_tensor_split, builtins.int(indices_or_sections), builtins.int(dim))
 
 
 def _split_dim(t, sections, dim, name, need):

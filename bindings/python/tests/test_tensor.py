@@ -166,8 +166,10 @@ def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
                      ("byte", glia.uint8), ("bool", glia.bool), ("char", glia.int8), ("short", glia.int16)]:
         for fmt in (glia.preserve_format, glia.contiguous_format):
             assert getattr(x, name)(memory_format=fmt).dtype == dt
-    with pytest.raises(NotImplementedError, match="channels_last"):
+    with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
         x.double(memory_format=glia.channels_last)
+    with pytest.raises(TypeError, match="memory_format"):
+        x.double(memory_format=3)
     # torch: to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy), to(other, non_blocking, copy)
     y = x.to(glia.float64, False, True)
     assert y.dtype == glia.float64
@@ -179,6 +181,78 @@ def test_conversion_methods_take_memory_format_and_to_takes_positional_flags():
     assert x.to(glia.float64, memory_format=glia.preserve_format).dtype == glia.float64
     with pytest.raises(TypeError):
         x.to(glia.float64, False, True, True)
+    # Nothing to change: torch returns the tensor itself, unless copy=True.
+    assert x.to(glia.float32) is x and x.to("cpu", glia.float32, False) is x and x.to(x) is x
+    assert x.to(glia.float32, True) is x and x.to(glia.float32, False, True) is not x
+    with pytest.raises(TypeError):
+        x.to(glia.float64, True, True, glia.channels_last)  # memory_format is keyword-only
+
+
+def _channels_last_strides(n, c, h, w):
+    # torch's channels_last layout of an (N, C, H, W) tensor: C innermost, then W, H, N.
+    return (h * w * c, 1, w * c, c)
+
+
+@pytest.mark.parametrize("name,dt", [("float", glia.float32), ("double", glia.float64), ("half", glia.float16),
+                                     ("bfloat16", glia.bfloat16), ("int", glia.int32), ("long", glia.int64),
+                                     ("byte", glia.uint8), ("bool", glia.bool), ("char", glia.int8),
+                                     ("short", glia.int16)])
+def test_conversion_methods_lay_out_channels_last_as_torch(name, dt):
+    x = glia.arange(36.0).reshape(2, 3, 2, 3)
+    y = getattr(x, name)(memory_format=glia.channels_last)
+    assert y.dtype == dt and y.shape == x.shape
+    assert y.stride() == _channels_last_strides(2, 3, 2, 3)
+    assert y.is_contiguous(memory_format=glia.channels_last) and not y.is_contiguous()
+    np.testing.assert_array_equal(y.float().numpy(), x.to(dt).float().numpy())
+    # preserve_format (the default) keeps the layout of a dense input; contiguous_format is row-major.
+    assert getattr(y, name)().stride() == y.stride()
+    assert getattr(y, name)() is y
+    assert getattr(y, name)(memory_format=glia.contiguous_format).stride() == (18, 6, 3, 1)
+    assert y.double().stride() == y.stride()
+
+
+def test_memory_formats_of_to_contiguous_clone_as_torch():
+    x = glia.arange(36.0, requires_grad=True)
+    v = x.reshape(2, 3, 2, 3)
+    y = v.to(glia.float64, memory_format=glia.channels_last)
+    assert y.stride() == _channels_last_strides(2, 3, 2, 3)
+    (y * glia.arange(36.0, dtype=glia.float64).reshape(2, 3, 2, 3)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(36.0))  # differentiable
+    v = v.detach()
+    assert v.contiguous(memory_format=glia.channels_last).stride() == _channels_last_strides(2, 3, 2, 3)
+    assert v.clone(memory_format=glia.channels_last).stride() == _channels_last_strides(2, 3, 2, 3)
+    c = v.contiguous(memory_format=glia.channels_last)
+    assert c.contiguous(memory_format=glia.channels_last) is c
+    assert c.clone().stride() == c.stride() and c.clone() is not c
+    assert v.to(memory_format=glia.channels_last).is_contiguous(memory_format=glia.channels_last)
+    # size-1 dims: torch's strides formula, not a permutation of row-major strides.
+    assert glia.zeros(2, 3, 1, 1).float(memory_format=glia.channels_last).stride() == (3, 1, 3, 3)
+    assert glia.zeros(2, 1, 3, 1).float(memory_format=glia.channels_last).stride() == (3, 1, 1, 1)
+    # channels_last_3d: (N, C, D, H, W) = (1, 2, 3, 2, 3) -> (D*H*W*C, 1, H*W*C, W*C, C)
+    assert v.unsqueeze(0).double(memory_format=glia.channels_last_3d).stride() == (36, 1, 12, 6, 2)
+    with pytest.raises(RuntimeError, match="^required rank 5 tensor to use channels_last_3d format$"):
+        v.float(memory_format=glia.channels_last_3d)
+    # preserve_format keeps a transposed (dense) input's order of strides; contiguous_format does not.
+    t = glia.arange(6.0).reshape(2, 3).t()
+    assert t.double().stride() == (1, 3) and t.double(memory_format=glia.contiguous_format).stride() == (2, 1)
+    assert t.float(memory_format=glia.contiguous_format) is t  # torch: no change for a non-channels-last layout
+    assert t.clone().stride() == (1, 3) and t.clone(memory_format=glia.contiguous_format).stride() == (2, 1)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported by the contiguous operator"):
+        t.contiguous(memory_format=glia.preserve_format)
+
+
+def test_factories_take_memory_format_as_torch():
+    x = glia.zeros(2, 3, 2, 3)
+    cl = _channels_last_strides(2, 3, 2, 3)
+    assert glia.empty(2, 3, 2, 3, memory_format=glia.channels_last).stride() == cl
+    for f in (glia.zeros_like, glia.ones_like, glia.empty_like, glia.rand_like, glia.randn_like):
+        y = f(x, memory_format=glia.channels_last, requires_grad=True)
+        assert y.stride() == cl and y.is_leaf and y.requires_grad
+        assert f(y).stride() == cl  # preserve_format, the default
+        assert f(y, memory_format=glia.contiguous_format).stride() == (18, 6, 3, 1)
+    assert glia.full_like(x, 2.0, memory_format=glia.channels_last).stride() == cl
+    with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
+        glia.empty(2, 3, memory_format=glia.channels_last)
 
 
 def test_list_index_follows_torch_1_13_sequence_rule():
@@ -189,10 +263,8 @@ def test_list_index_follows_torch_1_13_sequence_rule():
     np.testing.assert_array_equal(a[[Ellipsis, 1]].numpy(), a.numpy()[..., 1])
     # A list of plain ints stays one index tensor.
     np.testing.assert_array_equal(a[[2, 0]].numpy(), a.numpy()[[2, 0]])
-    # A list of lists is a tuple of two index tensors, which glia does not support yet: it must not
-    # silently index dim 0 with a 2-D tensor.
-    with pytest.raises(NotImplementedError, match="more than one index tensor"):
-        a[[[0, 1], [1, 2]]]
+    # A list of lists is a tuple of two index tensors (not one 2-D index tensor for dim 0).
+    np.testing.assert_array_equal(a[[[0, 1], [1, 2]]].numpy(), a.numpy()[[0, 1], [1, 2]])
 
 
 def test_mT_of_scalars_and_vectors_as_torch():

@@ -2,6 +2,8 @@
 // ops/cpu/norm.cpp, so double backward through them is an error).
 #include "autograd/fn/norm.h"
 
+#include "autograd/fn/elementwise.h"
+#include "autograd/fn/shape.h"
 #include "autograd/grad_mode.h"
 #include "ops/norm.h"
 
@@ -83,6 +85,14 @@ void record(Ref<N>& n, const Tensor& x, const Tensor& weight, const Tensor& bias
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
+  if (x.numel() == 0) {
+    // torch's _batch_norm_impl_index: an empty input skips every check and gives
+    // input.clone() (* weight[0]) (+ bias[0]), a new tensor in the graph.
+    Tensor out = clone_with_grad(x);
+    if (weight.defined()) out = mul(out, select(weight, 0, 0));
+    if (bias.defined()) out = add(out, select(bias, 0, 0));
+    return out;
+  }
   ops::NormOut r = ops::batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps);
   if (training && x.numel() > 0) {
     if (running_mean.defined()) bump_version(running_mean);

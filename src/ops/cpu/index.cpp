@@ -204,8 +204,9 @@ void index_add_(const Tensor& out, int64_t dim, const Tensor& index, const Tenso
 }
 
 void check_gather(const char* op, const Tensor& t, int64_t dim, const Tensor& index, const Tensor* src) {
-  GLIA_CHECK(index.dtype() == DType::Int64, DType, op, "(): Expected dtype int64 for index");
   dim = wrap_dim(dim, t.dim());
+  // torch's scatter_gather_dtype_check: an empty index may have any dtype.
+  GLIA_CHECK(index.numel() == 0 || index.dtype() == DType::Int64, DType, op, "(): Expected dtype int64 for index");
   if (src) {
     GLIA_CHECK(src->dtype() == t.dtype(), DType, op, "(): Expected self.dtype to be equal to src.dtype");
   }

@@ -795,6 +795,11 @@ std::pair<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, b
     if (t.dim() > 0)
       GLIA_CHECK(t.shape()[d] != 0, InvalidArgument, "aminmax: Expected reduction dim ", d, " to have non-zero size.");
     int64_t ds[1] = {d};
+    if (t.dim() == 0 && keepdim) {
+      // torch 1.13 resizes its 0-dim out= results to [1] here (with a deprecation warning).
+      const int64_t one[1] = {1};
+      return {reshape(amin(t, ds, false), one), reshape(amax(t, ds, false), one)};
+    }
     return {amin(t, ds, keepdim), amax(t, ds, keepdim)};
   }
   GLIA_CHECK(t.numel() != 0, InvalidArgument,
