@@ -302,7 +302,8 @@ void glia_lbfgs_options_init(glia_lbfgs_options* o) {
 glia_error* glia_optim_lbfgs(glia_tensor* const* params, int64_t n, const glia_lbfgs_options* options,
                              glia_optimizer** out) {
   const char* fn = "glia_optim_lbfgs";
-  return make_optimizer(params, n, [&] { return lbfgs_arg(options, fn); }, out, fn, optim::make_lbfgs);
+  return make_optimizer(
+      params, n, [&] { return lbfgs_arg(options, fn); }, out, fn, optim::make_lbfgs);
 }
 
 glia_error* glia_optimizer_step_closure(glia_optimizer* optimizer, glia_optimizer_closure_fn closure, void* user_data,

@@ -156,11 +156,6 @@ class RMSprop final : public Optimizer {
   }
 };
 
-OptimizerRef with_group(OptimizerRef opt, std::vector<Tensor> params) {
-  opt->add_param_group(std::move(params), {});
-  return opt;
-}
-
 }  // namespace
 
 std::vector<Option> to_options(const SGDOptions& o) {

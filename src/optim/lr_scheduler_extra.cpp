@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "optim/scheduler_state.h"
 
 namespace glia::optim {
 
@@ -20,41 +21,13 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-Tensor f64_scalar(double v) { return full({}, v, DType::Float64, Device{}); }
-Tensor i64_scalar(int64_t v) { return full({}, static_cast<double>(v), DType::Int64, Device{}); }
-Tensor f64_vector(const std::vector<double>& v) {
-  const auto n = static_cast<int64_t>(v.size());
-  Tensor t = empty(IntSpan(&n, 1), DType::Float64, Device{});
-  for (size_t i = 0; i < v.size(); ++i) t.data_ptr<double>()[i] = v[i];
-  return t;
-}
+using namespace sched_state;
+
 Tensor i64_vector(const std::vector<int64_t>& v) {
   const auto n = static_cast<int64_t>(v.size());
   Tensor t = empty(IntSpan(&n, 1), DType::Int64, Device{});
   for (size_t i = 0; i < v.size(); ++i) t.data_ptr<int64_t>()[i] = v[i];
   return t;
-}
-std::vector<double> f64_values(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-const Tensor& entry(const nn::TensorDict& d, const std::string& key) {
-  const Tensor* t = d.find(key);
-  GLIA_CHECK(t && t->defined(), InvalidArgument, "loaded scheduler state dict is missing \"", key, "\"");
-  GLIA_CHECK(t->device().is_cpu(), InvalidArgument, "loaded scheduler state dict's \"", key, "\" is not on the CPU");
-  return *t;
-}
-double scalar_entry(const nn::TensorDict& d, const std::string& key) {
-  const Tensor& t = entry(d, key);
-  GLIA_CHECK(t.numel() == 1, InvalidArgument, "loaded scheduler state dict's \"", key, "\" has ", t.numel(),
-             " values, expected 1");
-  return f64_values(t)[0];
-}
-int64_t int_entry(const nn::TensorDict& d, const std::string& key) {
-  double v = scalar_entry(d, key);
-  GLIA_CHECK(v == std::floor(v) && std::fabs(v) < 9.0e15, InvalidArgument, "loaded scheduler state dict's \"", key,
-             "\" must be an integer, got ", py_float(v));
-  return static_cast<int64_t>(v);
 }
 int64_t code_entry(const nn::TensorDict& d, const std::string& key, int64_t n_codes) {
   int64_t v = int_entry(d, key);

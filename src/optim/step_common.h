@@ -74,4 +74,10 @@ inline void check_nonneg(double v, const char* what) {
   GLIA_CHECK(0.0 <= v, InvalidArgument, "Invalid ", what, ": ", py_float(v));
 }
 
+// A new optimizer with `params` as its first group (the make_* factories).
+inline OptimizerRef with_group(OptimizerRef opt, std::vector<Tensor> params) {
+  opt->add_param_group(std::move(params), {});
+  return opt;
+}
+
 }  // namespace glia::optim::detail
