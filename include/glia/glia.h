@@ -2014,6 +2014,45 @@ GLIA_API GLIA_NODISCARD glia_error *glia_addmm(const glia_tensor *bias, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_linear(const glia_tensor *x, const glia_tensor *weight,
                                                 const glia_tensor *bias, glia_tensor **out);
 
+/* Products composed from the ones above (torch's checks and messages). In the
+ * beta/alpha forms beta == 0 means input is not read (NaN in it does not
+ * propagate) but must still broadcast to the result. */
+/** input + value * tensor1 * tensor2, broadcast (torch.addcmul). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addcmul(const glia_tensor *input, const glia_tensor *tensor1,
+                                                 const glia_tensor *tensor2, glia_scalar value, glia_tensor **out);
+/** input + value * tensor1 / tensor2, broadcast; integer tensor1 and tensor2 fail (torch.addcdiv). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addcdiv(const glia_tensor *input, const glia_tensor *tensor1,
+                                                 const glia_tensor *tensor2, glia_scalar value, glia_tensor **out);
+/** Dot product of two 1-D tensors of one dtype and length, 0-dim result (torch.dot). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_dot(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** torch.vdot for real tensors (the dot product). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_vdot(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * torch.inner: sums over the last dims of a and b (result a.shape[:-1] +
+ * b.shape[:-1]); a 0-dim operand multiplies. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_inner(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Outer product a[i] * b[j] of 1-D a and b, dtypes promoted (torch.outer). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_outer(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** torch.ger, the alias of torch.outer. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ger(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** Matrix-vector product of mat [n, m] and vec [m] (torch.mv). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_mv(const glia_tensor *mat, const glia_tensor *vec, glia_tensor **out);
+/** beta * input + alpha * (mat @ vec); input has n or 1 elements (torch.addmv). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addmv(const glia_tensor *input, const glia_tensor *mat,
+                                               const glia_tensor *vec, double beta, double alpha, glia_tensor **out);
+/** beta * input + alpha * outer(vec1, vec2), input broadcast to [n, m] (torch.addr). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addr(const glia_tensor *input, const glia_tensor *vec1,
+                                              const glia_tensor *vec2, double beta, double alpha, glia_tensor **out);
+/** beta * input + alpha * bmm(batch1, batch2), input broadcast (torch.baddbmm). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_baddbmm(const glia_tensor *input, const glia_tensor *batch1,
+                                                 const glia_tensor *batch2, double beta, double alpha,
+                                                 glia_tensor **out);
+/** beta * input + alpha * sum over b of batch1[b] @ batch2[b] (torch.addbmm). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_addbmm(const glia_tensor *input, const glia_tensor *batch1,
+                                                const glia_tensor *batch2, double beta, double alpha,
+                                                glia_tensor **out);
+
 /** @} */
 /* ---- operators: shape and indexing ---------------------------------------- */
 /** @defgroup ops_shape Shape and indexing

@@ -2813,3 +2813,63 @@ for _n, _f in (("take", _tensor_take), ("take_along_dim", _tensor_take_along_dim
     _f.__qualname__ = "Tensor." + _n
     setattr(Tensor, _n, _f)
     globals()[_n] = _method(_n)
+
+
+# ---- products of issue 20 (glia_addcmul ... glia_addbmm): torch.<name> and Tensor.<name>.
+__all__ += ["addcmul", "addcdiv", "dot", "vdot", "inner", "outer", "ger", "mv", "addmv", "addr", "baddbmm", "addbmm"]
+
+
+def _tensors(name, pos, named):
+    """torch's TypeError for a non-Tensor argument; pos: the position of the first one (1 for a method)."""
+    for i, (k, v) in enumerate(named):
+        if not isinstance(v, Tensor):
+            raise _arg_error(name, k, pos + i, v)
+
+
+def _issue20(name, args, kind):
+    """The method and the function of one op: kind "addc" (value=), "pair" or "scaled" (beta=, alpha=)."""
+    fn = getattr(C, "glia_" + name)
+
+    def call(self, xs, pos, value=1, beta=1, alpha=1):
+        _tensors(name, pos, zip(args, xs))
+        hs = [x._h for x in xs]
+        if kind == "addc":
+            return _new(fn, self._h, *hs, _scalar(value))
+        if kind == "scaled":
+            return _new(fn, self._h, *hs, builtins.float(beta), builtins.float(alpha))
+        return _new(fn, self._h, *hs)
+
+    if kind == "addc":
+        def method(self, tensor1, tensor2, *, value=1):
+            return call(self, (tensor1, tensor2), 1, value=value)
+
+        def function(input, tensor1, tensor2, *, value=1):  # noqa: A002
+            _tensors(name, 1, [("input", input)])
+            return call(input, (tensor1, tensor2), 2, value=value)
+    elif kind == "scaled":
+        def method(self, x, y, *, beta=1, alpha=1):
+            return call(self, (x, y), 1, beta=beta, alpha=alpha)
+
+        def function(input, x, y, *, beta=1, alpha=1):  # noqa: A002
+            _tensors(name, 1, [("input", input)])
+            return call(input, (x, y), 2, beta=beta, alpha=alpha)
+    else:
+        def method(self, other):
+            return call(self, (other,), 1)
+
+        def function(input, other):  # noqa: A002
+            _tensors(name, 1, [("input", input)])
+            return call(input, (other,), 2)
+    method.__name__ = function.__name__ = function.__qualname__ = name
+    method.__qualname__ = "Tensor." + name
+    return method, function
+
+
+for _n, _a, _k in (("addcmul", ("tensor1", "tensor2"), "addc"), ("addcdiv", ("tensor1", "tensor2"), "addc"),
+                   ("dot", ("tensor",), "pair"), ("vdot", ("other",), "pair"), ("inner", ("other",), "pair"),
+                   ("outer", ("vec2",), "pair"), ("ger", ("vec2",), "pair"), ("mv", ("vec",), "pair"),
+                   ("addmv", ("mat", "vec"), "scaled"), ("addr", ("vec1", "vec2"), "scaled"),
+                   ("baddbmm", ("batch1", "batch2"), "scaled"), ("addbmm", ("batch1", "batch2"), "scaled")):
+    _m, _f = _issue20(_n, _a, _k)
+    setattr(Tensor, _n, _m)
+    globals()[_n] = _f

@@ -1119,6 +1119,18 @@ extern "C" {
     pub fn glia_bmm(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_addmm(bias: *const glia_tensor, a: *const glia_tensor, b: *const glia_tensor, beta: f64, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_linear(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_addcmul(input: *const glia_tensor, tensor1: *const glia_tensor, tensor2: *const glia_tensor, value: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_addcdiv(input: *const glia_tensor, tensor1: *const glia_tensor, tensor2: *const glia_tensor, value: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_dot(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_vdot(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_inner(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_outer(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_ger(a: *const glia_tensor, b: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_mv(mat: *const glia_tensor, vec: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_addmv(input: *const glia_tensor, mat: *const glia_tensor, vec: *const glia_tensor, beta: f64, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_addr(input: *const glia_tensor, vec1: *const glia_tensor, vec2: *const glia_tensor, beta: f64, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_baddbmm(input: *const glia_tensor, batch1: *const glia_tensor, batch2: *const glia_tensor, beta: f64, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_addbmm(input: *const glia_tensor, batch1: *const glia_tensor, batch2: *const glia_tensor, beta: f64, alpha: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_view(a: *const glia_tensor, shape: *const i64, ndim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_reshape(a: *const glia_tensor, shape: *const i64, ndim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_flatten(a: *const glia_tensor, start_dim: i64, end_dim: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
