@@ -2039,8 +2039,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_ger(const glia_tensor *a, const glia_te
 /** Matrix-vector product of mat [n, m] and vec [m] (torch.mv). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_mv(const glia_tensor *mat, const glia_tensor *vec, glia_tensor **out);
 /** beta * input + alpha * (mat @ vec); input has n or 1 elements (torch.addmv). @since 0.2 */
-GLIA_API GLIA_NODISCARD glia_error *glia_addmv(const glia_tensor *input, const glia_tensor *mat,
-                                               const glia_tensor *vec, double beta, double alpha, glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_addmv(const glia_tensor *input, const glia_tensor *mat, const glia_tensor *vec,
+                                               double beta, double alpha, glia_tensor **out);
 /** beta * input + alpha * outer(vec1, vec2), input broadcast to [n, m] (torch.addr). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_addr(const glia_tensor *input, const glia_tensor *vec1,
                                               const glia_tensor *vec2, double beta, double alpha, glia_tensor **out);
@@ -2313,8 +2313,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_interpolate(const glia_tensor *a, const
  * divisible by r * r), GLIA_ERR_INVALID_ARGUMENT ("pixel_shuffle expects a positive upscale_factor, ...").
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_pixel_shuffle(const glia_tensor *a, int64_t upscale_factor,
-                                                       glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_pixel_shuffle(const glia_tensor *a, int64_t upscale_factor, glia_tensor **out);
 /**
  * torch.nn.functional.pixel_unshuffle(a, downscale_factor): [*, C, H * r, W * r] -> [*, C * r * r, H, W], the
  * inverse of glia_pixel_shuffle (PixelUnshuffleBackward0). Errors as glia_pixel_shuffle's, and height or width
@@ -3722,7 +3721,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_constant_pad3d(const int64_t *paddin
 /** torch.nn.ZeroPad2d(padding): ConstantPad2d with 0; repr "ZeroPad2d((1, 1, 2, 0))". @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_zero_pad2d(const int64_t *padding, int64_t n_padding,
                                                        const glia_factory_options *factory, glia_module **out);
-/** torch.nn.ReflectionPad1d(padding): glia_pad's "reflect" of the last dim; repr "ReflectionPad1d((2, 2))". @since 0.2 */
+/** torch.nn.ReflectionPad1d(padding): glia_pad's "reflect" of the last dim; repr "ReflectionPad1d((2, 2))". @since 0.2
+ */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_reflection_pad1d(const int64_t *padding, int64_t n_padding,
                                                              const glia_factory_options *factory, glia_module **out);
 /** torch.nn.ReflectionPad2d(padding): "reflect" of the last two dims. @since 0.2 */
