@@ -47,6 +47,12 @@ glia_error* glia_nn_init_zeros_(glia_tensor* t) {
 glia_error* glia_nn_init_eye_(glia_tensor* t) {
   return init_entry(t, "glia_nn_init_eye_", [&](const Tensor& x) { init::eye_(x); });
 }
+glia_error* glia_nn_init_dirac_(glia_tensor* t, int64_t groups) {
+  return init_entry(t, "glia_nn_init_dirac_", [&](const Tensor& x) { init::dirac_(x, groups); });
+}
+glia_error* glia_nn_init_sparse_(glia_tensor* t, double sparsity, double std) {
+  return init_entry(t, "glia_nn_init_sparse_", [&](const Tensor& x) { init::sparse_(x, sparsity, std); });
+}
 glia_error* glia_nn_init_xavier_uniform_(glia_tensor* t, double gain) {
   return init_entry(t, "glia_nn_init_xavier_uniform_", [&](const Tensor& x) { init::xavier_uniform_(x, gain); });
 }

@@ -1,6 +1,8 @@
 #include "nn/init.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/node.h"
 #include "core/random.h"
@@ -83,6 +85,50 @@ void eye_(const Tensor& t) {
     ++i;
     return r == c ? 1.0 : 0.0;
   });
+}
+
+void dirac_(const Tensor& t, int64_t groups) {
+  GLIA_CHECK(t.defined() && t.dim() >= 3 && t.dim() <= 5, InvalidArgument,
+             "Only tensors with 3, 4, or 5 dimensions are supported");
+  GLIA_CHECK(groups > 0, InvalidArgument, "dirac_: groups must be positive, got ", groups);
+  GLIA_CHECK(t.size(0) % groups == 0, InvalidArgument, "dim 0 must be divisible by groups");
+  const int64_t per_group = t.size(0) / groups, min_dim = std::min(per_group, t.size(1));
+  // Row-major strides of the contiguous draw order, and the flat offset of the kernel's centre.
+  int64_t centre = 0, inner = 1;
+  for (int64_t d = t.dim() - 1; d >= 2; --d) {
+    centre += (t.size(d) / 2) * inner;
+    inner *= t.size(d);
+  }
+  const int64_t per_in = inner, per_out = t.size(1) * inner;
+  int64_t i = 0;
+  fill_with(t, "dirac_", [&] {
+    const int64_t o = i / per_out, c = (i % per_out) / per_in, k = i % per_in;
+    ++i;
+    return (k == centre && c < min_dim && o % per_group == c) ? 1.0 : 0.0;
+  });
+}
+
+void sparse_(const Tensor& t, double sparsity, double std) {
+  GLIA_CHECK(t.defined() && t.dim() == 2, InvalidArgument, "Only tensors with 2 dimensions are supported");
+  GLIA_CHECK(sparsity >= 0.0 && sparsity <= 1.0, InvalidArgument,
+             "sparse_: sparsity must be in [0, 1], got ", sparsity);
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const auto zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  Generator& g = thread_generator();
+  std::vector<double> v(static_cast<size_t>(rows * cols));
+  for (double& x : v) x = std * g.next_normal();
+  // Per column, the first `zeros` rows of a random permutation (partial Fisher-Yates) become 0.
+  std::vector<int64_t> perm(static_cast<size_t>(rows));
+  for (int64_t c = 0; c < cols; ++c) {
+    for (int64_t r = 0; r < rows; ++r) perm[r] = r;
+    for (int64_t k = 0; k < zeros; ++k) {
+      int64_t j = k + static_cast<int64_t>(g.next_double() * static_cast<double>(rows - k));
+      std::swap(perm[k], perm[std::min(j, rows - 1)]);
+      v[perm[k] * cols + c] = 0.0;
+    }
+  }
+  size_t i = 0;
+  fill_with(t, "sparse_", [&] { return v[i++]; });
 }
 
 void xavier_uniform_(const Tensor& t, double gain) {

@@ -27,6 +27,12 @@ void constant_(const Tensor& t, double value);
 void ones_(const Tensor& t);
 void zeros_(const Tensor& t);
 void eye_(const Tensor& t);  // 2-D only
+// dirac_(t, groups): 3-, 4- or 5-D; the identity of a convolution (1 at the kernel's centre of
+// channel d of each group's output d), torch's errors.
+void dirac_(const Tensor& t, int64_t groups = 1);
+// sparse_(t, sparsity, std): 2-D; N(0, std) values with ceil(sparsity * rows) of each column's
+// entries, at random rows, set to zero (torch's sparse_; the tensor stays dense).
+void sparse_(const Tensor& t, double sparsity, double std = 0.01);
 void xavier_uniform_(const Tensor& t, double gain = 1.0);
 void xavier_normal_(const Tensor& t, double gain = 1.0);
 void kaiming_uniform_(const Tensor& t, double a = 0.0, FanMode mode = FanMode::FanIn,

@@ -32,10 +32,19 @@ def main():
         "eye": msg(lambda: torch.nn.init.eye_(torch.empty(2, 2, 2))),
         "orthogonal": msg(lambda: torch.nn.init.orthogonal_(torch.empty(5))),
         "kaiming_nl": msg(lambda: torch.nn.init.kaiming_uniform_(torch.empty(3, 4), nonlinearity="foo")),
+        "dirac_dims": msg(lambda: torch.nn.init.dirac_(torch.empty(3, 4))),
+        "sparse_dims": msg(lambda: torch.nn.init.sparse_(torch.empty(3, 4, 2), 0.5)),
+        "dirac_groups": msg(lambda: torch.nn.init.dirac_(torch.empty(3, 2, 3), groups=2)),
     }
+    dirac = []
+    for shape, groups in (((4, 2, 3), 1), ((6, 4, 3, 3), 2), ((2, 3, 1, 2, 3), 1), ((3, 3, 3), 3), ((2, 5, 4), 1),
+                          ((4, 6, 2, 2), 4)):
+        t = torch.full(shape, 7.0, dtype=torch.float64)
+        torch.nn.init.dirac_(t, groups)
+        dirac.append({"shape": list(shape), "groups": groups, "values": t.flatten().tolist()})
     path = os.path.join(HERE, "optim", "init.json")
     with open(path, "w") as f:
-        json.dump({"gains": gains, "errors": errors}, f, indent=1)
+        json.dump({"gains": gains, "errors": errors, "dirac": dirac}, f, indent=1)
     print(path, os.path.getsize(path))
 
 

@@ -338,6 +338,10 @@ def ops():
     E("channel_shuffle 2-D", "channel_shuffle", [rnd([2, 4])], "GLIA_ERR_SHAPE", groups=2)
     E("channel_shuffle not divisible", "channel_shuffle", [rnd([1, 4, 2])], "GLIA_ERR_SHAPE", groups=3)
     E("channel_shuffle zero groups", "channel_shuffle", [rnd([1, 4, 2])], "GLIA_ERR_INVALID_ARGUMENT", groups=0)
+    # area on 3-D and 5-D inputs is adaptive_avg_pool1d / 3d (appended last: earlier cases keep their draws).
+    fx.case("area 1d", "interpolate", [smooth([2, 3, 7])], size=3, mode="area", gradcheck=False)
+    fx.case("area 3d scale", "interpolate", [smooth([1, 2, 4, 6, 5])], scale_factor=0.5, mode="area",
+            gradcheck=False)
     fx.write("resample.json")
 
 

@@ -184,6 +184,45 @@ TEST(NnInitGain, CalculateGainMatchesTorch) {
   }
 }
 
+TEST(NnInitDirac, MatchesTorch) {
+  json g = load_json("golden/optim/init.json");
+  for (const json& c : g["dirac"]) {
+    Handles h;
+    std::vector<int64_t> shape = c["shape"].get<std::vector<int64_t>>();
+    glia_tensor* t = param(h, shape, GLIA_FLOAT64);
+    GLIA_OK_(glia_nn_init_constant_(t, 7.0));  // dirac_ zeroes everything it does not set to 1
+    GLIA_OK_(glia_nn_init_dirac_(t, c["groups"].get<int64_t>()));
+    EXPECT_EQ(values(t), c["values"].get<std::vector<double>>()) << c["shape"].dump();
+  }
+}
+
+TEST(NnInitSparse, ZerosPerColumnAndStd) {
+  Handles h;
+  const int64_t rows = 300, cols = 200;
+  glia_tensor* t = param(h, {rows, cols}, GLIA_FLOAT64);
+  GLIA_OK_(glia_nn_init_constant_(t, 7.0));
+  GLIA_OK_(glia_nn_init_sparse_(t, 0.3, 0.5));
+  std::vector<double> v = values(t);
+  std::vector<double> kept;
+  for (int64_t c = 0; c < cols; ++c) {
+    int64_t z = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double x = v[r * cols + c];
+      if (x == 0.0)
+        ++z;
+      else
+        kept.push_back(x);
+    }
+    EXPECT_EQ(z, 90) << "column " << c;  // ceil(0.3 * 300)
+  }
+  expect_moments(stats(kept), 0.0, 0.5, kept.size(), "sparse_");
+  // sparsity 0 keeps everything; sparsity 1 zeroes everything.
+  GLIA_OK_(glia_nn_init_sparse_(t, 0.0, 1.0));
+  for (double x : values(t)) EXPECT_NE(x, 0.0);
+  GLIA_OK_(glia_nn_init_sparse_(t, 1.0, 1.0));
+  for (double x : values(t)) EXPECT_EQ(x, 0.0);
+}
+
 TEST(NnInitErrors, TorchsTexts) {
   json e = load_json("golden/optim/init.json")["errors"];
   Handles h;
@@ -198,6 +237,12 @@ TEST(NnInitErrors, TorchsTexts) {
   glia_tensor* c = param(h, {2, 2, 2});
   EXPECT_GLIA_MSG(glia_nn_init_eye_(c), GLIA_ERR_INVALID_ARGUMENT, e["eye"].get<std::string>());
   glia_tensor* w = param(h, {3, 4});
+  EXPECT_GLIA_MSG(glia_nn_init_dirac_(w, 1), GLIA_ERR_INVALID_ARGUMENT, e["dirac_dims"].get<std::string>());
+  glia_tensor* k = param(h, {3, 2, 3});
+  EXPECT_GLIA_MSG(glia_nn_init_dirac_(k, 2), GLIA_ERR_INVALID_ARGUMENT, e["dirac_groups"].get<std::string>());
+  EXPECT_GLIA_ERR(glia_nn_init_dirac_(k, 0), GLIA_ERR_INVALID_ARGUMENT);
+  EXPECT_GLIA_MSG(glia_nn_init_sparse_(k, 0.5, 0.01), GLIA_ERR_INVALID_ARGUMENT, e["sparse_dims"].get<std::string>());
+  EXPECT_GLIA_ERR(glia_nn_init_sparse_(w, 1.5, 0.01), GLIA_ERR_INVALID_ARGUMENT);
   EXPECT_GLIA_MSG(glia_nn_init_kaiming_uniform_(w, 0, GLIA_FAN_IN, "foo"), GLIA_ERR_INVALID_ARGUMENT,
                   e["kaiming_nl"].get<std::string>());
   glia_tensor* ints = make(h, {1, 2, 3, 4}, {2, 2}, GLIA_INT64);

@@ -232,6 +232,36 @@ def test_init_functions():
     assert lin.weight.requires_grad and lin.weight.is_leaf
 
 
+def test_init_dirac_sparse_and_deprecated_aliases():
+    w = glia.full((4, 2, 3), 7.0)
+    nn.init.dirac_(w)
+    expected = np.zeros((4, 2, 3), np.float32)
+    expected[0, 0, 1] = expected[1, 1, 1] = 1  # torch: w[d, d, k // 2] = 1 for d < min(out, in)
+    np.testing.assert_array_equal(w.numpy(), expected)
+    g = glia.full((6, 4, 3, 3), 7.0)
+    nn.init.dirac_(g, groups=2)
+    e = np.zeros((6, 4, 3, 3), np.float32)
+    for grp in range(2):
+        for d in range(3):
+            e[grp * 3 + d, d, 1, 1] = 1
+    np.testing.assert_array_equal(g.numpy(), e)
+    with pytest.raises(ValueError, match="Only tensors with 3, 4, or 5 dimensions are supported"):
+        nn.init.dirac_(glia.empty(3, 4))
+    with pytest.raises(ValueError, match="dim 0 must be divisible by groups"):
+        nn.init.dirac_(glia.empty(3, 2, 3), groups=2)
+    s = glia.empty(50, 40)
+    nn.init.sparse_(s, 0.1)
+    assert np.all((s.numpy() == 0).sum(axis=0) == 5)  # ceil(0.1 * 50) per column
+    with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
+        nn.init.sparse_(glia.empty(2, 2, 2), 0.5)
+    with pytest.warns(UserWarning, match=r"nn.init.uniform is now deprecated in favor of nn.init.uniform_."):
+        out = nn.init.uniform(s, -0.25, 0.25)
+    assert out is s and np.abs(s.numpy()).max() <= 0.25
+    for name in ("normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+                 "kaiming_normal", "orthogonal", "sparse"):
+        assert getattr(nn.init, name).__name__ == name
+
+
 def test_clip_grad():
     p = nn.Parameter(glia.zeros(4))
     (p * glia.tensor([3.0, 4.0, 0.0, 0.0])).sum().backward()

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autograd/fn/conv.h"
+#include "autograd/fn/pool.h"
 #include "ops/shape.h"
 
 namespace glia {
@@ -170,9 +171,10 @@ Tensor interpolate(const Tensor& x, const std::optional<std::vector<int64_t>>& s
   GLIA_CHECK(supported, Unsupported, "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", nd,
              "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got ",
              mode_name(mode), ")");
-  if (mode == InterpolateMode::Area) {
-    GLIA_CHECK(nd == 4, Unsupported, "interpolate: mode \"area\" supports 4-D inputs only in glia (got ", nd, "D)");
-    return adaptive_avg_pool2d(x, output_size[0], output_size[1]);
+  if (mode == InterpolateMode::Area) {  // torch: adaptive average pooling of the input's spatial dims
+    if (nd == 3) return adaptive_avg_pool1d(x, output_size[0]);
+    if (nd == 4) return adaptive_avg_pool2d(x, output_size[0], output_size[1]);
+    return adaptive_avg_pool3d(x, output_size[0], output_size[1], output_size[2]);
   }
   UpsampleGeom g;
   g.kind = mode == InterpolateMode::Nearest        ? UpsampleKind::Nearest

@@ -6,8 +6,8 @@
 // Statistics are two-pass (mean, then the sum of squared deviations) with
 // float64 accumulators in several independent lanes (so the loops vectorise
 // without reassociation flags); elementwise work runs in acc_t<T> (float for
-// float32 and the 16-bit floats) with torch's per-group scale/shift form:
-// y = x * scale + shift. Work is split over channels (batch norm), rows (layer
+// float32 and the 16-bit floats) with torch's per-group scale/shift form
+// y = x * scale + shift (layer norm: (x - mean) * scale, see centre_scale_row). Work is split over channels (batch norm), rows (layer
 // norm) or (sample, group) pairs (group norm) above kGrain elements.
 #include "ops/norm.h"
 
@@ -343,6 +343,15 @@ inline void affine_row(const T* __restrict x, T* __restrict y, int64_t n, acc_t<
   for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<C>(x[i]) * scale + shift);
 }
 
+// y = (x - centre) * scale over a row: layer norm subtracts the mean before scaling, so that a row
+// whose mean is large next to its spread keeps its digits (x * scale + shift would cancel two large
+// terms: a 1-element row of 7.24 came out 1e-3 off in float32).
+template <class T>
+inline void centre_scale_row(const T* __restrict x, T* __restrict y, int64_t n, acc_t<T> centre, acc_t<T> scale) {
+  using C = acc_t<T>;
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((static_cast<C>(x[i]) - centre) * scale);
+}
+
 // Items of `per_item` elements each per parallel task.
 inline int64_t grain_for(int64_t per_item) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(1, per_item)); }
 
@@ -629,20 +638,20 @@ void layer_norm_kernel(const KernelArgs& k) {
         double rs = 1.0 / std::sqrt(var + eps);
         mean[r] = mu;
         rstd[r] = rs;
-        const C scale = static_cast<C>(rs), shift = static_cast<C>(-rs * mu);
+        const C scale = static_cast<C>(rs), centre = static_cast<C>(mu);
         if (!pw && !pb) {
-          affine_row<T>(xr, yr, n, scale, shift);
+          centre_scale_row<T>(xr, yr, n, centre, scale);
         } else {
           if (pw && pb) {
             for (int64_t i = 0; i < n; ++i)
-              yr[i] = static_cast<T>((static_cast<C>(xr[i]) * scale + shift) * static_cast<C>(pw[i]) +
+              yr[i] = static_cast<T>((static_cast<C>(xr[i]) - centre) * scale * static_cast<C>(pw[i]) +
                                      static_cast<C>(pb[i]));
           } else if (pw) {
             for (int64_t i = 0; i < n; ++i)
-              yr[i] = static_cast<T>((static_cast<C>(xr[i]) * scale + shift) * static_cast<C>(pw[i]));
+              yr[i] = static_cast<T>((static_cast<C>(xr[i]) - centre) * scale * static_cast<C>(pw[i]));
           } else {
             for (int64_t i = 0; i < n; ++i)
-              yr[i] = static_cast<T>(static_cast<C>(xr[i]) * scale + shift + static_cast<C>(pb[i]));
+              yr[i] = static_cast<T>((static_cast<C>(xr[i]) - centre) * scale + static_cast<C>(pb[i]));
           }
         }
       }

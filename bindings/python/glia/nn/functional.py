@@ -930,3 +930,57 @@ def mish(input, inplace=False):  # noqa: A002
 
 def logsigmoid(input):  # noqa: A002
     return _new(C.glia_logsigmoid, _tensor_arg("logsigmoid", "input", 1, input))
+
+
+# ---- torch's named variants: *_with_indices, native_channel_shuffle, gumbel_softmax (issue 21) ----
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+                            return_indices=False):
+    """torch's max_pool1d_with_indices: always (output, indices), whatever return_indices says."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+                            return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+                            return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):  # noqa: A002
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):  # noqa: A002
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):  # noqa: A002
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
+
+
+def native_channel_shuffle(input, groups):  # noqa: A002
+    return channel_shuffle(input, groups)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch's gumbel_softmax: softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn from glia's generator
+    (so the draws differ from torch's); hard=True returns the one-hot of the argmax with the soft sample's
+    gradient (straight-through). eps is unused, as in torch."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.")
+    u = logits.detach().new_empty(logits.shape).uniform_().clamp_min(1.1754943508222875e-38)
+    gumbels = -((-u.log()).log())  # -log(E) with E = -log(U) ~ Exp(1), never 0 since U < 1
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+__all__ += ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "adaptive_max_pool3d_with_indices", "native_channel_shuffle", "gumbel_softmax"]

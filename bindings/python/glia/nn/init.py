@@ -1,12 +1,15 @@
 """glia.nn.init: torch.nn.init's in-place initialisers over glia_nn_init_* (no autograd history)."""
 
 import math
+import warnings
 
 from .._ffi import C, check, c_double, byref
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
-    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_",
+    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_", "dirac_", "sparse_",
+    "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+    "kaiming_normal", "orthogonal", "sparse",
 ]
 
 _MODES = {"fan_in": 0, "fan_out": 1}
@@ -85,3 +88,39 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 def orthogonal_(tensor, gain=1):
     check(C.glia_nn_init_orthogonal_(tensor._h, gain), ValueError)
     return tensor
+
+
+def dirac_(tensor, groups=1):
+    check(C.glia_nn_init_dirac_(tensor._h, groups), ValueError)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01):
+    check(C.glia_nn_init_sparse_(tensor._h, sparsity, std), ValueError)
+    return tensor
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn("nn.init.{} is now deprecated in favor of nn.init.{}.".format(old_name, new_name), stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = "{}(...): deprecated, use {} (torch's alias).".format(old_name, new_name)
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
