@@ -283,3 +283,28 @@ def test_container_reprs_as_torch():
     assert repr(nn.Sequential(nn.ReLU(), nn.Linear(1, 2))[1:]) == (
         "Sequential(\n  (1): Linear(in_features=1, out_features=2, bias=True)\n)")
     assert repr(nn.ModuleList([nn.ReLU(), nn.Tanh()])[1:]) == "ModuleList(\n  (0): Tanh()\n)"
+
+
+def test_buffers_seen_through_attributes_after_dtype_change():
+    """torch: after .double() the module's attributes are the converted buffers (issue 21's fix on the way)."""
+    net = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    bn = net[1]
+    w = bn.weight
+    net.double()
+    assert bn.running_mean.dtype == glia.float64 and bn.running_var.dtype == glia.float64
+    assert bn.num_batches_tracked.dtype == glia.int64
+    assert bn.weight is w and w.dtype == glia.float64  # parameters keep their identity
+    net.train()
+    net(glia.tensor(np.linspace(-1, 2, 12).reshape(4, 3)))
+    sd = net.state_dict()
+    np.testing.assert_array_equal(bn.running_mean.numpy(), sd["1.running_mean"].numpy())
+    assert int(bn.num_batches_tracked) == 1
+    assert np.any(bn.running_mean.numpy() != 0)
+    net.float()
+    assert bn.running_var.dtype == glia.float32
+    np.testing.assert_allclose(bn.running_var.numpy(), sd["1.running_var"].numpy(), rtol=1e-6)
+
+
+def test_parameter_str_is_its_repr():
+    p = nn.Parameter(glia.tensor([0.0, 1.5]))
+    assert str(p) == repr(p) == "Parameter containing:\ntensor([0.0000, 1.5000], requires_grad=True)"

@@ -700,7 +700,19 @@ class Module:
             code = dtype if isinstance(dtype, int) else _dtype_code(dtype)
             dt = ctypes.c_int(code)
             check(C.glia_module_to(self._h, None, byref(dt)))
+            self._refresh_buffers()
         return self
+
+    def _refresh_buffers(self):
+        """glia_module_to replaces buffers (parameters keep their handles, as torch keeps its Parameter
+        objects): re-read every module's buffers so that attribute access (m.running_mean) sees the new
+        tensors, as state_dict() does. A buffer the C side did not replace keeps its Python object."""
+        for m in self.modules():
+            fresh = m._c_named(C.glia_module_named_buffers, Tensor)
+            for name, t in fresh.items():
+                old = m._buffers.get(name)
+                if old is None or old.dtype != t.dtype or old.data_ptr() != t.data_ptr():
+                    m._buffers[name] = t
 
     def float(self):
         return self.to(0)
