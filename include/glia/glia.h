@@ -4294,6 +4294,22 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_zeros_(glia_tensor *tensor);
 /** eye_(t): the identity; 2-D only ("Only tensors with 2 dimensions are supported"). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_eye_(glia_tensor *tensor);
 /**
+ * dirac_(t, groups): the identity of a convolution weight [out, in, k...] (3-, 4- or 5-D):
+ * zeros, and 1 at the kernel's centre of input channel d for output channel d of every
+ * group, d < min(out / groups, in). Errors as torch's: "Only tensors with 3, 4, or 5
+ * dimensions are supported", "dim 0 must be divisible by groups".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_dirac_(glia_tensor *tensor, int64_t groups);
+/**
+ * sparse_(t, sparsity, std): 2-D; values from N(0, std), then in every column
+ * ceil(sparsity * rows) entries at random rows set to zero (torch's sparse_, std 0.01 by
+ * default there; the tensor stays dense). sparsity in [0, 1]. Draws from glia's generator,
+ * so the values differ from torch's; the pattern and statistics are the same.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_init_sparse_(glia_tensor *tensor, double sparsity, double std);
+/**
  * xavier_uniform_(t, gain): U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)).
  * dim >= 2 ("Fan in and fan out can not be computed for tensor with fewer than
  * 2 dimensions"). @since 0.1
