@@ -2283,6 +2283,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_scatter_reduce(const glia_tensor *a, in
                                                         const glia_tensor *src, const char *reduce,
                                                         int32_t include_self, glia_tensor **out);
 /**
+ * torch.index_reduce (out of place): source[.., i, ..] reduced into a copy of `a` at a[.., index[i], ..] along dim;
+ * reduce is "prod", "mean", "amax" or "amin"; include_self 0 leaves a's values at the indexed positions out.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_reduce(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                      const glia_tensor *source, const char *reduce,
+                                                      int32_t include_self, glia_tensor **out);
+/**
  * torch.masked_scatter (out of place): a and mask (bool) broadcast together; source's elements, in order,
  * written where mask is true. @since 0.2
  */

@@ -2,6 +2,8 @@
 // scatter_reduce, masked_scatter, put, index_put, nonzero and the *_scatter ops.
 #include "autograd/fn/index_extra.h"
 
+#include <cstring>
+
 #include "capi/api.h"
 
 using namespace glia;
@@ -49,6 +51,21 @@ glia_error* glia_scatter_reduce(const glia_tensor* a, int64_t dim, const glia_te
     check_out(out, fn, "out");
     ops::ScatterReduce r = ops::scatter_reduce_kind(reduce);
     *out = tensor_handle(glia::scatter_reduce(x, dim, i, s, r, include_self != 0));
+  });
+}
+
+glia_error* glia_index_reduce(const glia_tensor* a, int64_t dim, const glia_tensor* index, const glia_tensor* source,
+                              const char* reduce, int32_t include_self, glia_tensor** out) {
+  return guard([&] {
+    const char* fn = "glia_index_reduce";
+    Tensor x = tensor_arg(a, fn, "a"), i = tensor_arg(index, fn, "index"), s = tensor_arg(source, fn, "source");
+    check_out(out, fn, "out");
+    const char* r = reduce ? reduce : "";
+    const bool known =
+        !std::strcmp(r, "prod") || !std::strcmp(r, "mean") || !std::strcmp(r, "amax") || !std::strcmp(r, "amin");
+    GLIA_CHECK(known, InvalidArgument, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ",
+               r, ".");
+    *out = tensor_handle(glia::index_reduce(x, dim, i, s, ops::scatter_reduce_kind(r), include_self != 0));
   });
 }
 

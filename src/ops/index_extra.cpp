@@ -103,6 +103,7 @@ Tensor check_index(const Tensor& index, int64_t size, int64_t dim, bool wrap, In
     const int64_t v = to_device(vals, Device{}).data_ptr<int64_t>()[0];
     if (msg == IndexMessage::Put)
       fail(Code::InvalidArgument, "out of range: tried to access index ", v, " on a tensor of ", size, " elements.");
+    if (msg == IndexMessage::OutOfRange) fail(Code::InvalidArgument, "index out of range in self");
     fail(Code::InvalidArgument, msg == IndexMessage::IndexCopy ? "index_copy_(): " : "", "index ", v,
          " is out of bounds for dimension ", dim, " with size ", size);
   }
@@ -111,28 +112,48 @@ Tensor check_index(const Tensor& index, int64_t size, int64_t dim, bool wrap, In
                add(idx, wrapped_scalar(static_cast<double>(size), true), 1.0), idx);
 }
 
-Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  const Device dev = common_device("index_add", t, index, false);
-  common_device("index_add", t, source, false);
+namespace {
+
+// torch's index_func_meta_impl (index_add_, index_reduce_): the checks and messages of `fn`; returns dim wrapped.
+int64_t check_index_func(const char* fn, const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+  common_device(fn, t, index, false);
+  common_device(fn, t, source, false);
   dim = wrap_dim(dim, t.dim());
-  GLIA_CHECK(index.dim() <= 1, InvalidArgument,
-             "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+  GLIA_CHECK(index.dim() <= 1, InvalidArgument, fn, "(): Index is supposed to be a vector, but got dim: ", index.dim(),
              " with type: ", scalar_type_name(index.dtype()), " and size: ", index.shape());
-  GLIA_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, DType,
-             "index_add_(): Expected dtype int32/int64 for index but got: ", scalar_type_name(index.dtype()));
-  GLIA_CHECK(t.dtype() == source.dtype(), DType, "index_add_(): self (", scalar_type_name(t.dtype()), ") and source (",
+  GLIA_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, DType, fn,
+             "(): Expected dtype int32/int64 for index but got: ", scalar_type_name(index.dtype()));
+  GLIA_CHECK(t.dtype() == source.dtype(), DType, fn, "(): self (", scalar_type_name(t.dtype()), ") and source (",
              scalar_type_name(source.dtype()), ") must have the same scalar type");
-  GLIA_CHECK(dim == 0 || dim < source.dim(), InvalidArgument, "index_add_(): Indexing dim ", dim,
+  GLIA_CHECK(dim == 0 || dim < source.dim(), InvalidArgument, fn, "(): Indexing dim ", dim,
              " is out of bounds of the source tensor with dim ", source.dim());
   const int64_t n = index.numel(), src_n = source.dim() == 0 ? 1 : source.shape()[dim];
-  GLIA_CHECK(n == src_n, InvalidArgument, "index_add_(): Number of indices (", n,
-             ") should be equal to source.size(dim): (", src_n, "), for dim: ", dim);
-  check_slices("index_add_", t, dim, source);
+  GLIA_CHECK(n == src_n, InvalidArgument, fn, "(): Number of indices (", n, ") should be equal to source.size(dim): (",
+             src_n, "), for dim: ", dim);
+  check_slices(fn, t, dim, source);
+  return dim;
+}
+
+}  // namespace
+
+Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  dim = check_index_func("index_add_", t, dim, index, source);
   Tensor out = clone(t);
   Tensor src = source;
-  if (alpha.to_double() != 1.0) src = mul(source, scalar_tensor(alpha, source.dtype(), dev));
+  if (alpha.to_double() != 1.0) src = mul(source, scalar_tensor(alpha, source.dtype(), t.device()));
   index_add_(out, dim, index, src);  // checks the indices ("index out of range in self")
   return out;
+}
+
+Tensor index_reduce_index(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                          ScatterReduce reduce) {
+  GLIA_CHECK(reduce != ScatterReduce::Sum, InvalidArgument,
+             "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got sum.");
+  dim = check_index_func("index_reduce_", t, dim, index, source);
+  const int64_t size = t.dim() == 0 ? 1 : t.shape()[dim];
+  Tensor idx = check_index(index, size, dim, false, IndexMessage::OutOfRange);
+  Dims shape = source.dim() == 0 ? Dims{1} : source.shape();
+  return index_view(idx, shape, dim);
 }
 
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {

@@ -18,7 +18,7 @@ enum class ScatterReduce { Sum = 0, Prod = 1, Mean = 2, Amax = 3, Amin = 4 };
 ScatterReduce scatter_reduce_kind(const char* reduce);
 
 // The messages of check_index's failure.
-enum class IndexMessage { IndexCopy = 0, Bounds = 1, Put = 2 };
+enum class IndexMessage { IndexCopy = 0, Bounds = 1, Put = 2, OutOfRange = 3 };
 // index (integer, any shape) checked against [0, size) -- [-size, size) with wrap, negatives then counted
 // from the end -- as a contiguous 1-D int64 tensor; the bounds failure carries message kind `msg`. The
 // out-of-range entries are read back to the host (a small explicit copy, as masked_select's size).
@@ -27,6 +27,10 @@ Tensor check_index(const Tensor& index, int64_t size, int64_t dim, bool wrap, In
 // Out of place, torch's argument checks and messages.
 Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha);
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source);
+// torch.index_reduce is scatter_reduce with the index spread over source's shape: torch's checks (reduce
+// is not Sum, index_reduce_'s messages, the bounds), then that int64 index (source's shape, 0-dim as [1]).
+Tensor index_reduce_index(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                          ScatterReduce reduce);
 Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduce reduce,
                       bool include_self);

@@ -8,11 +8,13 @@ Index tensors are inputs (int64; no gradient). index_put's inputs are [a, values
     cd tests/golden && /usr/bin/python3 gen_index_extra.py
 """
 
+import json
+import os
 import warnings
 
 import torch
 
-from golden import Fixture, T, rnd, smooth
+from golden import OUT, Fixture, T, rnd, smooth
 
 warnings.filterwarnings("ignore")  # scatter_reduce() is in beta
 
@@ -35,6 +37,8 @@ OPS = {
     "put": lambda xs, a: torch.put(xs[0], xs[1], xs[2], accumulate=a.get("accumulate", False)),
     "index_put": lambda xs, a: torch.index_put(xs[0], tuple(xs[2:]), xs[1], accumulate=a.get("accumulate", False)),
     "nonzero": lambda xs, a: torch.nonzero(xs[0]),
+    "index_reduce": lambda xs, a: torch.index_reduce(xs[0], a["dim"], xs[1], xs[2], a["reduce"],
+                                                     include_self=a.get("include_self", True)),
     "diagonal_scatter": lambda xs, a: torch.diagonal_scatter(xs[0], xs[1], a.get("offset", 0), a.get("dim1", 0),
                                                              a.get("dim2", 1)),
     "select_scatter": lambda xs, a: torch.select_scatter(xs[0], xs[1], a["dim"], a["index"]),
@@ -43,8 +47,21 @@ OPS = {
 DIFF = [k for k in OPS if k != "nonzero"]
 
 
+class LineFixture(Fixture):
+    """golden.py's Fixture writing one case (and one error) per line."""
+
+    def write(self, filename):
+        assert torch.__version__.startswith("1.13"), torch.__version__
+        with open(os.path.join(OUT, filename), "w") as f:
+            f.write('{"cases": [\n')
+            f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in self.cases))
+            f.write('\n], "errors": [\n')
+            f.write(",\n".join(json.dumps(e, separators=(",", ":")) for e in self.errors))
+            f.write("\n]}\n")
+
+
 def build():
-    fx = Fixture(OPS, DIFF)
+    fx = LineFixture(OPS, DIFF)
     s = smooth
     c, e = fx.case, fx.error
 
@@ -238,6 +255,38 @@ def build():
     c("slice_scatter int64", "slice_scatter", [rnd([6], "int64"), rnd([2], "int64")], dim=0, start=1, end=6, step=3)
     e("slice_scatter shape", "slice_scatter", [rnd([3, 4], f32), rnd([2, 4], f32)], SH, message=False, dim=0,
       start=0, end=3, step=1)
+
+    for red in ("prod", "mean", "amax", "amin"):
+        for inc in (True, False):
+            c("index_reduce %s include_self=%s" % (red, inc), "index_reduce", [s([4, 3]), L(3, 0, 3, 1, 0),
+                                                                                 s([5, 3])], dim=0, reduce=red,
+              include_self=inc)
+        c("index_reduce %s dim 1" % red, "index_reduce", [s([3, 4]), L(2, 2), s([3, 2])], dim=-1, reduce=red)
+        c("index_reduce %s 0-dim" % red, "index_reduce", [s([]), L(0), s([])], dim=0, reduce=red,
+          include_self=False)
+        c("index_reduce %s transposed" % red, "index_reduce", [T(s([3, 4])), L(1, 0, 1), T(s([3, 3]))], dim=1,
+          reduce=red)
+        c("index_reduce %s f32" % red, "index_reduce", [rnd([4, 3], f32), L(0, 0, 2), rnd([3, 3], f32)], dim=0,
+          reduce=red, include_self=False)
+        c("index_reduce %s int64" % red, "index_reduce", [rnd([4, 3], "int64"), L(0, 0, 2), rnd([3, 3], "int64")],
+          dim=0, reduce=red)
+    c("index_reduce empty index", "index_reduce", [s([3, 2]), L(), s([0, 2])], dim=0, reduce="amax")
+    c("index_reduce amax ties", "index_reduce", [tie_self, L(0, 0, 1), tie_src], dim=0, reduce="amax",
+      gradcheck=False)
+    c("index_reduce prod zeros", "index_reduce", [zero_self, L(1, 0, 1), zero_src], dim=0, reduce="prod",
+      gradcheck=False)
+    e("index_reduce sum", "index_reduce", [rnd([3, 4], f32), L(0, 2), rnd([3, 2], f32)], IA, dim=1, reduce="sum")
+    e("index_reduce index 2-D", "index_reduce", [rnd([3, 4], f32), L(0, 2).view(2, 1), rnd([3, 2], f32)], IA, dim=1,
+      reduce="prod")
+    e("index_reduce index float", "index_reduce", [rnd([3, 4], f32), torch.tensor([0.0, 2.0]), rnd([3, 2], f32)],
+      DT, dim=1, reduce="prod")
+    e("index_reduce dtype", "index_reduce", [rnd([3, 4], f32), L(0, 2), rnd([3, 2], f64)], DT, dim=1, reduce="amin")
+    e("index_reduce count", "index_reduce", [rnd([3, 4], f32), L(0, 2), rnd([3, 3], f32)], IA, dim=1,
+      reduce="mean")
+    e("index_reduce bounds", "index_reduce", [rnd([3, 4], f32), L(0, 4), rnd([3, 2], f32)], IA, dim=1,
+      reduce="prod")
+    e("index_reduce negative", "index_reduce", [rnd([3, 4], f32), L(0, -1), rnd([3, 2], f32)], IA, dim=1,
+      reduce="amax")
     return fx
 
 

@@ -1,4 +1,4 @@
-// index_add, index_copy, index_fill, scatter_reduce, masked_scatter, put, index_put, nonzero,
+// index_add, index_copy, index_fill, scatter_reduce, index_reduce, masked_scatter, put, index_put, nonzero,
 // diagonal_scatter, select_scatter and slice_scatter against tests/golden/gen_index_extra.py's fixtures.
 #include "ops/golden_support.h"
 
@@ -14,6 +14,11 @@ GLIA_ADAPTER(scatter_reduce) {
   const std::string reduce = c.str("reduce", "sum");
   return glia_scatter_reduce(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], reduce.c_str(),
                              c.flag("include_self", true) ? 1 : 0, c.out());
+}
+GLIA_ADAPTER(index_reduce) {
+  const std::string reduce = c.str("reduce", "prod");
+  return glia_index_reduce(c.in[0], c.integer("dim", 0), c.in[1], c.in[2], reduce.c_str(),
+                           c.flag("include_self", true) ? 1 : 0, c.out());
 }
 GLIA_ADAPTER(masked_scatter) { return glia_masked_scatter(c.in[0], c.in[1], c.in[2], c.out()); }
 GLIA_ADAPTER(put) { return glia_put(c.in[0], c.in[1], c.in[2], c.flag("accumulate", false) ? 1 : 0, c.out()); }

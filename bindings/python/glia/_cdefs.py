@@ -693,6 +693,7 @@ FUNCTIONS = {
     "glia_index_copy": (c_void_p, [c_void_p, c_int64, c_void_p, c_void_p, POINTER(c_void_p)], ["a", "dim", "index", "source", "out"]),
     "glia_index_fill": (c_void_p, [c_void_p, c_int64, c_void_p, glia_scalar, POINTER(c_void_p)], ["a", "dim", "index", "value", "out"]),
     "glia_scatter_reduce": (c_void_p, [c_void_p, c_int64, c_void_p, c_void_p, c_char_p, c_int32, POINTER(c_void_p)], ["a", "dim", "index", "src", "reduce", "include_self", "out"]),
+    "glia_index_reduce": (c_void_p, [c_void_p, c_int64, c_void_p, c_void_p, c_char_p, c_int32, POINTER(c_void_p)], ["a", "dim", "index", "source", "reduce", "include_self", "out"]),
     "glia_masked_scatter": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(c_void_p)], ["a", "mask", "source", "out"]),
     "glia_put": (c_void_p, [c_void_p, c_void_p, c_void_p, c_int32, POINTER(c_void_p)], ["a", "index", "source", "accumulate", "out"]),
     "glia_index_put": (c_void_p, [c_void_p, POINTER(c_void_p), c_int64, c_void_p, c_int32, POINTER(c_void_p)], ["a", "indices", "n_indices", "values", "accumulate", "out"]),

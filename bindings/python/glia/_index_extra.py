@@ -1,5 +1,5 @@
 """The index and scatter family (issue 20): torch's index_add, index_copy, index_fill, scatter_reduce,
-masked_scatter, put, index_put, nonzero, argwhere, diagonal_scatter, select_scatter, slice_scatter,
+index_reduce, masked_scatter, put, index_put, nonzero, argwhere, diagonal_scatter, select_scatter, slice_scatter,
 narrow_copy and split_with_sizes, as functions and Tensor methods with the in-place `_` forms torch has
 (computed out of place, then copied in)."""
 
@@ -11,16 +11,17 @@ import numpy as np
 from ._ffi import C
 from ._tensor import Tensor, _arg_error, _handles, _i64, _new, _scalar
 
-__all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "masked_scatter", "put", "index_put",
+__all__ = ["index_add", "index_copy", "index_fill", "scatter_reduce", "index_reduce", "masked_scatter", "put", "index_put",
            "nonzero", "argwhere", "diagonal_scatter", "select_scatter", "slice_scatter", "narrow_copy",
            "split_with_sizes"]
 
 _INT64_MAX = (1 << 63) - 1
 
 
+# pos: the argument's 0-based place in torch.<op>(input, ...); messages count from 1 as torch's functions do.
 def _tensor_arg(op, name, pos, v):
     if not isinstance(v, Tensor):
-        raise _arg_error(op, name, pos, v)
+        raise _arg_error(op, name, pos + 1, v)
     return v
 
 
@@ -28,7 +29,7 @@ def _int_arg(op, name, pos, v):
     if isinstance(v, Tensor) and v.numel() == 1:
         v = v.item()
     if not isinstance(v, (numbers.Integral, np.integer)) or isinstance(v, builtins.bool):
-        raise _arg_error(op, name, pos, v, "int")
+        raise _arg_error(op, name, pos + 1, v, "int")
     return builtins.int(v)
 
 
@@ -39,7 +40,7 @@ def _number(op, name, pos, v):
                                % (op, v.dim()))
         v = v.item()
     if not isinstance(v, (numbers.Number, np.number, np.bool_)):
-        raise _arg_error(op, name, pos, v, "Number")
+        raise _arg_error(op, name, pos + 1, v, "Number")
     return v
 
 
@@ -65,10 +66,19 @@ def index_fill(input, dim, index, value):  # noqa: A002
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
     _tensor_arg("scatter_reduce", "input", 0, input)
     if not isinstance(reduce, str):
-        raise _arg_error("scatter_reduce", "reduce", 4, reduce, "str")
+        raise _arg_error("scatter_reduce", "reduce", 5, reduce, "str")
     return _new(C.glia_scatter_reduce, input._h, _int_arg("scatter_reduce", "dim", 1, dim),
                 _tensor_arg("scatter_reduce", "index", 2, index)._h, _tensor_arg("scatter_reduce", "src", 3, src)._h,
                 reduce.encode(), 1 if include_self else 0)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
+    _tensor_arg("index_reduce", "input", 0, input)
+    if not isinstance(reduce, str):
+        raise _arg_error("index_reduce", "reduce", 5, reduce, "str")
+    return _new(C.glia_index_reduce, input._h, _int_arg("index_reduce", "dim", 1, dim),
+                _tensor_arg("index_reduce", "index", 2, index)._h,
+                _tensor_arg("index_reduce", "source", 3, source)._h, reduce.encode(), 1 if include_self else 0)
 
 
 def masked_scatter(input, mask, source):  # noqa: A002
@@ -86,7 +96,7 @@ def put(input, index, source, accumulate=False):  # noqa: A002
 def index_put(input, indices, values, accumulate=False):  # noqa: A002
     _tensor_arg("index_put", "input", 0, input)
     if not isinstance(indices, (tuple, list)):
-        raise _arg_error("index_put", "indices", 1, indices, "tuple of Tensors")
+        raise _arg_error("index_put", "indices", 2, indices, "tuple of Tensors")
     for i in indices:
         if not isinstance(i, Tensor):
             raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not %s" % type(i).__name__)
@@ -140,7 +150,7 @@ def narrow_copy(input, dim, start, length):  # noqa: A002
 def split_with_sizes(input, split_sizes, dim=0):  # noqa: A002
     _tensor_arg("split_with_sizes", "input", 0, input)
     if not isinstance(split_sizes, (tuple, list)):
-        raise _arg_error("split_with_sizes", "split_sizes", 1, split_sizes, "tuple of ints")
+        raise _arg_error("split_with_sizes", "split_sizes", 2, split_sizes, "tuple of ints")
     arr, k = _i64(split_sizes)
     return input._multi(C.glia_split_with_sizes, arr, k, _int_arg("split_with_sizes", "dim", 2, dim))
 
@@ -157,10 +167,10 @@ def _masked_scatter_(self, mask, source):
     return self.copy_(masked_scatter(self, mask.expand_as(self), source))
 
 
-for _f in (index_add, index_copy, index_fill, scatter_reduce, masked_scatter, put, index_put, nonzero, argwhere,
+for _f in (index_add, index_copy, index_fill, scatter_reduce, index_reduce, masked_scatter, put, index_put, nonzero, argwhere,
            diagonal_scatter, select_scatter, slice_scatter, narrow_copy, split_with_sizes):
     setattr(Tensor, _f.__name__, _f)
-for _f in (index_add, index_copy, index_fill, scatter_reduce, put, index_put):
+for _f in (index_add, index_copy, index_fill, scatter_reduce, index_reduce, put, index_put):
     _m = _inplace(_f)
     _m.__name__ = _f.__name__ + "_"
     _m.__qualname__ = "Tensor." + _m.__name__

@@ -104,12 +104,14 @@ Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, const Scala
   return out;
 }
 
-Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, ops::ScatterReduce reduce,
-                      bool include_self) {
+namespace {
+
+// torch's scatter_reduce_backward (tools/autograd/templates/FunctionsManual.cpp, 1.13), for scatter_reduce and
+// index_reduce (whose index is spread over src's shape).
+void record_scatter_reduce(const char* name, const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                           ops::ScatterReduce reduce, bool include_self, Tensor& out) {
   using R = ops::ScatterReduce;
-  Tensor out = ops::scatter_reduce(t, dim, index, src, reduce, include_self);
-  // torch's scatter_reduce_backward (tools/autograd/templates/FunctionsManual.cpp, 1.13).
-  record("ScatterReduceBackward0", TensorList{t, src}, out, {t, index, src}, true,
+  record(name, TensorList{t, src}, out, {t, index, src}, true,
          [dim, reduce, include_self](const Tensor& g, const std::vector<Tensor>& s, const Node& n) {
            const Tensor &self = s[0], &index = s[1], &src = s[2], &result = s[3];
            const DType dt = self.dtype();
@@ -147,9 +149,26 @@ Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const T
            if (!include_self) gs = scatter_value(gs, dim, index, Scalar::from_double(0.0));
            TensorList r(2);
            if (n.next_edges[0].valid()) r[0] = gs;
-           if (n.next_edges[1].valid()) r[1] = pad_to(gsrc, src.shape());
+           if (n.next_edges[1].valid())
+             r[1] = gsrc.numel() == src.numel() ? reshape(gsrc, src.shape()) : pad_to(gsrc, src.shape());
            return r;
          });
+}
+
+}  // namespace
+
+Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, ops::ScatterReduce reduce,
+                      bool include_self) {
+  Tensor out = ops::scatter_reduce(t, dim, index, src, reduce, include_self);
+  record_scatter_reduce("ScatterReduceBackward0", t, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+Tensor index_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, ops::ScatterReduce reduce,
+                    bool include_self) {
+  Tensor spread = ops::index_reduce_index(t, dim, index, source, reduce);
+  Tensor out = ops::scatter_reduce(t, dim, spread, source, reduce, include_self);
+  record_scatter_reduce("IndexReduceBackward0", t, dim, spread, source, reduce, include_self, out);
   return out;
 }
 

@@ -15,6 +15,9 @@ Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tenso
 Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, ops::ScatterReduce reduce,
                       bool include_self);
+// torch.index_reduce (reduce: Prod, Mean, Amax or Amin).
+Tensor index_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, ops::ScatterReduce reduce,
+                    bool include_self);
 Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source);
 Tensor put(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate);
 Tensor index_put(const Tensor& t, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);

@@ -1181,6 +1181,7 @@ extern "C" {
     pub fn glia_index_copy(a: *const glia_tensor, dim: i64, index: *const glia_tensor, source: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_index_fill(a: *const glia_tensor, dim: i64, index: *const glia_tensor, value: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_scatter_reduce(a: *const glia_tensor, dim: i64, index: *const glia_tensor, src: *const glia_tensor, reduce: *const c_char, include_self: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_reduce(a: *const glia_tensor, dim: i64, index: *const glia_tensor, source: *const glia_tensor, reduce: *const c_char, include_self: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_masked_scatter(a: *const glia_tensor, mask: *const glia_tensor, source: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_put(a: *const glia_tensor, index: *const glia_tensor, source: *const glia_tensor, accumulate: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_index_put(a: *const glia_tensor, indices: *const *const glia_tensor, n_indices: i64, values: *const glia_tensor, accumulate: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
