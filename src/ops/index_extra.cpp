@@ -241,7 +241,7 @@ Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source)
              "masked_scatter_ only supports boolean masks, but got mask with dtype ", scalar_type_name(mask.dtype()));
   GLIA_CHECK(t.dtype() == source.dtype(), DType, "masked_scatter: expected self and source to have same dtypes but got",
              scalar_type_name(t.dtype()), " and ", scalar_type_name(source.dtype()));
-  Dims shape = broadcast_shapes("masked_scatter", t.shape(), mask.shape());
+  Dims shape = broadcast_shapes("masked_scatter", mask.shape(), t.shape());
   Tensor out = empty(shape, t.dtype(), dev);
   copy_strided(out, expand_to(t, shape));
   masked_scatter_(out, mask, source);

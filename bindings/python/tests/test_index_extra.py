@@ -46,6 +46,7 @@ def _input(spec, requires_grad=False):
 def _call(op, xs, a, method):
     """The case as torch.<op>(...) or, with method, xs[0].<op>(...)."""
     f = getattr(xs[0], op) if method else lambda *r, **k: getattr(glia, op)(xs[0], *r, **k)
+    op = op.rstrip("_")  # the in-place forms take the same arguments
     if op == "index_add":
         return f(a["dim"], xs[1], xs[2], alpha=a.get("alpha", 1))
     if op == "index_copy":
