@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <sstream>
 #include <string>
 
@@ -157,7 +156,7 @@ Tensor index_reduce_index(const Tensor& t, int64_t dim, const Tensor& index, con
 }
 
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
-  const Device dev = common_device("index_copy", t, index, false);
+  common_device("index_copy", t, index, false);
   common_device("index_copy", t, source, false);
   dim = wrap_dim(dim, t.dim());
   GLIA_CHECK(index.dim() < 2, InvalidArgument, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(),
@@ -184,7 +183,6 @@ Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tenso
   Tensor idx = check_index(reshape(index, Dims{-1}), size, dim, false, IndexMessage::IndexCopy);
   Tensor sv = as_1d(source);
   scatter_(out, dim, index_view(idx, sv.shape(), dim), sv, false);
-  (void)dev;
   return out;
 }
 
