@@ -2259,6 +2259,68 @@ GLIA_API GLIA_NODISCARD glia_error *glia_take(const glia_tensor *a, const glia_t
 GLIA_API GLIA_NODISCARD glia_error *glia_take_along_dim(const glia_tensor *a, const glia_tensor *indices,
                                                         const int64_t *dim_or_null, glia_tensor **out);
 
+/* ---- index and scatter family (issue 20) ------------------------------------------------------------ */
+/**
+ * torch.index_add (out of place): a copy of `a` with alpha * source[.., i, ..] added at a[.., index[i], ..] along
+ * `dim`; index 1-D or 0-dim (int64 or int32), source of a's dtype and of a's shape apart from dim. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_add(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                   const glia_tensor *source, glia_scalar alpha, glia_tensor **out);
+/** torch.index_copy (out of place): a copy of `a` with source[.., i, ..] written at a[.., index[i], ..]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_copy(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                    const glia_tensor *source, glia_tensor **out);
+/**
+ * torch.index_fill (out of place): a copy of `a` with `value` in every a[.., index[i], ..] along dim (int64 index,
+ * negative entries count from the end). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_fill(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                    glia_scalar value, glia_tensor **out);
+/**
+ * torch.scatter_reduce (out of place): src reduced into a copy of `a` at index along dim; reduce is "sum",
+ * "prod", "mean", "amax" or "amin"; include_self 0 leaves a's values at the scattered positions out. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_scatter_reduce(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                        const glia_tensor *src, const char *reduce,
+                                                        int32_t include_self, glia_tensor **out);
+/**
+ * torch.index_reduce (out of place): source[.., i, ..] reduced into a copy of `a` at a[.., index[i], ..] along dim;
+ * reduce is "prod", "mean", "amax" or "amin"; include_self 0 leaves a's values at the indexed positions out.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_reduce(const glia_tensor *a, int64_t dim, const glia_tensor *index,
+                                                      const glia_tensor *source, const char *reduce,
+                                                      int32_t include_self, glia_tensor **out);
+/**
+ * torch.masked_scatter (out of place): a and mask (bool) broadcast together; source's elements, in order,
+ * written where mask is true. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_masked_scatter(const glia_tensor *a, const glia_tensor *mask,
+                                                        const glia_tensor *source, glia_tensor **out);
+/**
+ * torch.put (out of place): source written (accumulate nonzero: added) at the flat positions `index` (int64,
+ * negatives count from the end) of a copy of `a`. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_put(const glia_tensor *a, const glia_tensor *index, const glia_tensor *source,
+                                             int32_t accumulate, glia_tensor **out);
+/**
+ * torch.index_put (out of place): a[indices] = values (accumulate nonzero: +=) for n_indices index tensors
+ * (integer, or bool masks) over a's leading dims, broadcast together; values broadcast to the result. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_index_put(const glia_tensor *a, const glia_tensor *const *indices,
+                                                   int64_t n_indices, const glia_tensor *values, int32_t accumulate,
+                                                   glia_tensor **out);
+/** torch.nonzero: int64 [n, a's ndim], the coordinates of a's nonzero elements in row-major order. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nonzero(const glia_tensor *a, glia_tensor **out);
+/** torch.diagonal_scatter: a copy of `a` with src written on glia_diagonal(a, offset, dim1, dim2). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_diagonal_scatter(const glia_tensor *a, const glia_tensor *src, int64_t offset,
+                                                          int64_t dim1, int64_t dim2, glia_tensor **out);
+/** torch.select_scatter: a copy of `a` with src written on glia_select(a, dim, index). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_select_scatter(const glia_tensor *a, const glia_tensor *src, int64_t dim,
+                                                        int64_t index, glia_tensor **out);
+/** torch.slice_scatter: a copy of `a` with src written on glia_slice(a, dim, start, end, step). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_slice_scatter(const glia_tensor *a, const glia_tensor *src, int64_t dim,
+                                                       int64_t start, int64_t end, int64_t step, glia_tensor **out);
+
 /** Padding modes of glia_pad (torch.nn.functional.pad's mode strings). @since 0.1 */
 typedef enum glia_pad_mode GLIA_ENUM_BASE {
   GLIA_PAD_CONSTANT = 0,  /**< "constant": pads with a value */

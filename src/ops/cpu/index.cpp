@@ -467,6 +467,32 @@ void scatter_add_loop(const Tensor& src, const Tensor& iv, const Tensor& dst, in
   });
 }
 
+// dst[index] = reduce(dst[index], src) over scatter_loop's operands: mode 2 prod, 3 amax, 4 amin (torch's
+// scatter_reduce: a NaN source wins amax / amin, a NaN already there stays).
+void scatter_reduce_loop(const Tensor& src, const Tensor& iv, const Tensor& dst, int64_t dim, int64_t dstride,
+                         int64_t mode) {
+  dispatch_all(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using A = std::conditional_t<std::is_same_v<T, bool>, int64_t, acc_t<T>>;
+    auto f = [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t len) {
+      for (int64_t i = 0; i < len; ++i) {
+        int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        T* d = reinterpret_cast<T*>(p[2] + i * s[2] + k * dstride);
+        const A v = static_cast<A>(*reinterpret_cast<const T*>(p[0] + i * s[0])), cur = static_cast<A>(*d);
+        A r;
+        if (mode == 2)
+          r = cur * v;
+        else if (mode == 3)
+          r = v != v ? v : (cur < v ? v : cur);
+        else
+          r = v != v ? v : (v < cur ? v : cur);
+        *d = static_cast<T>(r);
+      }
+    };
+    scatter_loop(src, iv, dst, dim, f);
+  });
+}
+
 // The chunks of masked_select: chunk c of `chunks` covers [c * len, min(numel, (c + 1) * len)).
 int64_t chunk_len(int64_t numel, int64_t chunks) { return (numel + chunks - 1) / chunks; }
 
@@ -538,13 +564,17 @@ void gather_kernel(const KernelArgs& k) {
 void scatter_kernel(const KernelArgs& k) {
   const Tensor &s2 = k.input(0), &iv = k.input(1), &ov = k.output(0);
   const int64_t dim = k.attr(0).i;
-  const bool accumulate = k.attr(1).i != 0;
+  const int64_t mode = k.attr(1).i;  // 0 copy, 1 add, 2 prod, 3 amax, 4 amin (kernels.def's h-index block)
   check_index_bounds(iv, dim, ov.shape()[dim]);
   Tensor dst = restride(ov, iv.shape(), dim);
   const size_t sz = itemsize(ov.dtype());
   const int64_t dstride = ov.strides()[dim] * static_cast<int64_t>(sz);
-  if (accumulate) {
+  if (mode == 1) {
     scatter_add_loop(s2, iv, dst, dim, dstride);
+    return;
+  }
+  if (mode >= 2) {
+    scatter_reduce_loop(s2, iv, dst, dim, dstride, mode);
     return;
   }
   dispatch_size(sz, [&](auto tag) {
@@ -615,9 +645,7 @@ void masked_scatter_kernel(const KernelArgs& k) {
   auto f = [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       if (p[1][i * st[1]]) {
-        GLIA_CHECK(q < end, InvalidArgument,
-                   "masked_scatter: expected source to have at least as many elements as "
-                   "ones in mask");
+        GLIA_CHECK(q < end, InvalidArgument, "Number of elements of source < number of ones in mask");
         std::memcpy(p[0] + i * st[0], q, sz);
         q += sz;
       }

@@ -1177,6 +1177,18 @@ extern "C" {
     pub fn glia_tensor_split_indices(a: *const glia_tensor, indices: *const i64, n_indices: i64, dim: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
     pub fn glia_take(a: *const glia_tensor, index: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_take_along_dim(a: *const glia_tensor, indices: *const glia_tensor, dim_or_null: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_add(a: *const glia_tensor, dim: i64, index: *const glia_tensor, source: *const glia_tensor, alpha: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_copy(a: *const glia_tensor, dim: i64, index: *const glia_tensor, source: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_fill(a: *const glia_tensor, dim: i64, index: *const glia_tensor, value: glia_scalar, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_scatter_reduce(a: *const glia_tensor, dim: i64, index: *const glia_tensor, src: *const glia_tensor, reduce: *const c_char, include_self: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_reduce(a: *const glia_tensor, dim: i64, index: *const glia_tensor, source: *const glia_tensor, reduce: *const c_char, include_self: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_masked_scatter(a: *const glia_tensor, mask: *const glia_tensor, source: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_put(a: *const glia_tensor, index: *const glia_tensor, source: *const glia_tensor, accumulate: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_index_put(a: *const glia_tensor, indices: *const *const glia_tensor, n_indices: i64, values: *const glia_tensor, accumulate: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nonzero(a: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_diagonal_scatter(a: *const glia_tensor, src: *const glia_tensor, offset: i64, dim1: i64, dim2: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_select_scatter(a: *const glia_tensor, src: *const glia_tensor, dim: i64, index: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_slice_scatter(a: *const glia_tensor, src: *const glia_tensor, dim: i64, start: i64, end: i64, step: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_pad(a: *const glia_tensor, pad: *const i64, n_pad: i64, mode: glia_pad_mode, value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_interpolate(a: *const glia_tensor, size: *const i64, n_size: i64, scale_factor: *const f64, n_scale_factor: i64, mode: glia_interpolate_mode, align_corners: i32, recompute_scale_factor: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_pixel_shuffle(a: *const glia_tensor, upscale_factor: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
