@@ -81,7 +81,8 @@ def binary(fx):
                                                 torch.tensor([INF, -INF, -INF, INF], dtype=torch.float64)],
                 gradcheck=False, grads=False)
         fx.case(op + " far apart f64", op, [torch.tensor([1000.0, -1000.0, 30.0, -745.0], dtype=torch.float64),
-                                             torch.tensor([-1000.0, 999.0, 30.0, -746.0], dtype=torch.float64)])
+                                             torch.tensor([-1000.0, 999.0, 30.0, -746.0], dtype=torch.float64)],
+                gradcheck=False)  # exp(1999) overflows in the second derivative (torch's formula too)
         fx.error(op + " int64", op, [rnd([3], "int64"), rnd([3], "int64")], "GLIA_ERR_DTYPE")
         fx.error(op + " bool", op, [rnd([3], "bool"), rnd([3], "bool")], "GLIA_ERR_DTYPE")
     # heaviside: not differentiable; zeros take `values`
@@ -197,7 +198,8 @@ def unary(fx):
     # i0, special_i1 (Bessel), sinc
     for op in ("i0", "special_i1", "sinc"):
         fx.case(op + " f64", op, [smooth([2, 3], f64, -4.0, 4.0)])
-        fx.case(op + " f64 wide", op, [smooth([8], f64, -60.0, 60.0)])
+        # values up to 1e25: finite differences are too coarse there; the gradients are torch's
+        fx.case(op + " f64 wide", op, [smooth([8], f64, -60.0, 60.0)], gradcheck=False)
         fx.case(op + " f64 transposed", op, [T(smooth([3, 4], f64, -3.0, 3.0))])
         fx.case(op + " f64 0-dim", op, [smooth([], f64, -3.0, 3.0)])
         fx.case(op + " zero-size", op, [smooth([0, 2])])

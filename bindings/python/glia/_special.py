@@ -86,8 +86,8 @@ def _f64(x, name, arg, pos):
 def float_power(input, exponent):  # noqa: A002
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power() received an invalid combination of arguments")
-    return _new(C.glia_float_power, _f64(input, "float_power", "input", 1)._h,
-                _f64(exponent, "float_power", "exponent", 2)._h)
+    base, exp = _f64(input, "float_power", "input", 1), _f64(exponent, "float_power", "exponent", 2)  # kept alive
+    return _new(C.glia_float_power, base._h, exp._h)
 
 
 def _float_power_(self, exponent):

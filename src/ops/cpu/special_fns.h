@@ -150,7 +150,7 @@ GLIA_HD inline double bessel_i(int nu, double x) {
     }
     r = sum;
   } else if (ax == std::numeric_limits<double>::infinity()) {
-    r = ax;
+    return std::numeric_limits<double>::quiet_NaN();  // torch's (Cephes') value at infinity
   } else {
     const double mu = 4.0 * nu * nu;
     double term = 1, sum = 1;
