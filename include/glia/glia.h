@@ -1595,6 +1595,70 @@ GLIA_API GLIA_NODISCARD glia_error *glia_lerp(const glia_tensor *start, const gl
 GLIA_API GLIA_NODISCARD glia_error *glia_lerp_scalar(const glia_tensor *start, const glia_tensor *end, double weight,
                                                      glia_tensor **out);
 
+/* ---- operators: elementwise and special functions (issue 20) --------------- */
+/**
+ * torch.logaddexp: log(exp(a) + exp(b)) without overflow; a and b broadcast,
+ * floating dtypes only (torch's "logaddexp_cpu" not implemented for 'Long').
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_logaddexp(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** torch.logaddexp2: log2(2^a + 2^b); as glia_logaddexp. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_logaddexp2(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * torch.heaviside(a, values): 0 where a < 0, values where a == 0, 1 where
+ * a > 0; a and values must have one dtype (GLIA_ERR_DTYPE otherwise, torch's
+ * message). Not differentiable. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_heaviside(const glia_tensor *a, const glia_tensor *values, glia_tensor **out);
+/** torch.nextafter: the next floating value after a towards b (floating dtypes only). Not differentiable. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nextafter(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * torch.igamma(a, x): the regularised lower incomplete gamma function P(a, x)
+ * (floating dtypes only, broadcast). Differentiable with respect to x only:
+ * a gradient for a is GLIA_ERR_UNSUPPORTED, as torch. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_igamma(const glia_tensor *a, const glia_tensor *x, glia_tensor **out);
+/** torch.igammac(a, x): the regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x); as glia_igamma. @since
+ * 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_igammac(const glia_tensor *a, const glia_tensor *x, glia_tensor **out);
+/** torch.ldexp: a * 2^b (torch's composition; integer operands give float32). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_ldexp(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** torch.float_power: a ** b computed in float64 (the result is always float64). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_float_power(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/** torch.dist(a, b, p): the p-norm of a - b (broadcast), a 0-dim tensor; floating dtypes only. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_dist(const glia_tensor *a, const glia_tensor *b, double p, glia_tensor **out);
+/**
+ * torch.frexp: a = mantissa * 2^exponent with |mantissa| in [0.5, 1) (0 for
+ * 0); the mantissa has a's dtype, the exponent is int32. Floating dtypes only
+ * (torch's "torch.frexp() only supports floating-point dtypes"). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_frexp(const glia_tensor *a, glia_tensor **out_mantissa,
+                                               glia_tensor **out_exponent);
+/**
+ * torch.polygamma(n, a): the order-th (torch's n) derivative of digamma (order >= 0, else
+ * GLIA_ERR_INVALID_ARGUMENT with torch's message). Integer inputs give float32. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_polygamma(int64_t order, const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.mvlgamma(a, p): the log of the multivariate gamma function of
+ * dimension p >= 1 (GLIA_ERR_INVALID_ARGUMENT otherwise; a bool input is
+ * GLIA_ERR_DTYPE, torch's messages). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_mvlgamma(const glia_tensor *a, int64_t p, glia_tensor **out);
+/** torch.i0: the modified Bessel function of the first kind, order 0. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_i0(const glia_tensor *a, glia_tensor **out);
+/** torch.special.i1: the modified Bessel function of the first kind, order 1 (i0's derivative). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_special_i1(const glia_tensor *a, glia_tensor **out);
+/** torch.sinc: sin(pi a) / (pi a), 1 at 0. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_sinc(const glia_tensor *a, glia_tensor **out);
+/**
+ * torch.renorm(a, p, dim, maxnorm): each slice a.select(dim, i) whose p-norm
+ * exceeds maxnorm scaled by maxnorm / (norm + 1e-7). p > 0, maxnorm >= 0 and
+ * at least 2 dimensions (torch's messages). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_renorm(const glia_tensor *a, double p, int64_t dim, double maxnorm,
+                                                glia_tensor **out);
+
 /** @} */
 /* ---- operators: reductions, softmax --------------------------------------- */
 /** @defgroup ops_reductions Reductions, softmax

@@ -15,8 +15,10 @@ from ._sortscan import *  # noqa: F401,F403  all, any, cumsum, sort, topk, media
 from ._aliases import *  # noqa: F401,F403  clamp_max, ravel, unbind, ...: torch functions that are Tensor methods
 from ._tensor_more import *  # noqa: F401,F403  positive, sgn, signbit, ...; Tensor.H, mH, sum_to_size, ...
 from ._index_extra import *  # noqa: F401,F403  index_add, scatter_reduce, index_put, nonzero, ...: the index family
+from ._special import *  # noqa: F401,F403  logaddexp, heaviside, frexp, polygamma, i0, sinc, igamma, ...
 from ._autograd import *  # noqa: F401,F403  no_grad, enable_grad, inference_mode, ...
 from ._serialization import *  # noqa: F401,F403  save, load
 from . import autograd, nn, optim, distributed  # noqa: F401,E402
+from . import special  # noqa: F401,E402  torch.special
 
 __version__ = _ffi.C.glia_version_string().decode()
