@@ -1843,11 +1843,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_histc(const glia_tensor *input, int64_t
 
 /* ---- differences, products and statistics composed of differentiable ops (torch's names and rules) */
 /**
- * torch.diff(input, n, dim, prepend, append): the n-th forward difference
- * along dim (logical xor for bool), after concatenating prepend_or_null and
- * append_or_null (same number of dims as input) along dim. n >= 0. @since 0.2
+ * torch.diff(input, n=order, dim, prepend, append): the order-th forward
+ * difference along dim (logical xor for bool), after concatenating
+ * prepend_or_null and append_or_null (same number of dims as input) along
+ * dim; order <= 0 differences nothing (torch 1.13). @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_diff(const glia_tensor *input, int64_t n, int64_t dim,
+GLIA_API GLIA_NODISCARD glia_error *glia_diff(const glia_tensor *input, int64_t order, int64_t dim,
                                               const glia_tensor *prepend_or_null, const glia_tensor *append_or_null,
                                               glia_tensor **out);
 /**
@@ -1859,11 +1860,12 @@ GLIA_API GLIA_NODISCARD glia_error *glia_cross(const glia_tensor *input, const g
                                                const int64_t *dim_or_null, glia_tensor **out);
 /**
  * torch.tensordot(a, b, dims=(dims_a, dims_b)): sums the products over the
- * paired dims (n_dims of each; a size-1 dim pairs with any size); the
+ * paired dims (n_dims_a == n_dims_b; a size-1 dim pairs with any size); the
  * result's dims are a's others then b's others. @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_tensordot(const glia_tensor *a, const glia_tensor *b, const int64_t *dims_a,
-                                                   const int64_t *dims_b, int64_t n_dims, glia_tensor **out);
+                                                   int64_t n_dims_a, const int64_t *dims_b, int64_t n_dims_b,
+                                                   glia_tensor **out);
 /** torch.kron(a, b): the Kronecker product (the shorter shape padded with leading 1s). @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_kron(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
 /**

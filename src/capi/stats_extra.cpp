@@ -100,7 +100,7 @@ glia_error* glia_histc(const glia_tensor* input, int64_t bins, double min, doubl
   });
 }
 
-glia_error* glia_diff(const glia_tensor* input, int64_t n, int64_t dim, const glia_tensor* prepend_or_null,
+glia_error* glia_diff(const glia_tensor* input, int64_t order, int64_t dim, const glia_tensor* prepend_or_null,
                       const glia_tensor* append_or_null, glia_tensor** out) {
   return guard([&] {
     const char* fn = "glia_diff";
@@ -109,7 +109,7 @@ glia_error* glia_diff(const glia_tensor* input, int64_t n, int64_t dim, const gl
     if (prepend_or_null) pre = tensor_arg(prepend_or_null, fn, "prepend");
     if (append_or_null) app = tensor_arg(append_or_null, fn, "append");
     check_out(out, fn, "out");
-    *out = tensor_handle(diff(x, n, dim, pre ? &*pre : nullptr, app ? &*app : nullptr));
+    *out = tensor_handle(diff(x, order, dim, pre ? &*pre : nullptr, app ? &*app : nullptr));
   });
 }
 
@@ -124,17 +124,16 @@ glia_error* glia_cross(const glia_tensor* input, const glia_tensor* other, const
   });
 }
 
-glia_error* glia_tensordot(const glia_tensor* a, const glia_tensor* b, const int64_t* dims_a, const int64_t* dims_b,
-                           int64_t n_dims, glia_tensor** out) {
+glia_error* glia_tensordot(const glia_tensor* a, const glia_tensor* b, const int64_t* dims_a, int64_t n_dims_a,
+                           const int64_t* dims_b, int64_t n_dims_b, glia_tensor** out) {
   return guard([&] {
     const char* fn = "glia_tensordot";
     Tensor x = tensor_arg(a, fn, "a");
     Tensor y = tensor_arg(b, fn, "b");
-    GLIA_CHECK(n_dims >= 0 && (n_dims == 0 || (dims_a && dims_b)), InvalidArgument, fn,
-               ": dims_a and dims_b must hold n_dims >= 0 entries");
+    IntSpan da = dims_arg(dims_a, n_dims_a, fn, "dims_a", "n_dims_a");
+    IntSpan db = dims_arg(dims_b, n_dims_b, fn, "dims_b", "n_dims_b");
     check_out(out, fn, "out");
-    const size_t n = static_cast<size_t>(n_dims);
-    *out = tensor_handle(tensordot(x, y, IntSpan(dims_a, n), IntSpan(dims_b, n)));
+    *out = tensor_handle(tensordot(x, y, da, db));
   });
 }
 

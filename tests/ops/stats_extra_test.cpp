@@ -27,6 +27,45 @@ GLIA_ADAPTER(histc) {
   return glia_histc(c.in[0], c.integer("bins", 100), c.num("min", 0.0), c.num("max", 0.0), c.out());
 }
 
+// Optional inputs are null in the fixture when absent (or missing at the end).
+static glia_tensor* opt_in(Call& c, size_t i) { return c.in.size() > i ? c.in[i] : nullptr; }
+
+GLIA_ADAPTER(diff) {
+  return glia_diff(c.in[0], c.integer("n", 1), c.integer("dim", -1), opt_in(c, 1), opt_in(c, 2), c.out());
+}
+GLIA_ADAPTER(cross) {
+  int64_t dim = c.integer("dim", 0);
+  return glia_cross(c.in[0], c.in[1], c.has("dim") ? &dim : nullptr, c.out());
+}
+GLIA_ADAPTER(tensordot) {
+  std::vector<int64_t> da = c.ints("dims_a"), db = c.ints("dims_b");
+  return glia_tensordot(c.in[0], c.in[1], da.data(), static_cast<int64_t>(da.size()), db.data(),
+                        static_cast<int64_t>(db.size()), c.out());
+}
+GLIA_ADAPTER(kron) { return glia_kron(c.in[0], c.in[1], c.out()); }
+GLIA_ADAPTER(block_diag) { return glia_block_diag(c.in.data(), static_cast<int64_t>(c.in.size()), c.out()); }
+GLIA_ADAPTER(diagflat) { return glia_diagflat(c.in[0], c.integer("offset", 0), c.out()); }
+GLIA_ADAPTER(cov) { return glia_cov(c.in[0], c.integer("correction", 1), opt_in(c, 1), opt_in(c, 2), c.out()); }
+GLIA_ADAPTER(corrcoef) { return glia_corrcoef(c.in[0], c.out()); }
+GLIA_ADAPTER(trapezoid) {
+  return glia_trapezoid(c.in[0], opt_in(c, 1), c.num("dx", 1.0), c.integer("dim", -1), c.out());
+}
+GLIA_ADAPTER(cumulative_trapezoid) {
+  return glia_cumulative_trapezoid(c.in[0], opt_in(c, 1), c.num("dx", 1.0), c.integer("dim", -1), c.out());
+}
+GLIA_ADAPTER(cdist) { return glia_cdist(c.in[0], c.in[1], c.num("p", 2.0), c.out()); }
+GLIA_ADAPTER(constant_pad_nd) {
+  std::vector<int64_t> pad = c.ints("pad");
+  return glia_constant_pad_nd(c.in[0], pad.data(), static_cast<int64_t>(pad.size()), c.num("value", 0.0), c.out());
+}
+GLIA_ADAPTER(combinations) {
+  return glia_combinations(c.in[0], c.integer("r", 2), c.flag("with_replacement", false), c.out());
+}
+GLIA_ADAPTER(einsum) {
+  std::string eq = c.str("equation", "");
+  return glia_einsum(eq.c_str(), c.in.data(), static_cast<int64_t>(c.in.size()), c.out());
+}
+
 TEST(StatsExtra, Golden) { run_cases("stats_extra.json"); }
 TEST(StatsExtra, Errors) { run_errors("stats_extra.json"); }
 

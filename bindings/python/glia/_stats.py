@@ -143,11 +143,9 @@ def tensordot(a, b, dims=2, out=None):
         if len(dims) != 2:
             raise RuntimeError("tensordot expects dims to be a pair of lists of dims")
         da, db = _dim_list(dims[0]), _dim_list(dims[1])
-    if len(da) != len(db):
-        raise RuntimeError("both dimension lists should have same length")
-    arr_a, n = _i64(da)
-    arr_b, _ = _i64(db)
-    return _new(C.glia_tensordot, a._h, b._h, arr_a, arr_b, n)
+    arr_a, n_a = _i64(da)
+    arr_b, n_b = _i64(db)
+    return _new(C.glia_tensordot, a._h, b._h, arr_a, n_a, arr_b, n_b)
 
 
 def kron(input, other, *, out=None):  # noqa: A002
