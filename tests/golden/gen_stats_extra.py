@@ -178,7 +178,8 @@ def build():
     c("histc f32", "histc", [rnd([25], f32)], bins=9, min=-4.5, max=4.25)
     c("histc f32 thirds", "histc", [torch.linspace(-1, 1, 31, dtype=torch.float32)], bins=3, min=-1, max=1)
     c("histc f64 tenths", "histc", [torch.linspace(0, 1, 11, dtype=torch.float64)], bins=10, min=0, max=1)
-    c("histc nan ignored", "histc", [t([1.0, 2.0, NAN, 5.0])], bins=4, min=0, max=4)
+    # (no NaN input: torch 1.13 counts a NaN in the first bin through an undefined float-to-int conversion;
+    # glia does not count it)
     c("histc constant", "histc", [t([2.0, 2.0])], bins=4)
     c("histc empty", "histc", [rnd([0])], bins=4)
     c("histc 0-dim", "histc", [rnd([])], bins=3)

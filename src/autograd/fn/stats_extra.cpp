@@ -35,7 +35,6 @@ Tensor scalar_like(double v, DType dtype, const Tensor& like) { return full(Dims
 
 Tensor diff(const Tensor& input, int64_t n, int64_t dim, const Tensor* prepend, const Tensor* append) {
   GLIA_CHECK(input.dim() >= 1, Shape, "diff expects input to be at least one-dimensional");
-  GLIA_CHECK(n >= 0, InvalidArgument, "order must be non-negative but got ", n);
   const int64_t d = ops::wrap_dim(dim, input.dim());
   for (const Tensor* o : {prepend, append}) {
     if (!o) continue;
@@ -54,7 +53,7 @@ Tensor diff(const Tensor& input, int64_t n, int64_t dim, const Tensor* prepend, 
     if (append) parts.push_back(*append);
     x = cat(parts, d);
   }
-  if (n == 0) return x;
+  if (n <= 0) return x;  // torch 1.13 differences nothing for n <= 0
   n = std::min(n, x.size(d));
   int64_t len = x.size(d) - 1;
   const bool is_bool = x.dtype() == DType::Bool;
@@ -170,14 +169,16 @@ Tensor block_diag(const std::vector<Tensor>& tensors) {
     rows += b.size(0);
     cols += b.size(1);
   }
+  // Each block padded with zeros to the full width, then the rows stacked (a block without rows only
+  // widens the result).
   std::vector<Tensor> padded;
   int64_t left = 0;
   for (const Tensor& b : blocks) {
-    const int64_t w = b.size(1);
-    padded.push_back(pad(b, Dims{left, cols - left - w, 0, 0}, PadMode::Constant, 0.0));
+    const int64_t w = b.size(1), right = cols - left - w;
+    if (b.size(0) > 0) padded.push_back(left == 0 && right == 0 ? b : pad(b, Dims{left, right, 0, 0}));
     left += w;
   }
-  (void)rows;
+  if (padded.empty()) return zeros(Dims{rows, cols}, dtype, dev);
   return cat(padded, 0);
 }
 
@@ -287,10 +288,11 @@ Tensor trapezoid(const Tensor& y, const Tensor* x, double dx, int64_t dim) {
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor* x, double dx, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, y.dim());
-  Tensor pairs = add(slice(y, d, 0, -1), slice(y, d, 1, kEnd));
-  if (x) {
+  if (x)
     GLIA_CHECK(y.dtype() != DType::Bool && x->dtype() != DType::Bool, DType,
                "cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+  Tensor pairs = add(slice(y, d, 0, -1), slice(y, d, 1, kEnd));
+  if (x) {
     Tensor dxs = spacing(y, *x, d, "cumulative_trapezoid");
     return cumsum(mul(div_scalar(dxs, Scalar::from_double(2.0)), pairs), d);
   }

@@ -83,6 +83,9 @@ Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, 
 }
 
 Tensor isin(const Tensor& elements, const Tensor& test_elements, bool /*assume_unique*/, bool invert) {
+  for (const Tensor* t : {&elements, &test_elements})
+    GLIA_CHECK(t->dtype() != DType::Bool, DType,
+               "Unsupported input type encountered for isin(): ", scalar_type_name(t->dtype()));
   const Device dev = common_device("isin", elements, test_elements, false);
   const DType common = result_type(elements, test_elements);
   Tensor out = empty(elements.shape(), DType::Bool, dev);
@@ -293,10 +296,9 @@ void histc_kernel(const KernelArgs& k) {
       for (int64_t i = 0; i < n; ++i) {
         const T v = x[i];
         if (!(v >= left && v <= right)) continue;  // outside the range, or NaN
-        // torch's HistogramKernel.cpp: the position by division, then checked against the edges around it.
+        // torch's HistogramKernel.cpp for histc: the position by division only (no search of the edges
+        // around it, so a value equal to an inner edge may land in the bin below, as in torch).
         int64_t pos = static_cast<int64_t>((v - left) * static_cast<T>(edges - 1) / (right - left));
-        const int64_t pmin = std::max<int64_t>(0, pos - 1), pmax = std::min<int64_t>(pos + 2, edges);
-        pos = (std::upper_bound(e + pmin, e + pmax, v) - e) - 1;
         if (pos == edges - 1) pos -= 1;
         h[pos] += T(1);
       }
