@@ -1851,6 +1851,147 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nanquantile(const glia_tensor *a, const
                                                      const int64_t *dim_or_null, int32_t keepdim,
                                                      glia_quantile_interpolation interpolation, glia_tensor **out);
 
+/* ---- searching, set membership, unique values, histograms (none differentiable) */
+/**
+ * torch.searchsorted(sorted_sequence, values, out_int32, right, side, sorter):
+ * for each value, the index in its row of sorted_sequence (1-D, or the
+ * values' leading dims then the row) where it would be inserted to keep the
+ * order: the first such index, the last with right != 0 or side "right".
+ * side_or_null: "left", "right" or NULL (not given); sorter_or_null: int64
+ * indices that sort each row (torch's argsort), or NULL. Both tensors are
+ * converted to their common dtype. int64 result, int32 with out_int32 != 0. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_searchsorted(const glia_tensor *sorted_sequence, const glia_tensor *values,
+                                                      int32_t out_int32, int32_t right, const char *side_or_null,
+                                                      const glia_tensor *sorter_or_null, glia_tensor **out);
+/** torch.bucketize(input, boundaries, out_int32, right): glia_searchsorted with 1-D boundaries. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_bucketize(const glia_tensor *input, const glia_tensor *boundaries,
+                                                   int32_t out_int32, int32_t right, glia_tensor **out);
+/**
+ * torch.isin(elements, test_elements, assume_unique, invert): bool tensor of
+ * elements' shape, whether each element equals one of test_elements (NaN
+ * never does), negated with invert != 0. assume_unique only allows a faster
+ * path in torch; the result is the same. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_isin(const glia_tensor *elements, const glia_tensor *test_elements,
+                                              int32_t assume_unique, int32_t invert, glia_tensor **out);
+/**
+ * torch.unique(input, sorted, return_inverse, return_counts, dim=None): the
+ * distinct values of input, ascending (NaNs are each distinct, last), as a
+ * 1-D tensor; out_inverse_or_null receives, for each element of input (its
+ * shape), the index of its value in out; out_counts_or_null the number of
+ * times each value occurs (int64). glia always sorts: torch's order with
+ * sorted == 0 is its hash set's. dim_or_null must be NULL
+ * (GLIA_ERR_UNSUPPORTED otherwise: unique slices are not implemented). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_unique(const glia_tensor *input, int32_t sorted, const int64_t *dim_or_null,
+                                                glia_tensor **out, glia_tensor **out_inverse_or_null,
+                                                glia_tensor **out_counts_or_null);
+/**
+ * torch.unique_consecutive(input, return_inverse, return_counts, dim=None):
+ * the first value of each run of equal consecutive elements of the
+ * flattened input, with inverse and counts as glia_unique's. dim_or_null
+ * must be NULL. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_unique_consecutive(const glia_tensor *input, const int64_t *dim_or_null,
+                                                            glia_tensor **out, glia_tensor **out_inverse_or_null,
+                                                            glia_tensor **out_counts_or_null);
+/**
+ * torch.histc(input, bins, min, max): counts of input's elements in bins
+ * equal bins over [min, max] (min == max: the data's range; the last bin
+ * includes max; elements outside and NaN are not counted), of input's dtype
+ * (float32 or float64). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_histc(const glia_tensor *input, int64_t bins, double min, double max,
+                                               glia_tensor **out);
+
+/* ---- differences, products and statistics composed of differentiable ops (torch's names and rules) */
+/**
+ * torch.diff(input, n=order, dim, prepend, append): the order-th forward
+ * difference along dim (logical xor for bool), after concatenating
+ * prepend_or_null and append_or_null (same number of dims as input) along
+ * dim; order <= 0 differences nothing (torch 1.13). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_diff(const glia_tensor *input, int64_t order, int64_t dim,
+                                              const glia_tensor *prepend_or_null, const glia_tensor *append_or_null,
+                                              glia_tensor **out);
+/**
+ * torch.cross(input, other, dim): the cross product of 3-vectors along dim
+ * (the batch dims broadcast). dim_or_null NULL: torch 1.13's default, the
+ * first dim of size 3. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cross(const glia_tensor *input, const glia_tensor *other,
+                                               const int64_t *dim_or_null, glia_tensor **out);
+/**
+ * torch.tensordot(a, b, dims=(dims_a, dims_b)): sums the products over the
+ * paired dims (n_dims_a == n_dims_b; a size-1 dim pairs with any size); the
+ * result's dims are a's others then b's others. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensordot(const glia_tensor *a, const glia_tensor *b, const int64_t *dims_a,
+                                                   int64_t n_dims_a, const int64_t *dims_b, int64_t n_dims_b,
+                                                   glia_tensor **out);
+/** torch.kron(a, b): the Kronecker product (the shorter shape padded with leading 1s). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_kron(const glia_tensor *a, const glia_tensor *b, glia_tensor **out);
+/**
+ * torch.block_diag(*tensors): the block-diagonal matrix of n_tensors
+ * tensors of at most 2 dims (0-dim: 1x1, 1-D: one row), in their promoted
+ * dtype. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_block_diag(const glia_tensor *const *tensors, int64_t n_tensors,
+                                                    glia_tensor **out);
+/** torch.diagflat(input, offset): the square matrix with the flattened input on diagonal offset. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_diagflat(const glia_tensor *input, int64_t offset, glia_tensor **out);
+/**
+ * torch.cov(input, correction, fweights, aweights): the covariance matrix of
+ * the variables in input's rows (observations in columns; 1-D: one
+ * variable), with integer frequency weights and floating observation
+ * weights (each NULL or 1-D with one entry per observation). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cov(const glia_tensor *input, int64_t correction,
+                                             const glia_tensor *fweights_or_null, const glia_tensor *aweights_or_null,
+                                             glia_tensor **out);
+/** torch.corrcoef(input): Pearson correlation coefficients of input's rows, clipped to [-1, 1]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_corrcoef(const glia_tensor *input, glia_tensor **out);
+/**
+ * torch.trapezoid(y, x, dim) and torch.trapezoid(y, dx=dx, dim): the
+ * trapezoidal rule along dim, with sample points x_or_null (1-D of y's size
+ * along dim, or broadcastable to y) or, when it is NULL, spacing dx. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_trapezoid(const glia_tensor *y, const glia_tensor *x_or_null, double dx,
+                                                   int64_t dim, glia_tensor **out);
+/** torch.cumulative_trapezoid(y, x, dx, dim): the running trapezoidal sums, as glia_trapezoid. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_cumulative_trapezoid(const glia_tensor *y, const glia_tensor *x_or_null,
+                                                              double dx, int64_t dim, glia_tensor **out);
+/**
+ * torch.cdist(x1, x2, p) with the default compute mode: the p-norm distances
+ * between the rows of x1 [..., R1, M] and x2 [..., R2, M] (batch dims
+ * broadcast), [..., R1, R2]; p >= 0 (INFINITY: the largest difference). For
+ * p == 2 with more than 25 rows on a side, torch's matrix-product form.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cdist(const glia_tensor *x1, const glia_tensor *x2, double p,
+                                               glia_tensor **out);
+/**
+ * torch.constant_pad_nd(input, pad, value): pads (negative: crops) the last
+ * n_pad / 2 dims, pairs (before, after) from the last dim, with value. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_constant_pad_nd(const glia_tensor *input, const int64_t *pad, int64_t n_pad,
+                                                         double value, glia_tensor **out);
+/**
+ * torch.combinations(input, r, with_replacement): the r-element combinations
+ * of the 1-D input's elements in lexicographic order of their indices, as
+ * rows of [count, r] (r == 0: an empty 1-D tensor). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_combinations(const glia_tensor *input, int64_t r, int32_t with_replacement,
+                                                      glia_tensor **out);
+/**
+ * torch.einsum(equation, *operands): the sum of products that equation
+ * ("ij,jk->ik", with "..." for broadcast dims; no "->": the letters seen once,
+ * sorted) describes, over n_operands operands. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_einsum(const char *equation, const glia_tensor *const *operands,
+                                                int64_t n_operands, glia_tensor **out);
+
 /** @} */
 /* ---- operators: losses ----------------------------------------------------- */
 /** @defgroup ops_losses Losses
