@@ -2662,6 +2662,96 @@ GLIA_API GLIA_NODISCARD glia_error *glia_conv_transpose2d(const glia_tensor *x, 
                                                           const glia_conv_transpose2d_options *options,
                                                           glia_tensor **out);
 
+/* Convolutions 1d/3d and fold/unfold (@since 0.2). 1-D functions read element 0 of each array,
+ * 3-D ones (depth, height, width). */
+
+/** Options of glia_conv1d and glia_conv3d. Initialise with glia_convnd_options_init(). @since 0.2 */
+typedef struct glia_convnd_options {
+  /** sizeof(glia_convnd_options), set by glia_convnd_options_init(). */
+  size_t struct_size;
+  int64_t stride[3];              /**< default {1, 1, 1} */
+  int64_t padding[3];             /**< default {0, 0, 0}; used with GLIA_PADDING_EXPLICIT */
+  int64_t dilation[3];            /**< default {1, 1, 1} */
+  int64_t groups;                 /**< default 1 */
+  glia_padding_kind padding_kind; /**< default GLIA_PADDING_EXPLICIT */
+} glia_convnd_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_convnd_options_init(glia_convnd_options *options);
+
+/**
+ * torch.nn.functional.conv1d: x [N, C, L] or [C, L], weight [O, C / groups, k],
+ * bias [O] or NULL; options NULL for the defaults. conv2d's dtypes and messages
+ * (torch's, with 1-D sizes). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv1d(const glia_tensor *x, const glia_tensor *weight,
+                                                const glia_tensor *bias, const glia_convnd_options *options,
+                                                glia_tensor **out);
+/**
+ * torch.nn.functional.conv3d: x [N, C, D, H, W] or [C, D, H, W], weight
+ * [O, C / groups, kD, kH, kW], bias [O] or NULL. float32, float64, bfloat16
+ * and int64. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv3d(const glia_tensor *x, const glia_tensor *weight,
+                                                const glia_tensor *bias, const glia_convnd_options *options,
+                                                glia_tensor **out);
+
+/** Options of glia_conv_transpose1d and glia_conv_transpose3d. Initialise with the init function. @since 0.2 */
+typedef struct glia_conv_transposend_options {
+  /** sizeof(glia_conv_transposend_options), set by glia_conv_transposend_options_init(). */
+  size_t struct_size;
+  int64_t stride[3];         /**< default {1, 1, 1} */
+  int64_t padding[3];        /**< default {0, 0, 0} */
+  int64_t output_padding[3]; /**< default {0, 0, 0} */
+  int64_t groups;            /**< default 1 */
+  int64_t dilation[3];       /**< default {1, 1, 1} */
+} glia_conv_transposend_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_conv_transposend_options_init(glia_conv_transposend_options *options);
+
+/**
+ * torch.nn.functional.conv_transpose1d: x [N, C, L] or [C, L], weight
+ * [C, O / groups, k], bias [O] or NULL. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv_transpose1d(const glia_tensor *x, const glia_tensor *weight,
+                                                          const glia_tensor *bias,
+                                                          const glia_conv_transposend_options *options,
+                                                          glia_tensor **out);
+/**
+ * torch.nn.functional.conv_transpose3d: x [N, C, D, H, W] or [C, D, H, W],
+ * weight [C, O / groups, kD, kH, kW], bias [O] or NULL. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv_transpose3d(const glia_tensor *x, const glia_tensor *weight,
+                                                          const glia_tensor *bias,
+                                                          const glia_conv_transposend_options *options,
+                                                          glia_tensor **out);
+
+/** Options of glia_im2col and glia_col2im (pairs are (height, width)). Initialise with glia_fold_options_init(). */
+typedef struct glia_fold_options {
+  /** sizeof(glia_fold_options), set by glia_fold_options_init(). */
+  size_t struct_size;
+  int64_t kernel_size[2]; /**< default {1, 1}: set it */
+  int64_t dilation[2];    /**< default {1, 1} */
+  int64_t padding[2];     /**< default {0, 0} */
+  int64_t stride[2];      /**< default {1, 1} */
+} glia_fold_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_fold_options_init(glia_fold_options *options);
+
+/**
+ * torch.nn.functional.unfold (torch's im2col; glia_unfold is Tensor.unfold): x [N, C, H, W] or [C, H, W] ->
+ * [N, C * kH * kW, L] (or [C * kH * kW, L]), L the number of window positions.
+ * Floating dtypes. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_im2col(const glia_tensor *x, const glia_fold_options *options,
+                                                glia_tensor **out);
+/**
+ * torch.nn.functional.fold (torch's col2im, the adjoint of glia_im2col): x [N, C * kH * kW, L]
+ * or [C * kH * kW, L] -> [N, C, out_h, out_w] (or [C, out_h, out_w]), overlapping
+ * values summed. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_col2im(const glia_tensor *x, int64_t out_h, int64_t out_w,
+                                              const glia_fold_options *options, glia_tensor **out);
+
 /** Options of glia_max_pool2d. Initialise with glia_max_pool2d_options_init() and set kernel_size. */
 typedef struct glia_max_pool2d_options {
   /** sizeof(glia_max_pool2d_options), set by glia_max_pool2d_options_init(). */
@@ -3753,6 +3843,81 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv_transpose2d(int64_t in_channels
                                                              int64_t kernel_h, int64_t kernel_w,
                                                              const glia_nn_conv_transpose2d_options *options,
                                                              const glia_factory_options *factory, glia_module **out);
+
+/* Conv1d, Conv3d, ConvTranspose1d, ConvTranspose3d, Unfold, Fold (@since 0.2). */
+
+/**
+ * Options of glia_nn_conv1d and glia_nn_conv3d: torch's keywords (1-D reads
+ * element 0 of each array). Initialise with glia_nn_convnd_options_init(). @since 0.2
+ */
+typedef struct glia_nn_convnd_options {
+  /** sizeof(glia_nn_convnd_options), set by glia_nn_convnd_options_init(). */
+  size_t struct_size;
+  int64_t stride[3];              /**< default {1, 1, 1} */
+  int64_t padding[3];             /**< default {0, 0, 0}; used with GLIA_PADDING_EXPLICIT */
+  int64_t dilation[3];            /**< default {1, 1, 1} */
+  int64_t groups;                 /**< default 1 */
+  int32_t bias;                   /**< default 1 */
+  glia_padding_kind padding_kind; /**< torch's padding="valid" / "same"; default GLIA_PADDING_EXPLICIT */
+  glia_pad_mode padding_mode;     /**< torch's padding_mode; default GLIA_PAD_CONSTANT ("zeros") */
+} glia_nn_convnd_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_nn_convnd_options_init(glia_nn_convnd_options *options);
+
+/**
+ * torch.nn.Conv1d(in_channels, out_channels, kernel_size, ...): weight
+ * [out, in / groups, k], bias [out], initialised and checked as glia_nn_conv2d.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+                                                   const glia_nn_convnd_options *options,
+                                                   const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.Conv3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...):
+ * weight [out, in / groups, kD, kH, kW], bias [out], as glia_nn_conv2d. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv3d(int64_t in_channels, int64_t out_channels, int64_t kernel_d,
+                                                   int64_t kernel_h, int64_t kernel_w,
+                                                   const glia_nn_convnd_options *options,
+                                                   const glia_factory_options *factory, glia_module **out);
+
+/** Options of glia_nn_conv_transpose1d / 3d (torch's keywords). Initialise with the init function. @since 0.2 */
+typedef struct glia_nn_conv_transposend_options {
+  /** sizeof(glia_nn_conv_transposend_options), set by glia_nn_conv_transposend_options_init(). */
+  size_t struct_size;
+  int64_t stride[3];         /**< default {1, 1, 1} */
+  int64_t padding[3];        /**< default {0, 0, 0} */
+  int64_t output_padding[3]; /**< default {0, 0, 0} */
+  int64_t groups;            /**< default 1 */
+  int32_t bias;              /**< default 1 */
+  int64_t dilation[3];       /**< default {1, 1, 1} */
+} glia_nn_conv_transposend_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_nn_conv_transposend_options_init(glia_nn_conv_transposend_options *options);
+
+/**
+ * torch.nn.ConvTranspose1d(in_channels, out_channels, kernel_size, ...): weight
+ * [in, out / groups, k], bias [out], as glia_nn_conv_transpose2d. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels,
+                                                             int64_t kernel_size,
+                                                             const glia_nn_conv_transposend_options *options,
+                                                             const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.ConvTranspose3d(in_channels, out_channels, (kernel_d, kernel_h,
+ * kernel_w), ...): weight [in, out / groups, kD, kH, kW], bias [out]. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels,
+                                                             int64_t kernel_d, int64_t kernel_h, int64_t kernel_w,
+                                                             const glia_nn_conv_transposend_options *options,
+                                                             const glia_factory_options *factory, glia_module **out);
+
+/** torch.nn.Unfold with glia_im2col's options (required: kernel_size). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_unfold(const glia_fold_options *options,
+                                                   const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Fold(output_size, ...) with glia_col2im's options (required: kernel_size). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_fold(int64_t out_h, int64_t out_w, const glia_fold_options *options,
+                                                 const glia_factory_options *factory, glia_module **out);
 
 /**
  * torch.nn.MaxPool2d with glia_max_pool2d's options (required: set

@@ -6,6 +6,7 @@
 #include "autograd/fn/activation.h"
 #include "autograd/fn/activation_extra.h"
 #include "autograd/fn/conv.h"
+#include "autograd/fn/convnd.h"
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/index.h"
 #include "autograd/fn/linalg.h"

@@ -151,6 +151,12 @@ class glia_conv2d_options(Structure):
     pass
 class glia_conv_transpose2d_options(Structure):
     pass
+class glia_convnd_options(Structure):
+    pass
+class glia_conv_transposend_options(Structure):
+    pass
+class glia_fold_options(Structure):
+    pass
 class glia_max_pool2d_options(Structure):
     pass
 class glia_avg_pool2d_options(Structure):
@@ -172,6 +178,10 @@ class glia_factory_options(Structure):
 class glia_nn_conv2d_options(Structure):
     pass
 class glia_nn_conv_transpose2d_options(Structure):
+    pass
+class glia_nn_convnd_options(Structure):
+    pass
+class glia_nn_conv_transposend_options(Structure):
     pass
 class glia_nn_rnn_options(Structure):
     pass
@@ -250,6 +260,9 @@ glia_nll_loss_options._fields_ = [("struct_size", c_size_t), ("weight", c_void_p
 glia_cross_entropy_options._fields_ = [("struct_size", c_size_t), ("weight", c_void_p), ("ignore_index", c_int64), ("reduction", c_int), ("label_smoothing", c_double)]
 glia_conv2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("groups", c_int64), ("padding_kind", c_int)]
 glia_conv_transpose2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("output_padding", (c_int64 * 2)), ("groups", c_int64), ("dilation", (c_int64 * 2))]
+glia_convnd_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("dilation", (c_int64 * 3)), ("groups", c_int64), ("padding_kind", c_int)]
+glia_conv_transposend_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("output_padding", (c_int64 * 3)), ("groups", c_int64), ("dilation", (c_int64 * 3))]
+glia_fold_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("stride", (c_int64 * 2))]
 glia_max_pool2d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 2)), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("ceil_mode", c_int32)]
 glia_avg_pool2d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", (c_int64 * 2)), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("ceil_mode", c_int32), ("count_include_pad", c_int32), ("divisor_override", c_int64)]
 glia_max_pool1d_options._fields_ = [("struct_size", c_size_t), ("kernel_size", c_int64), ("stride", c_int64), ("padding", c_int64), ("dilation", c_int64), ("ceil_mode", c_int32)]
@@ -261,6 +274,8 @@ glia_module_def._fields_ = [("struct_size", c_size_t), ("forward", glia_module_f
 glia_factory_options._fields_ = [("struct_size", c_size_t), ("dtype", c_int), ("device", glia_device), ("skip_init", c_int32)]
 glia_nn_conv2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("dilation", (c_int64 * 2)), ("groups", c_int64), ("bias", c_int32), ("padding_kind", c_int), ("padding_mode", c_int)]
 glia_nn_conv_transpose2d_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 2)), ("padding", (c_int64 * 2)), ("output_padding", (c_int64 * 2)), ("groups", c_int64), ("bias", c_int32), ("dilation", (c_int64 * 2))]
+glia_nn_convnd_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("dilation", (c_int64 * 3)), ("groups", c_int64), ("bias", c_int32), ("padding_kind", c_int), ("padding_mode", c_int)]
+glia_nn_conv_transposend_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("output_padding", (c_int64 * 3)), ("groups", c_int64), ("bias", c_int32), ("dilation", (c_int64 * 3))]
 glia_nn_rnn_options._fields_ = [("struct_size", c_size_t), ("num_layers", c_int64), ("bias", c_int32), ("batch_first", c_int32), ("dropout", c_double), ("bidirectional", c_int32), ("proj_size", c_int64), ("nonlinearity", c_char_p)]
 glia_packed_sequence._fields_ = [("data", c_void_p), ("batch_sizes", c_void_p), ("sorted_indices", c_void_p), ("unsorted_indices", c_void_p)]
 glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("momentum_none", c_int32), ("affine", c_int32), ("track_running_stats", c_int32)]
@@ -746,6 +761,15 @@ FUNCTIONS = {
     "glia_conv2d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv2d_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
     "glia_conv_transpose2d_options_init": (None, [POINTER(glia_conv_transpose2d_options)], ["options"]),
     "glia_conv_transpose2d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv_transpose2d_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
+    "glia_convnd_options_init": (None, [POINTER(glia_convnd_options)], ["options"]),
+    "glia_conv1d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_convnd_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
+    "glia_conv3d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_convnd_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
+    "glia_conv_transposend_options_init": (None, [POINTER(glia_conv_transposend_options)], ["options"]),
+    "glia_conv_transpose1d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv_transposend_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
+    "glia_conv_transpose3d": (c_void_p, [c_void_p, c_void_p, c_void_p, POINTER(glia_conv_transposend_options), POINTER(c_void_p)], ["x", "weight", "bias", "options", "out"]),
+    "glia_fold_options_init": (None, [POINTER(glia_fold_options)], ["options"]),
+    "glia_im2col": (c_void_p, [c_void_p, POINTER(glia_fold_options), POINTER(c_void_p)], ["x", "options", "out"]),
+    "glia_col2im": (c_void_p, [c_void_p, c_int64, c_int64, POINTER(glia_fold_options), POINTER(c_void_p)], ["x", "out_h", "out_w", "options", "out"]),
     "glia_max_pool2d_options_init": (None, [POINTER(glia_max_pool2d_options)], ["options"]),
     "glia_max_pool2d": (c_void_p, [c_void_p, POINTER(glia_max_pool2d_options), POINTER(c_void_p), POINTER(c_void_p)], ["x", "options", "out", "out_indices"]),
     "glia_avg_pool2d_options_init": (None, [POINTER(glia_avg_pool2d_options)], ["options"]),
@@ -880,6 +904,14 @@ FUNCTIONS = {
     "glia_nn_conv2d": (c_void_p, [c_int64, c_int64, c_int64, c_int64, POINTER(glia_nn_conv2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_h", "kernel_w", "options", "factory", "out"]),
     "glia_nn_conv_transpose2d_options_init": (None, [POINTER(glia_nn_conv_transpose2d_options)], ["options"]),
     "glia_nn_conv_transpose2d": (c_void_p, [c_int64, c_int64, c_int64, c_int64, POINTER(glia_nn_conv_transpose2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_h", "kernel_w", "options", "factory", "out"]),
+    "glia_nn_convnd_options_init": (None, [POINTER(glia_nn_convnd_options)], ["options"]),
+    "glia_nn_conv1d": (c_void_p, [c_int64, c_int64, c_int64, POINTER(glia_nn_convnd_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_size", "options", "factory", "out"]),
+    "glia_nn_conv3d": (c_void_p, [c_int64, c_int64, c_int64, c_int64, c_int64, POINTER(glia_nn_convnd_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_d", "kernel_h", "kernel_w", "options", "factory", "out"]),
+    "glia_nn_conv_transposend_options_init": (None, [POINTER(glia_nn_conv_transposend_options)], ["options"]),
+    "glia_nn_conv_transpose1d": (c_void_p, [c_int64, c_int64, c_int64, POINTER(glia_nn_conv_transposend_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_size", "options", "factory", "out"]),
+    "glia_nn_conv_transpose3d": (c_void_p, [c_int64, c_int64, c_int64, c_int64, c_int64, POINTER(glia_nn_conv_transposend_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["in_channels", "out_channels", "kernel_d", "kernel_h", "kernel_w", "options", "factory", "out"]),
+    "glia_nn_unfold": (c_void_p, [POINTER(glia_fold_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
+    "glia_nn_fold": (c_void_p, [c_int64, c_int64, POINTER(glia_fold_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["out_h", "out_w", "options", "factory", "out"]),
     "glia_nn_max_pool2d": (c_void_p, [POINTER(glia_max_pool2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_avg_pool2d": (c_void_p, [POINTER(glia_avg_pool2d_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_adaptive_avg_pool2d": (c_void_p, [c_int64, c_int64, POINTER(glia_factory_options), POINTER(c_void_p)], ["out_h", "out_w", "factory", "out"]),

@@ -984,3 +984,94 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 __all__ += ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
             "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
             "adaptive_max_pool3d_with_indices", "native_channel_shuffle", "gumbel_softmax"]
+# ---- convolutions 1d/3d and fold/unfold ------------------------------------------
+
+from .._cdefs import glia_conv_transposend_options, glia_convnd_options, glia_fold_options  # noqa: E402
+
+__all__ += ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose3d", "unfold", "fold"]
+
+
+def _ntuple(v, n, name):
+    if isinstance(v, numbers.Integral):
+        return (int(v),) * n
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise RuntimeError("expected %s to be a single integer value or a list of %d values to match the "
+                           "convolution dimensions, but got %s=%s" % (name, n, name, list(v)))
+    return v
+
+
+def _convnd(fn, name, n, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
+    o = glia_convnd_options()
+    C.glia_convnd_options_init(byref(o))
+    o.stride[:n] = _ntuple(stride, n, "stride")
+    o.dilation[:n] = _ntuple(dilation, n, "dilation")
+    o.groups = int(groups)
+    if isinstance(padding, str):
+        if padding == "valid":
+            o.padding_kind = GLIA_PADDING_VALID
+        elif padding == "same":
+            o.padding_kind = GLIA_PADDING_SAME
+        else:
+            raise RuntimeError("Invalid padding string: '%s'" % padding)
+    else:
+        o.padding_kind = GLIA_PADDING_EXPLICIT
+        o.padding[:n] = _ntuple(padding, n, "padding")
+    return _new(fn, _tensor_arg(name, "input", 1, input), _tensor_arg(name, "weight", 2, weight),
+                _tensor_arg(name, "bias", 3, bias, True), byref(o))
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    return _convnd(C.glia_conv1d, "conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    return _convnd(C.glia_conv3d, "conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transposend(fn, name, n, input, weight, bias, stride, padding, output_padding, groups,  # noqa: A002
+                      dilation):
+    o = glia_conv_transposend_options()
+    C.glia_conv_transposend_options_init(byref(o))
+    o.stride[:n] = _ntuple(stride, n, "stride")
+    o.padding[:n] = _ntuple(padding, n, "padding")
+    o.output_padding[:n] = _ntuple(output_padding, n, "output_padding")
+    o.dilation[:n] = _ntuple(dilation, n, "dilation")
+    o.groups = int(groups)
+    return _new(fn, _tensor_arg(name, "input", 1, input), _tensor_arg(name, "weight", 2, weight),
+                _tensor_arg(name, "bias", 3, bias, True), byref(o))
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,  # noqa: A002
+                     dilation=1):
+    return _conv_transposend(C.glia_conv_transpose1d, "conv_transpose1d", 1, input, weight, bias, stride, padding,
+                             output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,  # noqa: A002
+                     dilation=1):
+    return _conv_transposend(C.glia_conv_transpose3d, "conv_transpose3d", 3, input, weight, bias, stride, padding,
+                             output_padding, groups, dilation)
+
+
+def _fold_options(kernel_size, dilation, padding, stride):
+    o = glia_fold_options()
+    C.glia_fold_options_init(byref(o))
+    o.kernel_size[:] = _pair(kernel_size, "kernel_size")
+    o.dilation[:] = _pair(dilation, "dilation")
+    o.padding[:] = _pair(padding, "padding")
+    o.stride[:] = _pair(stride, "stride")
+    return o
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    o = _fold_options(kernel_size, dilation, padding, stride)
+    return _new(C.glia_im2col, _tensor_arg("unfold", "input", 1, input), byref(o))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    o = _fold_options(kernel_size, dilation, padding, stride)
+    oh, ow = _pair(output_size, "output_size")
+    return _new(C.glia_col2im, _tensor_arg("fold", "input", 1, input), oh, ow, byref(o))

@@ -267,6 +267,38 @@ pub struct glia_conv_transpose2d_options {
 
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct glia_convnd_options {
+    pub struct_size: usize,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
+    pub groups: i64,
+    pub padding_kind: glia_padding_kind,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_conv_transposend_options {
+    pub struct_size: usize,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_padding: [i64; 3],
+    pub groups: i64,
+    pub dilation: [i64; 3],
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_fold_options {
+    pub struct_size: usize,
+    pub kernel_size: [i64; 2],
+    pub dilation: [i64; 2],
+    pub padding: [i64; 2],
+    pub stride: [i64; 2],
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct glia_max_pool2d_options {
     pub struct_size: usize,
     pub kernel_size: [i64; 2],
@@ -458,6 +490,31 @@ pub struct glia_nn_conv_transpose2d_options {
     pub groups: i64,
     pub bias: i32,
     pub dilation: [i64; 2],
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_nn_convnd_options {
+    pub struct_size: usize,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
+    pub groups: i64,
+    pub bias: i32,
+    pub padding_kind: glia_padding_kind,
+    pub padding_mode: glia_pad_mode,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_nn_conv_transposend_options {
+    pub struct_size: usize,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_padding: [i64; 3],
+    pub groups: i64,
+    pub bias: i32,
+    pub dilation: [i64; 3],
 }
 
 #[repr(C)]
@@ -1234,6 +1291,15 @@ extern "C" {
     pub fn glia_conv2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_conv_transpose2d_options_init(options: *mut glia_conv_transpose2d_options);
     pub fn glia_conv_transpose2d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv_transpose2d_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_convnd_options_init(options: *mut glia_convnd_options);
+    pub fn glia_conv1d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_convnd_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_conv3d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_convnd_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_conv_transposend_options_init(options: *mut glia_conv_transposend_options);
+    pub fn glia_conv_transpose1d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv_transposend_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_conv_transpose3d(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, options: *const glia_conv_transposend_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_fold_options_init(options: *mut glia_fold_options);
+    pub fn glia_im2col(x: *const glia_tensor, options: *const glia_fold_options, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_col2im(x: *const glia_tensor, out_h: i64, out_w: i64, options: *const glia_fold_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_max_pool2d_options_init(options: *mut glia_max_pool2d_options);
     pub fn glia_max_pool2d(x: *const glia_tensor, options: *const glia_max_pool2d_options, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_avg_pool2d_options_init(options: *mut glia_avg_pool2d_options);
@@ -1368,6 +1434,14 @@ extern "C" {
     pub fn glia_nn_conv2d(in_channels: i64, out_channels: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_conv_transpose2d_options_init(options: *mut glia_nn_conv_transpose2d_options);
     pub fn glia_nn_conv_transpose2d(in_channels: i64, out_channels: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv_transpose2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_convnd_options_init(options: *mut glia_nn_convnd_options);
+    pub fn glia_nn_conv1d(in_channels: i64, out_channels: i64, kernel_size: i64, options: *const glia_nn_convnd_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_conv3d(in_channels: i64, out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_convnd_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_conv_transposend_options_init(options: *mut glia_nn_conv_transposend_options);
+    pub fn glia_nn_conv_transpose1d(in_channels: i64, out_channels: i64, kernel_size: i64, options: *const glia_nn_conv_transposend_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_conv_transpose3d(in_channels: i64, out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv_transposend_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_unfold(options: *const glia_fold_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_fold(out_h: i64, out_w: i64, options: *const glia_fold_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_max_pool2d(options: *const glia_max_pool2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_avg_pool2d(options: *const glia_avg_pool2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_adaptive_avg_pool2d(out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
