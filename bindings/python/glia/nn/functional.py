@@ -984,6 +984,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 __all__ += ["max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
             "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
             "adaptive_max_pool3d_with_indices", "native_channel_shuffle", "gumbel_softmax"]
+
+
 # ---- norms, dropouts and distances (h-nnmisc, issue 21) -------------------------------------------------------------
 
 __all__ += ["instance_norm", "local_response_norm", "cosine_similarity", "pairwise_distance", "pdist", "bilinear",
