@@ -4,6 +4,7 @@
 #include "autograd/fn/nnmisc.h"
 
 #include "autograd/fn/bilinear.h"
+#include "autograd/fn/loss_extra.h"
 #include "capi/api.h"
 #include "capi/options.h"
 #include "nn/modules/misc_nd.h"

@@ -59,14 +59,6 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
   return sum(mul(div(a, na), div(b, nb)), Dims{d}, false);
 }
 
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
-  // torch: at::norm(x1 - x2 + eps, p, innermost_dim, keepdim)
-  const int64_t nd = std::max(x1.dim(), x2.dim());
-  Tensor d = add_scalar(sub(x1, x2), num(eps));
-  if (!is_floating(d.dtype())) d = to_dtype_with_grad(d, DType::Float32);  // torch's norm of integers (eps = 0)
-  return vector_norm(d, p, Dims{nd - 1}, keepdim);
-}
-
 Tensor pdist(const Tensor& x, double p) {
   GLIA_CHECK(x.dim() == 2, Shape, "pdist only supports 2D tensors, got: ", x.dim(), "D");
   GLIA_CHECK(is_floating(x.dtype()), DType, "pdist only supports floating-point dtypes");

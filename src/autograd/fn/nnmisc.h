@@ -11,8 +11,7 @@ Tensor softsign(const Tensor& x);
 // sum(x1 * x2, dim) / (max(|x1|, eps) * max(|x2|, eps)) over the broadcast
 // shape; torch's gradient (the clamped norms take part in it).
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
-// ||x1 - x2 + eps||_p over the last dim of the broadcast shape.
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
+// (pairwise_distance is autograd/fn/loss_extra.h's.)
 // The p-norm distances between the rows of a 2-D x, i < j in row-major order.
 Tensor pdist(const Tensor& x, double p = 2.0);
 // torch.instance_norm: batch_norm of x viewed as [1, N * C, *]; the running

@@ -1,6 +1,7 @@
 #include "nn/modules/misc_nd.h"
 
 #include "autograd/fn/elementwise.h"
+#include "autograd/fn/loss_extra.h"
 #include "autograd/fn/nnmisc.h"
 #include "autograd/fn/shape.h"
 #include "nn/init.h"
