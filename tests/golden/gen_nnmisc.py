@@ -53,9 +53,9 @@ OPS = {
     "local_response_norm": lambda xs, a: F.local_response_norm(xs[0], a["size"], alpha=a.get("alpha", 1e-4),
                                                                beta=a.get("beta", 0.75), k=a.get("k", 1.0)),
     "cosine_similarity": lambda xs, a: F.cosine_similarity(xs[0], xs[1], dim=a.get("dim", 1), eps=a.get("eps", 1e-8)),
-    "pairwise_distance": lambda xs, a: F.pairwise_distance(xs[0], xs[1], p=a.get("p", 2.0), eps=a.get("eps", 1e-6),
-                                                           keepdim=a.get("keepdim", False)),
-    "pdist": lambda xs, a: F.pdist(xs[0], p=a.get("p", 2.0)),
+    "pairwise_distance": lambda xs, a: F.pairwise_distance(xs[0], xs[1], p=float(a.get("p", 2.0)),
+                                                           eps=a.get("eps", 1e-6), keepdim=a.get("keepdim", False)),
+    "pdist": lambda xs, a: F.pdist(xs[0], p=float(a.get("p", 2.0))),
     "bilinear": lambda xs, a: F.bilinear(xs[0], xs[1], xs[2], xs[3]),
     "softsign": lambda xs, a: F.softsign(xs[0]),
     "dropout1d": _drop(F.dropout1d),
@@ -129,7 +129,7 @@ def ops():
     c("pairwise_distance 2D", "pairwise_distance", [s([4, 5]), s([4, 5])])
     c("pairwise_distance p 1 keepdim", "pairwise_distance", [s([3, 4]), s([3, 4])], p=1.0, keepdim=True)
     c("pairwise_distance p 3", "pairwise_distance", [s([3, 4]), s([3, 4])], p=3.0)
-    c("pairwise_distance p inf", "pairwise_distance", [s([3, 4]), s([3, 4])], p=float("inf"))
+    c("pairwise_distance p inf", "pairwise_distance", [s([3, 4]), s([3, 4])], p="inf")
     c("pairwise_distance broadcast 1D", "pairwise_distance", [s([4]), s([2, 4])])
     c("pairwise_distance 1D", "pairwise_distance", [s([4]), s([4])], eps=0.5)
     c("pairwise_distance same rows", "pairwise_distance",
@@ -146,7 +146,7 @@ def ops():
     c("pdist p 1", "pdist", [s([4, 3])], p=1.0)
     c("pdist p 3", "pdist", [s([3, 5])], p=3.0)
     c("pdist p 0.5", "pdist", [s([3, 2])], p=0.5)
-    c("pdist p inf", "pdist", [s([4, 2])], p=float("inf"))
+    c("pdist p inf", "pdist", [s([4, 2])], p="inf")
     c("pdist p 0", "pdist", [rnd([4, 3])], p=0.0, gradcheck=False)
     c("pdist equal rows", "pdist", [torch.tensor([[1.0, 2.0], [1.0, 2.0], [3.0, 5.0]], dtype=torch.float64)],
       gradcheck=False)

@@ -203,6 +203,7 @@ TEST(NnMisc, DropoutSeedReproducesMask) {
     Handles h;
     glia_tensor* x = make(h, ramp(2 * 300 * 2 * 2), {2, 300, 2, 2}, GLIA_FLOAT32);
     if (f == glia_dropout1d) x = make(h, ramp(2 * 300 * 4), {2, 300, 4}, GLIA_FLOAT32);
+    if (f == glia_dropout3d) x = make(h, ramp(2 * 300 * 4), {2, 300, 1, 2, 2}, GLIA_FLOAT32);  // 4-D is unbatched
     glia_manual_seed(7);
     std::vector<double> a = run(h, f, x, 0.5);
     glia_manual_seed(7);
