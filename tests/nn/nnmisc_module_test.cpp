@@ -207,7 +207,7 @@ TEST(NnMiscModules, InstanceNormKeepsNumBatchesTracked) {
   ModuleHandle m;
   GLIA_OK_(glia_nn_instance_norm1d(2, &o, nullptr, m.out()));
   EXPECT_EQ(module_repr(m.get()), "InstanceNorm1d(2, eps=1e-05, momentum=0.1, affine=False, track_running_stats=True)");
-  glia_tensor* x = make(h, {1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
+  glia_tensor* x = make(h, {1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}, GLIA_FLOAT32);
   GLIA_OK_(glia_module_train(m.get(), 1));
   call(h, m.get(), {x});
   EXPECT_EQ(values(buffer(h, m.get(), "num_batches_tracked")), std::vector<double>{0.0});
