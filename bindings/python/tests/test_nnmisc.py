@@ -206,6 +206,7 @@ def test_dropout_inplace_and_eval_identity():
     assert set(np.unique(v)) <= {0.0, 2.0} and 0 < (v == 0).mean() < 1
     z = glia.ones(2, 3, 4)
     assert F.dropout2d(z, 0.5, training=False).tolist() == z.tolist()
+    assert F.alpha_dropout(z, 0.5, training=False, inplace=True) is z
     m = nn.Dropout3d(0.5, inplace=True)
     assert repr(m) == "Dropout3d(p=0.5, inplace=True)"
     m.eval()

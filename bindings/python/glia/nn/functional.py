@@ -1051,10 +1051,11 @@ def _check_p(p):
 def _dropout_call(fn, name, input, p, training, inplace):  # noqa: A002
     _check_p(p)
     r = _new(fn, _tensor_arg(name, "input", 1, input), float(p), 1 if training else 0)
-    if inplace and r.data_ptr() != input.data_ptr():  # eval and p = 0 give the input itself
+    if not inplace:
+        return r
+    if r.data_ptr() != input.data_ptr():  # eval and p = 0 give the input itself
         input.copy_(r)
-        return input
-    return r
+    return input
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
