@@ -3038,6 +3038,124 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout(const glia_tensor *x, double p,
 GLIA_API GLIA_NODISCARD glia_error *glia_normalize(const glia_tensor *x, const double *mean, int64_t n_mean,
                                                    const double *std, int64_t n_std, glia_tensor **out);
 
+/* ---- norms, dropouts and distances (torch.nn.functional, issue 21) ---------- */
+/**
+ * torch.nn.functional.instance_norm on x of shape [N, C, *]: batch_norm of x
+ * viewed as [1, N * C, *], so each sample and channel is normalised with its
+ * own statistics when use_input_stats != 0 (torch's default), with
+ * running_mean / running_var (both required) otherwise. running_mean and
+ * running_var (optional, NULL; C elements) are updated IN PLACE with the mean
+ * over the batch of the per-sample updates (momentum: torch's 0.1); weight and
+ * bias (optional, C elements) are the affine parameters. eps: torch's 1e-5.
+ * Gradients flow to x, weight and bias. Errors: GLIA_ERR_INVALID_ARGUMENT
+ * ("Expected more than 1 spatial element when training, got input size
+ * torch.Size([2, 3, 1])", "Expected running_mean and running_var to be defined
+ * when use_input_stats is false"), those of glia_batch_norm.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_instance_norm(const glia_tensor *x, glia_tensor *running_mean,
+                                                       glia_tensor *running_var, const glia_tensor *weight,
+                                                       const glia_tensor *bias, int32_t use_input_stats,
+                                                       double momentum, double eps, glia_tensor **out);
+/**
+ * torch.nn.functional.local_response_norm on x [N, C, *] (3 or more dims):
+ * x / (k + alpha * mean(x^2 over channels c - size/2 .. c + (size-1)/2, zero
+ * padded))^beta. torch's defaults: alpha 1e-4, beta 0.75, k 1. An x without
+ * elements is returned as is. Errors: GLIA_ERR_INVALID_ARGUMENT ("Expected 3D
+ * or higher dimensionality input (got 2 dimensions)", size < 1).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_local_response_norm(const glia_tensor *x, int64_t size, double alpha,
+                                                             double beta, double k, glia_tensor **out);
+/**
+ * torch.nn.functional.cosine_similarity: sum(x1 * x2, dim) / (max(||x1||, eps)
+ * * max(||x2||, eps)) over x1 and x2 broadcast together and converted to their
+ * common dtype (floating). torch's defaults: dim 1, eps 1e-8. At a norm below
+ * eps the gradient is torch's (the clamped norm divides it; zero vectors get
+ * finite gradients). Errors: GLIA_ERR_DTYPE ("expected common dtype to be
+ * floating point, yet common dtype is Long"), GLIA_ERR_SHAPE (shapes that do
+ * not broadcast), dim out of range.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_cosine_similarity(const glia_tensor *x1, const glia_tensor *x2, int64_t dim,
+                                                           double eps, glia_tensor **out);
+/**
+ * torch.nn.functional.pairwise_distance: the p-norm of x1 - x2 + eps over the
+ * last dim of the broadcast shape, kept with size 1 when keepdim != 0. torch's
+ * defaults: p 2, eps 1e-6, keepdim 0. Gradient 0 where the distance is 0.
+ * Errors: GLIA_ERR_SHAPE (shapes that do not broadcast).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pairwise_distance(const glia_tensor *x1, const glia_tensor *x2, double p,
+                                                           double eps, int32_t keepdim, glia_tensor **out);
+/**
+ * torch.nn.functional.pdist on a floating x [n, m]: the p-norm distances
+ * between rows i < j, in row-major order of the upper triangle (n * (n - 1) / 2
+ * values). torch's default p 2. Errors: GLIA_ERR_SHAPE ("pdist only supports
+ * 2D tensors, got: 1D"), GLIA_ERR_DTYPE ("pdist only supports floating-point
+ * dtypes"), GLIA_ERR_INVALID_ARGUMENT ("pdist only supports non-negative p
+ * values").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_pdist(const glia_tensor *x, double p, glia_tensor **out);
+/**
+ * torch.nn.functional.bilinear: y[..., o] = x1[..., i] weight[o, i, j]
+ * x2[..., j] + bias[o] (the forward of glia_nn_bilinear); bias optional
+ * (NULL). Errors: GLIA_ERR_SHAPE (torch's "bilinear(): ..." texts).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_bilinear(const glia_tensor *x1, const glia_tensor *x2,
+                                                  const glia_tensor *weight, const glia_tensor *bias,
+                                                  glia_tensor **out);
+/** x / (1 + |x|) (torch.nn.functional.softsign). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_softsign(const glia_tensor *x, glia_tensor **out);
+/**
+ * torch.nn.functional.dropout1d on x [N, C, L] or [C, L] (channel-wise): with
+ * training != 0 each channel is zeroed with probability p (glia's generator)
+ * and the others scaled by 1 / (1 - p); training == 0, p == 0 or an empty x
+ * give x. Errors: GLIA_ERR_INVALID_ARGUMENT ("dropout probability has to be
+ * between 0 and 1, but got 1.5", "dropout1d: Expected 2D or 3D input, but
+ * received a 4D input. ..."), GLIA_ERR_DTYPE (integer x in training).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout1d(const glia_tensor *x, double p, int32_t training,
+                                                   glia_tensor **out);
+/**
+ * torch.nn.functional.dropout2d: channel-wise dropout over dims 0 and 1 of x
+ * (as torch 1.13 does, a 3-D x is taken as [N, C, L]; torch warns for inputs
+ * other than 3-D or 4-D, glia's Python binding too). Errors as glia_dropout1d,
+ * and "Feature dropout requires at least 2 dimensions in the input".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout2d(const glia_tensor *x, double p, int32_t training,
+                                                   glia_tensor **out);
+/**
+ * torch.nn.functional.dropout3d: channel-wise dropout of x [N, C, D, H, W]; an
+ * x of other rank gets a batch dim of 1 first (torch warns for inputs other
+ * than 4-D or 5-D). Errors as glia_dropout2d.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout3d(const glia_tensor *x, double p, int32_t training,
+                                                   glia_tensor **out);
+/**
+ * torch.nn.functional.alpha_dropout (torch's training default is 0): each
+ * element is kept with probability 1 - p and the result is
+ * a * (kept ? x : -alpha') + b with alpha' = 1.7580993408473766,
+ * a = 1 / sqrt((alpha'^2 p + 1)(1 - p)), b = alpha' a p, which keeps the mean
+ * and variance of SELU activations. training == 0, p == 0 or an empty x give
+ * x; p == 1 gives x * 0. Errors as glia_dropout.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_alpha_dropout(const glia_tensor *x, double p, int32_t training,
+                                                       glia_tensor **out);
+/**
+ * torch.nn.functional.feature_alpha_dropout: glia_alpha_dropout with one draw
+ * per channel (dims 0 and 1 of x, which needs 2 or more dims).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_feature_alpha_dropout(const glia_tensor *x, double p, int32_t training,
+                                                               glia_tensor **out);
+
 /** @} */
 /** @} */
 /* ------------------------------------------------------------------------ */
@@ -4444,6 +4562,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm1d(int64_t num_features, c
 /** torch.nn.BatchNorm2d: as glia_nn_batch_norm1d on [N, C, H, W] ("expected 4D input (got 3D input)"). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm2d(int64_t num_features, const glia_batch_norm_options *options,
                                                          const glia_factory_options *factory, glia_module **out);
+/** torch.nn.BatchNorm3d: as glia_nn_batch_norm1d on [N, C, D, H, W] ("expected 5D input (got 4D input)"). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_batch_norm3d(int64_t num_features, const glia_batch_norm_options *options,
+                                                         const glia_factory_options *factory, glia_module **out);
 /**
  * torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
  * bias=True): normalises over the trailing dims normalized_shape[0..n)
@@ -4466,6 +4587,95 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_layer_norm(const int64_t *normalized
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_group_norm(int64_t num_groups, int64_t num_channels, double eps,
                                                        int32_t affine, const glia_factory_options *factory,
                                                        glia_module **out);
+
+/* ---- norms, dropouts and distances (torch.nn, issue 21) --------------------- */
+/**
+ * Options of glia_nn_instance_norm1d/2d/3d (torch's keywords). Initialise with
+ * glia_instance_norm_options_init().
+ */
+typedef struct glia_instance_norm_options {
+  /** sizeof(glia_instance_norm_options), set by glia_instance_norm_options_init(). */
+  size_t struct_size;
+  double eps;                  /**< added to the variance (default 1e-5) */
+  double momentum;             /**< running-stat update factor (default 0.1) */
+  int32_t affine;              /**< learnable weight and bias (default 0) */
+  int32_t track_running_stats; /**< running_mean/running_var/num_batches_tracked buffers (default 0) */
+} glia_instance_norm_options;
+/** Sets struct_size and torch's defaults. @since 0.2 */
+GLIA_API void glia_instance_norm_options_init(glia_instance_norm_options *options);
+/**
+ * torch.nn.InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=False,
+ * track_running_stats=False): input [N, C, L] or [C, L] (a batch of one).
+ * Registers weight (ones) and bias (zeros) when affine, else reserves them
+ * (None); then running_mean (zeros), running_var (ones) and
+ * num_batches_tracked (int64, 0-dim, never incremented, as in torch) when
+ * track_running_stats, else reserves them. Normalises with the input's
+ * statistics in training or without tracked statistics (updating the running
+ * ones when tracked), with the running ones in eval. options may be NULL.
+ * Forward errors: GLIA_ERR_INVALID_ARGUMENT "expected 2D or 3D input (got 4D
+ * input)", those of glia_instance_norm. Errors: GLIA_ERR_INVALID_ARGUMENT
+ * (negative num_features, options).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm1d(int64_t num_features,
+                                                            const glia_instance_norm_options *options,
+                                                            const glia_factory_options *factory, glia_module **out);
+/** torch.nn.InstanceNorm2d: as glia_nn_instance_norm1d on [N, C, H, W] or [C, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm2d(int64_t num_features,
+                                                            const glia_instance_norm_options *options,
+                                                            const glia_factory_options *factory, glia_module **out);
+/** torch.nn.InstanceNorm3d: as glia_nn_instance_norm1d on [N, C, D, H, W] or [C, D, H, W]. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm3d(int64_t num_features,
+                                                            const glia_instance_norm_options *options,
+                                                            const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0): forward is
+ * glia_local_response_norm; repr "LocalResponseNorm(2, alpha=0.0001,
+ * beta=0.75, k=1.0)". No parameters.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_local_response_norm(int64_t size, double alpha, double beta, double k,
+                                                                const glia_factory_options *factory,
+                                                                glia_module **out);
+/** torch.nn.CosineSimilarity(dim=1, eps=1e-8): forward(x1, x2) is glia_cosine_similarity. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_cosine_similarity(int64_t dim, double eps,
+                                                              const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.PairwiseDistance(p=2.0, eps=1e-6, keepdim=False): forward(x1, x2)
+ * is glia_pairwise_distance.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_pairwise_distance(double p, double eps, int32_t keepdim,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.Softsign(): x / (1 + |x|). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_softsign(const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.Dropout1d(p=0.5, inplace=False): glia_dropout1d in training, the
+ * input itself in eval; with inplace != 0 the result is written into the
+ * input, which forward returns (torch's feature_dropout_). Repr "p=0.5,
+ * inplace=False". Errors: GLIA_ERR_INVALID_ARGUMENT "dropout probability has
+ * to be between 0 and 1, but got 1.5".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dropout1d(double p, int32_t inplace, const glia_factory_options *factory,
+                                                      glia_module **out);
+/** torch.nn.Dropout2d(p=0.5, inplace=False): as glia_nn_dropout1d with glia_dropout2d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dropout2d(double p, int32_t inplace, const glia_factory_options *factory,
+                                                      glia_module **out);
+/** torch.nn.Dropout3d(p=0.5, inplace=False): as glia_nn_dropout1d with glia_dropout3d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_dropout3d(double p, int32_t inplace, const glia_factory_options *factory,
+                                                      glia_module **out);
+/**
+ * torch.nn.AlphaDropout(p=0.5, inplace=False): glia_alpha_dropout in training.
+ * inplace shows in the repr only: torch 1.13's forward does not pass it on.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_alpha_dropout(double p, int32_t inplace,
+                                                          const glia_factory_options *factory, glia_module **out);
+/** torch.nn.FeatureAlphaDropout(p=0.5, inplace=False): as glia_nn_alpha_dropout with glia_feature_alpha_dropout. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_feature_alpha_dropout(double p, int32_t inplace,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
 
 /*
  * Losses: forward takes (input, target) and returns the loss of the matching

@@ -189,6 +189,8 @@ class glia_packed_sequence(Structure):
     pass
 class glia_batch_norm_options(Structure):
     pass
+class glia_instance_norm_options(Structure):
+    pass
 class glia_sgd_options(Structure):
     pass
 class glia_adam_options(Structure):
@@ -279,6 +281,7 @@ glia_nn_conv_transposend_options._fields_ = [("struct_size", c_size_t), ("stride
 glia_nn_rnn_options._fields_ = [("struct_size", c_size_t), ("num_layers", c_int64), ("bias", c_int32), ("batch_first", c_int32), ("dropout", c_double), ("bidirectional", c_int32), ("proj_size", c_int64), ("nonlinearity", c_char_p)]
 glia_packed_sequence._fields_ = [("data", c_void_p), ("batch_sizes", c_void_p), ("sorted_indices", c_void_p), ("unsorted_indices", c_void_p)]
 glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("momentum_none", c_int32), ("affine", c_int32), ("track_running_stats", c_int32)]
+glia_instance_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("affine", c_int32), ("track_running_stats", c_int32)]
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
 glia_adam_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("betas", (c_double * 2)), ("eps", c_double), ("weight_decay", c_double), ("amsgrad", c_int32), ("maximize", c_int32)]
 glia_rmsprop_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("alpha", c_double), ("eps", c_double), ("weight_decay", c_double), ("momentum", c_double), ("centered", c_int32), ("maximize", c_int32)]
@@ -800,6 +803,18 @@ FUNCTIONS = {
     "glia_embedding": (c_void_p, [c_void_p, c_void_p, POINTER(c_int64), POINTER(c_double), c_double, POINTER(c_void_p)], ["weight", "indices", "padding_idx", "max_norm", "norm_type", "out"]),
     "glia_dropout": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
     "glia_normalize": (c_void_p, [c_void_p, POINTER(c_double), c_int64, POINTER(c_double), c_int64, POINTER(c_void_p)], ["x", "mean", "n_mean", "std", "n_std", "out"]),
+    "glia_instance_norm": (c_void_p, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_int32, c_double, c_double, POINTER(c_void_p)], ["x", "running_mean", "running_var", "weight", "bias", "use_input_stats", "momentum", "eps", "out"]),
+    "glia_local_response_norm": (c_void_p, [c_void_p, c_int64, c_double, c_double, c_double, POINTER(c_void_p)], ["x", "size", "alpha", "beta", "k", "out"]),
+    "glia_cosine_similarity": (c_void_p, [c_void_p, c_void_p, c_int64, c_double, POINTER(c_void_p)], ["x1", "x2", "dim", "eps", "out"]),
+    "glia_pairwise_distance": (c_void_p, [c_void_p, c_void_p, c_double, c_double, c_int32, POINTER(c_void_p)], ["x1", "x2", "p", "eps", "keepdim", "out"]),
+    "glia_pdist": (c_void_p, [c_void_p, c_double, POINTER(c_void_p)], ["x", "p", "out"]),
+    "glia_bilinear": (c_void_p, [c_void_p, c_void_p, c_void_p, c_void_p, POINTER(c_void_p)], ["x1", "x2", "weight", "bias", "out"]),
+    "glia_softsign": (c_void_p, [c_void_p, POINTER(c_void_p)], ["x", "out"]),
+    "glia_dropout1d": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
+    "glia_dropout2d": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
+    "glia_dropout3d": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
+    "glia_alpha_dropout": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
+    "glia_feature_alpha_dropout": (c_void_p, [c_void_p, c_double, c_int32, POINTER(c_void_p)], ["x", "p", "training", "out"]),
     "glia_module_retain": (c_void_p, [c_void_p], ["module"]),
     "glia_module_release": (c_void_p, [c_void_p], ["module"]),
     "glia_string_free": (None, [POINTER(c_char)], ["s"]),
@@ -990,8 +1005,22 @@ FUNCTIONS = {
     "glia_batch_norm_options_init": (None, [POINTER(glia_batch_norm_options)], ["options"]),
     "glia_nn_batch_norm1d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
     "glia_nn_batch_norm2d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
+    "glia_nn_batch_norm3d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
     "glia_nn_layer_norm": (c_void_p, [POINTER(c_int64), c_int64, c_double, c_int32, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["normalized_shape", "normalized_ndim", "eps", "elementwise_affine", "bias", "factory", "out"]),
     "glia_nn_group_norm": (c_void_p, [c_int64, c_int64, c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["num_groups", "num_channels", "eps", "affine", "factory", "out"]),
+    "glia_instance_norm_options_init": (None, [POINTER(glia_instance_norm_options)], ["options"]),
+    "glia_nn_instance_norm1d": (c_void_p, [c_int64, POINTER(glia_instance_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
+    "glia_nn_instance_norm2d": (c_void_p, [c_int64, POINTER(glia_instance_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
+    "glia_nn_instance_norm3d": (c_void_p, [c_int64, POINTER(glia_instance_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
+    "glia_nn_local_response_norm": (c_void_p, [c_int64, c_double, c_double, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["size", "alpha", "beta", "k", "factory", "out"]),
+    "glia_nn_cosine_similarity": (c_void_p, [c_int64, c_double, POINTER(glia_factory_options), POINTER(c_void_p)], ["dim", "eps", "factory", "out"]),
+    "glia_nn_pairwise_distance": (c_void_p, [c_double, c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "eps", "keepdim", "factory", "out"]),
+    "glia_nn_softsign": (c_void_p, [POINTER(glia_factory_options), POINTER(c_void_p)], ["factory", "out"]),
+    "glia_nn_dropout1d": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "inplace", "factory", "out"]),
+    "glia_nn_dropout2d": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "inplace", "factory", "out"]),
+    "glia_nn_dropout3d": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "inplace", "factory", "out"]),
+    "glia_nn_alpha_dropout": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "inplace", "factory", "out"]),
+    "glia_nn_feature_alpha_dropout": (c_void_p, [c_double, c_int32, POINTER(glia_factory_options), POINTER(c_void_p)], ["p", "inplace", "factory", "out"]),
     "glia_nn_cross_entropy_loss": (c_void_p, [POINTER(glia_cross_entropy_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_nll_loss": (c_void_p, [POINTER(glia_nll_loss_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["options", "factory", "out"]),
     "glia_nn_mse_loss": (c_void_p, [c_int, POINTER(glia_factory_options), POINTER(c_void_p)], ["reduction", "factory", "out"]),

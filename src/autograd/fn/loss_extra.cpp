@@ -234,6 +234,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reducti
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
   int64_t out_dim = std::max(x1.dim(), x2.dim());
   Tensor d = add_scalar(sub(x1, x2), Scalar::from_double(eps));
+  if (!is_floating(d.dtype())) d = to_dtype_with_grad(d, DType::Float32);  // torch's norm of integers (eps = 0)
   if (out_dim == 0) return vector_norm(d, p);
   return vector_norm(d, p, std::vector<int64_t>{out_dim - 1}, keepdim);
 }

@@ -12,7 +12,9 @@ namespace glia::nn {
 // ---- BatchNorm -------------------------------------------------------------------
 
 BatchNorm::BatchNorm(int spatial_dims, int64_t num_features, const BatchNormOptions& options, const Factory& f)
-    : Module(spatial_dims == 1 ? "BatchNorm1d" : "BatchNorm2d"),
+    : Module(spatial_dims == 1   ? "BatchNorm1d"
+             : spatial_dims == 2 ? "BatchNorm2d"
+                                 : "BatchNorm3d"),
       spatial_dims_(spatial_dims),
       num_features_(num_features),
       options_(options) {
@@ -61,7 +63,7 @@ TensorList BatchNorm::forward(const TensorList& inputs) {
   if (spatial_dims_ == 1)
     GLIA_CHECK(d == 2 || d == 3, InvalidArgument, "expected 2D or 3D input (got ", d, "D input)");
   else
-    GLIA_CHECK(d == 4, InvalidArgument, "expected 4D input (got ", d, "D input)");
+    GLIA_CHECK(d == spatial_dims_ + 2, InvalidArgument, "expected ", spatial_dims_ + 2, "D input (got ", d, "D input)");
   double factor = options_.momentum.value_or(0.0);
   const Tensor& rm = buffer("running_mean");
   const Tensor& rv = buffer("running_var");

@@ -18,7 +18,7 @@ struct BatchNormOptions {
 };
 
 // torch's _BatchNorm. `spatial_dims` is 1 for BatchNorm1d ([N, C] or [N, C, L])
-// and 2 for BatchNorm2d ([N, C, H, W]). Registers weight, bias (None when not
+// 2 for BatchNorm2d ([N, C, H, W]) and 3 for BatchNorm3d ([N, C, D, H, W]). Registers weight, bias (None when not
 // affine), running_mean, running_var, num_batches_tracked (int64, 0-dim; all
 // three None when not tracking).
 class BatchNorm : public Module {

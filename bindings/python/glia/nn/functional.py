@@ -1075,3 +1075,122 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     o = _fold_options(kernel_size, dilation, padding, stride)
     oh, ow = _pair(output_size, "output_size")
     return _new(C.glia_col2im, _tensor_arg("fold", "input", 1, input), oh, ow, byref(o))
+
+
+# ---- norms, dropouts and distances (h-nnmisc, issue 21) -------------------------------------------------------------
+
+__all__ += ["instance_norm", "local_response_norm", "cosine_similarity", "pairwise_distance", "pdist", "bilinear",
+            "softsign", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,  # noqa: A002
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    if use_input_stats:
+        size = tuple(input.shape)
+        prod = 1
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input size torch.Size({})"
+                             .format(list(size)))
+    return _new(C.glia_instance_norm, _tensor_arg("instance_norm", "input", 1, input),
+                _tensor_arg("instance_norm", "running_mean", 2, running_mean, True),
+                _tensor_arg("instance_norm", "running_var", 3, running_var, True),
+                _tensor_arg("instance_norm", "weight", 4, weight, True),
+                _tensor_arg("instance_norm", "bias", 5, bias, True), 1 if use_input_stats else 0, float(momentum),
+                float(eps))
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):  # noqa: A002
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input (got {} dimensions)"
+                         .format(dim))
+    return _new(C.glia_local_response_norm, _tensor_arg("local_response_norm", "input", 1, input), int(size),
+                float(alpha), float(beta), float(k))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    return _new(C.glia_cosine_similarity, _tensor_arg("cosine_similarity", "x1", 1, x1),
+                _tensor_arg("cosine_similarity", "x2", 2, x2), int(dim), float(eps))
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return _new(C.glia_pairwise_distance, _tensor_arg("pairwise_distance", "x1", 1, x1),
+                _tensor_arg("pairwise_distance", "x2", 2, x2), float(p), float(eps), 1 if keepdim else 0)
+
+
+def pdist(input, p=2):  # noqa: A002
+    return _new(C.glia_pdist, _tensor_arg("pdist", "input", 1, input), float(p))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return _new(C.glia_bilinear, _tensor_arg("bilinear", "input1", 1, input1),
+                _tensor_arg("bilinear", "input2", 2, input2), _tensor_arg("bilinear", "weight", 3, weight),
+                _tensor_arg("bilinear", "bias", 4, bias, True))
+
+
+def softsign(input):  # noqa: A002
+    return _new(C.glia_softsign, _tensor_arg("softsign", "input", 1, input))
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got {}".format(p))
+
+
+def _dropout_call(fn, name, input, p, training, inplace):  # noqa: A002
+    _check_p(p)
+    r = _new(fn, _tensor_arg(name, "input", 1, input), float(p), 1 if training else 0)
+    if not inplace:
+        return r
+    if r.data_ptr() != input.data_ptr():  # eval and p = 0 give the input itself
+        input.copy_(r)
+    return input
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a {}D input. Note that dropout1d exists "
+                           "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).".format(input.dim()))
+    return _dropout_call(C.glia_dropout1d, "dropout1d", input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn("dropout2d: Received a {}-D input to dropout2d, which is deprecated and will result in an error "
+                      "in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs)."
+                      .format(inp_dim))
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.")
+    return _dropout_call(C.glia_dropout2d, "dropout2d", input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn("dropout3d: Received a {}-D input to dropout3d, which is deprecated and will result in an error "
+                      "in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs)."
+                      .format(inp_dim))
+    return _dropout_call(C.glia_dropout3d, "dropout3d", input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
+    return _dropout_call(C.glia_alpha_dropout, "alpha_dropout", input, p, training, inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
+    return _dropout_call(C.glia_feature_alpha_dropout, "feature_alpha_dropout", input, p, training, inplace)

@@ -550,6 +550,16 @@ pub struct glia_batch_norm_options {
     pub track_running_stats: i32,
 }
 
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_instance_norm_options {
+    pub struct_size: usize,
+    pub eps: f64,
+    pub momentum: f64,
+    pub affine: i32,
+    pub track_running_stats: i32,
+}
+
 pub type glia_fan_mode = c_int;
 pub const GLIA_FAN_IN: glia_fan_mode = 0;
 pub const GLIA_FAN_OUT: glia_fan_mode = 1;
@@ -1330,6 +1340,18 @@ extern "C" {
     pub fn glia_embedding(weight: *mut glia_tensor, indices: *const glia_tensor, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_dropout(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_normalize(x: *const glia_tensor, mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_instance_norm(x: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, use_input_stats: i32, momentum: f64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_local_response_norm(x: *const glia_tensor, size: i64, alpha: f64, beta: f64, k: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_cosine_similarity(x1: *const glia_tensor, x2: *const glia_tensor, dim: i64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_pairwise_distance(x1: *const glia_tensor, x2: *const glia_tensor, p: f64, eps: f64, keepdim: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_pdist(x: *const glia_tensor, p: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_bilinear(x1: *const glia_tensor, x2: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_softsign(x: *const glia_tensor, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_dropout1d(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_dropout2d(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_dropout3d(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_alpha_dropout(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_feature_alpha_dropout(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_module_retain(module: *mut glia_module) -> *mut glia_error;
     pub fn glia_module_release(module: *mut glia_module) -> *mut glia_error;
     pub fn glia_string_free(s: *mut c_char);
@@ -1520,8 +1542,22 @@ extern "C" {
     pub fn glia_batch_norm_options_init(options: *mut glia_batch_norm_options);
     pub fn glia_nn_batch_norm1d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_batch_norm2d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_batch_norm3d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_layer_norm(normalized_shape: *const i64, normalized_ndim: i64, eps: f64, elementwise_affine: i32, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_group_norm(num_groups: i64, num_channels: i64, eps: f64, affine: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_instance_norm_options_init(options: *mut glia_instance_norm_options);
+    pub fn glia_nn_instance_norm1d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_instance_norm2d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_instance_norm3d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_local_response_norm(size: i64, alpha: f64, beta: f64, k: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_cosine_similarity(dim: i64, eps: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_pairwise_distance(p: f64, eps: f64, keepdim: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_softsign(factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_dropout1d(p: f64, inplace: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_dropout2d(p: f64, inplace: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_dropout3d(p: f64, inplace: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_alpha_dropout(p: f64, inplace: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_feature_alpha_dropout(p: f64, inplace: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_cross_entropy_loss(options: *const glia_cross_entropy_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_nll_loss(options: *const glia_nll_loss_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_mse_loss(reduction: glia_reduction, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

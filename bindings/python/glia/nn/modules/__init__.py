@@ -15,5 +15,8 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _activation_all
 from .conv_nd import *  # noqa: F401,F403
 from .conv_nd import __all__ as _conv_nd_all
+from .misc_nd import *  # noqa: F401,F403
+from .misc_nd import __all__ as _misc_nd_all
 
-__all__ = ["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all + _pooling_all + _activation_all + _conv_nd_all
+__all__ = (["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all + _pooling_all
+           + _activation_all + _conv_nd_all + _misc_nd_all)
