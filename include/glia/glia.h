@@ -4521,6 +4521,113 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_rnn_forward_packed(glia_module *modu
                                                                glia_tensor **out_c_n);
 
 /** @} */
+/* ---- attention: F.multi_head_attention_forward, nn.MultiheadAttention (issue 21) ---- */
+/** @defgroup layers_attention Attention
+ * @ingroup layers
+ * torch 1.13's multi-head attention, composed from linear, bmm, baddbmm,
+ * softmax and dropout (so it is differentiable and runs on every device).
+ * The Transformer layers (TransformerEncoderLayer, ...) are composed over
+ * glia_nn_multihead_attention, glia_nn_linear, glia_nn_layer_norm and
+ * glia_nn_dropout by the bindings, as torch composes them in Python.
+ * @{ */
+
+/** Options of glia_multi_head_attention_forward: torch's optional arguments. NULL tensors are None. */
+typedef struct glia_multi_head_attention_options {
+  /** sizeof(glia_multi_head_attention_options), set by glia_multi_head_attention_options_init(). */
+  size_t struct_size;
+  const glia_tensor *bias_k;           /**< [1, 1, E] appended to the keys (with bias_v) (default NULL) */
+  const glia_tensor *bias_v;           /**< [1, 1, E] appended to the values (default NULL) */
+  int32_t add_zero_attn;               /**< append a zero key and value (default 0) */
+  double dropout_p;                    /**< dropout on the attention weights when training (default 0) */
+  int32_t training;                    /**< apply dropout (default 1) */
+  const glia_tensor *key_padding_mask; /**< [N, S] or [S]: bool (True: ignored) or floating (added) */
+  int32_t need_weights;                /**< write *out_weights (default 1) */
+  const glia_tensor *attn_mask;        /**< [L, S] or [N * num_heads, L, S]: bool, uint8 or floating (added) */
+  int32_t use_separate_proj_weight;    /**< project with q/k/v_proj_weight instead of in_proj_weight (default 0) */
+  const glia_tensor *q_proj_weight;    /**< [E, E] (default NULL) */
+  const glia_tensor *k_proj_weight;    /**< [E, kdim] (default NULL) */
+  const glia_tensor *v_proj_weight;    /**< [E, vdim] (default NULL) */
+  const glia_tensor *static_k;         /**< [N * num_heads, S, E / num_heads]: keys used as they are */
+  const glia_tensor *static_v;         /**< [N * num_heads, S, E / num_heads]: values used as they are */
+  int32_t average_attn_weights;        /**< average the weights over the heads (default 1) */
+} glia_multi_head_attention_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_multi_head_attention_options_init(glia_multi_head_attention_options *options);
+
+/**
+ * torch.nn.functional.multi_head_attention_forward(query, key, value,
+ * embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k,
+ * bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, ...):
+ * query [L, N, E] (or unbatched [L, E]), key and value [S, N, *] (or [S, *]);
+ * *out [L, N, E] and, when need_weights, *out_weights [N, L, S] (averaged) or
+ * [N, num_heads, L, S] (unbatched: without N); otherwise *out_weights is set
+ * to NULL. in_proj_weight may be NULL with use_separate_proj_weight;
+ * in_proj_bias and out_proj_bias may be NULL. options may be NULL (torch's
+ * defaults). A bool mask is True where attention is not allowed; a uint8
+ * attn_mask logs torch's deprecation warning and is used as bool. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for torch's AssertionErrors ("embed_dim 5 not
+ * divisible by num_heads 2", "key shape torch.Size([...]) does not match
+ * value shape ...", "expecting key_padding_mask shape of (2, 3), but got
+ * ..."), GLIA_ERR_SHAPE for its RuntimeErrors ("The shape of the 2D
+ * attn_mask is torch.Size([2, 2]), but should be (3, 4).").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_multi_head_attention_forward(
+    const glia_tensor *query, const glia_tensor *key, const glia_tensor *value, int64_t embed_dim_to_check,
+    int64_t num_heads, const glia_tensor *in_proj_weight, const glia_tensor *in_proj_bias,
+    const glia_tensor *out_proj_weight, const glia_tensor *out_proj_bias,
+    const glia_multi_head_attention_options *options, glia_tensor **out, glia_tensor **out_weights);
+
+/** Options of glia_nn_multihead_attention (torch's keywords). Initialise with the init function. */
+typedef struct glia_nn_multihead_attention_options {
+  /** sizeof(glia_nn_multihead_attention_options), set by glia_nn_multihead_attention_options_init(). */
+  size_t struct_size;
+  double dropout;        /**< dropout on the attention weights in training mode (default 0) */
+  int32_t bias;          /**< in_proj_bias and out_proj.bias (default 1) */
+  int32_t add_bias_kv;   /**< parameters bias_k and bias_v [1, 1, embed_dim] (default 0) */
+  int32_t add_zero_attn; /**< append a zero key and value (default 0) */
+  int64_t kdim;          /**< key features; -1 is None: embed_dim (default -1) */
+  int64_t vdim;          /**< value features; -1 is None: embed_dim (default -1) */
+  int32_t batch_first;   /**< query, key, value and output [N, L, E] (default 0) */
+} glia_nn_multihead_attention_options;
+/** Sets torch's defaults and struct_size. @since 0.2 */
+GLIA_API void glia_nn_multihead_attention_options_init(glia_nn_multihead_attention_options *options);
+
+/**
+ * torch.nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in
+ * torch's order, in_proj_weight [3 * embed_dim, embed_dim] (or, when kdim or
+ * vdim differ from embed_dim, q_proj_weight [E, E], k_proj_weight [E, kdim],
+ * v_proj_weight [E, vdim]), in_proj_bias [3 * E], bias_k and bias_v [1, 1, E]
+ * (add_bias_kv), and the child out_proj (a Linear printed as
+ * NonDynamicallyQuantizableLinear). Init as torch: out_proj's default init,
+ * then xavier_uniform_ on the projections, zero biases, xavier_normal_ on
+ * bias_k and bias_v. glia_module_forward takes [query, key, value,
+ * key_padding_mask, attn_mask] (the last two may be NULL or left out) and
+ * returns [attn_output, attn_output_weights] with need_weights and
+ * average_attn_weights true. Errors (GLIA_ERR_INVALID_ARGUMENT): "embed_dim
+ * must be divisible by num_heads".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_multihead_attention(int64_t embed_dim, int64_t num_heads,
+                                                                const glia_nn_multihead_attention_options *options,
+                                                                const glia_factory_options *factory, glia_module **out);
+
+/**
+ * MultiheadAttention.forward(query, key, value, key_padding_mask,
+ * need_weights, attn_mask, average_attn_weights) of a glia_nn_multihead_attention
+ * module, through the module's hooks as glia_module_forward (they see the
+ * inputs [query, key, value, key_padding_mask, attn_mask], NULL for None).
+ * *out_weights is set to NULL when need_weights is 0. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for another kind of module, and those of
+ * glia_multi_head_attention_forward.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_multihead_attention_forward(
+    glia_module *module, const glia_tensor *query, const glia_tensor *key, const glia_tensor *value,
+    const glia_tensor *key_padding_mask, int32_t need_weights, const glia_tensor *attn_mask,
+    int32_t average_attn_weights, glia_tensor **out, glia_tensor **out_weights);
+
+/** @} */
 /* ---- built-in modules: normalisation, losses, containers ------------------ */
 /** @defgroup layers_norm Normalisation, losses, containers
  * @ingroup layers

@@ -187,6 +187,10 @@ class glia_nn_rnn_options(Structure):
     pass
 class glia_packed_sequence(Structure):
     pass
+class glia_multi_head_attention_options(Structure):
+    pass
+class glia_nn_multihead_attention_options(Structure):
+    pass
 class glia_batch_norm_options(Structure):
     pass
 class glia_instance_norm_options(Structure):
@@ -280,6 +284,8 @@ glia_nn_convnd_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int6
 glia_nn_conv_transposend_options._fields_ = [("struct_size", c_size_t), ("stride", (c_int64 * 3)), ("padding", (c_int64 * 3)), ("output_padding", (c_int64 * 3)), ("groups", c_int64), ("bias", c_int32), ("dilation", (c_int64 * 3))]
 glia_nn_rnn_options._fields_ = [("struct_size", c_size_t), ("num_layers", c_int64), ("bias", c_int32), ("batch_first", c_int32), ("dropout", c_double), ("bidirectional", c_int32), ("proj_size", c_int64), ("nonlinearity", c_char_p)]
 glia_packed_sequence._fields_ = [("data", c_void_p), ("batch_sizes", c_void_p), ("sorted_indices", c_void_p), ("unsorted_indices", c_void_p)]
+glia_multi_head_attention_options._fields_ = [("struct_size", c_size_t), ("bias_k", c_void_p), ("bias_v", c_void_p), ("add_zero_attn", c_int32), ("dropout_p", c_double), ("training", c_int32), ("key_padding_mask", c_void_p), ("need_weights", c_int32), ("attn_mask", c_void_p), ("use_separate_proj_weight", c_int32), ("q_proj_weight", c_void_p), ("k_proj_weight", c_void_p), ("v_proj_weight", c_void_p), ("static_k", c_void_p), ("static_v", c_void_p), ("average_attn_weights", c_int32)]
+glia_nn_multihead_attention_options._fields_ = [("struct_size", c_size_t), ("dropout", c_double), ("bias", c_int32), ("add_bias_kv", c_int32), ("add_zero_attn", c_int32), ("kdim", c_int64), ("vdim", c_int64), ("batch_first", c_int32)]
 glia_batch_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("momentum_none", c_int32), ("affine", c_int32), ("track_running_stats", c_int32)]
 glia_instance_norm_options._fields_ = [("struct_size", c_size_t), ("eps", c_double), ("momentum", c_double), ("affine", c_int32), ("track_running_stats", c_int32)]
 glia_sgd_options._fields_ = [("struct_size", c_size_t), ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("weight_decay", c_double), ("nesterov", c_int32), ("maximize", c_int32)]
@@ -1002,6 +1008,11 @@ FUNCTIONS = {
     "glia_nn_utils_rnn_pad_packed_sequence": (c_void_p, [POINTER(glia_packed_sequence), c_int32, c_double, POINTER(c_int64), POINTER(c_void_p), POINTER(c_void_p)], ["sequence", "batch_first", "padding_value", "total_length", "out", "out_lengths"]),
     "glia_nn_utils_rnn_pad_sequence": (c_void_p, [POINTER(c_void_p), c_int64, c_int32, c_double, POINTER(c_void_p)], ["sequences", "n_sequences", "batch_first", "padding_value", "out"]),
     "glia_nn_rnn_forward_packed": (c_void_p, [c_void_p, POINTER(glia_packed_sequence), c_void_p, c_void_p, POINTER(glia_packed_sequence), POINTER(c_void_p), POINTER(c_void_p)], ["module", "input", "h_0", "c_0", "out", "out_h_n", "out_c_n"]),
+    "glia_multi_head_attention_options_init": (None, [POINTER(glia_multi_head_attention_options)], ["options"]),
+    "glia_multi_head_attention_forward": (c_void_p, [c_void_p, c_void_p, c_void_p, c_int64, c_int64, c_void_p, c_void_p, c_void_p, c_void_p, POINTER(glia_multi_head_attention_options), POINTER(c_void_p), POINTER(c_void_p)], ["query", "key", "value", "embed_dim_to_check", "num_heads", "in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", "options", "out", "out_weights"]),
+    "glia_nn_multihead_attention_options_init": (None, [POINTER(glia_nn_multihead_attention_options)], ["options"]),
+    "glia_nn_multihead_attention": (c_void_p, [c_int64, c_int64, POINTER(glia_nn_multihead_attention_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["embed_dim", "num_heads", "options", "factory", "out"]),
+    "glia_nn_multihead_attention_forward": (c_void_p, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_int32, c_void_p, c_int32, POINTER(c_void_p), POINTER(c_void_p)], ["module", "query", "key", "value", "key_padding_mask", "need_weights", "attn_mask", "average_attn_weights", "out", "out_weights"]),
     "glia_batch_norm_options_init": (None, [POINTER(glia_batch_norm_options)], ["options"]),
     "glia_nn_batch_norm1d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),
     "glia_nn_batch_norm2d": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "factory", "out"]),

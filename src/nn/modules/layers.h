@@ -31,6 +31,9 @@ class Identity : public Module {
 class Linear : public Module {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias, const Factory& f);
+  // The same layer under another class name (MultiheadAttention's out_proj is a
+  // NonDynamicallyQuantizableLinear in torch's repr).
+  Linear(std::string type_name, int64_t in_features, int64_t out_features, bool bias, const Factory& f);
   TensorList forward(const TensorList& inputs) override;
   std::string extra_repr() const override;
   void reset_parameters() override;

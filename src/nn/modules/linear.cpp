@@ -1,5 +1,6 @@
 // Linear, Bilinear and Embedding.
 #include <cmath>
+#include <utility>
 
 #include "autograd/fn/bilinear.h"
 #include "autograd/grad_mode.h"
@@ -8,8 +9,10 @@
 
 namespace glia::nn {
 
-Linear::Linear(int64_t in, int64_t out, bool bias, const Factory& f)
-    : Module("Linear"), in_features(in), out_features(out) {
+Linear::Linear(int64_t in, int64_t out, bool bias, const Factory& f) : Linear("Linear", in, out, bias, f) {}
+
+Linear::Linear(std::string type_name, int64_t in, int64_t out, bool bias, const Factory& f)
+    : Module(std::move(type_name)), in_features(in), out_features(out) {
   check_param_shape(Dims{out, in});
   register_parameter("weight", empty(Dims{out, in}, f.dtype, f.device));
   register_parameter("bias", bias ? empty(Dims{out}, f.dtype, f.device) : Tensor());

@@ -1194,3 +1194,47 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
     return _dropout_call(C.glia_feature_alpha_dropout, "feature_alpha_dropout", input, p, training, inplace)
+# ---- multi-head attention (h-mha, issue 21) ---------------------------------------------------------------------
+# F.multi_head_attention_forward over glia_multi_head_attention_forward (composed in C from linear, bmm, baddbmm,
+# softmax and dropout). torch raises AssertionError for its asserts (glia: GLIA_ERR_INVALID_ARGUMENT) and
+# RuntimeError for the attn_mask shapes (GLIA_ERR_SHAPE).
+
+_MHA_ERRORS = {_cd.GLIA_ERR_INVALID_ARGUMENT: AssertionError}
+
+
+def _opt_handle(fn, name, pos, x):
+    return _tensor_arg(fn, name, pos, x, True)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True):
+    fn = "multi_head_attention_forward"
+    o = _cd.glia_multi_head_attention_options()
+    C.glia_multi_head_attention_options_init(byref(o))
+    o.bias_k = _opt_handle(fn, "bias_k", 8, bias_k)
+    o.bias_v = _opt_handle(fn, "bias_v", 9, bias_v)
+    o.add_zero_attn = int(bool(add_zero_attn))
+    o.dropout_p = float(dropout_p)
+    o.training = int(bool(training))
+    o.key_padding_mask = _opt_handle(fn, "key_padding_mask", 15, key_padding_mask)
+    o.need_weights = int(bool(need_weights))
+    o.attn_mask = _opt_handle(fn, "attn_mask", 17, attn_mask)
+    o.use_separate_proj_weight = int(bool(use_separate_proj_weight))
+    o.q_proj_weight = _opt_handle(fn, "q_proj_weight", 19, q_proj_weight)
+    o.k_proj_weight = _opt_handle(fn, "k_proj_weight", 20, k_proj_weight)
+    o.v_proj_weight = _opt_handle(fn, "v_proj_weight", 21, v_proj_weight)
+    o.static_k = _opt_handle(fn, "static_k", 22, static_k)
+    o.static_v = _opt_handle(fn, "static_v", 23, static_v)
+    o.average_attn_weights = int(bool(average_attn_weights))
+    if attn_mask is not None and str(attn_mask.dtype) == "torch.uint8":
+        warnings.warn("Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use bool tensor instead.")
+    out, w = c_void_p(), c_void_p()
+    check(C.glia_multi_head_attention_forward(
+        _tensor_arg(fn, "query", 1, query), _tensor_arg(fn, "key", 2, key), _tensor_arg(fn, "value", 3, value),
+        int(embed_dim_to_check), int(num_heads), _opt_handle(fn, "in_proj_weight", 6, in_proj_weight),
+        _opt_handle(fn, "in_proj_bias", 7, in_proj_bias), _tensor_arg(fn, "out_proj_weight", 12, out_proj_weight),
+        _opt_handle(fn, "out_proj_bias", 13, out_proj_bias), byref(o), byref(out), byref(w)), codes=_MHA_ERRORS)
+    return Tensor._wrap(out.value), (Tensor._wrap(w.value) if w.value else None)

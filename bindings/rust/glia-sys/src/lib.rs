@@ -541,6 +541,40 @@ pub struct glia_packed_sequence {
 
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct glia_multi_head_attention_options {
+    pub struct_size: usize,
+    pub bias_k: *const glia_tensor,
+    pub bias_v: *const glia_tensor,
+    pub add_zero_attn: i32,
+    pub dropout_p: f64,
+    pub training: i32,
+    pub key_padding_mask: *const glia_tensor,
+    pub need_weights: i32,
+    pub attn_mask: *const glia_tensor,
+    pub use_separate_proj_weight: i32,
+    pub q_proj_weight: *const glia_tensor,
+    pub k_proj_weight: *const glia_tensor,
+    pub v_proj_weight: *const glia_tensor,
+    pub static_k: *const glia_tensor,
+    pub static_v: *const glia_tensor,
+    pub average_attn_weights: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct glia_nn_multihead_attention_options {
+    pub struct_size: usize,
+    pub dropout: f64,
+    pub bias: i32,
+    pub add_bias_kv: i32,
+    pub add_zero_attn: i32,
+    pub kdim: i64,
+    pub vdim: i64,
+    pub batch_first: i32,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct glia_batch_norm_options {
     pub struct_size: usize,
     pub eps: f64,
@@ -1539,6 +1573,11 @@ extern "C" {
     pub fn glia_nn_utils_rnn_pad_packed_sequence(sequence: *const glia_packed_sequence, batch_first: i32, padding_value: f64, total_length: *const i64, out: *mut *mut glia_tensor, out_lengths: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_utils_rnn_pad_sequence(sequences: *const *mut glia_tensor, n_sequences: i64, batch_first: i32, padding_value: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_rnn_forward_packed(module: *mut glia_module, input: *const glia_packed_sequence, h_0: *const glia_tensor, c_0: *const glia_tensor, out: *mut glia_packed_sequence, out_h_n: *mut *mut glia_tensor, out_c_n: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_multi_head_attention_options_init(options: *mut glia_multi_head_attention_options);
+    pub fn glia_multi_head_attention_forward(query: *const glia_tensor, key: *const glia_tensor, value: *const glia_tensor, embed_dim_to_check: i64, num_heads: i64, in_proj_weight: *const glia_tensor, in_proj_bias: *const glia_tensor, out_proj_weight: *const glia_tensor, out_proj_bias: *const glia_tensor, options: *const glia_multi_head_attention_options, out: *mut *mut glia_tensor, out_weights: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_multihead_attention_options_init(options: *mut glia_nn_multihead_attention_options);
+    pub fn glia_nn_multihead_attention(embed_dim: i64, num_heads: i64, options: *const glia_nn_multihead_attention_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_multihead_attention_forward(module: *mut glia_module, query: *const glia_tensor, key: *const glia_tensor, value: *const glia_tensor, key_padding_mask: *const glia_tensor, need_weights: i32, attn_mask: *const glia_tensor, average_attn_weights: i32, out: *mut *mut glia_tensor, out_weights: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_batch_norm_options_init(options: *mut glia_batch_norm_options);
     pub fn glia_nn_batch_norm1d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_batch_norm2d(num_features: i64, options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

@@ -20,3 +20,6 @@ from .misc_nd import __all__ as _misc_nd_all
 
 __all__ = (["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all + _loss_all + _pooling_all
            + _activation_all + _conv_nd_all + _misc_nd_all)
+from .transformer import *  # noqa: F401,F403,E402
+from .transformer import __all__ as _transformer_all  # noqa: E402
+__all__ += _transformer_all
