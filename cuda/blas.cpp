@@ -88,11 +88,9 @@ glia_error* gemm_types(glia_dtype t, const char* op, GemmTypes* out) {
     case GLIA_BFLOAT16:
       *out = {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
       return nullptr;
-    default: {
-      const char* n = glia_dtype_name(t);
-      return make_error(GLIA_ERR_UNSUPPORTED, std::string("cuda: ") + op + ": cuBLAS has no GEMM for " +
-                                                  (n ? n : "this dtype") + " matrices (on the GPU)");
-    }
+    default:
+      return make_error(GLIA_ERR_UNSUPPORTED,
+                        std::string("cuda: ") + op + ": cuBLAS has no GEMM for " + dtype_name(t) + " matrices");
   }
 }
 

@@ -30,6 +30,33 @@ struct CudaStream {
   void* blas_workspace;
 };
 
+// torch's name of a dtype ("float32"...): the backend cannot call libglia's glia_dtype_name.
+inline const char* dtype_name(glia_dtype t) {
+  switch (t) {
+    case GLIA_FLOAT32:
+      return "float32";
+    case GLIA_FLOAT64:
+      return "float64";
+    case GLIA_FLOAT16:
+      return "float16";
+    case GLIA_BFLOAT16:
+      return "bfloat16";
+    case GLIA_INT64:
+      return "int64";
+    case GLIA_INT32:
+      return "int32";
+    case GLIA_UINT8:
+      return "uint8";
+    case GLIA_BOOL:
+      return "bool";
+    case GLIA_INT8:
+      return "int8";
+    case GLIA_INT16:
+      return "int16";
+  }
+  return "an unknown dtype";
+}
+
 // The core's services (set by glia_backend_v2).
 const glia_backend_services& services();
 

@@ -14,11 +14,6 @@ namespace glia::cuda {
 
 namespace {
 
-const char* dtype_name(glia_dtype t) {
-  const char* n = glia_dtype_name(t);
-  return n ? n : "an unknown dtype";
-}
-
 // The device of the call set current, its stream in *s.
 glia_error* begin(const glia_kernel_call* call, cudaStream_t* s) {
   const int32_t dev = call->outputs[0].device_index;
