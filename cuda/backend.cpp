@@ -1,13 +1,15 @@
 // Entry point of libglia_cuda.so: the backend table of the backend ABI v2
 // (include/glia/glia_backend.h) over the CUDA runtime.
 //
-// Today: devices, memory (the caching allocator of caching_allocator.h, Note [Caching allocator]), pinned host
-// memory, copies, streams (with priorities) and events (with timing). The kernels, cuBLAS and cuDNN arrive with
-// the CUDA-backend issue; until then kernel() returns NULL for every id, so any op on a CUDA tensor other than a
-// copy is a GLIA_ERR_UNSUPPORTED naming the op, and tensors can move to a GPU and back.
+// Devices, memory (the caching allocator of caching_allocator.h, Note [Caching allocator]), pinned host
+// memory, copies, streams (with priorities) and events (with timing), and the kernels of the first tranche
+// (docs/cuda.md lists them): elementwise (elementwise.cu, copy.cu), reductions (reduce.cu), softmax
+// (softmax.cu) and the matrix products through cuBLAS (blas.cpp). kernel() returns NULL for the other ids, so such an
+// op on a CUDA tensor is a GLIA_ERR_UNSUPPORTED naming the op and the device.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "caching_allocator.h"
+#include "common.h"
 #include "glia/glia_backend.h"
 
 namespace {
@@ -22,16 +25,35 @@ namespace {
 const glia_backend_services* g_svc = nullptr;
 std::string g_reason;  // why no device is usable (set by device_count)
 
+}  // namespace
+
+namespace glia::cuda {
+const glia_backend_services& services() { return *g_svc; }
+glia_error* make_error(enum glia_error_code code, const std::string& message) {
+  return g_svc->error_new(code, message.c_str());
+}
+}  // namespace glia::cuda
+
+namespace {
+
+using glia::cuda::CudaStream;
+
 std::string cuda_message(cudaError_t st, const char* call, const std::string& detail) {
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
   return std::string("cuda: ") + call + (detail.empty() ? "" : " (" + detail + ")") +
          " failed: " + cudaGetErrorString(st) + " (" + cudaGetErrorName(st) + ")";
 }
 
-glia_error* cuda_error(cudaError_t st, const char* call, const std::string& detail) {
+}  // namespace
+
+glia_error* glia::cuda::cuda_error(cudaError_t st, const char* call, const std::string& detail) {
   const auto code = st == cudaErrorMemoryAllocation ? GLIA_ERR_OUT_OF_MEMORY : GLIA_ERR_DEVICE;
   return g_svc->error_new(code, cuda_message(st, call, detail).c_str());
 }
+
+namespace {
+
+using glia::cuda::cuda_error;
 
 #define GLIA_CUDA_TRY(expr, detail)                                \
   do {                                                             \
@@ -79,10 +101,6 @@ void host_free_pinned(void* p) { cudaFreeHost(p); }
 // Streams and events are the backend's own handles, which know their device: CUDA's legacy default
 // stream is 0 on every device, so a bare cudaStream_t could not say which device's default stream it
 // is (event_record and stream_wait_event take no device). glia_backend.stream_native unwraps them.
-struct CudaStream {
-  cudaStream_t stream;  // nullptr: the legacy default stream of `device`
-  int32_t device;
-};
 struct CudaEvent {
   cudaEvent_t event;
   int32_t device;
@@ -285,7 +303,7 @@ glia_error* stream_create_with_priority(int32_t device, int32_t priority, void**
   cudaStream_t s = nullptr;
   // Non-blocking: no implicit ordering with the legacy default stream (torch's pool streams).
   GLIA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, p), "device " + std::to_string(device));
-  auto* w = new (std::nothrow) CudaStream{s, device};
+  auto* w = new (std::nothrow) CudaStream{s, device, nullptr, nullptr};
   if (!w) {
     cudaStreamDestroy(s);
     return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: out of memory");
@@ -297,6 +315,7 @@ glia_error* stream_create(int32_t device, void** out) { return stream_create_wit
 glia_error* stream_destroy(int32_t, void* stream) {
   auto* w = static_cast<CudaStream*>(stream);
   if (!w || !w->stream) return nullptr;  // a default stream is never destroyed
+  glia::cuda::blas_release(w);
   GLIA_CUDA_TRY(cudaStreamDestroy(w->stream), "");
   delete w;
   return nullptr;
@@ -384,7 +403,7 @@ glia_error* manual_seed(int32_t, uint64_t seed) {
   return nullptr;
 }
 
-glia_kernel_fn kernel(uint32_t) { return nullptr; }  // kernels: the CUDA-backend issue
+glia_kernel_fn kernel(uint32_t id) { return glia::cuda::kernel_for(id); }
 
 const glia_backend kTable{sizeof(glia_backend),
                           GLIA_BACKEND_ABI_VERSION,
@@ -431,3 +450,26 @@ extern "C" __attribute__((visibility("default"))) const glia_backend* glia_backe
   for (int32_t d = 0; d < 64; ++d) g_default_streams[d].device = d;
   return &kTable;
 }
+
+namespace glia::cuda {
+
+glia_error* device_alloc(int32_t device, size_t nbytes, void** out) { return alloc(device, nbytes, out); }
+void device_free(int32_t device, void* ptr) { free_(device, ptr, 0); }
+
+CudaStream* call_stream(const glia_kernel_call* call, int32_t device) {
+  if (call->struct_size >= offsetof(glia_kernel_call, stream) + sizeof(call->stream) && call->stream)
+    return static_cast<CudaStream*>(call->stream);
+  return stream_of(nullptr, device);
+}
+
+glia_kernel_fn kernel_for(uint32_t id) {
+  if (id >= static_cast<uint32_t>(Kid::kCount)) return nullptr;
+  const Kid k = static_cast<Kid>(id);
+  if (k == Kid::copy) return copy_kernel();
+  if (glia_kernel_fn f = elementwise_kernel(k)) return f;
+  if (glia_kernel_fn f = reduce_kernel(k)) return f;
+  if (glia_kernel_fn f = softmax_kernel_for(k)) return f;
+  return blas_kernel(k);
+}
+
+}  // namespace glia::cuda

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Build checks of the CUDA backend, run on every machine that builds it (no GPU needed).
 
-  check_backend_library.py --library libglia_cuda.so.0 --no-device-code
+  check_backend_library.py --library libglia_cuda.so.0 [--no-device-code]
       the library exports exactly the backend entry point, needs only allowed libraries (never libcudart:
-      it is linked statically), has the SONAME libglia_cuda.so.<major>, and holds no device code yet
+      it is linked statically; cuBLAS through the loader), has a RUNPATH holding $ORIGIN (no old-style
+      RPATH, so LD_LIBRARY_PATH still wins) when it needs cuBLAS, and the SONAME libglia_cuda.so.<major>;
+      --no-device-code: it holds no device code
+  check_backend_library.py --library libglia_cuda.so.0 --device-code libglia_cuda.so.0 --architectures ...
+      both checks on the library (what ctest's cuda.backend_library runs)
   check_backend_library.py --device-code host_device_check.o --architectures "75-virtual;80-real;90-real"
       the object's fatbinary holds exactly the listed architectures: PTX for N-virtual, SASS for N-real, both
       for N (CMake's CUDA_ARCHITECTURES spelling)
@@ -62,6 +66,9 @@ def fatbin_entries(fatbin):
     """[(kind, sm)] of every entry of every container in a .nv_fatbin section."""
     entries, pos = [], 0
     while pos + 16 <= len(fatbin):
+        if struct.unpack_from("<I", fatbin, pos)[0] == 0:  # alignment padding between the objects' containers
+            pos += 4
+            continue
         magic, _, header_size, size = struct.unpack_from("<IHHQ", fatbin, pos)
         if magic != FATBIN_MAGIC:
             raise ValueError("bad fatbinary magic 0x%08x at offset %d" % (magic, pos))
@@ -111,6 +118,13 @@ def check_library(args, errors):
             errors.append("needs %s: cudart must be linked statically" % lib)
         elif not any(re.fullmatch(p, lib) for p in ALLOWED_NEEDED):
             errors.append("needs %s, which is not in the allow-list" % lib)
+    if any(lib.startswith("libcublas") for lib in needed):
+        runpath = re.findall(r"\(RUNPATH\)\s+Library runpath: \[([^\]]*)\]", dynamic)
+        rpath = re.findall(r"\(RPATH\)\s+Library rpath: \[([^\]]*)\]", dynamic)
+        if rpath:
+            errors.append("has an RPATH %s: want a RUNPATH (--enable-new-dtags)" % rpath)
+        if "$ORIGIN" not in [p for r in runpath for p in r.split(":")]:
+            errors.append("RUNPATH %s lacks $ORIGIN" % (runpath or "missing"))
     m = re.search(r"\(SONAME\)\s+Library soname: \[([^\]]+)\]", dynamic)
     if not m or not re.fullmatch(r"libglia_cuda\.so\.\d+", m.group(1)):
         errors.append("SONAME is %s, want libglia_cuda.so.<major>" % (m.group(1) if m else "missing"))

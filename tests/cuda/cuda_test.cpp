@@ -1,7 +1,7 @@
 // The CUDA backend (libglia_cuda.so.0, backend ABI v2) through the C API.
 // Without a driver or a device: a clear status and clean errors. With a GPU:
-// copies both ways, printing, the clean error of an op that has no CUDA
-// kernel yet (kernels: the CUDA-backend issue), the caching allocator's
+// copies both ways, printing, the first kernels, the clean error of an op that
+// has no CUDA kernel yet, the caching allocator's
 // statistics and out-of-memory error, and streams, events, pinned memory and
 // non-blocking copies.
 #include <gtest/gtest.h>
@@ -104,8 +104,39 @@ TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
   keep(x);
   GLIA_OK_(glia_tensor_to(x, &kCuda, ptr_to(GLIA_FLOAT32), &d));
   keep(d);
-  EXPECT_GLIA_MSG(glia_mul(d, d, &r), GLIA_ERR_UNSUPPORTED, "'mul' is not implemented for device cuda:0");
+  EXPECT_GLIA_MSG(glia_cumsum(d, 0, nullptr, &r), GLIA_ERR_UNSUPPORTED,
+                  "'cumsum' is not implemented for device cuda:0");
   EXPECT_EQ(r, nullptr);
+}
+
+// The first kernels (docs/cuda.md, Kernels): an elementwise product with a broadcast operand, a reduction and a
+// cuBLAS product on a transposed view, read back on the host.
+TEST_F(CudaDevice, ElementwiseReductionAndMatmulKernels) {
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  int64_t shape[] = {2, 3};
+  glia_tensor *x = nullptr, *d = nullptr, *p = nullptr, *s = nullptr, *t = nullptr, *m = nullptr;
+  GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 2, GLIA_FLOAT32, &x));
+  keep(x);
+  GLIA_OK_(glia_tensor_to(x, &kCuda, ptr_to(GLIA_FLOAT32), &d));
+  keep(d);
+  GLIA_OK_(glia_mul(d, d, &p));
+  keep(p);
+  std::vector<float> got(6);
+  GLIA_OK_(glia_tensor_copy_to_host(p, got.data(), got.size() * 4));
+  EXPECT_EQ(got, (std::vector<float>{1, 4, 9, 16, 25, 36}));
+  int64_t dim0[] = {0};
+  GLIA_OK_(glia_sum(d, dim0, 1, 0, &s));
+  keep(s);
+  std::vector<float> sums(3);
+  GLIA_OK_(glia_tensor_copy_to_host(s, sums.data(), sums.size() * 4));
+  EXPECT_EQ(sums, (std::vector<float>{5, 7, 9}));
+  GLIA_OK_(glia_transpose(d, 0, 1, &t));
+  keep(t);
+  GLIA_OK_(glia_mm(d, t, &m));  // [2, 3] @ [3, 2]
+  keep(m);
+  std::vector<float> mm(4);
+  GLIA_OK_(glia_tensor_copy_to_host(m, mm.data(), mm.size() * 4));
+  EXPECT_EQ(mm, (std::vector<float>{14, 32, 32, 77}));
 }
 
 glia_memory_stats cuda_memory_stats() {

@@ -2,9 +2,10 @@
 # as plain C++ and tested on the CPU: on every machine, with or without the CUDA toolkit or a GPU.
 add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/philox_test.cpp ${CMAKE_CURRENT_LIST_DIR}/welford_test.cpp
-  ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise_ops_test.cpp ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
-target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+# src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
+target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(cuda_host_tests PRIVATE ${GLIA_WARNINGS})
 if(GLIA_HAVE_CUDA)
   # Against curand's own Philox, compiled for the host from the toolkit's headers (header-only: no GPU, no link).
@@ -33,7 +34,8 @@ if(GLIA_HAVE_CUDA)
     COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -std=c++17 -Werror all-warnings ${gencode} -I${PROJECT_SOURCE_DIR}/cuda
       -c ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu -o ${check_obj}
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/host_device_check.cu ${PROJECT_SOURCE_DIR}/cuda/host_device.h
-      ${PROJECT_SOURCE_DIR}/cuda/philox.h ${PROJECT_SOURCE_DIR}/cuda/welford.h
+      ${PROJECT_SOURCE_DIR}/cuda/philox.h ${PROJECT_SOURCE_DIR}/cuda/welford.h ${PROJECT_SOURCE_DIR}/cuda/dtypes.h
+      ${PROJECT_SOURCE_DIR}/cuda/elementwise_ops.h
     COMMENT "nvcc: cuda/'s host and device headers for ${GLIA_CUDA_ARCHITECTURES}" VERBATIM)
   set(parity_exe ${CMAKE_CURRENT_BINARY_DIR}/cuda_device_parity)
   add_custom_command(OUTPUT ${parity_exe}
@@ -59,9 +61,11 @@ if(TARGET glia_cuda)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
   add_dependencies(cuda_tests glia_cuda)
   gtest_discover_tests(cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)
-  # The library itself: exports, dependencies (cudart static), SONAME; no device code until the kernels.
+  # The library itself: exports, dependencies (cudart static, cuBLAS through the loader), RUNPATH, SONAME, and
+  # device code for exactly GLIA_CUDA_ARCHITECTURES.
   add_test(NAME cuda.backend_library
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_backend_library.py
-      --library $<TARGET_FILE:glia_cuda> --no-device-code --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
+      --library $<TARGET_FILE:glia_cuda> --device-code $<TARGET_FILE:glia_cuda>
+      --architectures "${GLIA_CUDA_ARCHITECTURES}" --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
   set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
 endif()

@@ -149,12 +149,18 @@ const glia_device* test_device() {
 #endif
 }
 
+// The device run's name in messages, and whether an unsupported kernel is a failure whatever the test
+// device's list says (run_cases_on: the CUDA golden run).
+const char* g_device_label = "testdevice:0";
+bool g_strict = false;
+const std::set<std::string>* g_forward_only = nullptr;  // ops whose gradients run_cases_on does not check
+
 // Per op (and "op grad") of a fixture file: whether some device case was refused for want of a kernel.
 using Refusals = std::map<std::string, bool>;
 
 // Whether an error of the device run is an accepted "no kernel" (then it is freed).
 bool accepted_unsupported(glia_error* e, const std::string& entry, Refusals& refused) {
-  if (glia_error_code(e) != GLIA_ERR_UNSUPPORTED || !listed(entry)) return false;
+  if (g_strict || glia_error_code(e) != GLIA_ERR_UNSUPPORTED || !listed(entry)) return false;
   glia_error_free(e);
   refused[entry] = true;
   return true;
@@ -162,14 +168,14 @@ bool accepted_unsupported(glia_error* e, const std::string& entry, Refusals& ref
 
 void run_case(const char* file, const json& c, const glia_device* device, Refusals& refused) {
   const std::string name = c["name"], op = c["op"];
-  SCOPED_TRACE(std::string(file) + ": " + name + (device ? " (on testdevice:0)" : ""));
+  SCOPED_TRACE(std::string(file) + ": " + name + (device ? std::string(" (on ") + g_device_label + ")" : ""));
   const Adapter* adapter = find_adapter(op);
   ASSERT_NE(adapter, nullptr) << "no adapter for op " << op;
   {
     Handles h;
     Call call{c["args"], {}, {}, device};
     for (const json& i : c["inputs"]) call.in.push_back(operand(h, i, device));
-    const bool with_grads = c.contains("grads");
+    const bool with_grads = c.contains("grads") && !(device && g_forward_only && g_forward_only->count(op));
     if (with_grads)
       for (size_t k = 0; k < call.in.size(); ++k)
         if (!c["grads"][k].is_null()) ok(glia_tensor_set_requires_grad(call.in[k], 1), "set_requires_grad");
@@ -185,11 +191,11 @@ void run_case(const char* file, const json& c, const glia_device* device, Refusa
         on_device = call.outs[k] && glia_tensor_device(call.outs[k], &od) == nullptr && od.type == device->type;
       }
       if (!e && !on_device) {
-        if (listed(op)) {
+        if (listed(op) && !g_strict) {
           refused[op] = true;
           return;
         }
-        ADD_FAILURE() << op << ": an output is not on the test device";
+        ADD_FAILURE() << op << ": an output is not on " << g_device_label;
         return;
       }
     }
@@ -311,6 +317,28 @@ void run_cases(const char* file) {
     if (listed(entry) && !was_refused)
       ADD_FAILURE() << file << ": \"" << entry << "\" runs on the test device in every case now: remove it from "
                     << "tests/testdevice/unsupported_ops.txt";
+}
+
+int run_cases_on(const char* file, const glia_device* device, const char* label, const std::set<std::string>& ops,
+                 const std::set<std::string>& forward_only) {
+  json fixture = load_fixture(file);
+  if (!fixture.contains("cases")) return 0;
+  Refusals refused;
+  const char* saved_label = g_device_label;
+  const bool saved_strict = g_strict;
+  g_device_label = label;
+  g_strict = true;
+  g_forward_only = &forward_only;
+  int n = 0;
+  for (const json& c : fixture["cases"]) {
+    if (!ops.count(c["op"].get<std::string>())) continue;
+    run_case(file, c, device, refused);
+    ++n;
+  }
+  g_device_label = saved_label;
+  g_strict = saved_strict;
+  g_forward_only = nullptr;
+  return n;
 }
 
 // Error cases run on the CPU and, with every operand on the test device, again there: the same

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,11 @@ const Adapter* find_adapter(const std::string& op);
 // Runs every case / every error case of tests/golden/ops/<file>.
 void run_cases(const char* file);
 void run_errors(const char* file);
+// The cases of `file` whose op is in `ops`, on `device` only (named `label` in messages), compared with the
+// fixture's outputs and (except for the ops in `forward_only`) gradients; an unsupported kernel is a failure.
+// Returns the number of cases run.
+int run_cases_on(const char* file, const glia_device* device, const char* label, const std::set<std::string>& ops,
+                 const std::set<std::string>& forward_only);
 
 // The whole fixture file.
 json load_fixture(const std::string& file);
