@@ -184,6 +184,18 @@ def convnd():
     e("output size 0", "col2im", [rnd([2, 12, 16], f32)], SH, output_size=[0, 5], kernel_size=[2, 2])
     e("4-D input", "col2im", [rnd([2, 12, 16, 1], f32)], SH, output_size=[5, 5], kernel_size=[2, 2])
     e("int64", "col2im", [rnd([2, 12, 16], "int64")], DT, output_size=[5, 5], kernel_size=[2, 2])
+    # (appended: every case above keeps its inputs)
+    c3("int32", [rnd([1, 2, 3, 3, 4], "int32"), rnd([2, 2, 2, 2, 2], "int32"), None], stride=[1, 1, 2])
+    c3("bf16", [rnd([1, 2, 3, 4, 4], bf16), rnd([2, 2, 2, 2, 2], bf16), rnd([2], bf16)], tol=0.05)
+    t3("int64", [rnd([1, 2, 2, 2, 3], "int64"), rnd([2, 2, 2, 2, 2], "int64"), rnd([2], "int64")], stride=[2, 1, 1])
+    e("dilation 0", "conv1d", [rnd([2, 3, 5], f32), rnd([3, 3, 1], f32), None], IA, dilation=[0])
+    e("dilation 0", "conv3d", [rnd([1, 2, 3, 3, 3], f32), rnd([2, 2, 2, 2, 2], f32), None], IA, dilation=[1, 0, 1])
+    e("dilation 0", "conv_transpose1d", [rnd([1, 2, 3], f32), rnd([2, 2, 2], f32), None], IA, dilation=[0])
+    e("dilation 0", "conv_transpose3d", [rnd([1, 2, 3, 3, 3], f32), rnd([2, 2, 2, 2, 2], f32), None], IA,
+      dilation=[0, 1, 2])
+    e("float16", "conv3d", [rnd([1, 2, 3, 3, 3], "float16"), rnd([2, 2, 2, 2, 2], "float16"), None], DT)
+    e("int32", "conv_transpose3d", [rnd([1, 2, 3, 3, 3], "int32"), rnd([2, 2, 2, 2, 2], "int32"), None], DT)
+    e("float16", "conv1d", [rnd([1, 2, 3], "float16"), rnd([2, 2, 2], "float16"), None], DT)
     return fx
 
 

@@ -193,7 +193,24 @@ void check_convnd(const char* op, int nd, const Tensor& x, const Tensor& w, cons
     if (output_padding) GLIA_CHECK(output_padding[i] >= 0, InvalidArgument, "negative output_padding is not supported");
   }
   for (int i = 0; i < nd; ++i) GLIA_CHECK(stride[i] > 0, InvalidArgument, "non-positive stride is not supported");
-  for (int i = 0; i < nd; ++i) GLIA_CHECK(dilation[i] > 0, InvalidArgument, "non-positive dilation is not supported");
+  bool dilation_ok = true;
+  for (int i = 0; i < nd; ++i) dilation_ok = dilation_ok && dilation[i] > 0;
+  if (!dilation_ok) {
+    // torch's texts (conv1d's is conv2d's; conv_transpose1d reports its unit-height view's values).
+    GLIA_CHECK(transposed || nd != 1, InvalidArgument, "non-positive dilation is not supported");
+    std::string got;
+    if (!transposed) {
+      got = "[";
+      for (int i = 0; i < nd; ++i) got += (i ? ", " : "") + std::to_string(dilation[i]);
+      got += "]";
+    } else if (nd == 1) {
+      got = "dilation_height: 1, dilation_width: " + std::to_string(dilation[0]);
+    } else {
+      got = "dilation_depth: " + std::to_string(dilation[0]) + ", dilation_height: " + std::to_string(dilation[1]) +
+            ", dilation_width: " + std::to_string(dilation[2]);
+    }
+    fail(Code::InvalidArgument, "dilation should be greater than zero, but got ", got);
+  }
   GLIA_CHECK(groups > 0, InvalidArgument, "non-positive groups is not supported");
   const int64_t k = x.dim();
   GLIA_CHECK(w.dim() == k, Shape, "Expected ", w.dim(), "-dimensional input for ", w.dim(), "-dimensional weight ",
@@ -242,9 +259,18 @@ void check_conv3d_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias) {
     GLIA_CHECK(bias.device() == x.device(), Device, "Input type (", torch_tensor_type(x.dtype(), x.device()),
                ") and bias type (", torch_tensor_type(bias.dtype(), bias.device()), ") should be the same");
   }
-  const DType t = x.dtype();
-  if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Int64)
-    not_implemented_for("slow_conv3d_cpu", t);
+}
+
+// The dtypes of torch's CPU kernels: conv3d's vol2col (compute_columns3d) takes every real type but
+// float16; slow_conv_transpose3d floating types, bfloat16 and int64.
+void check_conv3d_kernel_dtype(DType t, bool transposed) {
+  const bool floating = t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16;
+  if (transposed) {
+    if (!floating && t != DType::Int64) not_implemented_for("slow_conv_transpose3d_out_cpu", t);
+  } else if (!floating && t != DType::Int64 && t != DType::Int32 && t != DType::Int16 && t != DType::Int8 &&
+             t != DType::UInt8) {
+    not_implemented_for("compute_columns3d", t);
+  }
 }
 
 // [1, C, 1...] view of a bias for adding to [N, C, *spatial].
@@ -295,6 +321,7 @@ Conv3dGeom conv3d_geom(const Tensor& x, const Tensor& w, const Tensor& bias, con
   }
   check_convnd("conv3d", 3, x, w, bias, stride, p, dilation, groups, false, nullptr);
   check_conv3d_dtypes(x, w, bias);
+  check_conv3d_kernel_dtype(x.dtype(), false);
   Conv3dGeom g;
   g.O = w.size(0), g.groups = groups;
   ColGeom& c = g.col;
@@ -316,6 +343,7 @@ Conv3dGeom conv_transpose3d_geom(const Tensor& x, const Tensor& w, const Tensor&
   GLIA_CHECK(x.dtype() == w.dtype(), DType, "expected scalar type ", scalar_type_name(x.dtype()), " but found ",
              scalar_type_name(w.dtype()));
   check_conv3d_dtypes(x, w, bias);
+  check_conv3d_kernel_dtype(x.dtype(), true);
   bool op_ok = true;
   for (int i = 0; i < 3; ++i) op_ok = op_ok && (output_padding[i] < stride[i] || output_padding[i] < dilation[i]);
   GLIA_CHECK(op_ok, InvalidArgument,
