@@ -4,6 +4,7 @@
 #include "ops/special.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "ops/cpu/loops.h"
 #include "ops/cpu/special_fns.h"
