@@ -1088,6 +1088,8 @@ FUNCTIONS = {
     "glia_nn_init_ones_": (c_void_p, [c_void_p], ["tensor"]),
     "glia_nn_init_zeros_": (c_void_p, [c_void_p], ["tensor"]),
     "glia_nn_init_eye_": (c_void_p, [c_void_p], ["tensor"]),
+    "glia_nn_init_dirac_": (c_void_p, [c_void_p, c_int64], ["tensor", "groups"]),
+    "glia_nn_init_sparse_": (c_void_p, [c_void_p, c_double, c_double], ["tensor", "sparsity", "std"]),
     "glia_nn_init_xavier_uniform_": (c_void_p, [c_void_p, c_double], ["tensor", "gain"]),
     "glia_nn_init_xavier_normal_": (c_void_p, [c_void_p, c_double], ["tensor", "gain"]),
     "glia_nn_init_kaiming_uniform_": (c_void_p, [c_void_p, c_double, c_int, c_char_p], ["tensor", "a", "mode", "nonlinearity"]),

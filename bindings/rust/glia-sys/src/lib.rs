@@ -1653,6 +1653,8 @@ extern "C" {
     pub fn glia_nn_init_ones_(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_init_zeros_(tensor: *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_init_eye_(tensor: *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_init_dirac_(tensor: *mut glia_tensor, groups: i64) -> *mut glia_error;
+    pub fn glia_nn_init_sparse_(tensor: *mut glia_tensor, sparsity: f64, std: f64) -> *mut glia_error;
     pub fn glia_nn_init_xavier_uniform_(tensor: *mut glia_tensor, gain: f64) -> *mut glia_error;
     pub fn glia_nn_init_xavier_normal_(tensor: *mut glia_tensor, gain: f64) -> *mut glia_error;
     pub fn glia_nn_init_kaiming_uniform_(tensor: *mut glia_tensor, a: f64, mode: glia_fan_mode, nonlinearity: *const c_char) -> *mut glia_error;
