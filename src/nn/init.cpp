@@ -110,8 +110,8 @@ void dirac_(const Tensor& t, int64_t groups) {
 
 void sparse_(const Tensor& t, double sparsity, double std) {
   GLIA_CHECK(t.defined() && t.dim() == 2, InvalidArgument, "Only tensors with 2 dimensions are supported");
-  GLIA_CHECK(sparsity >= 0.0 && sparsity <= 1.0, InvalidArgument,
-             "sparse_: sparsity must be in [0, 1], got ", sparsity);
+  GLIA_CHECK(sparsity >= 0.0 && sparsity <= 1.0, InvalidArgument, "sparse_: sparsity must be in [0, 1], got ",
+             sparsity);
   const int64_t rows = t.size(0), cols = t.size(1);
   const auto zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
   Generator& g = thread_generator();

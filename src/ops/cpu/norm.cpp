@@ -7,8 +7,8 @@
 // float64 accumulators in several independent lanes (so the loops vectorise
 // without reassociation flags); elementwise work runs in acc_t<T> (float for
 // float32 and the 16-bit floats) with torch's per-group scale/shift form
-// y = x * scale + shift (layer norm: (x - mean) * scale, see centre_scale_row). Work is split over channels (batch norm), rows (layer
-// norm) or (sample, group) pairs (group norm) above kGrain elements.
+// y = x * scale + shift (layer norm: (x - mean) * scale, see centre_scale_row). Work is split over channels (batch
+// norm), rows (layer norm) or (sample, group) pairs (group norm) above kGrain elements.
 #include "ops/norm.h"
 
 #include <algorithm>
