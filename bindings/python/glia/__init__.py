@@ -18,8 +18,10 @@ from ._index_extra import *  # noqa: F401,F403  index_add, scatter_reduce, index
 from ._special import *  # noqa: F401,F403  logaddexp, heaviside, frexp, polygamma, i0, sinc, igamma, ...
 from ._stats import *  # noqa: F401,F403  searchsorted, unique, histc, diff, cross, cov, cdist, einsum, ...
 from ._autograd import *  # noqa: F401,F403  no_grad, enable_grad, inference_mode, ...
+from ._random import *  # noqa: F401,F403  Generator, randperm, default_generator
 from ._serialization import *  # noqa: F401,F403  save, load
 from . import autograd, nn, optim, distributed  # noqa: F401,E402
 from . import special  # noqa: F401,E402  torch.special
+from . import utils  # noqa: F401,E402  torch.utils.data
 
 __version__ = _ffi.C.glia_version_string().decode()
