@@ -7,5 +7,6 @@ from . import functional  # noqa: F401
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
 from . import parallel  # noqa: F401
+from .parallel import DataParallel  # noqa: F401  torch.nn.DataParallel
 
-__all__ = ["Parameter", "functional", "init", "utils", "parallel"] + _modules_all
+__all__ = ["Parameter", "functional", "init", "utils", "parallel", "DataParallel"] + _modules_all

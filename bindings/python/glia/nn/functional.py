@@ -1238,3 +1238,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         _opt_handle(fn, "in_proj_bias", 7, in_proj_bias), _tensor_arg(fn, "out_proj_weight", 12, out_proj_weight),
         _opt_handle(fn, "out_proj_bias", 13, out_proj_bias), byref(o), byref(out), byref(w)), codes=_MHA_ERRORS)
     return Tensor._wrap(out.value), (Tensor._wrap(w.value) if w.value else None)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """torch's helper of unfold/fold's argument checks."""
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+__all__ += ["assert_int_or_pair"]

@@ -23,3 +23,6 @@ __all__ = (["Module"] + _builtin_all + _container_all + _rnn_all + _resample_all
 from .transformer import *  # noqa: F401,F403,E402
 from .transformer import __all__ as _transformer_all  # noqa: E402
 __all__ += _transformer_all
+from .legacy import *  # noqa: F401,F403,E402
+from .legacy import __all__ as _legacy_all  # noqa: E402
+__all__ += _legacy_all

@@ -1,8 +1,7 @@
-"""glia.nn.parallel: DistributedDataParallel (torch.nn.parallel's), over glia_nn_distributed_data_parallel.
+"""glia.nn.parallel: DistributedDataParallel (torch.nn.parallel's, over glia_nn_distributed_data_parallel)
+and DataParallel (torch's CPU behaviour: a pass-through wrapper, data_parallel.py)."""
 
-DataParallel is not here: the C API has no glia_data_parallel yet (issue 17).
-"""
-
+from .data_parallel import DataParallel  # noqa: F401
 from .distributed import DistributedDataParallel  # noqa: F401
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
