@@ -187,10 +187,17 @@ def ddp_no_sync(rank, world):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
-def fault(rank, world):
-    """Rank 1 leaves without its collective: rank 0's fails within the group's timeout, naming it."""
+def fault(rank, world, how, address):
+    """Rank 1 leaves without its collective: rank 0's fails within the group's timeout, naming it.
+    Rank 1 leaves only once rank 0 says its group is connected (a key in a side store): leaving earlier
+    could close a connection rank 0 was still setting up, and rank 0 would fail in init instead."""
+    side = dist.FileStore(address + ".fault", world) if how == "file" else None
     if rank == 1:
+        if side is not None:
+            side.wait(["connected"], timedelta(seconds=20))
         os._exit(0)
+    if side is not None:
+        side.set("connected", "1")
     t = glia.ones(3)
     try:
         dist.all_reduce(t)
@@ -211,7 +218,7 @@ def main():
         if how in ("file", "tcp"):
             store_ops(rank, world, how, address)
     elif scenario == "fault":
-        fault(rank, world)
+        fault(rank, world, how, address)
     elif scenario == "ddp":
         ddp_train(rank, world, bucket_cap_mb=25)
         ddp_train(rank, world, bucket_cap_mb=1e-5)  # one parameter per bucket
