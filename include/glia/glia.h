@@ -2750,7 +2750,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_im2col(const glia_tensor *x, const glia
  * values summed. @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_col2im(const glia_tensor *x, int64_t out_h, int64_t out_w,
-                                              const glia_fold_options *options, glia_tensor **out);
+                                                const glia_fold_options *options, glia_tensor **out);
 
 /** Options of glia_max_pool2d. Initialise with glia_max_pool2d_options_init() and set kernel_size. */
 typedef struct glia_max_pool2d_options {
@@ -3118,8 +3118,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_softsign(const glia_tensor *x, glia_ten
  * received a 4D input. ..."), GLIA_ERR_DTYPE (integer x in training).
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_dropout1d(const glia_tensor *x, double p, int32_t training,
-                                                   glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout1d(const glia_tensor *x, double p, int32_t training, glia_tensor **out);
 /**
  * torch.nn.functional.dropout2d: channel-wise dropout over dims 0 and 1 of x
  * (as torch 1.13 does, a 3-D x is taken as [N, C, L]; torch warns for inputs
@@ -3127,16 +3126,14 @@ GLIA_API GLIA_NODISCARD glia_error *glia_dropout1d(const glia_tensor *x, double 
  * and "Feature dropout requires at least 2 dimensions in the input".
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_dropout2d(const glia_tensor *x, double p, int32_t training,
-                                                   glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout2d(const glia_tensor *x, double p, int32_t training, glia_tensor **out);
 /**
  * torch.nn.functional.dropout3d: channel-wise dropout of x [N, C, D, H, W]; an
  * x of other rank gets a batch dim of 1 first (torch warns for inputs other
  * than 4-D or 5-D). Errors as glia_dropout2d.
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_dropout3d(const glia_tensor *x, double p, int32_t training,
-                                                   glia_tensor **out);
+GLIA_API GLIA_NODISCARD glia_error *glia_dropout3d(const glia_tensor *x, double p, int32_t training, glia_tensor **out);
 /**
  * torch.nn.functional.alpha_dropout (torch's training default is 0): each
  * element is kept with probability 1 - p and the result is
@@ -4742,8 +4739,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm3d(int64_t num_features
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_local_response_norm(int64_t size, double alpha, double beta, double k,
-                                                                const glia_factory_options *factory,
-                                                                glia_module **out);
+                                                                const glia_factory_options *factory, glia_module **out);
 /** torch.nn.CosineSimilarity(dim=1, eps=1e-8): forward(x1, x2) is glia_cosine_similarity. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_cosine_similarity(int64_t dim, double eps,
                                                               const glia_factory_options *factory, glia_module **out);
@@ -4779,7 +4775,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dropout3d(double p, int32_t inplace,
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_alpha_dropout(double p, int32_t inplace,
                                                           const glia_factory_options *factory, glia_module **out);
-/** torch.nn.FeatureAlphaDropout(p=0.5, inplace=False): as glia_nn_alpha_dropout with glia_feature_alpha_dropout. @since 0.2 */
+/** torch.nn.FeatureAlphaDropout(p=0.5, inplace=False): glia_nn_alpha_dropout's, feature-wise. @since 0.2 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_feature_alpha_dropout(double p, int32_t inplace,
                                                                   const glia_factory_options *factory,
                                                                   glia_module **out);
