@@ -150,7 +150,6 @@ GLIA_API void glia_reset_peak_memory_stats(void);
 /** Returns every cached block to its allocator. @since 0.1 */
 GLIA_API void glia_empty_cache(void);
 
-
 /** Receives glia's log messages (may be called from any thread). */
 typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const char *message);
 
@@ -186,7 +185,6 @@ GLIA_API int32_t glia_cuda_device_count(void);
 /** @} */
 /** @addtogroup devices
  * @{ */
-
 
 /** A device: its type and index (0 for the CPU; -1 for CUDA means the current device). */
 typedef struct glia_device {

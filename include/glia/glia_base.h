@@ -177,7 +177,7 @@ typedef enum glia_device_type GLIA_ENUM_BASE { GLIA_CPU = 0, GLIA_CUDA = 1, GLIA
 /** @} */
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* GLIA_GLIA_BASE_H */
