@@ -2,6 +2,10 @@
 // (Note [Process groups] in process_group.h).
 #include "distributed/process_group.h"
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <cerrno>
 #include <cstring>
 
 #include "core/error.h"
@@ -79,6 +83,27 @@ void ProcessGroup::fail_collective(const char* what, const std::string& why) con
   fail(Code::IO, "ProcessGroup", backend_name(), "::", what, " failed on rank ", rank_, " of ", size_, ": ", why);
 }
 
+SigpipeGuard::SigpipeGuard() {
+  static_assert(sizeof(sigset_t) <= sizeof(old_), "sigset_t does not fit");
+  sigset_t block, pending;
+  sigemptyset(&block);
+  sigaddset(&block, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &block, reinterpret_cast<sigset_t*>(old_));
+  was_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+SigpipeGuard::~SigpipeGuard() {
+  sigset_t pipe, pending;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+    timespec zero{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(old_), nullptr);
+}
+
 Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std::function<void()> body) {
   Ref<Work> w = make_ref<Work>(what);
   w->keep_alive = std::move(keep);
@@ -94,6 +119,11 @@ Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std:
 }
 
 void ProcessGroup::worker() {
+  // Note [SIGPIPE] (process_group.h): this thread writes to the peers; it never unblocks SIGPIPE.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   while (true) {
     Ref<Work> w;
     {
@@ -138,11 +168,12 @@ void check_tensor(const ProcessGroup& pg, const char* what, const Tensor& t, con
   GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg,
              " must be a CPU tensor for the ", pg.backend_name(), " backend, got a tensor on ", t.device());
   DType d = t.dtype();
-  // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES) less float16: int8 but not int16.
-  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64 || d == DType::Int8 ||
-                 d == DType::UInt8,
+  // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES: int8 but not int16), plus bfloat16 (which
+  // torch 1.13's Gloo lacks and its bf16 compression hook needs). The 16-bit floats reduce in float.
+  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16 ||
+                 d == DType::Int32 || d == DType::Int64 || d == DType::Int8 || d == DType::UInt8,
              DType, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " has dtype ", dtype_name(d),
-             ", expected float32, float64, int32, int64, int8 or uint8");
+             ", expected float32, float64, float16, bfloat16, int32, int64, int8 or uint8");
 }
 
 void check_root(const ProcessGroup& pg, const char* what, int root) {
@@ -154,8 +185,10 @@ void check_op(const ProcessGroup& pg, const char* what, ReduceOp op, DType d) {
   int v = static_cast<int>(op);
   GLIA_CHECK(v >= 0 && v <= 4, InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what, ": unknown reduce op ",
              v);
-  GLIA_CHECK(op != ReduceOp::Avg || d == DType::Float32 || d == DType::Float64, DType, "ProcessGroup",
-             pg.backend_name(), "::", what, ": ReduceOp avg needs a floating-point tensor, got ", dtype_name(d));
+  GLIA_CHECK(
+      op != ReduceOp::Avg || d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16,
+      DType, "ProcessGroup", pg.backend_name(), "::", what, ": ReduceOp avg needs a floating-point tensor, got ",
+      dtype_name(d));
 }
 
 // A contiguous tensor to communicate through: `t` itself, or a copy (copied back by `finish`).
