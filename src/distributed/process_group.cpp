@@ -83,27 +83,6 @@ void ProcessGroup::fail_collective(const char* what, const std::string& why) con
   fail(Code::IO, "ProcessGroup", backend_name(), "::", what, " failed on rank ", rank_, " of ", size_, ": ", why);
 }
 
-SigpipeGuard::SigpipeGuard() {
-  static_assert(sizeof(sigset_t) <= sizeof(old_), "sigset_t does not fit");
-  sigset_t block, pending;
-  sigemptyset(&block);
-  sigaddset(&block, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &block, reinterpret_cast<sigset_t*>(old_));
-  was_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-}
-
-SigpipeGuard::~SigpipeGuard() {
-  sigset_t pipe, pending;
-  sigemptyset(&pipe);
-  sigaddset(&pipe, SIGPIPE);
-  if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
-    timespec zero{0, 0};
-    while (sigtimedwait(&pipe, nullptr, &zero) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(old_), nullptr);
-}
-
 Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std::function<void()> body) {
   Ref<Work> w = make_ref<Work>(what);
   w->keep_alive = std::move(keep);

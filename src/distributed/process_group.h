@@ -59,25 +59,6 @@ struct ProcessGroupOptions {
   std::string group_name = "default";
 };
 
-// Note [SIGPIPE]: Gloo writes to its sockets with writev(), which raises SIGPIPE when a peer has
-// died; its default action would kill the host process. Every thread that may write to a peer runs
-// with SIGPIPE blocked: the process group's worker thread for its lifetime, and the caller's thread
-// (with Gloo's event-loop thread, which inherits the mask when the device is created) within a
-// SigpipeGuard. writev() then fails with EPIPE, which Gloo reports as an error; a SIGPIPE left
-// pending by it is consumed before the caller's mask is restored. The host's own disposition of
-// SIGPIPE is never changed.
-class SigpipeGuard {
- public:
-  SigpipeGuard();
-  ~SigpipeGuard();
-  SigpipeGuard(const SigpipeGuard&) = delete;
-  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
-
- private:
-  unsigned char old_[128];  // the caller's sigset_t
-  bool was_pending_ = false;
-};
-
 class ProcessGroup : public RefCounted {
  public:
   ProcessGroup(int rank, int size, Millis timeout) : rank_(rank), size_(size), timeout_(timeout) {}
