@@ -173,3 +173,25 @@ def test_initialize_parameters():
     m(glia.ones(2, 3, 4, 4))
     assert type(m) is nn.BatchNorm2d
     assert repr(m) == "BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=True)"
+
+
+@pytest.mark.parametrize("make", [lambda: nn.LazyLinear(3), lambda: nn.LazyConv2d(2, 3, padding=1),
+                                  lambda: nn.LazyBatchNorm1d(momentum=0.2)])
+def test_deepcopy_before_and_after_the_first_forward(make):
+    import copy
+
+    x = glia.ones(2, 4, 5, 5) if isinstance(make(), nn.LazyConv2d) else glia.ones(2, 4)
+    m = make()
+    target = type(m).cls_to_become
+    c = copy.deepcopy(m)
+    assert type(c) is type(m) and c.has_uninitialized_params() and is_lazy(c.weight) and c.weight is not m.weight
+    y = c(x)
+    assert type(c) is target
+    m(x)
+    d = copy.deepcopy(m)
+    assert type(d) is type(m) and repr(d) == repr(m)
+    assert all(type(p) is nn.Parameter for p in d.parameters())
+    for (k, a), (k2, b) in zip(m.state_dict().items(), d.state_dict().items()):
+        assert k == k2
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert tuple(d(x).shape) == tuple(y.shape)

@@ -164,6 +164,13 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     def __init__(self, requires_grad=False, device=None, dtype=None):
         pass
 
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, None, self.dtype)
+        memo[id(self)] = result
+        return result
+
 
 def is_lazy(param):
     """torch.nn.parameter.is_lazy."""

@@ -102,6 +102,9 @@ class LazyModuleMixin:
         del module.__dict__["_initialize_hook"]
         del module.__dict__["_load_hook"]
         if module.cls_to_become is not None:
+            ctor = module.__dict__.get("_ctor")
+            if ctor is not None:  # copy.deepcopy rebuilds the ordinary class: its size comes first
+                module.__dict__["_ctor"] = ((module._inferred_size(),) + tuple(ctor[0]), ctor[1])
             module.__class__ = module.cls_to_become
 
     def _replicate_for_data_parallel(self):
@@ -120,6 +123,9 @@ class LazyLinear(LazyModuleMixin, Linear):
     def _set_inferred_size(self, x):
         self.in_features = x.shape[-1]
 
+    def _inferred_size(self):
+        return self.in_features
+
 
 class _LazyConvXdMixin(LazyModuleMixin):
     def _check_lazy_input(self, x):
@@ -135,6 +141,9 @@ class _LazyConvXdMixin(LazyModuleMixin):
 
     def _set_inferred_size(self, x):
         self.in_channels = self._in_channels_of(x)
+
+    def _inferred_size(self):
+        return self.in_channels
 
 
 class LazyConv1d(_LazyConvXdMixin, Conv1d):
@@ -204,26 +213,35 @@ class _LazyNormBase(LazyModuleMixin):
     def _set_inferred_size(self, x):
         self.num_features = x.shape[1]
 
+    def _inferred_size(self):
+        return self.num_features
+
 
 class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
     cls_to_become = BatchNorm1d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
 
 
 class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     cls_to_become = BatchNorm2d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
 
 
 class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     cls_to_become = BatchNorm3d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
 
 
 class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
     cls_to_become = InstanceNorm1d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
 
 
 class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
     cls_to_become = InstanceNorm2d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
 
 
 class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
     cls_to_become = InstanceNorm3d
+    __init__ = _LazyNormBase.__init__  # here, so that the binding records its arguments
