@@ -195,3 +195,12 @@ def test_deepcopy_before_and_after_the_first_forward(make):
         assert k == k2
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert tuple(d(x).shape) == tuple(y.shape)
+
+
+def test_to_keeps_placeholders_and_their_new_dtype():
+    m = nn.LazyBatchNorm1d().double()
+    assert type(m.running_mean) is UninitializedBuffer and m.running_mean.dtype == glia.float64
+    assert type(m.weight) is UninitializedParameter and m.weight.dtype == glia.float64
+    m(glia.ones(4, 3, dtype=glia.float64))
+    assert type(m.running_mean) is glia.Tensor and m.running_mean.dtype == glia.float64
+    assert tuple(m.running_mean.shape) == (3,) and type(m) is nn.BatchNorm1d

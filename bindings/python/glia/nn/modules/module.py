@@ -714,6 +714,8 @@ class Module:
                 old = m._buffers.get(name)
                 if old is None or old.dtype != t.dtype or old.data_ptr() != t.data_ptr():
                     m._buffers[name] = t
+            if hasattr(m, "_sync_lazy_entries"):
+                m._sync_lazy_entries()  # a lazy module's new buffers are placeholders still
 
     def float(self):
         return self.to(0)
