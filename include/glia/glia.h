@@ -6035,6 +6035,42 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
 
+/* ---- SyncBatchNorm (torch.nn.SyncBatchNorm, issue 21) ---- */
+/**
+ * torch.nn.SyncBatchNorm(num_features, eps, momentum, affine,
+ * track_running_stats, process_group): BatchNorm's parameters, buffers,
+ * defaults and state-dict layout (see glia_nn_batch_norm1d; options NULL for
+ * torch's defaults) under the type name "SyncBatchNorm", on any input
+ * [N, C, *]. In training with `process_group` (may be NULL: none) of more
+ * than one rank, every rank all-reduces its per-channel sum, sum of squares
+ * and count, normalises with the mean and biased variance of the batch of all
+ * ranks and updates the running statistics with its unbiased variance;
+ * backward all-reduces the gradients of those sums (torch's sum_dy /
+ * sum_dy_xmu all-reduce), so every rank must call forward and backward
+ * together. Outputs and input gradients equal BatchNorm's on the
+ * concatenated batch; weight and bias gradients are this rank's share.
+ * Otherwise (eval, no group, one rank) it is BatchNorm. torch 1.13 refuses
+ * CPU input; glia synchronises CPU tensors over Gloo. Forward errors
+ * (GLIA_ERR_INVALID_ARGUMENT, torch's text): "expected at least 2D input
+ * (got 1D input)", "SyncBatchNorm number of input channels should be
+ * non-zero"; GLIA_ERR_IO when a rank fails. Constructor errors: those of
+ * glia_nn_batch_norm1d, GLIA_ERR_INVALID_HANDLE for a bad group.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sync_batch_norm(int64_t num_features,
+                                                            const glia_batch_norm_options *options,
+                                                            glia_process_group *process_group,
+                                                            const glia_factory_options *factory, glia_module **out);
+/**
+ * torch's `module.process_group = group` for a module made by
+ * glia_nn_sync_batch_norm (`process_group` NULL: none, BatchNorm in
+ * training too). The module keeps a reference to the group. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for another module, GLIA_ERR_INVALID_HANDLE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sync_batch_norm_set_process_group(glia_module *module,
+                                                                              glia_process_group *process_group);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -1216,4 +1216,6 @@ FUNCTIONS = {
     "glia_ddp_options_init": (None, [POINTER(glia_ddp_options)], ["options"]),
     "glia_nn_distributed_data_parallel": (c_void_p, [c_void_p, c_void_p, POINTER(glia_ddp_options), POINTER(c_void_p)], ["module", "group", "options", "out"]),
     "glia_ddp_set_require_backward_grad_sync": (c_void_p, [c_void_p, c_int32], ["module", "flag"]),
+    "glia_nn_sync_batch_norm": (c_void_p, [c_int64, POINTER(glia_batch_norm_options), c_void_p, POINTER(glia_factory_options), POINTER(c_void_p)], ["num_features", "options", "process_group", "factory", "out"]),
+    "glia_nn_sync_batch_norm_set_process_group": (c_void_p, [c_void_p, c_void_p], ["module", "process_group"]),
 }

@@ -30,6 +30,7 @@ class BatchNorm : public Module {
   void reset_running_stats();
   // The size a lazy module infers from its first input (nn/modules/lazy.h).
   void set_num_features(int64_t n) { num_features_ = n; }
+  const BatchNormOptions& options() const { return options_; }
 
  private:
   int spatial_dims_;

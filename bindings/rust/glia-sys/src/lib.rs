@@ -1781,6 +1781,8 @@ extern "C" {
     pub fn glia_ddp_options_init(options: *mut glia_ddp_options);
     pub fn glia_nn_distributed_data_parallel(module: *mut glia_module, group: *mut glia_process_group, options: *const glia_ddp_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_ddp_set_require_backward_grad_sync(module: *mut glia_module, flag: i32) -> *mut glia_error;
+    pub fn glia_nn_sync_batch_norm(num_features: i64, options: *const glia_batch_norm_options, process_group: *mut glia_process_group, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_sync_batch_norm_set_process_group(module: *mut glia_module, process_group: *mut glia_process_group) -> *mut glia_error;
 }
 
 /// `glia_scalar_float(v)` of the header (a `static inline` function there).
