@@ -4584,6 +4584,129 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm2d(int64_t num_features
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_instance_norm3d(int64_t num_features,
                                                             const glia_instance_norm_options *options,
                                                             const glia_factory_options *factory, glia_module **out);
+
+/* ---- lazy modules (torch.nn.LazyLinear, LazyConv*, LazyBatchNorm*, LazyInstanceNorm*; issue 21) ---- */
+/**
+ * torch.nn.LazyLinear(out_features, bias): a Linear whose in_features is
+ * inferred from the first input. Until then weight and bias are placeholders
+ * (torch's UninitializedParameter: [0] tensors of the factory dtype, listed in
+ * state dicts, glia_module_is_uninitialized says 1), in_features is 0 and the
+ * repr is "LazyLinear(in_features=0, out_features=3, bias=True)". The first
+ * glia_module_forward (a forward pre-hook registered before any other, torch's
+ * _infer_parameters) sets in_features = input.shape[-1], materialises weight
+ * [out, in] and bias [out] in place (the tensor handles stay valid), runs
+ * Linear's initialisation and renames the module "Linear" (torch's
+ * cls_to_become). glia_module_load_state_dict into a lazy module materialises
+ * each placeholder from the checkpoint's shape (a [0] placeholder in the
+ * checkpoint leaves it alone); the module is renamed at its next forward, with
+ * in_features still 0, as in torch. The first forward mutates the module: it
+ * needs the caller's serialization. Forward errors of the first call:
+ * GLIA_ERR_INVALID_ARGUMENT for a 0-d input ("tuple index out of range").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_linear(int64_t out_features, int32_t bias,
+                                                        const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LazyConv1d(out_channels, kernel_size, ...): glia_nn_conv1d with
+ * in_channels inferred at the first forward (input.shape[1], or shape[0] for
+ * an unbatched input), as glia_nn_lazy_linear. Errors of the first forward
+ * (GLIA_ERR_INVALID_ARGUMENT, torch's text): "Expected 2D (unbatched) or 3D
+ * (batched) input to LazyConv1d, but got input of size: torch.Size([5])",
+ * "in_channels must be divisible by groups". Constructor errors: those of
+ * glia_nn_conv1d. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv1d(int64_t out_channels, int64_t kernel_size,
+                                                        const glia_nn_convnd_options *options,
+                                                        const glia_factory_options *factory, glia_module **out);
+/** torch.nn.LazyConv2d: glia_nn_conv2d with in_channels inferred, as glia_nn_lazy_conv1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv2d(int64_t out_channels, int64_t kernel_h, int64_t kernel_w,
+                                                        const glia_nn_conv2d_options *options,
+                                                        const glia_factory_options *factory, glia_module **out);
+/** torch.nn.LazyConv3d: glia_nn_conv3d with in_channels inferred, as glia_nn_lazy_conv1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv3d(int64_t out_channels, int64_t kernel_d, int64_t kernel_h,
+                                                        int64_t kernel_w, const glia_nn_convnd_options *options,
+                                                        const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LazyConvTranspose1d: glia_nn_conv_transpose1d with in_channels
+ * inferred (weight [in, out / groups, k]), as glia_nn_lazy_conv1d. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv_transpose1d(int64_t out_channels, int64_t kernel_size,
+                                                                  const glia_nn_conv_transposend_options *options,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
+/** torch.nn.LazyConvTranspose2d: glia_nn_conv_transpose2d with in_channels inferred. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv_transpose2d(int64_t out_channels, int64_t kernel_h,
+                                                                  int64_t kernel_w,
+                                                                  const glia_nn_conv_transpose2d_options *options,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
+/** torch.nn.LazyConvTranspose3d: glia_nn_conv_transpose3d with in_channels inferred. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_conv_transpose3d(int64_t out_channels, int64_t kernel_d,
+                                                                  int64_t kernel_h, int64_t kernel_w,
+                                                                  const glia_nn_conv_transposend_options *options,
+                                                                  const glia_factory_options *factory,
+                                                                  glia_module **out);
+/**
+ * torch.nn.LazyBatchNorm1d(eps, momentum, affine, track_running_stats):
+ * glia_nn_batch_norm1d with num_features inferred at the first forward
+ * (input.shape[1]). weight, bias (when affine), running_mean and running_var
+ * (when tracked) are placeholders until then; num_batches_tracked is a real
+ * 0. Repr "LazyBatchNorm1d(0, eps=1e-05, ...)". As glia_nn_lazy_linear
+ * otherwise. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_batch_norm1d(const glia_batch_norm_options *options,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.LazyBatchNorm2d: as glia_nn_lazy_batch_norm1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_batch_norm2d(const glia_batch_norm_options *options,
+                                                              const glia_factory_options *factory, glia_module **out);
+/** torch.nn.LazyBatchNorm3d: as glia_nn_lazy_batch_norm1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_batch_norm3d(const glia_batch_norm_options *options,
+                                                              const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.LazyInstanceNorm1d: glia_nn_instance_norm1d with num_features
+ * inferred at the first forward from input.shape[1] (also for an unbatched
+ * input, as torch 1.13 does), as glia_nn_lazy_batch_norm1d. options NULL
+ * means torch 1.13's lazy defaults: affine and track_running_stats true
+ * (unlike glia_instance_norm_options_init's). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_instance_norm1d(const glia_instance_norm_options *options,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+/** torch.nn.LazyInstanceNorm2d: as glia_nn_lazy_instance_norm1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_instance_norm2d(const glia_instance_norm_options *options,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+/** torch.nn.LazyInstanceNorm3d: as glia_nn_lazy_instance_norm1d. @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_lazy_instance_norm3d(const glia_instance_norm_options *options,
+                                                                 const glia_factory_options *factory,
+                                                                 glia_module **out);
+/**
+ * torch's LazyModuleMixin.has_uninitialized_params(): *out = 1 when an own
+ * parameter or buffer of `module` is a placeholder, else 0 (any module).
+ * Errors: GLIA_ERR_INVALID_HANDLE, GLIA_ERR_INVALID_ARGUMENT (NULL out). @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_has_uninitialized_params(const glia_module *module, int32_t *out);
+/**
+ * torch's nn.parameter.is_lazy(module.get_parameter(target)): *out = 1 when the
+ * parameter or buffer at the dotted path `target` is a placeholder of a lazy
+ * module, else 0. Errors: GLIA_ERR_NOT_FOUND ("Linear has no parameter or
+ * buffer `x`", get_submodule's texts), GLIA_ERR_INVALID_HANDLE,
+ * GLIA_ERR_INVALID_ARGUMENT. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_is_uninitialized(const glia_module *module, const char *target,
+                                                                 int32_t *out);
+/**
+ * torch's LazyModuleMixin.initialize_parameters(*inputs): when the lazy
+ * `module` has placeholders, infers its size from inputs[0] and materialises
+ * and initialises them (the module keeps its lazy name until its next
+ * forward, as in torch). Errors: GLIA_ERR_UNSUPPORTED for a module that is not
+ * lazy ("initialize_parameters is not implemented for Linear"), those of the
+ * first forward (see glia_nn_lazy_linear, glia_nn_lazy_conv1d),
+ * GLIA_ERR_INVALID_HANDLE. @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_initialize_parameters(glia_module *module,
+                                                                      const glia_tensor *const *inputs,
+                                                                      int64_t n_inputs);
 /**
  * torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0): forward is
  * glia_local_response_norm; repr "LocalResponseNorm(2, alpha=0.0001,
@@ -5979,6 +6102,41 @@ GLIA_API GLIA_NODISCARD glia_error *glia_ddp_register_comm_hook(glia_module *mod
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_bucket_parameters(glia_module *module, int64_t bucket_index,
                                                                int64_t *out_indices, int64_t capacity,
                                                                int64_t *out_count, int64_t *out_bucket_count);
+/* ---- SyncBatchNorm (torch.nn.SyncBatchNorm, issue 21) ---- */
+/**
+ * torch.nn.SyncBatchNorm(num_features, eps, momentum, affine,
+ * track_running_stats, process_group): BatchNorm's parameters, buffers,
+ * defaults and state-dict layout (see glia_nn_batch_norm1d; options NULL for
+ * torch's defaults) under the type name "SyncBatchNorm", on any input
+ * [N, C, *]. In training with `process_group` (may be NULL: none) of more
+ * than one rank, every rank all-reduces its per-channel sum, sum of squares
+ * and count, normalises with the mean and biased variance of the batch of all
+ * ranks and updates the running statistics with its unbiased variance;
+ * backward all-reduces the gradients of those sums (torch's sum_dy /
+ * sum_dy_xmu all-reduce), so every rank must call forward and backward
+ * together. Outputs and input gradients equal BatchNorm's on the
+ * concatenated batch; weight and bias gradients are this rank's share.
+ * Otherwise (eval, no group, one rank) it is BatchNorm. torch 1.13 refuses
+ * CPU input; glia synchronises CPU tensors over Gloo. Forward errors
+ * (GLIA_ERR_INVALID_ARGUMENT, torch's text): "expected at least 2D input
+ * (got 1D input)", "SyncBatchNorm number of input channels should be
+ * non-zero"; GLIA_ERR_IO when a rank fails. Constructor errors: those of
+ * glia_nn_batch_norm1d, GLIA_ERR_INVALID_HANDLE for a bad group.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sync_batch_norm(int64_t num_features,
+                                                            const glia_batch_norm_options *options,
+                                                            glia_process_group *process_group,
+                                                            const glia_factory_options *factory, glia_module **out);
+/**
+ * torch's `module.process_group = group` for a module made by
+ * glia_nn_sync_batch_norm (`process_group` NULL: none, BatchNorm in
+ * training too). The module keeps a reference to the group. Errors:
+ * GLIA_ERR_INVALID_ARGUMENT for another module, GLIA_ERR_INVALID_HANDLE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_sync_batch_norm_set_process_group(glia_module *module,
+                                                                              glia_process_group *process_group);
 
 /** @} */
 

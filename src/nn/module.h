@@ -66,6 +66,8 @@ class Module : public RefCounted {
 
   // torch's self._get_name(): the class name ("Linear", or the host's type name).
   const std::string& type_name() const { return type_name_; }
+  // torch's `module.__class__ = cls` (a lazy module becoming its ordinary class, nn/modules/lazy.h).
+  void set_type_name(std::string name) { type_name_ = std::move(name); }
 
   // ---- what subclasses override --------------------------------------------
   // The computation. Default: torch's NotImplementedError text

@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "core/backend.h"
 #include "nn/module.h"
+#include "nn/modules/lazy.h"
 
 namespace glia::nn {
 
@@ -15,7 +16,7 @@ constexpr const char* kExtraState = "_extra_state";
 
 // One planned change of load_state_dict.
 struct LoadAction {
-  enum Kind { Copy, Assign, Extra } kind;
+  enum Kind { Copy, Assign, Extra, Materialize } kind;
   ModuleRef module;
   std::string name;  // parameter or buffer name (Copy/Assign)
   bool is_param = false;
@@ -66,6 +67,12 @@ void apply_action(LoadAction& a, bool keep_backup) {
     return;
   }
   Tensor* slot = slot_of(m, a);
+  if (a.kind == LoadAction::Materialize) {
+    materialize(m, *slot, a.src.shape());
+    copy_into(*slot, a.src);
+    bump_version(*slot);
+    return;
+  }
   if (a.kind == LoadAction::Copy) {
     if (keep_backup) a.backup = clone(*slot);
     copy_into(*slot, a.src);
@@ -91,7 +98,9 @@ void undo_action(LoadAction& a) {
     return;
   }
   Tensor* slot = slot_of(m, a);
-  if (a.kind == LoadAction::Copy) {
+  if (a.kind == LoadAction::Materialize) {
+    unmaterialize(m, *slot);
+  } else if (a.kind == LoadAction::Copy) {
     copy_into(*slot, a.backup);
     bump_version(*slot);
   } else {
@@ -126,6 +135,13 @@ Ref<LoadReport> Module::load_state_dict(const TensorDict& dict, bool strict, boo
       }
       Tensor input = *found;
       const Tensor& param = e.value;
+      if (is_uninitialized(m, param)) {
+        // torch's _lazy_load_hook (Note [Lazy modules]): a checkpoint's placeholder ([0]) leaves
+        // ours alone; any other tensor gives it its shape.
+        if (!(input.dim() == 1 && input.size(0) == 0))
+          actions.push_back({LoadAction::Materialize, ModuleRef::share(&m), e.name, i < n_params, input, Tensor()});
+        continue;
+      }
       // Backward compatibility (torch): a 1-d checkpoint entry loads into a 0-d tensor.
       if (param.dim() == 0 && input.dim() == 1 && input.size(0) >= 1) input = make_view(input, {}, {}, input.offset());
       if (input.shape() != param.shape()) {

@@ -262,6 +262,60 @@ def fault(rank, world, how, address):
     raise AssertionError("all_reduce with a missing rank did not fail")
 
 
+def syncbn(rank, world):
+    """nn.SyncBatchNorm on this rank's rows of a batch against BatchNorm1d on the whole batch (float64):
+    output, input gradient, the weight and bias gradients summed over the ranks, running statistics;
+    eval mode; convert_sync_batchnorm."""
+    import glia.nn as nn
+
+    rng = np.random.default_rng(5)
+    n, c, length = 3, 4, 5
+    full = rng.standard_normal((n * world, c, length))
+    w_out = rng.standard_normal((n * world, c, length))
+    weight, bias = rng.standard_normal(c), rng.standard_normal(c)
+    rows = slice(rank * n, (rank + 1) * n)
+
+    ref = nn.BatchNorm1d(c, momentum=0.3, dtype=glia.float64)
+    sbn = nn.SyncBatchNorm(c, momentum=0.3, dtype=glia.float64)
+    assert repr(sbn) == "SyncBatchNorm(4, eps=1e-05, momentum=0.3, affine=True, track_running_stats=True)", repr(sbn)
+    assert list(sbn.state_dict()) == list(ref.state_dict())
+    with glia.no_grad():
+        for m in (ref, sbn):
+            m.weight.copy_(glia.from_numpy(weight))
+            m.bias.copy_(glia.from_numpy(bias))
+    x_full = glia.from_numpy(full.copy()).requires_grad_()
+    y_ref = ref(x_full)
+    (y_ref * glia.from_numpy(w_out)).sum().backward()
+    for step in range(2):
+        x = glia.from_numpy(full[rows].copy()).requires_grad_()
+        y = sbn(x)
+        np.testing.assert_allclose(y.detach().numpy(), y_ref.detach().numpy()[rows], rtol=1e-10, atol=1e-12)
+        if step == 0:
+            (y * glia.from_numpy(w_out[rows].copy())).sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), x_full.grad.numpy()[rows], rtol=1e-9, atol=1e-12)
+            for name in ("weight", "bias"):
+                g = getattr(sbn, name).grad.clone()
+                dist.all_reduce(g)
+                np.testing.assert_allclose(g.numpy(), getattr(ref, name).grad.numpy(), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(sbn.running_mean.numpy(), ref.running_mean.numpy(), rtol=1e-10)
+            np.testing.assert_allclose(sbn.running_var.numpy(), ref.running_var.numpy(), rtol=1e-10)
+            ref(x_full)  # the same second step on the reference
+    np.testing.assert_allclose(sbn.running_mean.numpy(), ref.running_mean.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(sbn.running_var.numpy(), ref.running_var.numpy(), rtol=1e-10)
+    assert sbn.num_batches_tracked.item() == 2
+    # eval: the running statistics, no communication
+    sbn.eval(), ref.eval()
+    x = glia.from_numpy(full[rows].copy())
+    np.testing.assert_allclose(sbn(x).detach().numpy(), ref(x).detach().numpy(), rtol=1e-12)
+    # convert_sync_batchnorm shares the parameters and buffers
+    seq = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    conv = nn.SyncBatchNorm.convert_sync_batchnorm(seq)
+    assert type(conv[1]) is nn.SyncBatchNorm and conv[1].weight is seq[1].weight
+    assert conv[1].running_mean is seq[1].running_mean
+    conv(glia.ones(2, 3) * (rank + 1))
+    assert conv[1].num_batches_tracked.item() == 1
+
+
 def main():
     scenario, rank, world, how, address = sys.argv[1:6]
     rank = int(os.environ["RANK"] if rank == "-" else rank)  # "-": from the launcher (glia-run)
@@ -275,6 +329,8 @@ def main():
         fault(rank, world, how, address)
     elif scenario == "ddp_hooks":
         ddp_hooks(rank, world)
+    elif scenario == "syncbn":
+        syncbn(rank, world)
     elif scenario == "ddp":
         ddp_train(rank, world, bucket_cap_mb=25)
         ddp_train(rank, world, bucket_cap_mb=1e-5)  # one parameter per bucket

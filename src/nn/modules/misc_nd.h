@@ -25,6 +25,8 @@ class InstanceNorm : public Module {
   TensorList forward(const TensorList& inputs) override;
   std::string extra_repr() const override;
   void reset_parameters() override;
+  // The size a lazy module infers from its first input (nn/modules/lazy.h).
+  void set_num_features(int64_t n) { num_features_ = n; }
 
  private:
   int spatial_dims_;

@@ -28,6 +28,9 @@ class BatchNorm : public Module {
   std::string extra_repr() const override;
   void reset_parameters() override;
   void reset_running_stats();
+  // The size a lazy module infers from its first input (nn/modules/lazy.h).
+  void set_num_features(int64_t n) { num_features_ = n; }
+  const BatchNormOptions& options() const { return options_; }
 
  private:
   int spatial_dims_;

@@ -1596,6 +1596,22 @@ extern "C" {
     pub fn glia_nn_instance_norm1d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_instance_norm2d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_instance_norm3d(num_features: i64, options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_linear(out_features: i64, bias: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv1d(out_channels: i64, kernel_size: i64, options: *const glia_nn_convnd_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv2d(out_channels: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv3d(out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_convnd_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv_transpose1d(out_channels: i64, kernel_size: i64, options: *const glia_nn_conv_transposend_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv_transpose2d(out_channels: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv_transpose2d_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_conv_transpose3d(out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: *const glia_nn_conv_transposend_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_batch_norm1d(options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_batch_norm2d(options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_batch_norm3d(options: *const glia_batch_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_instance_norm1d(options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_instance_norm2d(options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lazy_instance_norm3d(options: *const glia_instance_norm_options, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_module_has_uninitialized_params(module: *const glia_module, out: *mut i32) -> *mut glia_error;
+    pub fn glia_module_is_uninitialized(module: *const glia_module, target: *const c_char, out: *mut i32) -> *mut glia_error;
+    pub fn glia_module_initialize_parameters(module: *mut glia_module, inputs: *const *const glia_tensor, n_inputs: i64) -> *mut glia_error;
     pub fn glia_nn_local_response_norm(size: i64, alpha: f64, beta: f64, k: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_cosine_similarity(dim: i64, eps: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_pairwise_distance(p: f64, eps: f64, keepdim: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
@@ -1776,6 +1792,8 @@ extern "C" {
     pub fn glia_ddp_register_builtin_comm_hook(module: *mut glia_module, hook: glia_ddp_comm_hook) -> *mut glia_error;
     pub fn glia_ddp_register_comm_hook(module: *mut glia_module, fn_: glia_ddp_comm_hook_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>) -> *mut glia_error;
     pub fn glia_ddp_bucket_parameters(module: *mut glia_module, bucket_index: i64, out_indices: *mut i64, capacity: i64, out_count: *mut i64, out_bucket_count: *mut i64) -> *mut glia_error;
+    pub fn glia_nn_sync_batch_norm(num_features: i64, options: *const glia_batch_norm_options, process_group: *mut glia_process_group, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_sync_batch_norm_set_process_group(module: *mut glia_module, process_group: *mut glia_process_group) -> *mut glia_error;
 }
 
 /// `glia_scalar_float(v)` of the header (a `static inline` function there).

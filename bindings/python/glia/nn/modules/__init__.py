@@ -26,3 +26,9 @@ __all__ += _transformer_all
 from .legacy import *  # noqa: F401,F403,E402
 from .legacy import __all__ as _legacy_all  # noqa: E402
 __all__ += _legacy_all
+from .lazy import *  # noqa: F401,F403,E402
+from .lazy import __all__ as _lazy_all  # noqa: E402
+__all__ += _lazy_all
+from .sync_batchnorm import *  # noqa: F401,F403,E402
+from .sync_batchnorm import __all__ as _sync_batchnorm_all  # noqa: E402
+__all__ += _sync_batchnorm_all

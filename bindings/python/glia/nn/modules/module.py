@@ -26,7 +26,8 @@ from ... import _ffi
 from ..._ffi import C, check, c_void_p, c_int64, c_size_t, byref
 from ..._tensor import Tensor
 from .. import _util
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
+from ..parameter import _UNINIT_SHAPE
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -713,6 +714,8 @@ class Module:
                 old = m._buffers.get(name)
                 if old is None or old.dtype != t.dtype or old.data_ptr() != t.data_ptr():
                     m._buffers[name] = t
+            if hasattr(m, "_sync_lazy_entries"):
+                m._sync_lazy_entries()  # a lazy module's new buffers are placeholders still
 
     def float(self):
         return self.to(0)
@@ -751,17 +754,28 @@ class Module:
         check(C.glia_module_state_dict(self._h, byref(dh)))
         for k, v in _util.dict_to_py(dh.value).items():
             destination[prefix + k] = v
+        # A lazy module's placeholders are listed as themselves (torch's LazyModuleMixin._save_to_state_dict).
+        for name, m in self.named_modules(remove_duplicate=False):
+            pre = prefix + name + ("." if name else "")
+            for store in (m._parameters, m._buffers):
+                for k, t in store.items():
+                    if is_lazy(t) and pre + k in destination:
+                        destination[pre + k] = t
         return destination
 
     def load_state_dict(self, state_dict, strict=True):
         if not hasattr(state_dict, "items"):
             raise TypeError("Expected state_dict to be dict-like, got {}.".format(type(state_dict)))
+        self._check_lazy_sources(state_dict)
         d = _util.py_to_dict(state_dict)
         rep = c_void_p()
         try:
             check(C.glia_module_load_state_dict(self._h, d, int(bool(strict)), 0, byref(rep)))
         finally:
             C.glia_error_free(C.glia_tensor_dict_release(d))
+        for m in self.modules():
+            if hasattr(m, "_sync_lazy_entries"):
+                m._sync_lazy_entries()  # placeholders the checkpoint materialised
         try:
             lists = []
             for which in (0, 1):
@@ -771,6 +785,20 @@ class Module:
         finally:
             C.glia_error_free(C.glia_load_report_release(rep))
         return _IncompatibleKeys(lists[0], lists[1])
+
+    def _check_lazy_sources(self, state_dict):
+        # torch: loading a placeholder (UninitializedParameter) into an initialised entry fails on its shape.
+        for key, v in state_dict.items():
+            if not is_lazy(v):
+                continue
+            path, _, name = str(key).rpartition(".")
+            try:
+                m = self.get_submodule(path)
+            except AttributeError:
+                continue
+            t = m._parameters.get(name, m._buffers.get(name)) if isinstance(m, Module) else None
+            if t is not None and not is_lazy(t):
+                raise RuntimeError(_UNINIT_SHAPE)
 
     # -- printing ---------------------------------------------------------------------
     def _get_name(self):

@@ -1,0 +1,106 @@
+#include "distributed/sync_batch_norm.h"
+
+#include "autograd/fn/elementwise.h"
+#include "autograd/fn/index.h"
+#include "autograd/fn/norm.h"
+#include "autograd/fn/reduce.h"
+#include "autograd/fn/shape.h"
+#include "autograd/grad_mode.h"
+
+namespace glia::dist {
+
+namespace {
+
+struct AllReduceSumBackward : Node {
+  Ref<ProcessGroup> group;
+  const char* name() const override { return "AllReduceSumBackward"; }
+  TensorList apply(TensorList&& g) override {
+    // Every rank takes part, with zeros where no gradient flowed here.
+    Tensor grad = g[0].defined() ? clone(g[0]) : zeros(output_shapes[0], output_dtypes[0], output_device);
+    group->allreduce(grad, ReduceOp::Sum)->wait(Millis(-1));
+    return {grad};
+  }
+  bool backward_is_differentiable() const override { return false; }
+};
+
+// y = (x - mean) * invstd * weight + bias with the statistics of every rank's batch.
+Tensor sync_batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                       const Tensor& bias, double momentum, double eps, ProcessGroup& group) {
+  const int64_t c = x.size(1);
+  Dims dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  Tensor count = full(Dims{1}, static_cast<double>(x.numel() / c), x.dtype(), x.device());
+  Tensor stats = all_reduce_sum(cat({sum(x, dims), sum(mul(x, x), dims), count}, 0), group);
+  const double n = item_double(narrow(stats, 0, 2 * c, 1));
+  Tensor mean = mul_scalar(narrow(stats, 0, 0, c), Scalar::from_double(1.0 / n));
+  Tensor var = sub(mul_scalar(narrow(stats, 0, c, c), Scalar::from_double(1.0 / n)), mul(mean, mean));
+  Dims per_channel(static_cast<size_t>(x.dim()), 1);
+  per_channel[1] = c;
+  Tensor y =
+      mul(sub(x, reshape(mean, per_channel)), reshape(rsqrt(add_scalar(var, Scalar::from_double(eps))), per_channel));
+  if (weight.defined()) y = mul(y, reshape(weight, per_channel));
+  if (bias.defined()) y = add(y, reshape(bias, per_channel));
+  if (running_mean.defined()) {
+    GradModeGuard no_grad(false);
+    Tensor unbiased = mul_scalar(var, Scalar::from_double(n > 1 ? n / (n - 1) : 1.0));
+    copy_into(running_mean, add(mul_scalar(running_mean, Scalar::from_double(1.0 - momentum)),
+                                mul_scalar(mean, Scalar::from_double(momentum))));
+    copy_into(running_var, add(mul_scalar(running_var, Scalar::from_double(1.0 - momentum)),
+                               mul_scalar(unbiased, Scalar::from_double(momentum))));
+    bump_version(running_mean);
+    bump_version(running_var);
+  }
+  return y;
+}
+
+}  // namespace
+
+Tensor all_reduce_sum(const Tensor& x, ProcessGroup& group) {
+  Tensor out;
+  {
+    GradModeGuard no_grad(false);
+    out = clone(x);
+  }
+  group.allreduce(out, ReduceOp::Sum)->wait(Millis(-1));
+  if (any_requires_grad({&x})) {
+    auto node = make_ref<AllReduceSumBackward>();
+    node->group = Ref<ProcessGroup>::share(&group);
+    set_history(node.get(), {&x}, {&out});
+  }
+  return out;
+}
+
+SyncBatchNorm::SyncBatchNorm(int64_t num_features, const nn::BatchNormOptions& options, Ref<ProcessGroup> group,
+                             const nn::Factory& factory)
+    : nn::BatchNorm(1, num_features, options, factory), group_(std::move(group)) {
+  set_type_name("SyncBatchNorm");
+}
+
+TensorList SyncBatchNorm::forward(const TensorList& inputs) {
+  check_tensor_inputs(inputs, 1);
+  const Tensor& x = inputs[0];
+  GLIA_CHECK(x.dim() >= 2, InvalidArgument, "expected at least 2D input (got ", x.dim(), "D input)");
+  GLIA_CHECK(x.size(1) != 0, InvalidArgument, "SyncBatchNorm number of input channels should be non-zero");
+  const nn::BatchNormOptions& o = options();
+  double factor = o.momentum.value_or(0.0);
+  const Tensor& rm = buffer("running_mean");
+  const Tensor& rv = buffer("running_var");
+  if (training_ && o.track_running_stats) {
+    const Tensor& nbt = buffer("num_batches_tracked");
+    if (nbt.defined()) {
+      int64_t n = item_int64(nbt) + 1;
+      fill(nbt, static_cast<double>(n));
+      bump_version(nbt);
+      if (!o.momentum) factor = 1.0 / static_cast<double>(n);
+    }
+  }
+  const bool bn_training = training_ || (!rm.defined() && !rv.defined());
+  const bool pass_stats = !training_ || o.track_running_stats;
+  const Tensor& stat_mean = pass_stats ? rm : Tensor();
+  const Tensor& stat_var = pass_stats ? rv : Tensor();
+  if (bn_training && training_ && group_ && group_->size() > 1)
+    return {sync_batch_norm(x, stat_mean, stat_var, param("weight"), param("bias"), factor, o.eps, *group_)};
+  return {batch_norm(x, stat_mean, stat_var, param("weight"), param("bias"), bn_training, factor, o.eps)};
+}
+
+}  // namespace glia::dist

@@ -1,0 +1,34 @@
+// torch.nn.SyncBatchNorm over a ProcessGroup: BatchNorm whose training statistics are those of
+// the batch of all ranks (torch 1.13's module; unlike torch 1.13, CPU tensors synchronise, over Gloo).
+#pragma once
+
+#include "distributed/process_group.h"
+#include "nn/modules/norm.h"
+
+namespace glia::dist {
+
+// A differentiable sum over the ranks: every rank gets the sum of every rank's `x`; the gradient
+// of `x` is the sum over the ranks of the output's gradients (each rank's loss depends on the
+// sum). Backward runs the collective too, so every rank must run backward through it.
+Tensor all_reduce_sum(const Tensor& x, ProcessGroup& group);
+
+// torch's SyncBatchNorm: BatchNorm's parameters, buffers, defaults, state-dict layout and repr
+// under the name "SyncBatchNorm", any input [N, C, *] ("expected at least 2D input (got 1D
+// input)", "SyncBatchNorm number of input channels should be non-zero"). In training with a
+// group of more than one rank, each rank all-reduces its per-channel sum, sum of squares and
+// count, normalises with the global mean and biased variance and updates the running statistics
+// with the global unbiased variance; backward all-reduces the gradients of those sums (torch's
+// sum_dy / sum_dy_xmu all-reduce). Otherwise (eval, no group, one rank) it is BatchNorm.
+class SyncBatchNorm : public nn::BatchNorm {
+ public:
+  SyncBatchNorm(int64_t num_features, const nn::BatchNormOptions& options, Ref<ProcessGroup> group,
+                const nn::Factory& factory);
+  TensorList forward(const TensorList& inputs) override;
+  // torch's module.process_group = group (null: none).
+  void set_process_group(Ref<ProcessGroup> group) { group_ = std::move(group); }
+
+ private:
+  Ref<ProcessGroup> group_;
+};
+
+}  // namespace glia::dist
