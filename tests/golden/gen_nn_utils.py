@@ -150,7 +150,7 @@ def pruned(name, kind, steps, save=None):
         getattr(prune, fn)(m, "weight", **kwargs)
     case["keys"] = list(m.state_dict().keys())
     case["mask"] = enc(m.weight_mask)
-    case["weight"] = enc(m.weight)
+    case["pruned_weight"] = enc(m.weight)
     out = m(x)
     (out * c).sum().backward()
     case.update(out=enc(out), grad_orig=enc(m.weight_orig.grad), grad_bias=enc(m.bias.grad))
@@ -263,7 +263,7 @@ def parametrized(name, kind, plist, save=None, unsafe=False):
     sd = m.state_dict()
     case["keys"] = list(sd.keys())
     case["state"] = {k: enc(v) for k, v in sd.items()}
-    case["weight"] = enc(m.weight)
+    case["param_weight"] = enc(m.weight)
     out = m(x)
     (out * c).sum().backward()
     case["out"] = enc(out)
@@ -302,9 +302,9 @@ class Rows(nn.Module):
 
 
 m, x, c = make("linear")
-P.register_parametrization(m, "weight", Rows(), unsafe=True)
 case = {"name": "parametrize_unsafe", "kind": "parametrize_unsafe"}
 case.update(inputs(m, x, c))
+P.register_parametrization(m, "weight", Rows(), unsafe=True)
 case.update(weight_after=enc(m.weight), out=enc(F.linear(x, m.weight)))
 add(**case)
 

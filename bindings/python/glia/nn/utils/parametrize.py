@@ -225,7 +225,8 @@ def _inject_property(module, tensor_name):
 
 
 def _update_c_attribute(module, tensor_name):
-    check(C.glia_module_set_tensor_attribute(module._h, tensor_name.encode(), getattr(module, tensor_name)._h))
+    value = getattr(module, tensor_name)
+    check(C.glia_module_set_tensor_attribute(module._h, tensor_name.encode(), value._h))
 
 
 def _add_builtin_hook(module, tensor_name):

@@ -2,22 +2,17 @@
 glia_nn_utils_spectral_norm: parameter name_orig, buffers name_u and name_v, and a forward pre-hook in the C
 module (power iteration in training mode) that recomputes `name` before every call."""
 
-from ... import _ffi
 from ..._ffi import C, check
 from . import _sync
+from .weight_norm import _call
 
 __all__ = ["spectral_norm", "remove_spectral_norm"]
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
-    if name not in module._parameters:
-        if hasattr(module, name):
-            raise KeyError(name)
-        raise AttributeError("'{}' object has no attribute '{}'".format(type(module).__name__, name))
-    weight = module._parameters[name]
-    check(C.glia_nn_utils_spectral_norm(module._h, name.encode(), int(n_power_iterations), float(eps),
-                                        0 if dim is None else 1, 0 if dim is None else int(dim)),
-          codes={_ffi.GLIA_ERR_INVALID_ARGUMENT: ValueError})
+    weight = module._parameters.get(name)
+    _call(module, name, C.glia_nn_utils_spectral_norm(module._h, name.encode(), int(n_power_iterations), float(eps),
+                                                      0 if dim is None else 1, 0 if dim is None else int(dim)))
     _sync.sync(module, (name, name + "_orig", name + "_u", name + "_v"), same={name + "_orig": weight})
     module.__dict__.pop(name, None)
     return module
