@@ -3,21 +3,6 @@
 #include "capi/api.h"
 #include "nn/utils/utils.h"
 
-
-// TEMPORARY until glia.h's split: declarations (moved to glia.h before the report).
-extern "C" {
-GLIA_API glia_error* glia_module_set_tensor_attribute(glia_module*, const char*, const glia_tensor*);
-GLIA_API glia_error* glia_module_get_tensor_attribute(const glia_module*, const char*, glia_tensor**);
-GLIA_API glia_error* glia_module_remove_tensor_attribute(glia_module*, const char*);
-GLIA_API glia_error* glia_nn_utils_weight_norm(glia_module*, const char*, int64_t);
-GLIA_API glia_error* glia_nn_utils_remove_weight_norm(glia_module*, const char*);
-GLIA_API glia_error* glia_nn_utils_spectral_norm(glia_module*, const char*, int64_t, double, int32_t, int64_t);
-GLIA_API glia_error* glia_nn_utils_remove_spectral_norm(glia_module*, const char*);
-GLIA_API glia_error* glia_nn_utils_parameters_to_vector(glia_tensor* const*, int64_t, glia_tensor**);
-GLIA_API glia_error* glia_nn_utils_vector_to_parameters(const glia_tensor*, glia_tensor* const*, int64_t);
-GLIA_API glia_error* glia_module_swap_tensor(glia_module*, const char*, const glia_tensor*, glia_tensor**);
-}
-
 using namespace glia;
 using namespace glia::capi;
 

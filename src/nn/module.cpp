@@ -99,8 +99,8 @@ void Module::register_parameter(const std::string& name, const Tensor& t) {
 
 void Module::register_buffer(const std::string& name, const Tensor& t, bool persistent) {
   check_name(name, "buffer");
-  GLIA_CHECK(!find_parameter(name) && !find_child(name) && !find_tensor_attribute(name), InvalidArgument,
-             "attribute '", name, "' already exists");
+  GLIA_CHECK(!find_parameter(name) && !find_child(name) && !find_tensor_attribute(name), InvalidArgument, "attribute '",
+             name, "' already exists");
   if (NamedTensor* e = find_named(buffers_, name))
     e->value = t;
   else

@@ -391,6 +391,38 @@ add(name="parameters_to_vector", kind="convert_parameters", weight=enc(m.weight)
     vector=enc(nn.utils.parameters_to_vector(m.parameters())),
     not_tensor=err(lambda: nn.utils.vector_to_parameters([1.0], m.parameters())))
 
+# ---- parametrizations.orthogonal --------------------------------------------------------------------------
+for name, (i, o), omap in (("orthogonal_square_matrix_exp", (3, 3), None), ("orthogonal_wide_householder", (5, 3), None),
+                           ("orthogonal_tall_householder", (3, 5), None),
+                           ("orthogonal_wide_matrix_exp", (5, 3), "matrix_exp")):
+    torch.manual_seed(0)
+    m = nn.Linear(i, o)
+    with torch.no_grad():
+        m.weight.copy_(lin((o, i)) + torch.eye(o, i))  # full rank: QR's signs well defined
+        m.bias.copy_(lin((o,), -0.5, 0.5))
+    x, c = lin((2, i), -2.0, 2.0), lin((2, o), 0.3, -0.9)
+    case = {"name": name, "kind": "orthogonal", "in_features": i, "out_features": o, "map": omap}
+    case.update(inputs(m, x, c))
+    nn.utils.parametrizations.orthogonal(m, orthogonal_map=omap)
+    case["registered"] = {k: enc(v) for k, v in m.state_dict().items()}
+    orig = m.parametrizations.weight.original
+    with torch.no_grad():  # a point away from the identity, diagonal kept (householder reads its signs)
+        off = lin(orig.shape, -0.3, 0.4)
+        off.diagonal(dim1=-2, dim2=-1).zero_()
+        orig.add_(off)
+    sd = m.state_dict()
+    case["keys"] = list(sd.keys())
+    case["state"] = {k: enc(v) for k, v in sd.items()}
+    case["param_weight"] = enc(m.weight)
+    out = m(x)
+    (out * c).sum().backward()
+    case.update(out=enc(out), grad_orig=enc(orig.grad))
+    add(**case)
+
+add(name="orthogonal_errors", kind="orthogonal_errors",
+    vector=err(lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), "bias")),
+    bad_map=err(lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="qr")))
+
 if __name__ == "__main__":
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(c, sort_keys=True) for c in CASES) + "\n]\n")

@@ -107,8 +107,7 @@ TEST(TensorAttribute, NameConflictsAreTorchs) {
   ok(glia_module_set_tensor_attribute(m.get(), "extra", t), "set");
   EXPECT_EQ(error_text(glia_module_register_parameter(m.get(), "extra", t)), "attribute 'extra' already exists");
   EXPECT_EQ(error_text(glia_module_register_buffer(m.get(), "extra", t, 1)), "attribute 'extra' already exists");
-  EXPECT_EQ(error_text(glia_module_set_tensor_attribute(m.get(), "a.b", t)),
-            "attribute name can't contain \".\"");
+  EXPECT_EQ(error_text(glia_module_set_tensor_attribute(m.get(), "a.b", t)), "attribute name can't contain \".\"");
   EXPECT_EQ(glia_error_code(glia_module_set_tensor_attribute(m.get(), "x", nullptr)), GLIA_ERR_INVALID_HANDLE);
   ok(glia_module_remove(m.get(), "extra"), "remove removes an attribute too");
   EXPECT_EQ(state_dict_keys(m.get()), (std::vector<std::string>{"weight", "bias", "buf"}));
@@ -152,8 +151,7 @@ TEST(WeightNorm, ErrorsChangeNothing) {
   ModuleHandle m2(build("linear"));
   EXPECT_EQ(error_text(glia_nn_utils_weight_norm(m2.get(), "weight", 5), &code),
             "Dimension out of range (expected to be in range of [-2, 1], but got 5)");
-  EXPECT_EQ(error_text(glia_nn_utils_weight_norm(m2.get(), "foo", 0), &code),
-            "'Linear' object has no parameter 'foo'");
+  EXPECT_EQ(error_text(glia_nn_utils_weight_norm(m2.get(), "foo", 0), &code), "'Linear' object has no parameter 'foo'");
   EXPECT_EQ(code, GLIA_ERR_NOT_FOUND);
   EXPECT_EQ(state_dict_keys(m2.get()), (std::vector<std::string>{"weight", "bias"}));
 }
@@ -195,8 +193,7 @@ TEST(SpectralNorm, Errors) {
   ModuleHandle m(build("linear"));
   ok(glia_nn_utils_spectral_norm(m.get(), "weight", 1, 1e-12, 0, 0), "spectral_norm");
   enum glia_error_code code;
-  EXPECT_EQ(error_text(glia_nn_utils_spectral_norm(m.get(), "weight", 1, 1e-12, 0, 0), &code),
-            c["twice"]["message"]);
+  EXPECT_EQ(error_text(glia_nn_utils_spectral_norm(m.get(), "weight", 1, 1e-12, 0, 0), &code), c["twice"]["message"]);
   EXPECT_EQ(code, GLIA_ERR_STATE);
   ModuleHandle m2(build("linear"));
   EXPECT_EQ(error_text(glia_nn_utils_spectral_norm(m2.get(), "weight", 0, 1e-12, 0, 0), &code),

@@ -537,3 +537,39 @@ def test_skip_init():
     assert glia.rand(3).tolist() == want  # no draw consumed by an initialisation
     with pytest.raises(RuntimeError, match="Expected a Module"):
         nn.utils.skip_init(int)
+
+
+# ---- parametrizations.orthogonal -----------------------------------------------------------------------
+@pytest.mark.parametrize("case", cases("orthogonal"), ids=lambda c: c["name"])
+def test_orthogonal(case):
+    m = nn.Linear(case["in_features"], case["out_features"])
+    with glia.no_grad():
+        m.weight.copy_(T(case["weight"]))
+        m.bias.copy_(T(case["bias"]))
+    nn.utils.parametrizations.orthogonal(m, orthogonal_map=case["map"])
+    reg = case["registered"]
+    close(m.parametrizations.weight.original, reg["parametrizations.weight.original"], what="original")
+    if case["in_features"] == case["out_features"]:  # the square case's base is the QR of the weight (no random columns)
+        close(m.parametrizations.weight[0].base, reg["parametrizations.weight.0.base"], atol=1e-5, what="base")
+    w = m.weight
+    eye = np.eye(min(w.shape))
+    got = np.array((w @ w.mT if w.shape[0] <= w.shape[1] else w.mT @ w).tolist())
+    np.testing.assert_allclose(got, eye, atol=1e-5)  # orthogonal rows / columns
+    assert list(m.state_dict().keys()) == case["keys"]
+    m.load_state_dict({k: T(v) for k, v in case["state"].items()})
+    close(m.weight, case["param_weight"], atol=1e-5, what="weight")
+    close(run(m, case), case["out"], atol=1e-5, what="out")
+    close(m.parametrizations.weight.original.grad, case["grad_orig"], rtol=1e-4, atol=1e-5, what="grad")
+
+
+def test_orthogonal_errors():
+    case = CASES["orthogonal_errors"]
+    for fn, key in ((lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), "bias"), "vector"),
+                    (lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="qr"), "bad_map")):
+        with pytest.raises(ValueError) as e:
+            fn()
+        assert str(e.value) == case[key]["message"]
+    m = nn.Linear(3, 3)
+    with pytest.raises(NotImplementedError, match="linalg.solve"):
+        nn.utils.parametrizations.orthogonal(m, orthogonal_map="cayley")
+    assert list(m.state_dict().keys()) == ["weight", "bias"]

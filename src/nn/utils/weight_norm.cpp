@@ -18,9 +18,7 @@ struct WeightNormHook {
     m.set_tensor_attribute(name, compute(m));
     return std::nullopt;
   }
-  Tensor compute(const Module& m) const {
-    return weight_norm_compute(m.param(name + "_v"), m.param(name + "_g"), dim);
-  }
+  Tensor compute(const Module& m) const { return weight_norm_compute(m.param(name + "_v"), m.param(name + "_g"), dim); }
 };
 
 std::optional<std::pair<uint64_t, WeightNormHook>> find_hook(const Module& m, const std::string& name) {
