@@ -5034,7 +5034,9 @@ GLIA_API GLIA_NODISCARD glia_error *glia_module_swap_tensor(glia_module *module,
  * tensor; other negative dims are torch's (transposed to the front). Errors:
  * GLIA_ERR_STATE ("Cannot register two weight_norm hooks on the same parameter
  * weight"), GLIA_ERR_NOT_FOUND when `name` is no parameter, a dim out of range
- * as torch's transpose reports it. Nothing changes on error.
+ * as torch's transpose reports it. Nothing changes on error. The hook writes
+ * the module's tensor attribute, so a weight-normed (or spectral-normed)
+ * module must not run forward from several threads at once.
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_weight_norm(glia_module *module, const char *name, int64_t dim);

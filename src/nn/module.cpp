@@ -172,8 +172,11 @@ const Tensor& Module::param(const std::string& name) const {
     if (e.name == name) return e.value;
   fail(Code::NotFound, type_name_, " has no parameter `", name, "`");
 }
+// A buffer parametrized in Python (parametrize, prune) is a tensor attribute too.
 const Tensor& Module::buffer(const std::string& name) const {
   for (const auto& e : buffers_)
+    if (e.name == name) return e.value;
+  for (const auto& e : attrs_)
     if (e.name == name) return e.value;
   fail(Code::NotFound, type_name_, " has no buffer `", name, "`");
 }

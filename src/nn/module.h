@@ -127,7 +127,8 @@ class Module : public RefCounted {
   // The value of an own parameter (undefined when reserved), else of a tensor
   // attribute of that name (below), so built-in forwards read a weight that
   // weight_norm, spectral_norm, prune or parametrize compute; throws NotFound.
-  // Buffers: the value of an own buffer; throws NotFound.
+  // buffer(): an own buffer's value, else a tensor attribute's (a buffer that
+  // parametrize or prune compute); throws NotFound.
   const Tensor& param(const std::string& name) const;
   const Tensor& buffer(const std::string& name) const;
 

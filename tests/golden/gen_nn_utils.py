@@ -143,7 +143,7 @@ def pruned(name, kind, steps, save=None):
     case = {"name": name, "kind": "prune", "module": kind, "steps": steps}
     case.update(inputs(m, x, c))
     for step in steps:
-        fn, kwargs = step[0], dict(step[1])
+        fn, kwargs = step[0], {k: float(v) if v == "inf" else v for k, v in step[1].items()}  # JSON has no inf
         if "importance_scores" in kwargs:
             kwargs["importance_scores"] = lin(m.weight_orig.shape if hasattr(m, "weight_orig") else m.weight.shape,
                                               2.0, -1.0).abs()
@@ -169,7 +169,7 @@ pruned("prune_identity_linear", "linear", [("identity", {})])
 pruned("prune_ln2_dim0_conv", "conv2d", [("ln_structured", {"amount": 0.34, "n": 2, "dim": 0})],
        save="prune_conv2d.pt")
 pruned("prune_ln1_dim1_conv", "conv2d", [("ln_structured", {"amount": 1, "n": 1, "dim": 1})])
-pruned("prune_lninf_last_conv", "conv2d", [("ln_structured", {"amount": 0.5, "n": float("inf"), "dim": -1})])
+pruned("prune_lninf_last_conv", "conv2d", [("ln_structured", {"amount": 0.5, "n": "inf", "dim": -1})])
 pruned("prune_l1_then_ln_conv", "conv2d", [("l1_unstructured", {"amount": 0.2}),
                                             ("ln_structured", {"amount": 1, "n": 2, "dim": 0}),
                                             ("l1_unstructured", {"amount": 0.25})])
@@ -422,6 +422,16 @@ for name, (i, o), omap in (("orthogonal_square_matrix_exp", (3, 3), None), ("ort
 add(name="orthogonal_errors", kind="orthogonal_errors",
     vector=err(lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), "bias")),
     bad_map=err(lambda: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="qr")))
+
+# ---- a parametrized buffer (BatchNorm1d's running_mean), eval mode ------------------------------------------
+bn = nn.BatchNorm1d(4)
+bn.eval()
+with torch.no_grad():
+    bn.running_mean.copy_(lin((4,), -0.2, 0.3))
+P.register_parametrization(bn, "running_mean", Affine(2.0))
+xb = lin((3, 4), -1.0, 2.0)
+add(name="parametrize_buffer_bn", kind="parametrize_buffer", running_mean=enc(lin((4,), -0.2, 0.3)), x=enc(xb),
+    keys=list(bn.state_dict().keys()), original=enc(bn.parametrizations.running_mean.original), out=enc(bn(xb)))
 
 if __name__ == "__main__":
     with open(os.path.join(OUT, "cases.json"), "w") as f:

@@ -63,8 +63,10 @@ TEST(TensorAttribute, BuiltinForwardReadsIt) {
   glia_tensor* x = make(h, {1, 2, 3, 4}, {1, 4}, GLIA_FLOAT32);
   glia_tensor* bias = parameter(h, m.get(), "bias");
   ok(glia_module_remove(m.get(), "weight"), "remove");
-  EXPECT_EQ(error_text(glia_module_forward(m.get(), (const glia_tensor**)&x, 1, nullptr, 0, nullptr)),
-            "Linear has no parameter `weight`");
+  const glia_tensor* in[1] = {x};
+  glia_tensor* outs[1] = {nullptr};
+  int64_t n_out = 0;
+  EXPECT_EQ(error_text(glia_module_forward(m.get(), in, 1, outs, 1, &n_out)), "Linear has no parameter `weight`");
   // A non-leaf tensor: computed with a graph from a leaf that requires grad.
   glia_tensor* leaf = make(h, std::vector<double>(12, 0.5), {3, 4}, GLIA_FLOAT32);
   ok(glia_tensor_set_requires_grad(leaf, 1), "requires_grad");
@@ -216,7 +218,7 @@ TEST(ConvertParameters, RoundTrip) {
   h.add(vec);
   expect_tensor(vec, c["vector"], 1e-6, "vector");
   glia_tensor* twice = nullptr;
-  ok(glia_add(vec, vec, &twice), "add");
+  ok(glia_add(vec, vec, 1.0, &twice), "add");
   h.add(twice);
   ok(glia_nn_utils_vector_to_parameters(twice, ps, 2), "vector_to_parameters");
   std::vector<double> want = values(twice);

@@ -202,7 +202,7 @@ def test_prune(case, python_module):
         pytest.skip("PyLinear stands in for Linear only")
     m = make("pylinear" if python_module else case["module"], case)
     for fn, kwargs in case["steps"]:
-        kwargs = dict(kwargs)
+        kwargs = {k: float(v) if v == "inf" else v for k, v in kwargs.items()}
         if "importance_scores" in kwargs:
             s = m.weight_orig if hasattr(m, "weight_orig") else m.weight
             n = s.numel()
@@ -573,3 +573,15 @@ def test_orthogonal_errors():
     with pytest.raises(NotImplementedError, match="linalg.solve"):
         nn.utils.parametrizations.orthogonal(m, orthogonal_map="cayley")
     assert list(m.state_dict().keys()) == ["weight", "bias"]
+
+
+def test_parametrized_buffer_reaches_builtin_forward():
+    case = CASES["parametrize_buffer_bn"]
+    bn = nn.BatchNorm1d(4)
+    bn.eval()
+    with glia.no_grad():
+        bn.running_mean.copy_(T(case["running_mean"]))
+    P.register_parametrization(bn, "running_mean", Affine(2.0))
+    assert list(bn.state_dict().keys()) == case["keys"]
+    close(bn.parametrizations.running_mean.original, case["original"])
+    close(bn(T(case["x"])), case["out"])
