@@ -195,11 +195,14 @@ def test_spectral_norm_loads_torch_checkpoint(kind):
 
 
 # ---- prune ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("case", cases("prune"), ids=lambda c: c["name"])
-@pytest.mark.parametrize("python_module", [False, True])
+def with_python_module(kind):
+    """(case, False) for every case, and (case, True) where PyLinear can stand in for the built-in Linear(4, 3)."""
+    return [pytest.param(c, py, id=c["name"] + ("-python" if py else ""))
+            for c in cases(kind) for py in (False, True) if not py or c["module"] == "linear"]
+
+
+@pytest.mark.parametrize("case,python_module", with_python_module("prune"))
 def test_prune(case, python_module):
-    if python_module and case["module"] != "linear":
-        pytest.skip("PyLinear stands in for Linear only")
     m = make("pylinear" if python_module else case["module"], case)
     for fn, kwargs in case["steps"]:
         kwargs = {k: float(v) if v == "inf" else v for k, v in kwargs.items()}
@@ -325,11 +328,8 @@ PARAMETRIZATIONS = {"symmetric": Symmetric, "affine2": lambda: Affine(2.0), "aff
                     "split": Split, "scaled": Scaled}
 
 
-@pytest.mark.parametrize("case", cases("parametrize"), ids=lambda c: c["name"])
-@pytest.mark.parametrize("python_module", [False, True])
+@pytest.mark.parametrize("case,python_module", with_python_module("parametrize"))
 def test_parametrize(case, python_module):
-    if python_module and case["module"] != "linear":
-        pytest.skip("PyLinear stands in for Linear(4, 3) only")
     m = make("pylinear" if python_module else case["module"], case)
     for name in case["parametrizations"]:
         assert P.register_parametrization(m, "weight", PARAMETRIZATIONS[name]()) is m
