@@ -32,6 +32,7 @@ NAMESPACES = [  # (torch namespace, glia object path, OpInfo namespace)
     ("torch.nn", "glia.nn", None),
     ("torch.nn.functional", "glia.nn.functional", "nn.functional"),
     ("torch.nn.init", "glia.nn.init", None),
+    ("torch.nn.utils", "glia.nn.utils", None),
     ("torch.optim", "glia.optim", None),
     ("torch.optim.lr_scheduler", "glia.optim.lr_scheduler", None),
 ]
@@ -93,6 +94,15 @@ def glia_object(glia, path):
     for part in path.split(".")[1:]:
         obj = getattr(obj, part)
     return obj
+
+
+def has_name(obj, dotted):
+    """hasattr along a dotted name (torch.nn.utils' "prune.l1_unstructured")."""
+    for part in dotted.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
 def entry_headers():
@@ -261,7 +271,8 @@ def build(glia, expected):
     w("## Per namespace")
     w("")
     w("Names are torch 1.13's public names (`dir()`; for torch.nn the module classes, for torch.optim the "
-      "optimizers, for lr_scheduler the schedulers). Present: glia's binding defines the same name there. "
+      "optimizers, for lr_scheduler the schedulers, for torch.nn.utils its functions and its submodules' names, "
+      "e.g. `prune.l1_unstructured`). Present: glia's binding defines the same name there. "
       "Passing OpInfo: present, has OpInfo entries, and every entry passes. Absent, out of scope: a category "
       "below that glia does not cover.")
     w("")
@@ -272,8 +283,8 @@ def build(glia, expected):
     for ns, gpath, ons in NAMESPACES:
         obj = glia_object(glia, gpath)
         lst = names.get(ns, [])
-        present = [n for n in lst if hasattr(obj, n)]
-        absent = [n for n in lst if not hasattr(obj, n)]
+        present = [n for n in lst if has_name(obj, n)]
+        absent = [n for n in lst if not has_name(obj, n)]
         with_op = [n for n in lst if ons and by_name.get((ons, n))]
         passing_n = [n for n in with_op if n in present and all(st[op] == "pass" for op in by_name[(ons, n)])]
         oos = [n for n in absent if category_of(n, special)]

@@ -5097,6 +5097,125 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_clip_grad_value_(glia_tensor *
 
 /** @} */
 /* ------------------------------------------------------------------------ */
+/* Module tensor attributes / parametrizations (torch.nn.utils)              */
+/* ------------------------------------------------------------------------ */
+/** @addtogroup nn_init
+ * @{ */
+
+/**
+ * torch's plain tensor attribute (`module.name = tensor` for a name that is no
+ * parameter, buffer or child): the module keeps a reference to `tensor`, which
+ * may be any tensor, a non-leaf one (computed with a graph) included. It is not
+ * a parameter or buffer: not in iteration, state dicts or glia_module_to. A
+ * built-in module's forward reads a weight it looks up by name (Linear's
+ * "weight", Conv2d's "bias", ...) from the tensor attribute when no parameter
+ * has that name, which is how weight_norm, spectral_norm, prune and
+ * parametrize give a built-in a computed weight. Setting an existing attribute
+ * replaces it. Errors: GLIA_ERR_INVALID_ARGUMENT when `name` is a parameter
+ * (torch's text: "cannot assign 'torch.FloatTensor' as parameter 'weight'
+ * (torch.nn.Parameter or None expected)"), a buffer or a child ("attribute 'x'
+ * already exists"), empty or contains '.'; registering a parameter, buffer or
+ * child of a tensor attribute's name fails the same way. Not thread-safe with a
+ * concurrent forward of the module.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_set_tensor_attribute(glia_module *module, const char *name,
+                                                                     const glia_tensor *tensor);
+/**
+ * The tensor attribute `name` (a new reference). Errors: GLIA_ERR_NOT_FOUND
+ * ("'Linear' object has no attribute 'x'").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_get_tensor_attribute(const glia_module *module, const char *name,
+                                                                     glia_tensor **out);
+/**
+ * Removes the tensor attribute `name` (glia_module_remove also removes one).
+ * Errors: GLIA_ERR_NOT_FOUND ("'Linear' object has no attribute 'x'").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_remove_tensor_attribute(glia_module *module, const char *name);
+/**
+ * Replaces the value of parameter or buffer `name` in place, without
+ * glia_module_register_parameter's checks (`tensor` may be any tensor, a
+ * non-leaf one included, or NULL), and writes the previous value to
+ * *out_previous (a new reference; NULL when the entry was reserved): what
+ * torch.nn.utils.stateless.functional_call substitutes for one call, and
+ * swaps back afterwards. The entry keeps its place, kind and persistence.
+ * Errors: GLIA_ERR_NOT_FOUND ("'Linear' object has no parameter or buffer
+ * 'x'"). Not thread-safe with a concurrent forward of the module.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_module_swap_tensor(glia_module *module, const char *name,
+                                                            const glia_tensor *tensor, glia_tensor **out_previous);
+
+/**
+ * torch.nn.utils.weight_norm(module, name, dim) (1.13's hook form): parameter
+ * `name` is replaced by parameters name_g = norm_except_dim(w, 2, dim) and
+ * name_v = w (appended in that order), and `name` becomes a tensor attribute
+ * v * (g / norm_except_dim(v, 2, dim)) recomputed by a forward pre-hook
+ * before every call. dim -1 (torch's dim=None) is the norm over the whole
+ * tensor; other negative dims are torch's (transposed to the front). Errors:
+ * GLIA_ERR_STATE ("Cannot register two weight_norm hooks on the same parameter
+ * weight"), GLIA_ERR_NOT_FOUND when `name` is no parameter, a dim out of range
+ * as torch's transpose reports it. Nothing changes on error. The hook writes
+ * the module's tensor attribute, so a weight-normed (or spectral-normed)
+ * module must not run forward from several threads at once.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_weight_norm(glia_module *module, const char *name, int64_t dim);
+/**
+ * torch.nn.utils.remove_weight_norm: `name` is a parameter again holding the
+ * computed weight; name_g, name_v and the hook go. Errors: GLIA_ERR_NOT_FOUND
+ * ("weight_norm of 'weight' not found in Linear(...)", the module's repr).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_remove_weight_norm(glia_module *module, const char *name);
+/**
+ * torch.nn.utils.spectral_norm(module, name, n_power_iterations, eps, dim)
+ * (torch's defaults 1, 1e-12, None): parameter `name` becomes name_orig (the
+ * same tensor), buffers name_u, name_v are drawn from N(0, 1) with glia's
+ * generator and normalised, and `name` becomes a tensor attribute
+ * name_orig / sigma recomputed by a forward pre-hook; in training mode the hook
+ * first runs n_power_iterations steps of power iteration updating name_u and
+ * name_v in place, in eval mode it uses them as stored. has_dim == 0 is
+ * torch's dim=None (1 for ConvTranspose1d/2d/3d, else 0). A torch >= 1.1
+ * checkpoint (name_orig, name_u, name_v) loads as it is. Errors:
+ * GLIA_ERR_STATE (two spectral_norm hooks on one name),
+ * GLIA_ERR_INVALID_ARGUMENT ("Expected n_power_iterations to be positive, but
+ * got n_power_iterations=0"), GLIA_ERR_NOT_FOUND when `name` is no parameter.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_spectral_norm(glia_module *module, const char *name,
+                                                                int64_t n_power_iterations, double eps, int32_t has_dim,
+                                                                int64_t dim);
+/**
+ * torch.nn.utils.remove_spectral_norm: `name` is a parameter again holding
+ * name_orig / sigma from the stored u, v. Errors: GLIA_ERR_NOT_FOUND
+ * ("spectral_norm of 'weight' not found in Linear(...)").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_remove_spectral_norm(glia_module *module, const char *name);
+/**
+ * torch.nn.utils.parameters_to_vector: the parameters flattened and
+ * concatenated into one new 1-D tensor (differentiable). Errors:
+ * GLIA_ERR_INVALID_ARGUMENT ("Found two parameters on different devices, this
+ * is currently not supported.").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_parameters_to_vector(glia_tensor *const *params, int64_t n_params,
+                                                                       glia_tensor **out);
+/**
+ * torch.nn.utils.vector_to_parameters(vec, params): each parameter's data
+ * becomes the next numel() elements of vec (torch's `param.data = ...`: the
+ * parameters then share vec's storage; each keeps its identity and grad).
+ * A vec too short is the view's shape error and changes no parameter.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_utils_vector_to_parameters(const glia_tensor *vec,
+                                                                       glia_tensor *const *params, int64_t n_params);
+
+/** @} */
+/* ------------------------------------------------------------------------ */
 /* Optimizers and LR schedulers (torch.optim)                                 */
 /* ------------------------------------------------------------------------ */
 /** @addtogroup optimizers

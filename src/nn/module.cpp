@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "nn/repr.h"
 
 namespace glia::nn {
 
@@ -82,7 +83,8 @@ void Module::check_tensor_inputs(const TensorList& inputs, size_t expected) cons
 
 void Module::register_parameter(const std::string& name, const Tensor& t) {
   check_name(name, "parameter");
-  GLIA_CHECK(!find_buffer(name) && !find_child(name), InvalidArgument, "attribute '", name, "' already exists");
+  GLIA_CHECK(!find_buffer(name) && !find_child(name) && !find_tensor_attribute(name), InvalidArgument, "attribute '",
+             name, "' already exists");
   if (t.defined()) {
     GLIA_CHECK(is_leaf(t), InvalidArgument, "Cannot assign non-leaf Tensor to parameter '", name,
                "'. Model parameters must be created explicitly. To express '", name,
@@ -97,7 +99,8 @@ void Module::register_parameter(const std::string& name, const Tensor& t) {
 
 void Module::register_buffer(const std::string& name, const Tensor& t, bool persistent) {
   check_name(name, "buffer");
-  GLIA_CHECK(!find_parameter(name) && !find_child(name), InvalidArgument, "attribute '", name, "' already exists");
+  GLIA_CHECK(!find_parameter(name) && !find_child(name) && !find_tensor_attribute(name), InvalidArgument, "attribute '",
+             name, "' already exists");
   if (NamedTensor* e = find_named(buffers_, name))
     e->value = t;
   else
@@ -110,7 +113,8 @@ void Module::register_buffer(const std::string& name, const Tensor& t, bool pers
 void Module::register_module(const std::string& name, ModuleRef child) {
   GLIA_CHECK(name.find('.') == std::string::npos, InvalidArgument, "module name can't contain \".\", got: ", name);
   GLIA_CHECK(!name.empty(), InvalidArgument, "module name can't be empty string \"\"");
-  GLIA_CHECK(!find_parameter(name) && !find_buffer(name), InvalidArgument, "attribute '", name, "' already exists");
+  GLIA_CHECK(!find_parameter(name) && !find_buffer(name) && !find_tensor_attribute(name), InvalidArgument,
+             "attribute '", name, "' already exists");
   // A module tree has no cycles: state_dict, to_string, train and every other walk recurse over it.
   GLIA_CHECK(!child || !child->contains(this), InvalidArgument, "cannot add module '", name, "' to ", type_name_,
              ": the ", child.get() == this ? "module itself" : "module is an ancestor of it",
@@ -130,7 +134,7 @@ bool Module::remove(const std::string& name) {
       }
     return false;
   };
-  if (erase(params_) || erase(children_)) return true;
+  if (erase(params_) || erase(children_) || erase(attrs_)) return true;
   if (!erase(buffers_)) return false;
   auto it = std::find(non_persistent_.begin(), non_persistent_.end(), name);
   if (it != non_persistent_.end()) non_persistent_.erase(it);
@@ -157,15 +161,60 @@ ModuleRef* Module::find_child(const std::string& name) {
   NamedModule* e = find_named(children_, name);
   return e ? &e->module : nullptr;
 }
+// Note [Tensor attributes]: built-in forwards read their weights with param(); a
+// weight that weight_norm, spectral_norm, prune or parametrize computes is a
+// tensor attribute of the same name, found after the parameters, so the lookup
+// of an ordinary parameter does the same work as before (no allocation).
 const Tensor& Module::param(const std::string& name) const {
   for (const auto& e : params_)
     if (e.name == name) return e.value;
+  for (const auto& e : attrs_)
+    if (e.name == name) return e.value;
   fail(Code::NotFound, type_name_, " has no parameter `", name, "`");
 }
+// A buffer parametrized in Python (parametrize, prune) is a tensor attribute too.
 const Tensor& Module::buffer(const std::string& name) const {
   for (const auto& e : buffers_)
     if (e.name == name) return e.value;
+  for (const auto& e : attrs_)
+    if (e.name == name) return e.value;
   fail(Code::NotFound, type_name_, " has no buffer `", name, "`");
+}
+
+void Module::set_tensor_attribute(const std::string& name, const Tensor& t) {
+  check_name(name, "attribute");
+  GLIA_CHECK(t.defined(), InvalidArgument, "tensor attribute '", name, "' must be a Tensor, got None");
+  GLIA_CHECK(!find_parameter(name), InvalidArgument, "cannot assign '", torch_typename(t), "' as parameter '", name,
+             "' (torch.nn.Parameter or None expected)");
+  GLIA_CHECK(!find_buffer(name) && !find_child(name), InvalidArgument, "attribute '", name, "' already exists");
+  if (NamedTensor* e = find_named(attrs_, name))
+    e->value = t;
+  else
+    attrs_.push_back({name, t});
+}
+
+const Tensor* Module::find_tensor_attribute(const std::string& name) const {
+  for (const auto& e : attrs_)
+    if (e.name == name) return &e.value;
+  return nullptr;
+}
+
+bool Module::remove_tensor_attribute(const std::string& name) {
+  for (auto it = attrs_.begin(); it != attrs_.end(); ++it)
+    if (it->name == name) {
+      attrs_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+Tensor Module::swap_tensor(const std::string& name, const Tensor& t) {
+  NamedTensor* e = find_named(params_, name);
+  if (!e) e = find_named(buffers_, name);
+  GLIA_CHECK(e, NotFound, "'", type_name_, "' object has no parameter or buffer '", name, "'");
+  Tensor prev = e->value;
+  e->value = t;
+  return prev;
 }
 
 ModuleRef Module::get_submodule(const std::string& target) {

@@ -126,9 +126,34 @@ class Module : public RefCounted {
   Tensor* find_parameter(const std::string& name);
   Tensor* find_buffer(const std::string& name);
   ModuleRef* find_child(const std::string& name);
-  // The value of an own parameter/buffer (undefined when reserved); throws NotFound.
+  // The value of an own parameter (undefined when reserved), else of a tensor
+  // attribute of that name (below), so built-in forwards read a weight that
+  // weight_norm, spectral_norm, prune or parametrize compute; throws NotFound.
+  // buffer(): an own buffer's value, else a tensor attribute's (a buffer that
+  // parametrize or prune compute); throws NotFound.
   const Tensor& param(const std::string& name) const;
   const Tensor& buffer(const std::string& name) const;
+
+  // ---- tensor attributes -------------------------------------------------------
+  // torch's plain tensor attributes (`module.weight = tensor` for a name that is
+  // no parameter, buffer or child): any tensor, a non-leaf one included; not
+  // part of iteration, state dicts or to(). Note [Tensor attributes]: param()
+  // reads them after the parameters, so an ordinary parameter's lookup is
+  // unchanged. Setting one whose name is a parameter fails with torch's
+  // TypeError text ("cannot assign 'torch.FloatTensor' as parameter 'weight'
+  // (torch.nn.Parameter or None expected)"), a buffer's or child's with
+  // "attribute 'x' already exists"; registering a parameter, buffer or child
+  // whose name is a tensor attribute fails the same way.
+  void set_tensor_attribute(const std::string& name, const Tensor& t);
+  const Tensor* find_tensor_attribute(const std::string& name) const;
+  // False when there is no tensor attribute of that name.
+  bool remove_tensor_attribute(const std::string& name);
+  const std::vector<NamedTensor>& local_tensor_attributes() const { return attrs_; }
+  // Replaces the value of the parameter or buffer `name` in place, without
+  // register_parameter's checks (any tensor, a non-leaf one included), and
+  // returns the previous value: torch.nn.utils.stateless.functional_call's
+  // substitution for one call. NotFound when no parameter or buffer has the name.
+  Tensor swap_tensor(const std::string& name, const Tensor& t);
 
   // get_submodule / get_parameter / get_buffer by dotted path; "" is the module
   // itself for get_submodule. Errors (NotFound): "Linear has no attribute `x`",
@@ -190,6 +215,9 @@ class Module : public RefCounted {
   uint64_t add_load_state_dict_post_hook(LoadStateDictPostHook hook);
   // False when no hook of this module has the id.
   bool remove_hook(uint64_t id);
+  // A copy of the forward pre-hooks with their ids, in call order (torch's
+  // module._forward_pre_hooks, which weight_norm / spectral_norm search).
+  std::vector<std::pair<uint64_t, ForwardPreHook>> forward_pre_hooks() const;
 
  protected:
   static Tensor first(const TensorList& outs);
@@ -216,6 +244,7 @@ class Module : public RefCounted {
   std::vector<NamedTensor> buffers_;
   std::vector<std::string> non_persistent_;
   std::vector<NamedModule> children_;
+  std::vector<NamedTensor> attrs_;  // tensor attributes
 
   // Note [Hooks and concurrent forward] (module_hooks.cpp): the hook lists change and are
   // copied under hooks_mu_; call_hooks_ says whether call() has any of the first four to run.

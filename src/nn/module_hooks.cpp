@@ -308,6 +308,14 @@ uint64_t Module::add_load_state_dict_post_hook(LoadStateDictPostHook hook) {
   return add_hook(load_post_hooks_, std::move(hook), 0);
 }
 
+std::vector<std::pair<uint64_t, ForwardPreHook>> Module::forward_pre_hooks() const {
+  std::lock_guard<std::mutex> lock(hooks_mu_);
+  std::vector<std::pair<uint64_t, ForwardPreHook>> out;
+  out.reserve(forward_pre_hooks_.size());
+  for (const auto& h : forward_pre_hooks_) out.emplace_back(h.id, h.fn);
+  return out;
+}
+
 bool Module::remove_hook(uint64_t id) {
   // Declared before the lock, so destroyed after it is dropped (see remove_from).
   ForwardPreHook pre;

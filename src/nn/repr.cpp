@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/tensor.h"
+
 namespace glia::nn {
 
 std::string py_float(double v) {
@@ -19,6 +21,43 @@ std::string py_float(double v) {
   std::string fixed(buf, r.ptr);
   if (fixed.find('.') == std::string::npos) fixed += ".0";
   return fixed;
+}
+
+std::string torch_typename(const Tensor& p) {
+  const char* n = "FloatTensor";
+  switch (p.dtype()) {
+    case DType::Float32:
+      n = "FloatTensor";
+      break;
+    case DType::Float64:
+      n = "DoubleTensor";
+      break;
+    case DType::Float16:
+      n = "HalfTensor";
+      break;
+    case DType::BFloat16:
+      n = "BFloat16Tensor";
+      break;
+    case DType::Int64:
+      n = "LongTensor";
+      break;
+    case DType::Int32:
+      n = "IntTensor";
+      break;
+    case DType::UInt8:
+      n = "ByteTensor";
+      break;
+    case DType::Int8:
+      n = "CharTensor";
+      break;
+    case DType::Int16:
+      n = "ShortTensor";
+      break;
+    case DType::Bool:
+      n = "BoolTensor";
+      break;
+  }
+  return std::string(p.device().is_cpu() ? "torch." : "torch.cuda.") + n;
 }
 
 }  // namespace glia::nn

@@ -15,7 +15,7 @@ Writes, under tests/golden/opinfo/:
                 sample (one case per line).
   names.json    the public names of torch 1.13 per namespace (torch,
                 torch.Tensor, torch.nn module classes, torch.nn.functional,
-                torch.nn.init, torch.optim, torch.optim.lr_scheduler), which
+                torch.nn.init, torch.nn.utils, torch.optim, torch.optim.lr_scheduler), which
                 scripts/coverage.py compares with glia's Python binding.
 
 Header line: {"op": key, "name", "variant", "namespace", "call", "autograd",
@@ -472,6 +472,7 @@ def public_names():
     import torch.nn as nn
     import torch.optim as optim
     import torch.optim.lr_scheduler as sched
+    import torch.nn.utils.prune  # noqa: F401  (not imported by torch.nn.utils itself)
 
     def routines(mod, exclude=()):
         out = []
@@ -487,6 +488,12 @@ def public_names():
             out.append(n)
         return sorted(out)
 
+    def defined_in(mod):  # the public functions and classes a module defines (or its __all__)
+        if hasattr(mod, "__all__"):
+            return list(mod.__all__)
+        return [n for n in dir(mod) if not n.startswith("_") and (inspect.isroutine(getattr(mod, n))
+                or inspect.isclass(getattr(mod, n))) and getattr(getattr(mod, n), "__module__", "") == mod.__name__]
+
     tensor = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
     return {
         "torch": routines(torch),
@@ -501,6 +508,10 @@ def public_names():
             n for n in dir(sched) if inspect.isclass(getattr(sched, n)) and not n.startswith("_")
             and getattr(getattr(sched, n), "__module__", "") == "torch.optim.lr_scheduler"),
         "torch.special": routines(torch.special),  # for the out-of-scope list
+        # torch.nn.utils' functions and its submodules' public names ("prune.l1_unstructured")
+        "torch.nn.utils": sorted(routines(nn.utils) + [
+            sub + "." + n for sub in ("parametrize", "parametrizations", "prune", "stateless", "fusion")
+            for n in defined_in(getattr(nn.utils, sub))]),
     }
 
 

@@ -2,6 +2,8 @@
 
 #include <climits>
 
+#include "nn/repr.h"
+
 namespace glia::nn {
 
 size_t list_index(int64_t idx, size_t size) {
@@ -148,44 +150,6 @@ std::string size_str(const Tensor& p) {
 std::string device_str(const Tensor& p) {
   return p.device().is_cpu() ? std::string() : " (GPU " + std::to_string(p.device().index) + ")";
 }
-// torch.typename(t): "torch.FloatTensor", "torch.cuda.DoubleTensor", ...
-std::string torch_typename(const Tensor& p) {
-  const char* n = "FloatTensor";
-  switch (p.dtype()) {
-    case DType::Float32:
-      n = "FloatTensor";
-      break;
-    case DType::Float64:
-      n = "DoubleTensor";
-      break;
-    case DType::Float16:
-      n = "HalfTensor";
-      break;
-    case DType::BFloat16:
-      n = "BFloat16Tensor";
-      break;
-    case DType::Int64:
-      n = "LongTensor";
-      break;
-    case DType::Int32:
-      n = "IntTensor";
-      break;
-    case DType::UInt8:
-      n = "ByteTensor";
-      break;
-    case DType::Int8:
-      n = "CharTensor";
-      break;
-    case DType::Int16:
-      n = "ShortTensor";
-      break;
-    case DType::Bool:
-      n = "BoolTensor";
-      break;
-  }
-  return std::string(p.device().is_cpu() ? "torch." : "torch.cuda.") + n;
-}
-
 }  // namespace
 
 TensorList ParameterList::forward(const TensorList&) { fail(Code::Unsupported, "ParameterList should not be called."); }

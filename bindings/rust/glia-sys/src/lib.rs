@@ -1688,6 +1688,16 @@ extern "C" {
     pub fn glia_nn_init_calculate_gain(nonlinearity: *const c_char, param: f64, out: *mut f64) -> *mut glia_error;
     pub fn glia_nn_utils_clip_grad_norm_(params: *const *mut glia_tensor, n_params: i64, max_norm: f64, norm_type: f64, error_if_nonfinite: i32, out_total_norm: *mut f64) -> *mut glia_error;
     pub fn glia_nn_utils_clip_grad_value_(params: *const *mut glia_tensor, n_params: i64, clip_value: f64) -> *mut glia_error;
+    pub fn glia_module_set_tensor_attribute(module: *mut glia_module, name: *const c_char, tensor: *const glia_tensor) -> *mut glia_error;
+    pub fn glia_module_get_tensor_attribute(module: *const glia_module, name: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_module_remove_tensor_attribute(module: *mut glia_module, name: *const c_char) -> *mut glia_error;
+    pub fn glia_module_swap_tensor(module: *mut glia_module, name: *const c_char, tensor: *const glia_tensor, out_previous: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_utils_weight_norm(module: *mut glia_module, name: *const c_char, dim: i64) -> *mut glia_error;
+    pub fn glia_nn_utils_remove_weight_norm(module: *mut glia_module, name: *const c_char) -> *mut glia_error;
+    pub fn glia_nn_utils_spectral_norm(module: *mut glia_module, name: *const c_char, n_power_iterations: i64, eps: f64, has_dim: i32, dim: i64) -> *mut glia_error;
+    pub fn glia_nn_utils_remove_spectral_norm(module: *mut glia_module, name: *const c_char) -> *mut glia_error;
+    pub fn glia_nn_utils_parameters_to_vector(params: *const *mut glia_tensor, n_params: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_nn_utils_vector_to_parameters(vec: *const glia_tensor, params: *const *mut glia_tensor, n_params: i64) -> *mut glia_error;
     pub fn glia_sgd_options_init(options: *mut glia_sgd_options);
     pub fn glia_adam_options_init(options: *mut glia_adam_options);
     pub fn glia_adamw_options_init(options: *mut glia_adamw_options);

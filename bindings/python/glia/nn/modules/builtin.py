@@ -1,5 +1,8 @@
 """The built-in modules of the C API (glia_nn_*), with torch's constructor signatures and defaults."""
 
+import contextlib
+import threading
+
 from ... import _ffi
 from ..._ffi import C, check, c_void_p, c_int64, c_double, byref
 from .module import Module, _dtype_code
@@ -23,14 +26,31 @@ def _pair(v):
     return (int(v), int(v))
 
 
+_skip = threading.local()
+
+
+@contextlib.contextmanager
+def skipping_init():
+    """torch.nn.utils.skip_init: built-ins made in this block leave their parameters uninitialised."""
+    prev = getattr(_skip, "on", False)
+    _skip.on = True
+    try:
+        yield
+    finally:
+        _skip.on = prev
+
+
 def _factory(device=None, dtype=None):
     if device is not None and str(device) not in ("cpu", "cpu:0"):
         raise RuntimeError("glia's Python binding creates modules on the CPU only (got %s)" % (device,))
-    if dtype is None:
+    skip = getattr(_skip, "on", False)
+    if dtype is None and not skip:
         return None
     f = _ffi.glia_factory_options()
     C.glia_factory_options_init(byref(f))
-    f.dtype = _dtype_code(dtype)
+    if dtype is not None:
+        f.dtype = _dtype_code(dtype)
+    f.skip_init = 1 if skip else 0
     return byref(f)
 
 

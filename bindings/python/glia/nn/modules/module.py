@@ -364,7 +364,23 @@ class Module:
             s = d.get(store)
             if s is not None and name in s:
                 return s[name]
+        t = self._c_tensor_attribute(name)
+        if t is not None:
+            return t
         raise AttributeError("'{}' object has no attribute '{}'".format(type(self).__name__, name))
+
+    def _c_tensor_attribute(self, name):
+        """The module's tensor attribute `name` (glia_module_get_tensor_attribute: set by weight_norm,
+        spectral_norm and the other torch.nn.utils reparametrizations in C), or None."""
+        h = self.__dict__.get("_h")
+        if not h or name.startswith("__"):
+            return None
+        out = c_void_p()
+        err = C.glia_module_get_tensor_attribute(h, name.encode(), byref(out))
+        if err:
+            C.glia_error_free(err)
+            return None
+        return Tensor._wrap(out.value)
 
     def __setattr__(self, name, value):
         d = self.__dict__
@@ -407,7 +423,15 @@ class Module:
             self.register_buffer(name, value, persistent=name not in d["_non_persistent_buffers_set"])
         elif name == "training":
             self._set_training_flag(bool(value))
+        elif isinstance(getattr(type(self), name, None), property):
+            object.__setattr__(self, name, value)
         else:
+            # A plain tensor attribute is also the C module's (glia_module_set_tensor_attribute), so a built-in
+            # forward that reads a weight by name sees it (torch.nn.utils.prune, parametrize, functional_call).
+            if isinstance(value, Tensor):
+                check(C.glia_module_set_tensor_attribute(self._h, name.encode(), value._h))
+            elif isinstance(d.get(name), Tensor):
+                C.glia_error_free(C.glia_module_remove_tensor_attribute(self._h, name.encode()))
             object.__setattr__(self, name, value)
 
     def _remove_from(self, name, keep):
@@ -427,6 +451,11 @@ class Module:
                 del d[store][name]
                 d["_non_persistent_buffers_set"].discard(name)
                 return
+        if name not in d and self._c_tensor_attribute(name) is not None:
+            check(C.glia_module_remove_tensor_attribute(self._h, name.encode()), AttributeError)
+            return
+        if isinstance(d.get(name), Tensor):
+            C.glia_error_free(C.glia_module_remove_tensor_attribute(self._h, name.encode()))
         object.__delattr__(self, name)
 
     def __dir__(self):
