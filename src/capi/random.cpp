@@ -3,7 +3,6 @@
 #include "autograd/fn/random.h"
 
 #include "capi/api.h"
-#include "capi/random_decls_tmp.h"
 
 using namespace glia;
 using namespace glia::capi;

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "capi/api.h"
-#include "capi/random_decls_tmp.h"
 
 using namespace glia;
 using namespace glia::capi;
@@ -63,34 +62,34 @@ glia_error* glia_bincount(const glia_tensor* input, const glia_tensor* weights, 
   });
 }
 
-glia_error* glia_vander(const glia_tensor* x, const int64_t* n, int32_t increasing, glia_tensor** out) {
+glia_error* glia_vander(const glia_tensor* x, const int64_t* columns, int32_t increasing, glia_tensor** out) {
   const char* fn = "glia_vander";
   return guard([&] {
     Tensor t = tensor_arg(x, fn, "x");
     check_out(out, fn, "out");
-    *out = tensor_handle(vander(t, n, increasing != 0));
+    *out = tensor_handle(vander(t, columns, increasing != 0));
   });
 }
 
-glia_error* glia_as_strided(const glia_tensor* input, const int64_t* shape, int64_t ndim, const int64_t* strides,
-                            int64_t n_strides, const int64_t* storage_offset, glia_tensor** out) {
+glia_error* glia_as_strided(const glia_tensor* input, const int64_t* shape, const int64_t* strides, int64_t ndim,
+                            const int64_t* storage_offset, glia_tensor** out) {
   const char* fn = "glia_as_strided";
   return guard([&] {
     Tensor t = tensor_arg(input, fn, "input");
-    Dims sz = ints(shape, ndim, fn, "shape", "ndim"), st = ints(strides, n_strides, fn, "strides", "n_strides");
+    Dims sz = ints(shape, ndim, fn, "shape", "ndim"), st = ints(strides, ndim, fn, "strides", "ndim");
     check_out(out, fn, "out");
     *out = tensor_handle(as_strided(t, sz, st, storage_offset));
   });
 }
 
 glia_error* glia_as_strided_scatter(const glia_tensor* input, const glia_tensor* src, const int64_t* shape,
-                                    int64_t ndim, const int64_t* strides, int64_t n_strides,
-                                    const int64_t* storage_offset, glia_tensor** out) {
+                                    const int64_t* strides, int64_t ndim, const int64_t* storage_offset,
+                                    glia_tensor** out) {
   const char* fn = "glia_as_strided_scatter";
   return guard([&] {
     Tensor t = tensor_arg(input, fn, "input");
     Tensor s = tensor_arg(src, fn, "src");
-    Dims sz = ints(shape, ndim, fn, "shape", "ndim"), st = ints(strides, n_strides, fn, "strides", "n_strides");
+    Dims sz = ints(shape, ndim, fn, "shape", "ndim"), st = ints(strides, ndim, fn, "strides", "ndim");
     check_out(out, fn, "out");
     *out = tensor_handle(as_strided_scatter(t, s, sz, st, storage_offset));
   });
@@ -107,8 +106,8 @@ glia_error* glia_gradient(const glia_tensor* input, const double* spacing, int64
     GLIA_CHECK(n_spacing == 0 || n_coordinates == 0, InvalidArgument, fn,
                ": give spacing as numbers or as coordinate tensors, not both");
     std::vector<double> sp(spacing, spacing + n_spacing);
-    std::vector<Tensor> coords = n_coordinates ? tensors_arg(coordinates, n_coordinates, fn, "coordinates")
-                                               : std::vector<Tensor>{};
+    std::vector<Tensor> coords =
+        n_coordinates ? tensors_arg(coordinates, n_coordinates, fn, "coordinates") : std::vector<Tensor>{};
     Dims d = dims ? ints(dims, n_dims, fn, "dims", "n_dims") : Dims{};
     check_outputs(outs, capacity, out_count, fn);
     write_outputs(gradient(t, sp, coords, d, dims == nullptr, edge_order), outs, capacity, out_count, fn);

@@ -22,8 +22,7 @@ uint64_t draw_seed(const uint64_t* seed) { return seed ? *seed : thread_generato
 
 namespace {
 
-void random_fill_host(const Tensor& t, RandomKind kind, double a, double b, int64_t lo, uint64_t range,
-                      uint64_t seed);
+void random_fill_host(const Tensor& t, RandomKind kind, double a, double b, int64_t lo, uint64_t range, uint64_t seed);
 
 // Overwrites self with the samples: drawn into a contiguous host tensor, then one copy into self (any
 // strides, any device).
@@ -205,8 +204,8 @@ Tensor poisson(const Tensor& rates, uint64_t seed) {
 
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, uint64_t seed) {
   GLIA_CHECK(probs.dim() > 0 && probs.dim() <= 2, Shape, "prob_dist must be 1 or 2 dim");
-  GLIA_CHECK(is_floating(probs.dtype()), DType, "multinomial only supports floating-point dtypes for input, got: ",
-             scalar_type_name(probs.dtype()));
+  GLIA_CHECK(is_floating(probs.dtype()), DType,
+             "multinomial only supports floating-point dtypes for input, got: ", scalar_type_name(probs.dtype()));
   GLIA_CHECK(n > 0, InvalidArgument, "cannot sample n_sample <= 0 samples");
   const int64_t cats = probs.size(-1);
   GLIA_CHECK(replacement || n <= cats, InvalidArgument,
@@ -247,9 +246,13 @@ void random_fill_host(const Tensor& ot, RandomKind kind, double a, double b, int
         } else {
           // float: torch's 24-bit draw, computed in float and kept below `to`.
           const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+          // A value that rounds up to `to` in T (float16, bfloat16) is drawn again (a few times: a range
+          // narrower than T's spacing may hold no value below `to`).
           for (int64_t i = 0; i < n; ++i) {
-            float v = fa + (fb - fa) * g.next_float();
-            o[i] = static_cast<T>(v >= fb && fb > fa ? std::nextafter(fb, fa) : v);
+            T v = static_cast<T>(fa + (fb - fa) * g.next_float());
+            for (int tries = 0; tries < 32 && static_cast<float>(v) >= fb && fb > fa; ++tries)
+              v = static_cast<T>(fa + (fb - fa) * g.next_float());
+            o[i] = v;
           }
         }
         break;

@@ -183,15 +183,17 @@ def main():
     c("as_strided empty", "as_strided", [s([4])], size=[0, 3], stride=[3, 1])
     e("as_strided out of bounds", "as_strided", [rnd([4], f32)], SH, message=False, size=[2, 2], stride=[2, 1],
       storage_offset=2)
-    e("as_strided lengths", "as_strided", [rnd([4], f32)], IA, size=[2, 2], stride=[1])
     e("as_strided negative offset", "as_strided", [rnd([4], f32)], IA, size=[2], stride=[1], storage_offset=-1)
 
     # as_strided_scatter
-    c("as_strided_scatter", "as_strided_scatter", [s([3, 4]), s([2, 2])], size=[2, 2], stride=[1, 2],
+    # torch 1.13's gradient of as_strided_scatter w.r.t. input is wrong (it zeroes the wrong elements), so
+    # the cases hold values only; tests/ops/torchmisc_test.cpp checks glia's gradient by finite differences.
+    c("as_strided_scatter", "as_strided_scatter", [s([3, 4]), s([2, 2])], grads=False, size=[2, 2], stride=[1, 2],
       storage_offset=1)
-    c("as_strided_scatter default offset", "as_strided_scatter", [s([6]), s([2, 3])], size=[2, 3], stride=[3, 1])
-    c("as_strided_scatter overlapping src", "as_strided_scatter", [s([4, 3]), s([3])], size=[3], stride=[4],
-      storage_offset=1)
+    c("as_strided_scatter default offset", "as_strided_scatter", [s([6]), s([2, 3])], grads=False, size=[2, 3],
+      stride=[3, 1])
+    c("as_strided_scatter overlapping src", "as_strided_scatter", [s([4, 3]), s([3])], grads=False, size=[3],
+      stride=[4], storage_offset=1)
     c("as_strided_scatter f32", "as_strided_scatter", [rnd([2, 4], f32), rnd([2], f32)], size=[2], stride=[3])
     e("as_strided_scatter src shape", "as_strided_scatter", [rnd([6], f32), rnd([3], f32)], SH, message=False,
       size=[2], stride=[1])
@@ -222,11 +224,12 @@ def main():
     d = torch.tensor([1.5, -0.5, 2.25, 0.75, -1.25, 3.0], dtype=torch.float64)
     lens = i64([2, 0, 3, 1])
     for red in ("sum", "mean", "max", "min", "prod"):
-        c("segment_reduce " + red, "segment_reduce", [d, lens], reduce=red, gradcheck=red not in ("max", "min"))
+        # no finite differences where an empty segment gives NaN (mean without initial) or at max/min's kinks
+        c("segment_reduce " + red, "segment_reduce", [d, lens], reduce=red, gradcheck=red not in ("max", "min", "mean"))
         c("segment_reduce " + red + " initial", "segment_reduce", [d, lens], reduce=red, initial=0.5,
           gradcheck=red not in ("max", "min"))
         c("segment_reduce " + red + " offsets", "segment_reduce", [d, i64([0, 2, 2, 5, 6])], reduce=red,
-          offsets=True, gradcheck=red not in ("max", "min"))
+          offsets=True, gradcheck=red not in ("max", "min", "mean"))
     c("segment_reduce 2-D axis 0", "segment_reduce", [s([6, 3]), i64([1, 3, 2])], reduce="sum")
     c("segment_reduce axis 1", "segment_reduce", [s([2, 5]), i64([[2, 3], [4, 1]])], reduce="mean", axis=1)
     c("segment_reduce max 2-D", "segment_reduce", [s([5, 2]), i64([2, 3])], reduce="max")

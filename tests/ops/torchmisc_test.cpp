@@ -1,7 +1,6 @@
 // The torch functions of issue 20 missing from OpInfo / coverage (gcd, lcm, bincount, vander, as_strided,
 // as_strided_scatter, gradient, segment_reduce, native_batch_norm, native_layer_norm, histogram,
 // histogramdd) against tests/golden/gen_torchmisc.py's fixtures, plus views and in-place behaviour.
-#include "../../src/capi/random_decls_tmp.h"
 #include "ops/golden_support.h"
 
 using namespace glia_ops_test;
@@ -49,15 +48,14 @@ GLIA_ADAPTER(vander) {
 GLIA_ADAPTER(as_strided) {
   std::vector<int64_t> size = c.ints("size"), stride = c.ints("stride");
   const int64_t off = c.integer("storage_offset", 0);
-  return glia_as_strided(c.in[0], size.data(), static_cast<int64_t>(size.size()), stride.data(),
-                         static_cast<int64_t>(stride.size()), c.has("storage_offset") ? &off : nullptr, c.out());
+  return glia_as_strided(c.in[0], size.data(), stride.data(), static_cast<int64_t>(size.size()),
+                         c.has("storage_offset") ? &off : nullptr, c.out());
 }
 GLIA_ADAPTER(as_strided_scatter) {
   std::vector<int64_t> size = c.ints("size"), stride = c.ints("stride");
   const int64_t off = c.integer("storage_offset", 0);
-  return glia_as_strided_scatter(c.in[0], c.in[1], size.data(), static_cast<int64_t>(size.size()), stride.data(),
-                                 static_cast<int64_t>(stride.size()), c.has("storage_offset") ? &off : nullptr,
-                                 c.out());
+  return glia_as_strided_scatter(c.in[0], c.in[1], size.data(), stride.data(), static_cast<int64_t>(size.size()),
+                                 c.has("storage_offset") ? &off : nullptr, c.out());
 }
 GLIA_ADAPTER(gradient) {
   std::vector<double> spacing;

@@ -232,21 +232,27 @@ def _ints(v, name):
     return _i64(_shape_args((tuple(v),), name))
 
 
+def _geometry(size, stride, name):
+    sz, nsz = _ints(size, name)
+    st, nst = _ints(stride, name)
+    if nsz != nst:
+        raise RuntimeError("mismatch in length of strides and shape")
+    return sz, st, nsz
+
+
 def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
     x = _t(input, "as_strided", "input", 1)
-    sz, nsz = _ints(size, "as_strided")
-    st, nst = _ints(stride, "as_strided")
+    sz, st, n = _geometry(size, stride, "as_strided")
     off = None if storage_offset is None else byref(c_int64(builtins.int(storage_offset)))
-    return _new(C.glia_as_strided, x._h, sz, nsz, st, nst, off)
+    return _new(C.glia_as_strided, x._h, sz, st, n, off)
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
     x = _t(input, "as_strided_scatter", "input", 1)
     s_ = _t(src, "as_strided_scatter", "src", 2)
-    sz, nsz = _ints(size, "as_strided_scatter")
-    st, nst = _ints(stride, "as_strided_scatter")
+    sz, st, n = _geometry(size, stride, "as_strided_scatter")
     off = None if storage_offset is None else byref(c_int64(builtins.int(storage_offset)))
-    return _new(C.glia_as_strided_scatter, x._h, s_._h, sz, nsz, st, nst, off)
+    return _new(C.glia_as_strided_scatter, x._h, s_._h, sz, st, n, off)
 
 
 def _list_result(fn, *args):
@@ -261,7 +267,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
     """torch.gradient: a tuple with one tensor per differentiated dim."""
     x = _t(input, "gradient", "input", 1)
     sp, coords = [], []
-    if isinstance(spacing, (list, tuple)):
+    if spacing is None:
+        pass
+    elif isinstance(spacing, (list, tuple)):
         if spacing and all(isinstance(v, Tensor) for v in spacing):
             coords = list(spacing)
         else:

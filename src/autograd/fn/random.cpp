@@ -130,15 +130,13 @@ void cauchy_(const Tensor& self, double median, double sigma, const uint64_t* se
   inplace(self, "cauchy_", "CauchyBackward0", [&] { ops::cauchy_(self, median, sigma, ops::draw_seed(seed)); });
 }
 void exponential_(const Tensor& self, double lambd, const uint64_t* seed) {
-  inplace(self, "exponential_", "ExponentialBackward0",
-          [&] { ops::exponential_(self, lambd, ops::draw_seed(seed)); });
+  inplace(self, "exponential_", "ExponentialBackward0", [&] { ops::exponential_(self, lambd, ops::draw_seed(seed)); });
 }
 void geometric_(const Tensor& self, double p, const uint64_t* seed) {
   inplace(self, "geometric_", "GeometricBackward0", [&] { ops::geometric_(self, p, ops::draw_seed(seed)); });
 }
 void log_normal_(const Tensor& self, double mean, double std, const uint64_t* seed) {
-  inplace(self, "log_normal_", "LogNormalBackward0",
-          [&] { ops::log_normal_(self, mean, std, ops::draw_seed(seed)); });
+  inplace(self, "log_normal_", "LogNormalBackward0", [&] { ops::log_normal_(self, mean, std, ops::draw_seed(seed)); });
 }
 void random_(const Tensor& self, std::optional<int64_t> from, std::optional<int64_t> to, const uint64_t* seed) {
   // torch's overloads: random_(from, to) RandomBackward0, random_(to) RandomBackward1, random_() RandomBackward2
@@ -149,8 +147,7 @@ void bernoulli_(const Tensor& self, double p, const uint64_t* seed) {
   inplace(self, "bernoulli_", "BernoulliBackward2", [&] { ops::bernoulli_(self, p, ops::draw_seed(seed)); });
 }
 void bernoulli_(const Tensor& self, const Tensor& p, const uint64_t* seed) {
-  inplace(self, "bernoulli_", "BernoulliBackward1",
-          [&] { ops::bernoulli_(self, detach(p), ops::draw_seed(seed)); });
+  inplace(self, "bernoulli_", "BernoulliBackward1", [&] { ops::bernoulli_(self, detach(p), ops::draw_seed(seed)); });
 }
 
 }  // namespace glia

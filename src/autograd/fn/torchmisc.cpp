@@ -11,21 +11,21 @@
 #include "autograd/fn/elementwise.h"
 #include "autograd/fn/index.h"
 #include "autograd/fn/index_extra.h"
+#include "autograd/fn/norm.h"
 #include "autograd/fn/reduce.h"
 #include "autograd/fn/shape.h"
 #include "autograd/fn/shape_ops.h"
 #include "autograd/node.h"
 #include "core/scalar.h"
-#include "autograd/fn/norm.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/index.h"
 #include "ops/index_extra.h"
 #include "ops/iter.h"
+#include "ops/math.h"
 #include "ops/reduce.h"
 #include "ops/search.h"
 #include "ops/shape.h"
-#include "ops/math.h"
 
 namespace glia {
 
@@ -90,8 +90,8 @@ void gcd_(const Tensor& self, const Tensor& other) {
   check_inplace(self, "gcd_");
   const DType t = int_result("gcd_cpu", self, other);
   ops::check_inplace_cast("gcd_", t, self.dtype());
-  GLIA_CHECK(ops::broadcast_shapes("gcd_", self.shape(), other.shape()) == self.shape(), Shape,
-             "output with shape ", self.shape(), " doesn't match the broadcast shape ",
+  GLIA_CHECK(ops::broadcast_shapes("gcd_", self.shape(), other.shape()) == self.shape(), Shape, "output with shape ",
+             self.shape(), " doesn't match the broadcast shape ",
              ops::broadcast_shapes("gcd_", self.shape(), other.shape()));
   auto [x, y] = int_operands(self, other, t);
   ops::copy_(self, gcd_of(x, y));
@@ -101,8 +101,8 @@ void lcm_(const Tensor& self, const Tensor& other) {
   check_inplace(self, "lcm_");
   const DType t = int_result("lcm_cpu", self, other);
   ops::check_inplace_cast("lcm_", t, self.dtype());
-  GLIA_CHECK(ops::broadcast_shapes("lcm_", self.shape(), other.shape()) == self.shape(), Shape,
-             "output with shape ", self.shape(), " doesn't match the broadcast shape ",
+  GLIA_CHECK(ops::broadcast_shapes("lcm_", self.shape(), other.shape()) == self.shape(), Shape, "output with shape ",
+             self.shape(), " doesn't match the broadcast shape ",
              ops::broadcast_shapes("lcm_", self.shape(), other.shape()));
   auto [x, y] = int_operands(self, other, t);
   ops::copy_(self, lcm_of(x, y));
@@ -116,7 +116,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   if (!is_integral(t, false)) ops::not_implemented_for("bincount_cpu", t);
   GLIA_CHECK(minlength >= 0, InvalidArgument, "minlength should be >= 0");
   if (input.dim() == 1 && input.numel() == 0) {
-    const DType rt = !weights.defined() ? DType::Int64
+    const DType rt = !weights.defined()                                                         ? DType::Int64
                      : (weights.dtype() == DType::Float32 || weights.dtype() == DType::Float64) ? weights.dtype()
                                                                                                 : DType::Float64;
     return zeros(Dims{minlength}, rt, input.device());
@@ -169,8 +169,8 @@ namespace {
 Tensor positions(IntSpan size, IntSpan stride, int64_t offset, Device device) {
   Tensor pos = full(Dims{}, static_cast<double>(offset), DType::Int64, device);
   for (size_t d = 0; d < size.size(); ++d) {
-    Tensor r = mul_scalar(arange(0, static_cast<double>(size[d]), 1, DType::Int64, device),
-                          Scalar::from_int(stride[d]));
+    Tensor r =
+        mul_scalar(arange(0, static_cast<double>(size[d]), 1, DType::Int64, device), Scalar::from_int(stride[d]));
     pos = add(unsqueeze(pos, -1), reshape(r, Dims{size[d]}));
   }
   return reshape(pos, Dims{-1});
@@ -195,8 +195,7 @@ struct AsStridedBackward : Node {
     // summed into the storage positions it was read from, read back at the input's positions.
     const Device dev = output_device;
     Tensor grad = g[0].defined() ? g[0] : zeros(out_size, dtype, dev);
-    const int64_t n =
-        std::max(extent(in_size, in_stride, in_offset), extent(out_size, out_stride, out_offset));
+    const int64_t n = std::max(extent(in_size, in_stride, in_offset), extent(out_size, out_stride, out_offset));
     Tensor storage = zeros(Dims{n}, grad.dtype(), dev);
     if (grad.numel() > 0)
       storage = index_add(storage, 0, positions(out_size, out_stride, out_offset, dev), reshape(grad, Dims{-1}),
@@ -210,8 +209,10 @@ void check_as_strided(IntSpan size, IntSpan stride, int64_t offset) {
   GLIA_CHECK(size.size() == stride.size(), InvalidArgument, "mismatch in length of strides and shape");
   GLIA_CHECK(offset >= 0, InvalidArgument, "Tensor: invalid storage offset ", offset);
   for (size_t i = 0; i < stride.size(); ++i)
-    GLIA_CHECK(stride[i] >= 0, InvalidArgument, "as_strided: Negative strides are not supported at the moment, got "
-               "strides: ", IntSpan(stride));
+    GLIA_CHECK(stride[i] >= 0, InvalidArgument,
+               "as_strided: Negative strides are not supported at the moment, got "
+               "strides: ",
+               IntSpan(stride));
 }
 
 }  // namespace
@@ -243,8 +244,9 @@ Tensor as_strided_scatter(const Tensor& input, const Tensor& src, IntSpan size, 
   Tensor base = contiguous(detach(input));
   Tensor out = clone(base);
   Tensor view = make_view(out, size, stride, offset);
-  GLIA_CHECK(view.shape() == src.shape(), Shape, "expected src to have a size equal to the slice of self. src size = ",
-             src.shape(), ", slice size = ", view.shape());
+  GLIA_CHECK(view.shape() == src.shape(), Shape,
+             "expected src to have a size equal to the slice of self. src size = ", src.shape(),
+             ", slice size = ", view.shape());
   ops::copy_(view, detach(src));
   if (any_requires_grad({&input, &src})) {
     // Gradients as torch's: input's is the output's gradient with the scattered positions zeroed,
@@ -286,8 +288,8 @@ std::vector<Tensor> gradient(const Tensor& self, const std::vector<double>& spac
                              const std::vector<Tensor>& coordinates, IntSpan dims_in, bool all_dims,
                              int64_t edge_order) {
   GLIA_CHECK(self.dtype() != DType::UInt8, DType, "torch.gradient does not support uint8 input.");
-  const int64_t nsp = coordinates.empty() ? static_cast<int64_t>(spacing.size())
-                                          : static_cast<int64_t>(coordinates.size());
+  const int64_t nsp =
+      coordinates.empty() ? static_cast<int64_t>(spacing.size()) : static_cast<int64_t>(coordinates.size());
   const bool has_spacing = !coordinates.empty() || !spacing.empty();
   if (has_spacing && all_dims)
     GLIA_CHECK(nsp == 1 || nsp == self.dim(), InvalidArgument,
@@ -307,7 +309,8 @@ std::vector<Tensor> gradient(const Tensor& self, const std::vector<double>& spac
     std::vector<bool> seen(static_cast<size_t>(self.dim()), false);
     for (int64_t d : dims_in) {
       const int64_t w = ops::wrap_dim(d, self.dim());
-      GLIA_CHECK(!seen[static_cast<size_t>(w)], InvalidArgument, "dim ", w, " appears multiple times in the list of dims");
+      GLIA_CHECK(!seen[static_cast<size_t>(w)], InvalidArgument, "dim ", w,
+                 " appears multiple times in the list of dims");
       seen[static_cast<size_t>(w)] = true;
       dims.push_back(w);
     }
@@ -329,10 +332,10 @@ std::vector<Tensor> gradient(const Tensor& self, const std::vector<double>& spac
         prepend = div_scalar(sub(sl(1, 2), sl(0, 1)), dx);
         append = div_scalar(sub(sl(-1, end), sl(-2, -1)), dx);
       } else {
-        prepend = div_scalar(sub(add(mul_scalar(sl(0, 1), Scalar::from_double(-1.5)),
-                                     mul_scalar(sl(1, 2), Scalar::from_double(2.0))),
-                                 mul_scalar(sl(2, 3), Scalar::from_double(0.5))),
-                             dx);
+        prepend = div_scalar(
+            sub(add(mul_scalar(sl(0, 1), Scalar::from_double(-1.5)), mul_scalar(sl(1, 2), Scalar::from_double(2.0))),
+                mul_scalar(sl(2, 3), Scalar::from_double(0.5))),
+            dx);
         append = div_scalar(add(add(mul_scalar(sl(-3, -2), Scalar::from_double(0.5)),
                                     mul_scalar(sl(-2, -1), Scalar::from_double(-2.0))),
                                 mul_scalar(sl(-1, end), Scalar::from_double(1.5))),
@@ -396,8 +399,8 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const Tensor&
              "segment_reduce(): Either lengths or offsets must be defined.");
   const Tensor& seg = lengths.defined() ? lengths : offsets;
   if (!is_integral(seg.dtype(), false))
-    ops::not_implemented_for(lengths.defined() ? "_segment_reduce_lengths_cpu_kernel1" : "_segment_reduce_offsets_cpu_kernel1",
-                        seg.dtype());
+    ops::not_implemented_for(
+        lengths.defined() ? "_segment_reduce_lengths_cpu_kernel1" : "_segment_reduce_offsets_cpu_kernel1", seg.dtype());
   GLIA_CHECK(seg.dim() == ax + 1, InvalidArgument, "segment_reduce(): Expected ",
              lengths.defined() ? "lengths" : "offsets", " to have ", ax + 1, " dimensions (axis + 1), got ", seg.dim());
   // ends[..., s]: the end of segment s along the axis; starts from the ends.
@@ -406,11 +409,11 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const Tensor&
   if (lengths.defined()) {
     if (!unsafe) {
       if (seg64.numel() > 0)
-        GLIA_CHECK(item_int64(ops::amin(seg64, Dims{}, false)) >= 0, InvalidArgument, "lengths contains negative value!");
+        GLIA_CHECK(item_int64(ops::amin(seg64, Dims{}, false)) >= 0, InvalidArgument,
+                   "lengths contains negative value!");
       Tensor total = ops::sum(seg64, Dims{ax}, false);
-      const bool ok = total.numel() == 0 ||
-                      (item_int64(ops::amin(total, Dims{}, false)) == data.size(ax) &&
-                       item_int64(ops::amax(total, Dims{}, false)) == data.size(ax));
+      const bool ok = total.numel() == 0 || (item_int64(ops::amin(total, Dims{}, false)) == data.size(ax) &&
+                                             item_int64(ops::amax(total, Dims{}, false)) == data.size(ax));
       GLIA_CHECK(ok, InvalidArgument,
                  "segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) when "
                  "!unsafe.");
@@ -429,9 +432,9 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const Tensor&
   for (int64_t d = 0; d < ax; ++d) lead.push_back(ends.size(d));
   int64_t rows = 1;
   for (int64_t v : lead) rows *= v;
-  Tensor pos = expand(reshape(arange(0, static_cast<double>(data.size(ax)), 1, DType::Int64, data.device()),
-                              Dims{1, data.size(ax)}),
-                      Dims{rows, data.size(ax)});
+  Tensor pos = expand(
+      reshape(arange(0, static_cast<double>(data.size(ax)), 1, DType::Int64, data.device()), Dims{1, data.size(ax)}),
+      Dims{rows, data.size(ax)});
   Tensor ids = ops::searchsorted(reshape(contiguous(ends), Dims{rows, nseg}), contiguous(pos), false, true,
                                  std::nullopt, nullptr);
   ids = clamp(ids, std::nullopt, Scalar::from_int(std::max<int64_t>(nseg - 1, 0)));
@@ -562,20 +565,21 @@ std::pair<Tensor, Tensor> bin_of(const Tensor& x, const Tensor& edges) {
   Tensor last = select(edges, 0, nb);
   Tensor at_last = glia::compare(x, last, ops::Cmp::Eq);
   idx = where(at_last, full(Dims{}, hi, DType::Int64, x.device()), idx);
-  Tensor valid = glia::logical(glia::logical(glia::compare_scalar(idx, Scalar::from_double(lo), ops::Cmp::Ge),
-                                 glia::compare_scalar(idx, Scalar::from_double(hi), ops::Cmp::Le), ops::Logic::And),
-                         glia::logical(glia::compare(x, select(edges, 0, 0), ops::Cmp::Ge), glia::compare(x, last, ops::Cmp::Le),
-                                 ops::Logic::And),
-                         ops::Logic::And);
-  idx = clamp(idx, Scalar::from_double(lo), Scalar::from_double(std::max(hi, 0.0)));
+  Tensor valid =
+      glia::logical(glia::logical(glia::compare_scalar(idx, Scalar::from_double(lo), ops::Cmp::Ge),
+                                  glia::compare_scalar(idx, Scalar::from_double(hi), ops::Cmp::Le), ops::Logic::And),
+                    glia::logical(glia::compare(x, select(edges, 0, 0), ops::Cmp::Ge),
+                                  glia::compare(x, last, ops::Cmp::Le), ops::Logic::And),
+                    ops::Logic::And);
+  idx = clamp(idx, Scalar::from_int(0), Scalar::from_int(std::max<int64_t>(nb - 1, 0)));
   return {idx, valid};
 }
 
 }  // namespace
 
-std::pair<Tensor, std::vector<Tensor>> histogramdd(const Tensor& input, IntSpan bins, const std::vector<Tensor>& edges_in,
-                                                   const double* range, int64_t n_range, const Tensor& weight,
-                                                   bool density) {
+std::pair<Tensor, std::vector<Tensor>> histogramdd(const Tensor& input, IntSpan bins,
+                                                   const std::vector<Tensor>& edges_in, const double* range,
+                                                   int64_t n_range, const Tensor& weight, bool density) {
   check_hist_dtypes(input, weight, edges_in);
   GLIA_CHECK(input.dim() >= 2, Shape, "torch.histogramdd: input tensor should have at least 2 dimensions, but got ",
              input.dim());
@@ -618,8 +622,10 @@ std::pair<Tensor, std::vector<Tensor>> histogramdd(const Tensor& input, IntSpan 
     if (range) {
       lo = range[2 * d];
       hi = range[2 * d + 1];
-      GLIA_CHECK(lo <= hi, InvalidArgument, "torch.histogramdd: expected upper bin edge to be greater than or equal to "
-                 "lower bin edge for dimension ", d, ", but got lower edge ", lo, " and upper edge ", hi);
+      GLIA_CHECK(lo <= hi, InvalidArgument,
+                 "torch.histogramdd: expected upper bin edge to be greater than or equal to "
+                 "lower bin edge for dimension ",
+                 d, ", but got lower edge ", lo, " and upper edge ", hi);
     } else if (n > 0) {
       auto [mn, mx] = ops::aminmax(col, std::nullopt, false);
       lo = item_double(mn);
@@ -627,8 +633,8 @@ std::pair<Tensor, std::vector<Tensor>> histogramdd(const Tensor& input, IntSpan 
     } else {
       hi = 1;  // torch's range of an empty input: [0, 1]
     }
-    GLIA_CHECK(std::isfinite(lo) && std::isfinite(hi), InvalidArgument,
-               "torch.histogramdd: dimension ", d, "'s range [", lo, ", ", hi, "] is not finite");
+    GLIA_CHECK(std::isfinite(lo) && std::isfinite(hi), InvalidArgument, "torch.histogramdd: dimension ", d,
+               "'s range [", lo, ", ", hi, "] is not finite");
     if (lo == hi) {
       lo -= 0.5;
       hi += 0.5;
