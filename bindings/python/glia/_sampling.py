@@ -367,7 +367,8 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
     Tensor._wrap(hist.value)  # released with the wrapper
     outs = (c_void_p * builtins.max(n.value, 1))()
     check(C.glia_histogramdd(*args, byref(hist), outs, n.value, byref(n)))
-    return _histogramdd_result(Tensor._wrap(hist.value), [Tensor._wrap(outs[i]) for i in builtins.range(n.value)])
+    edges = tuple(Tensor._wrap(outs[i]) for i in builtins.range(n.value))
+    return _histogramdd_result(Tensor._wrap(hist.value), edges)
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
