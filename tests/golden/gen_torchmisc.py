@@ -132,7 +132,8 @@ def main():
     for op in ("gcd", "lcm"):
         c(op + " broadcast", op, [a, b])
         c(op + " int32 and int64", op, [a.to(torch.int32), i64([[6], [10]])])
-        c(op + " uint8", op, [torch.tensor([12, 200, 0], dtype=torch.uint8), torch.tensor([18, 150, 5], dtype=torch.uint8)])
+        u8 = torch.uint8
+        c(op + " uint8", op, [torch.tensor([12, 200, 0], dtype=u8), torch.tensor([18, 150, 5], dtype=u8)])
         c(op + " int16 transposed", op, [T(a.to(torch.int16).t().contiguous()), i64([3, 5])])
         c(op + " empty", op, [torch.zeros(0, 2, dtype=torch.int64), i64([1, 2])])
         c(op + " 0-dim", op, [i64(84), i64(-36)])
