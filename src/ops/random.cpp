@@ -11,9 +11,9 @@
 #include "core/dispatch.h"
 #include "core/dtype.h"
 #include "core/random.h"
-#include "ops/cpu/random_math.h"
 #include "ops/elementwise.h"
 #include "ops/iter.h"
+#include "ops/random_math.h"
 #include "ops/shape.h"
 
 namespace glia::ops {
@@ -242,7 +242,7 @@ void random_fill_host(const Tensor& ot, RandomKind kind, double a, double b, int
     switch (kind) {
       case RandomKind::Uniform:
         if constexpr (std::is_same_v<T, double>) {
-          each([&] { return cpu::rnd::uniform(g.next_double(), a, b); });
+          each([&] { return rnd::uniform(g.next_double(), a, b); });
         } else {
           // float: torch's 24-bit draw, computed in float and kept below `to`.
           const float fa = static_cast<float>(a), fb = static_cast<float>(b);
@@ -260,13 +260,13 @@ void random_fill_host(const Tensor& ot, RandomKind kind, double a, double b, int
         each([&] { return a + b * g.next_normal(); });
         break;
       case RandomKind::Cauchy:
-        each([&] { return cpu::rnd::cauchy(g.next_double(), a, b); });
+        each([&] { return rnd::cauchy(g.next_double(), a, b); });
         break;
       case RandomKind::Exponential:
-        each([&] { return cpu::rnd::exponential(g.next_double(), a); });
+        each([&] { return rnd::exponential(g.next_double(), a); });
         break;
       case RandomKind::Geometric:
-        each([&] { return cpu::rnd::geometric(open_uniform(g), a); });
+        each([&] { return rnd::geometric(open_uniform(g), a); });
         break;
       case RandomKind::LogNormal:
         each([&] { return std::exp(a + b * g.next_normal()); });
@@ -310,7 +310,7 @@ void poisson_host(const Tensor& rt, const Tensor& ot, uint64_t seed) {
       GLIA_CHECK(static_cast<double>(r[i]) >= 0, InvalidArgument,
                  "invalid Poisson rate, expected rate to be non-negative");
     for (int64_t i = 0; i < n; ++i)
-      o[i] = convert<T, double>(cpu::rnd::poisson(static_cast<double>(r[i]), [&] { return g.next_double(); }));
+      o[i] = convert<T, double>(rnd::poisson(static_cast<double>(r[i]), [&] { return g.next_double(); }));
   });
 }
 

@@ -1,11 +1,11 @@
-// Per-element transforms of the random kernels (src/ops/cpu/random.cpp): uniform draws in, one sample out.
+// Per-element transforms of the random draws (src/ops/random.cpp): uniform draws in, one sample out.
 // Small inline functions so that another backend can share them.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-namespace glia::cpu::rnd {
+namespace glia::ops::rnd {
 
 // u in [0, 1).
 inline double uniform(double u, double from, double to) { return from + (to - from) * u; }
@@ -45,4 +45,4 @@ inline double poisson(double lambda, Next&& next) {
   }
 }
 
-}  // namespace glia::cpu::rnd
+}  // namespace glia::ops::rnd
