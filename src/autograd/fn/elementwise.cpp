@@ -1,4 +1,5 @@
 #include "autograd/fn/elementwise.h"
+#include "autograd/fn/random.h"
 
 #include <cmath>
 
@@ -763,6 +764,8 @@ void overwrite_(const Tensor& self, const char* node_name) {
   }
 }
 }  // namespace
+
+void overwrite_history(const Tensor& self, const char* node_name) { overwrite_(self, node_name); }
 
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   addc_(self, t1, t2, value, false);
