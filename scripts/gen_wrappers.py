@@ -58,7 +58,7 @@ ENUMS = {"glia_reduction", "glia_quantile_interpolation", "glia_interpolate_mode
 # short arrays whose length the documentation gives.
 ARRAY_NAMES = {"stride", "kernel_size", "padding", "dilation", "output_size", "size", "output_padding"}
 
-CPP_RESERVED = {"and", "or", "not", "xor", "bitand", "bitor", "compl", "delete", "new", "default", "operator", "std",
+CPP_RESERVED = {"and", "or", "not", "xor", "bitand", "bitor", "compl", "delete", "new", "default", "operator",
                 "template", "this", "class", "int", "float", "double", "bool", "char", "union", "register", "auto",
                 "o", "detail", "glia"}
 RUST_RESERVED = {"type", "fn", "ref", "mut", "self", "in", "match", "move", "box", "use", "where", "loop", "impl",

@@ -732,7 +732,7 @@ inline Tensor var(const Tensor& a, const Shape& dims, double correction, bool ke
   return Tensor::unary([&](glia_tensor** o) { return glia_var(a.get(), dims.empty() ? nullptr : dims.data(), static_cast<int64_t>(dims.size()), correction, keepdim ? 1 : 0, o); });
 }
 /** torch.std: the square root of glia_var (glia_std()). */
-inline Tensor std_(const Tensor& a, const Shape& dims, double correction, bool keepdim) {
+inline Tensor std(const Tensor& a, const Shape& dims, double correction, bool keepdim) {
   return Tensor::unary([&](glia_tensor** o) { return glia_std(a.get(), dims.empty() ? nullptr : dims.data(), static_cast<int64_t>(dims.size()), correction, keepdim ? 1 : 0, o); });
 }
 /** torch.logsumexp, computed stably (max-shifted); integral inputs give float32 (glia_logsumexp()). */
@@ -1316,8 +1316,8 @@ inline Tensor embedding(const Tensor& weight, const Tensor& indices, std::option
   return Tensor::unary([&](glia_tensor** o) { return glia_embedding(weight.get(), indices.get(), padding_idx ? &padding_idx_ : nullptr, max_norm ? &max_norm_ : nullptr, norm_type, o); });
 }
 /** torchvision.transforms.functional.normalize on a floating x of shape [..., C, H, W]: (x - mean[c]) / std[c], with mean and std (n_mean / n_std values, each count 1 or C) converted to x's dtype first (glia_normalize()). */
-inline Tensor normalize(const Tensor& x, const std::vector<double>& mean, const std::vector<double>& std_) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_normalize(x.get(), mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std_.empty() ? nullptr : std_.data(), static_cast<int64_t>(std_.size()), o); });
+inline Tensor normalize(const Tensor& x, const std::vector<double>& mean, const std::vector<double>& std) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_normalize(x.get(), mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std.empty() ? nullptr : std.data(), static_cast<int64_t>(std.size()), o); });
 }
 /** torch.nn.functional.instance_norm on x of shape [N, C, *]: batch_norm of x viewed as [1, N * C, *], so each sample and channel is normalised with its own statistics when use_input_stats != 0 (torch's ... (glia_instance_norm()). */
 inline Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight, const Tensor& bias, bool use_input_stats, double momentum, double eps) {
@@ -1373,8 +1373,8 @@ inline const Tensor& nn_init_uniform_(const Tensor& tensor, double a, double b) 
   return tensor;
 }
 /** normal_(t, mean, std) (glia_nn_init_normal_()). */
-inline const Tensor& nn_init_normal_(const Tensor& tensor, double mean, double std_) {
-  detail::check(glia_nn_init_normal_(tensor.get(), mean, std_));
+inline const Tensor& nn_init_normal_(const Tensor& tensor, double mean, double std) {
+  detail::check(glia_nn_init_normal_(tensor.get(), mean, std));
   return tensor;
 }
 /** constant_(t, value) (glia_nn_init_constant_()). */
@@ -1403,8 +1403,8 @@ inline const Tensor& nn_init_dirac_(const Tensor& tensor, int64_t groups) {
   return tensor;
 }
 /** sparse_(t, sparsity, std): 2-D; values from N(0, std), then in every column ceil(sparsity * rows) entries at random rows set to zero (torch's sparse_, std 0.01 by default there; the tensor stays ... (glia_nn_init_sparse_()). */
-inline const Tensor& nn_init_sparse_(const Tensor& tensor, double sparsity, double std_) {
-  detail::check(glia_nn_init_sparse_(tensor.get(), sparsity, std_));
+inline const Tensor& nn_init_sparse_(const Tensor& tensor, double sparsity, double std) {
+  detail::check(glia_nn_init_sparse_(tensor.get(), sparsity, std));
   return tensor;
 }
 /** xavier_uniform_(t, gain): U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (glia_nn_init_xavier_uniform_()). */
@@ -1433,8 +1433,8 @@ inline const Tensor& nn_init_orthogonal_(const Tensor& tensor, double gain) {
   return tensor;
 }
 /** trunc_normal_(t, mean, std, a, b): N(mean, std) truncated to [a, b] (torch's defaults 0, 1, -2, 2) by torch's inverse-CDF method (glia_nn_init_trunc_normal_()). */
-inline const Tensor& nn_init_trunc_normal_(const Tensor& tensor, double mean, double std_, double a, double b) {
-  detail::check(glia_nn_init_trunc_normal_(tensor.get(), mean, std_, a, b));
+inline const Tensor& nn_init_trunc_normal_(const Tensor& tensor, double mean, double std, double a, double b) {
+  detail::check(glia_nn_init_trunc_normal_(tensor.get(), mean, std, a, b));
   return tensor;
 }
 }  // namespace ops
@@ -1553,8 +1553,8 @@ inline Module Unflatten(int64_t dim, const Shape& sizes) {
   return detail::make([&](glia_module** o) { return glia_nn_unflatten(dim, sizes.empty() ? nullptr : sizes.data(), static_cast<int64_t>(sizes.size()), nullptr, o); });
 }
 /** torchvision.transforms.Normalize(mean, std) as a module over glia_normalize (the values are copied) (glia_nn_normalize()). */
-inline Module Normalize(const std::vector<double>& mean, const std::vector<double>& std_) {
-  return detail::make([&](glia_module** o) { return glia_nn_normalize(mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std_.empty() ? nullptr : std_.data(), static_cast<int64_t>(std_.size()), nullptr, o); });
+inline Module Normalize(const std::vector<double>& mean, const std::vector<double>& std) {
+  return detail::make([&](glia_module** o) { return glia_nn_normalize(mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std.empty() ? nullptr : std.data(), static_cast<int64_t>(std.size()), nullptr, o); });
 }
 /** torch.nn.ConstantPad1d(padding, value): pads the last dim with `value` (glia_nn_constant_pad1d()). */
 inline Module ConstantPad1d(const Shape& padding, double value) {
