@@ -822,8 +822,14 @@ def go_enum_name(c):
     return "DType" if c == "glia_dtype" else camel(c[len("glia_"):])
 
 
+def go_ident(name):
+    """A Go parameter name: lowerCamelCase (min_val -> minVal), kept off keywords and the helpers."""
+    c = camel(name)
+    return safe(c[:1].lower() + c[1:], GO_RESERVED)
+
+
 def go_param(a):
-    n = safe(a.name, GO_RESERVED)
+    n = go_ident(a.name)
     t = {
         "tensor": "*Tensor",
         "mtensor": "*Tensor",
@@ -930,7 +936,7 @@ def go_func(f, args, outs, shape, name, method):
         return "\t\treturn %s" % ", ".join(zero)
 
     for idx, a in enumerate(args):
-        n, k = safe(a.name, GO_RESERVED), a.kind
+        n, k = go_ident(a.name), a.kind
         if method and idx == 0:
             n = "t"
         if k in ("tensor", "mtensor"):

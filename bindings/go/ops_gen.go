@@ -600,13 +600,13 @@ func (t *Tensor) LogicalNot() (*Tensor, error) {
 }
 
 // LeakyRelu wraps glia_leaky_relu: a > 0 ? a : a * negative_slope (torch's default slope: 0.01)
-func (t *Tensor) LeakyRelu(negative_slope float64) (*Tensor, error) {
+func (t *Tensor) LeakyRelu(negativeSlope float64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_leaky_relu(h_a, C.double(negative_slope), &o[0])
+	e := C.gsg_leaky_relu(h_a, C.double(negativeSlope), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -615,13 +615,13 @@ func (t *Tensor) LeakyRelu(negative_slope float64) (*Tensor, error) {
 }
 
 // Elu wraps glia_elu: a > 0 ? scale * a : scale * alpha * (exp(a * input_scale) - 1); F.elu(a, alpha) is scale = input_scale = 1
-func (t *Tensor) Elu(alpha float64, scale float64, input_scale float64) (*Tensor, error) {
+func (t *Tensor) Elu(alpha float64, scale float64, inputScale float64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_elu(h_a, C.double(alpha), C.double(scale), C.double(input_scale), &o[0])
+	e := C.gsg_elu(h_a, C.double(alpha), C.double(scale), C.double(inputScale), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -677,13 +677,13 @@ func (t *Tensor) Hardswish() (*Tensor, error) {
 }
 
 // Hardtanh wraps glia_hardtanh: Clamps a to [min_val, max_val] in a's dtype (torch: -1, 1)
-func (t *Tensor) Hardtanh(min_val float64, max_val float64) (*Tensor, error) {
+func (t *Tensor) Hardtanh(minVal float64, maxVal float64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_hardtanh(h_a, C.double(min_val), C.double(max_val), &o[0])
+	e := C.gsg_hardtanh(h_a, C.double(minVal), C.double(maxVal), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -1035,23 +1035,23 @@ func (t *Tensor) ReluInPlace() error {
 }
 
 // LeakyReluInPlace wraps glia_leaky_relu_: self = glia_leaky_relu(self, negative_slope)
-func (t *Tensor) LeakyReluInPlace(negative_slope float64) error {
+func (t *Tensor) LeakyReluInPlace(negativeSlope float64) error {
 	h_self, err := t.handle()
 	if err != nil {
 		return err
 	}
-	e := C.gsg_leaky_relu_(h_self, C.double(negative_slope))
+	e := C.gsg_leaky_relu_(h_self, C.double(negativeSlope))
 	runtime.KeepAlive(t)
 	return check(e)
 }
 
 // EluInPlace wraps glia_elu_: self = glia_elu(self, alpha, scale, input_scale)
-func (t *Tensor) EluInPlace(alpha float64, scale float64, input_scale float64) error {
+func (t *Tensor) EluInPlace(alpha float64, scale float64, inputScale float64) error {
 	h_self, err := t.handle()
 	if err != nil {
 		return err
 	}
-	e := C.gsg_elu_(h_self, C.double(alpha), C.double(scale), C.double(input_scale))
+	e := C.gsg_elu_(h_self, C.double(alpha), C.double(scale), C.double(inputScale))
 	runtime.KeepAlive(t)
 	return check(e)
 }
@@ -1079,12 +1079,12 @@ func (t *Tensor) SeluInPlace() error {
 }
 
 // HardtanhInPlace wraps glia_hardtanh_: self = glia_hardtanh(self, min_val, max_val) (relu6_ is min 0, max 6)
-func (t *Tensor) HardtanhInPlace(min_val float64, max_val float64) error {
+func (t *Tensor) HardtanhInPlace(minVal float64, maxVal float64) error {
 	h_self, err := t.handle()
 	if err != nil {
 		return err
 	}
-	e := C.gsg_hardtanh_(h_self, C.double(min_val), C.double(max_val))
+	e := C.gsg_hardtanh_(h_self, C.double(minVal), C.double(maxVal))
 	runtime.KeepAlive(t)
 	return check(e)
 }
@@ -2156,7 +2156,7 @@ func (t *Tensor) Isneginf() (*Tensor, error) {
 }
 
 // Isclose wraps glia_isclose: torch.isclose: |a - b| <= atol + rtol * |b| (and finite), or a == b, or both NaN when equal_nan != 0; bool
-func (t *Tensor) Isclose(b *Tensor, rtol float64, atol float64, equal_nan bool) (*Tensor, error) {
+func (t *Tensor) Isclose(b *Tensor, rtol float64, atol float64, equalNan bool) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -2166,7 +2166,7 @@ func (t *Tensor) Isclose(b *Tensor, rtol float64, atol float64, equal_nan bool) 
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_isclose(h_a, h_b, C.double(rtol), C.double(atol), flag(equal_nan), &o[0])
+	e := C.gsg_isclose(h_a, h_b, C.double(rtol), C.double(atol), flag(equalNan), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(b)
 	if err := check(e); err != nil {
@@ -3046,7 +3046,7 @@ func (t *Tensor) Nanquantile(q *Tensor, dim *int64, keepdim bool, interpolation 
 }
 
 // Searchsorted wraps glia_searchsorted: torch.searchsorted(sorted_sequence, values, out_int32, right, side, sorter): for each value, the index in its row of sorted_sequence (1-D, or the values' leading dims then the row) where it would be ...
-func (t *Tensor) Searchsorted(values *Tensor, out_int32 bool, right bool, side string, sorter *Tensor) (*Tensor, error) {
+func (t *Tensor) Searchsorted(values *Tensor, outInt32 bool, right bool, side string, sorter *Tensor) (*Tensor, error) {
 	h_sorted_sequence, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3059,7 +3059,7 @@ func (t *Tensor) Searchsorted(values *Tensor, out_int32 bool, right bool, side s
 	defer free_side()
 	h_sorter := optHandle(sorter)
 	var o [1]C.gh
-	e := C.gsg_searchsorted(h_sorted_sequence, h_values, flag(out_int32), flag(right), c_side, h_sorter, &o[0])
+	e := C.gsg_searchsorted(h_sorted_sequence, h_values, flag(outInt32), flag(right), c_side, h_sorter, &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(values)
 	runtime.KeepAlive(sorter)
@@ -3070,7 +3070,7 @@ func (t *Tensor) Searchsorted(values *Tensor, out_int32 bool, right bool, side s
 }
 
 // Bucketize wraps glia_bucketize: torch.bucketize(input, boundaries, out_int32, right): glia_searchsorted with 1-D boundaries
-func (t *Tensor) Bucketize(boundaries *Tensor, out_int32 bool, right bool) (*Tensor, error) {
+func (t *Tensor) Bucketize(boundaries *Tensor, outInt32 bool, right bool) (*Tensor, error) {
 	h_input, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3080,7 +3080,7 @@ func (t *Tensor) Bucketize(boundaries *Tensor, out_int32 bool, right bool) (*Ten
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_bucketize(h_input, h_boundaries, flag(out_int32), flag(right), &o[0])
+	e := C.gsg_bucketize(h_input, h_boundaries, flag(outInt32), flag(right), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(boundaries)
 	if err := check(e); err != nil {
@@ -3090,19 +3090,19 @@ func (t *Tensor) Bucketize(boundaries *Tensor, out_int32 bool, right bool) (*Ten
 }
 
 // Isin wraps glia_isin: torch.isin(elements, test_elements, assume_unique, invert): bool tensor of elements' shape, whether each element equals one of test_elements (NaN never does), negated with invert != 0
-func (t *Tensor) Isin(test_elements *Tensor, assume_unique bool, invert bool) (*Tensor, error) {
+func (t *Tensor) Isin(testElements *Tensor, assumeUnique bool, invert bool) (*Tensor, error) {
 	h_elements, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
-	h_test_elements, err := test_elements.handle()
+	h_test_elements, err := testElements.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_isin(h_elements, h_test_elements, flag(assume_unique), flag(invert), &o[0])
+	e := C.gsg_isin(h_elements, h_test_elements, flag(assumeUnique), flag(invert), &o[0])
 	runtime.KeepAlive(t)
-	runtime.KeepAlive(test_elements)
+	runtime.KeepAlive(testElements)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -3197,7 +3197,7 @@ func (t *Tensor) Cross(other *Tensor, dim *int64) (*Tensor, error) {
 }
 
 // Tensordot wraps glia_tensordot: torch.tensordot(a, b, dims=(dims_a, dims_b)): sums the products over the paired dims (n_dims_a == n_dims_b; a size-1 dim pairs with any size); the result's dims are a's others then b's others
-func (t *Tensor) Tensordot(b *Tensor, dims_a []int64, dims_b []int64) (*Tensor, error) {
+func (t *Tensor) Tensordot(b *Tensor, dimsA []int64, dimsB []int64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3207,11 +3207,11 @@ func (t *Tensor) Tensordot(b *Tensor, dims_a []int64, dims_b []int64) (*Tensor, 
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_tensordot(h_a, h_b, int64Ptr(dims_a), C.int64_t(len(dims_a)), int64Ptr(dims_b), C.int64_t(len(dims_b)), &o[0])
+	e := C.gsg_tensordot(h_a, h_b, int64Ptr(dimsA), C.int64_t(len(dimsA)), int64Ptr(dimsB), C.int64_t(len(dimsB)), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(b)
-	runtime.KeepAlive(dims_a)
-	runtime.KeepAlive(dims_b)
+	runtime.KeepAlive(dimsA)
+	runtime.KeepAlive(dimsB)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -3373,13 +3373,13 @@ func (t *Tensor) ConstantPadNd(pad []int64, value float64) (*Tensor, error) {
 }
 
 // Combinations wraps glia_combinations: torch.combinations(input, r, with_replacement): the r-element combinations of the 1-D input's elements in lexicographic order of their indices, as rows of [count, r] (r == 0: an empty 1-D tensor)
-func (t *Tensor) Combinations(r int64, with_replacement bool) (*Tensor, error) {
+func (t *Tensor) Combinations(r int64, withReplacement bool) (*Tensor, error) {
 	h_input, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_combinations(h_input, C.int64_t(r), flag(with_replacement), &o[0])
+	e := C.gsg_combinations(h_input, C.int64_t(r), flag(withReplacement), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -3487,7 +3487,7 @@ func (t *Tensor) BinaryCrossEntropy(target *Tensor, weight *Tensor, reduction Re
 }
 
 // BinaryCrossEntropyWithLogits wraps glia_binary_cross_entropy_with_logits: torch.nn.functional.binary_cross_entropy_with_logits (computed stably from the logits); optional weight and pos_weight (weight of positive examples, broadcast along the last dim)
-func (t *Tensor) BinaryCrossEntropyWithLogits(target *Tensor, weight *Tensor, pos_weight *Tensor, reduction Reduction) (*Tensor, error) {
+func (t *Tensor) BinaryCrossEntropyWithLogits(target *Tensor, weight *Tensor, posWeight *Tensor, reduction Reduction) (*Tensor, error) {
 	h_input, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3497,13 +3497,13 @@ func (t *Tensor) BinaryCrossEntropyWithLogits(target *Tensor, weight *Tensor, po
 		return nil, err
 	}
 	h_weight := optHandle(weight)
-	h_pos_weight := optHandle(pos_weight)
+	h_pos_weight := optHandle(posWeight)
 	var o [1]C.gh
 	e := C.gsg_binary_cross_entropy_with_logits(h_input, h_target, h_weight, h_pos_weight, C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	runtime.KeepAlive(pos_weight)
+	runtime.KeepAlive(posWeight)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -3511,7 +3511,7 @@ func (t *Tensor) BinaryCrossEntropyWithLogits(target *Tensor, weight *Tensor, po
 }
 
 // KlDiv wraps glia_kl_div: torch.nn.functional.kl_div: target * (log(target) - input) (0 where target is 0), or exp(target) * (target - input) when log_target; input holds log-probabilities
-func (t *Tensor) KlDiv(target *Tensor, reduction Reduction, log_target bool) (*Tensor, error) {
+func (t *Tensor) KlDiv(target *Tensor, reduction Reduction, logTarget bool) (*Tensor, error) {
 	h_input, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3521,7 +3521,7 @@ func (t *Tensor) KlDiv(target *Tensor, reduction Reduction, log_target bool) (*T
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_kl_div(h_input, h_target, C.int(reduction), flag(log_target), &o[0])
+	e := C.gsg_kl_div(h_input, h_target, C.int(reduction), flag(logTarget), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(target)
 	if err := check(e); err != nil {
@@ -3531,7 +3531,7 @@ func (t *Tensor) KlDiv(target *Tensor, reduction Reduction, log_target bool) (*T
 }
 
 // PoissonNllLoss wraps glia_poisson_nll_loss: torch.nn.functional.poisson_nll_loss: exp(input) - target * input when log_input, else input - target * log(input + eps); full adds Stirling's term where target > 1 (torch's defaults: log_input 1, ...
-func (t *Tensor) PoissonNllLoss(target *Tensor, log_input bool, full bool, eps float64, reduction Reduction) (*Tensor, error) {
+func (t *Tensor) PoissonNllLoss(target *Tensor, logInput bool, full bool, eps float64, reduction Reduction) (*Tensor, error) {
 	h_input, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -3541,7 +3541,7 @@ func (t *Tensor) PoissonNllLoss(target *Tensor, log_input bool, full bool, eps f
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_poisson_nll_loss(h_input, h_target, flag(log_input), flag(full), C.double(eps), C.int(reduction), &o[0])
+	e := C.gsg_poisson_nll_loss(h_input, h_target, flag(logInput), flag(full), C.double(eps), C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(target)
 	if err := check(e); err != nil {
@@ -4653,7 +4653,7 @@ func (t *Tensor) IndexFill(dim int64, index *Tensor, value Number) (*Tensor, err
 }
 
 // ScatterReduce wraps glia_scatter_reduce: torch.scatter_reduce (out of place): src reduced into a copy of `a` at index along dim; reduce is "sum", "prod", "mean", "amax" or "amin"; include_self 0 leaves a's values at the scattered positions ...
-func (t *Tensor) ScatterReduce(dim int64, index *Tensor, src *Tensor, reduce string, include_self bool) (*Tensor, error) {
+func (t *Tensor) ScatterReduce(dim int64, index *Tensor, src *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -4669,7 +4669,7 @@ func (t *Tensor) ScatterReduce(dim int64, index *Tensor, src *Tensor, reduce str
 	c_reduce, free_reduce := cString(reduce)
 	defer free_reduce()
 	var o [1]C.gh
-	e := C.gsg_scatter_reduce(h_a, C.int64_t(dim), h_index, h_src, c_reduce, flag(include_self), &o[0])
+	e := C.gsg_scatter_reduce(h_a, C.int64_t(dim), h_index, h_src, c_reduce, flag(includeSelf), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(src)
@@ -4680,7 +4680,7 @@ func (t *Tensor) ScatterReduce(dim int64, index *Tensor, src *Tensor, reduce str
 }
 
 // IndexReduce wraps glia_index_reduce: torch.index_reduce (out of place): source[.., i, ..] reduced into a copy of `a` at a[.., index[i], ..] along dim; reduce is "prod", "mean", "amax" or "amin"; include_self 0 leaves a's values at the ...
-func (t *Tensor) IndexReduce(dim int64, index *Tensor, source *Tensor, reduce string, include_self bool) (*Tensor, error) {
+func (t *Tensor) IndexReduce(dim int64, index *Tensor, source *Tensor, reduce string, includeSelf bool) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -4696,7 +4696,7 @@ func (t *Tensor) IndexReduce(dim int64, index *Tensor, source *Tensor, reduce st
 	c_reduce, free_reduce := cString(reduce)
 	defer free_reduce()
 	var o [1]C.gh
-	e := C.gsg_index_reduce(h_a, C.int64_t(dim), h_index, h_source, c_reduce, flag(include_self), &o[0])
+	e := C.gsg_index_reduce(h_a, C.int64_t(dim), h_index, h_source, c_reduce, flag(includeSelf), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(source)
@@ -4873,16 +4873,16 @@ func (t *Tensor) Pad(pad []int64, mode PadMode, value float64) (*Tensor, error) 
 }
 
 // Interpolate wraps glia_interpolate: torch.nn.functional.interpolate(a, size, scale_factor, mode, align_corners, recompute_scale_factor) on an [N, C, *spatial] float32 / float64 input with 1 to 3 spatial dims
-func (t *Tensor) Interpolate(size []int64, scale_factor []float64, mode InterpolateMode, align_corners bool, recompute_scale_factor bool) (*Tensor, error) {
+func (t *Tensor) Interpolate(size []int64, scaleFactor []float64, mode InterpolateMode, alignCorners bool, recomputeScaleFactor bool) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_interpolate(h_a, int64Ptr(size), C.int64_t(len(size)), float64Ptr(scale_factor), C.int64_t(len(scale_factor)), C.int(mode), flag(align_corners), flag(recompute_scale_factor), &o[0])
+	e := C.gsg_interpolate(h_a, int64Ptr(size), C.int64_t(len(size)), float64Ptr(scaleFactor), C.int64_t(len(scaleFactor)), C.int(mode), flag(alignCorners), flag(recomputeScaleFactor), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(size)
-	runtime.KeepAlive(scale_factor)
+	runtime.KeepAlive(scaleFactor)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -4890,13 +4890,13 @@ func (t *Tensor) Interpolate(size []int64, scale_factor []float64, mode Interpol
 }
 
 // PixelShuffle wraps glia_pixel_shuffle: torch.nn.functional.pixel_shuffle(a, upscale_factor): [*, C * r * r, H, W] -> [*, C, H * r, W * r], any dtype (at least 3 dims)
-func (t *Tensor) PixelShuffle(upscale_factor int64) (*Tensor, error) {
+func (t *Tensor) PixelShuffle(upscaleFactor int64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_pixel_shuffle(h_a, C.int64_t(upscale_factor), &o[0])
+	e := C.gsg_pixel_shuffle(h_a, C.int64_t(upscaleFactor), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -4905,13 +4905,13 @@ func (t *Tensor) PixelShuffle(upscale_factor int64) (*Tensor, error) {
 }
 
 // PixelUnshuffle wraps glia_pixel_unshuffle: torch.nn.functional.pixel_unshuffle(a, downscale_factor): [*, C, H * r, W * r] -> [*, C * r * r, H, W], the inverse of glia_pixel_shuffle (PixelUnshuffleBackward0)
-func (t *Tensor) PixelUnshuffle(downscale_factor int64) (*Tensor, error) {
+func (t *Tensor) PixelUnshuffle(downscaleFactor int64) (*Tensor, error) {
 	h_a, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_pixel_unshuffle(h_a, C.int64_t(downscale_factor), &o[0])
+	e := C.gsg_pixel_unshuffle(h_a, C.int64_t(downscaleFactor), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -4935,13 +4935,13 @@ func (t *Tensor) ChannelShuffle(groups int64) (*Tensor, error) {
 }
 
 // AdaptiveAvgPool2d wraps glia_adaptive_avg_pool2d: torch.nn.functional.adaptive_avg_pool2d to [out_h, out_w]
-func (t *Tensor) AdaptiveAvgPool2d(out_h int64, out_w int64) (*Tensor, error) {
+func (t *Tensor) AdaptiveAvgPool2d(outH int64, outW int64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_adaptive_avg_pool2d(h_x, C.int64_t(out_h), C.int64_t(out_w), &o[0])
+	e := C.gsg_adaptive_avg_pool2d(h_x, C.int64_t(outH), C.int64_t(outW), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -4950,13 +4950,13 @@ func (t *Tensor) AdaptiveAvgPool2d(out_h int64, out_w int64) (*Tensor, error) {
 }
 
 // AdaptiveAvgPool1d wraps glia_adaptive_avg_pool1d: torch.nn.functional.adaptive_avg_pool1d to length out_l, x [N, C, L] or [C, L]
-func (t *Tensor) AdaptiveAvgPool1d(out_l int64) (*Tensor, error) {
+func (t *Tensor) AdaptiveAvgPool1d(outL int64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_adaptive_avg_pool1d(h_x, C.int64_t(out_l), &o[0])
+	e := C.gsg_adaptive_avg_pool1d(h_x, C.int64_t(outL), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -4965,13 +4965,13 @@ func (t *Tensor) AdaptiveAvgPool1d(out_l int64) (*Tensor, error) {
 }
 
 // AdaptiveAvgPool3d wraps glia_adaptive_avg_pool3d: torch.nn.functional.adaptive_avg_pool3d to [out_t, out_h, out_w]
-func (t *Tensor) AdaptiveAvgPool3d(out_t int64, out_h int64, out_w int64) (*Tensor, error) {
+func (t *Tensor) AdaptiveAvgPool3d(outT int64, outH int64, outW int64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_adaptive_avg_pool3d(h_x, C.int64_t(out_t), C.int64_t(out_h), C.int64_t(out_w), &o[0])
+	e := C.gsg_adaptive_avg_pool3d(h_x, C.int64_t(outT), C.int64_t(outH), C.int64_t(outW), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -4980,13 +4980,13 @@ func (t *Tensor) AdaptiveAvgPool3d(out_t int64, out_h int64, out_w int64) (*Tens
 }
 
 // AdaptiveMaxPool1d wraps glia_adaptive_max_pool1d: torch.nn.functional.adaptive_max_pool1d to length out_l, x [N, C, L] or [C, L]; with out_indices non-NULL also the indices (int64 positions along L: return_indices=True)
-func (t *Tensor) AdaptiveMaxPool1d(out_l int64) (*Tensor, *Tensor, error) {
+func (t *Tensor) AdaptiveMaxPool1d(outL int64) (*Tensor, *Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, nil, err
 	}
 	var o [2]C.gh
-	e := C.gsg_adaptive_max_pool1d(h_x, C.int64_t(out_l), &o[0], &o[1])
+	e := C.gsg_adaptive_max_pool1d(h_x, C.int64_t(outL), &o[0], &o[1])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, nil, err
@@ -4995,13 +4995,13 @@ func (t *Tensor) AdaptiveMaxPool1d(out_l int64) (*Tensor, *Tensor, error) {
 }
 
 // AdaptiveMaxPool2d wraps glia_adaptive_max_pool2d: torch.nn.functional.adaptive_max_pool2d to [out_h, out_w], x [N, C, H, W] or [C, H, W]; out_indices (may be NULL): int64 flat positions in each plane
-func (t *Tensor) AdaptiveMaxPool2d(out_h int64, out_w int64) (*Tensor, *Tensor, error) {
+func (t *Tensor) AdaptiveMaxPool2d(outH int64, outW int64) (*Tensor, *Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, nil, err
 	}
 	var o [2]C.gh
-	e := C.gsg_adaptive_max_pool2d(h_x, C.int64_t(out_h), C.int64_t(out_w), &o[0], &o[1])
+	e := C.gsg_adaptive_max_pool2d(h_x, C.int64_t(outH), C.int64_t(outW), &o[0], &o[1])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, nil, err
@@ -5010,13 +5010,13 @@ func (t *Tensor) AdaptiveMaxPool2d(out_h int64, out_w int64) (*Tensor, *Tensor, 
 }
 
 // AdaptiveMaxPool3d wraps glia_adaptive_max_pool3d: torch.nn.functional.adaptive_max_pool3d to [out_t, out_h, out_w]; out_indices (may be NULL): int64 flat positions in each T * H * W volume
-func (t *Tensor) AdaptiveMaxPool3d(out_t int64, out_h int64, out_w int64) (*Tensor, *Tensor, error) {
+func (t *Tensor) AdaptiveMaxPool3d(outT int64, outH int64, outW int64) (*Tensor, *Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, nil, err
 	}
 	var o [2]C.gh
-	e := C.gsg_adaptive_max_pool3d(h_x, C.int64_t(out_t), C.int64_t(out_h), C.int64_t(out_w), &o[0], &o[1])
+	e := C.gsg_adaptive_max_pool3d(h_x, C.int64_t(outT), C.int64_t(outH), C.int64_t(outW), &o[0], &o[1])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, nil, err
@@ -5025,13 +5025,13 @@ func (t *Tensor) AdaptiveMaxPool3d(out_t int64, out_h int64, out_w int64) (*Tens
 }
 
 // LpPool1d wraps glia_lp_pool1d: torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode) on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size)
-func (t *Tensor) LpPool1d(norm_type float64, kernel_size int64, stride int64, ceil_mode bool) (*Tensor, error) {
+func (t *Tensor) LpPool1d(normType float64, kernelSize int64, stride int64, ceilMode bool) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
 	var o [1]C.gh
-	e := C.gsg_lp_pool1d(h_x, C.double(norm_type), C.int64_t(kernel_size), C.int64_t(stride), flag(ceil_mode), &o[0])
+	e := C.gsg_lp_pool1d(h_x, C.double(normType), C.int64_t(kernelSize), C.int64_t(stride), flag(ceilMode), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -5040,20 +5040,20 @@ func (t *Tensor) LpPool1d(norm_type float64, kernel_size int64, stride int64, ce
 }
 
 // BatchNorm wraps glia_batch_norm: torch.nn.functional.batch_norm on x of shape [N, C, *] (any number of trailing dims, none included)
-func (t *Tensor) BatchNorm(running_mean *Tensor, running_var *Tensor, weight *Tensor, bias *Tensor, training bool, momentum float64, eps float64) (*Tensor, error) {
+func (t *Tensor) BatchNorm(runningMean *Tensor, runningVar *Tensor, weight *Tensor, bias *Tensor, training bool, momentum float64, eps float64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
-	h_running_mean := optHandle(running_mean)
-	h_running_var := optHandle(running_var)
+	h_running_mean := optHandle(runningMean)
+	h_running_var := optHandle(runningVar)
 	h_weight := optHandle(weight)
 	h_bias := optHandle(bias)
 	var o [1]C.gh
 	e := C.gsg_batch_norm(h_x, h_running_mean, h_running_var, h_weight, h_bias, flag(training), C.double(momentum), C.double(eps), &o[0])
 	runtime.KeepAlive(t)
-	runtime.KeepAlive(running_mean)
-	runtime.KeepAlive(running_var)
+	runtime.KeepAlive(runningMean)
+	runtime.KeepAlive(runningVar)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	if err := check(e); err != nil {
@@ -5063,7 +5063,7 @@ func (t *Tensor) BatchNorm(running_mean *Tensor, running_var *Tensor, weight *Te
 }
 
 // LayerNorm wraps glia_layer_norm: torch.nn.functional.layer_norm: normalises over the last n dims of x, which must equal normalized_shape (normalized_ndim >= 1 entries); weight and bias (optional, NULL) have shape normalized_shape ...
-func (t *Tensor) LayerNorm(normalized_shape []int64, weight *Tensor, bias *Tensor, eps float64) (*Tensor, error) {
+func (t *Tensor) LayerNorm(normalizedShape []int64, weight *Tensor, bias *Tensor, eps float64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -5071,9 +5071,9 @@ func (t *Tensor) LayerNorm(normalized_shape []int64, weight *Tensor, bias *Tenso
 	h_weight := optHandle(weight)
 	h_bias := optHandle(bias)
 	var o [1]C.gh
-	e := C.gsg_layer_norm(h_x, int64Ptr(normalized_shape), C.int64_t(len(normalized_shape)), h_weight, h_bias, C.double(eps), &o[0])
+	e := C.gsg_layer_norm(h_x, int64Ptr(normalizedShape), C.int64_t(len(normalizedShape)), h_weight, h_bias, C.double(eps), &o[0])
 	runtime.KeepAlive(t)
-	runtime.KeepAlive(normalized_shape)
+	runtime.KeepAlive(normalizedShape)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	if err := check(e); err != nil {
@@ -5083,7 +5083,7 @@ func (t *Tensor) LayerNorm(normalized_shape []int64, weight *Tensor, bias *Tenso
 }
 
 // GroupNorm wraps glia_group_norm: torch.nn.functional.group_norm on x of shape [N, C, *]: C must be divisible by num_groups (> 0); weight and bias (optional, NULL) are vectors of C elements of x's dtype
-func (t *Tensor) GroupNorm(num_groups int64, weight *Tensor, bias *Tensor, eps float64) (*Tensor, error) {
+func (t *Tensor) GroupNorm(numGroups int64, weight *Tensor, bias *Tensor, eps float64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -5091,7 +5091,7 @@ func (t *Tensor) GroupNorm(num_groups int64, weight *Tensor, bias *Tensor, eps f
 	h_weight := optHandle(weight)
 	h_bias := optHandle(bias)
 	var o [1]C.gh
-	e := C.gsg_group_norm(h_x, C.int64_t(num_groups), h_weight, h_bias, C.double(eps), &o[0])
+	e := C.gsg_group_norm(h_x, C.int64_t(numGroups), h_weight, h_bias, C.double(eps), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
@@ -5102,7 +5102,7 @@ func (t *Tensor) GroupNorm(num_groups int64, weight *Tensor, bias *Tensor, eps f
 }
 
 // Embedding wraps glia_embedding: torch.nn.functional.embedding(indices, weight, padding_idx, max_norm, norm_type): the rows of weight ([num, dim], any dtype) picked by indices (int64 or int32, any shape), giving indices.shape + [dim]
-func (t *Tensor) Embedding(indices *Tensor, padding_idx *int64, max_norm *float64, norm_type float64) (*Tensor, error) {
+func (t *Tensor) Embedding(indices *Tensor, paddingIdx *int64, maxNorm *float64, normType float64) (*Tensor, error) {
 	h_weight, err := t.handle()
 	if err != nil {
 		return nil, err
@@ -5111,10 +5111,10 @@ func (t *Tensor) Embedding(indices *Tensor, padding_idx *int64, max_norm *float6
 	if err != nil {
 		return nil, err
 	}
-	has_padding_idx, v_padding_idx := optInt64(padding_idx)
-	has_max_norm, v_max_norm := optFloat64(max_norm)
+	has_padding_idx, v_padding_idx := optInt64(paddingIdx)
+	has_max_norm, v_max_norm := optFloat64(maxNorm)
 	var o [1]C.gh
-	e := C.gsg_embedding(h_weight, h_indices, has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(norm_type), &o[0])
+	e := C.gsg_embedding(h_weight, h_indices, has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(normType), &o[0])
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(indices)
 	if err := check(e); err != nil {
@@ -5156,20 +5156,20 @@ func (t *Tensor) Normalize(mean []float64, std []float64) (*Tensor, error) {
 }
 
 // InstanceNorm wraps glia_instance_norm: torch.nn.functional.instance_norm on x of shape [N, C, *]: batch_norm of x viewed as [1, N * C, *], so each sample and channel is normalised with its own statistics when use_input_stats != 0 (torch's ...
-func (t *Tensor) InstanceNorm(running_mean *Tensor, running_var *Tensor, weight *Tensor, bias *Tensor, use_input_stats bool, momentum float64, eps float64) (*Tensor, error) {
+func (t *Tensor) InstanceNorm(runningMean *Tensor, runningVar *Tensor, weight *Tensor, bias *Tensor, useInputStats bool, momentum float64, eps float64) (*Tensor, error) {
 	h_x, err := t.handle()
 	if err != nil {
 		return nil, err
 	}
-	h_running_mean := optHandle(running_mean)
-	h_running_var := optHandle(running_var)
+	h_running_mean := optHandle(runningMean)
+	h_running_var := optHandle(runningVar)
 	h_weight := optHandle(weight)
 	h_bias := optHandle(bias)
 	var o [1]C.gh
-	e := C.gsg_instance_norm(h_x, h_running_mean, h_running_var, h_weight, h_bias, flag(use_input_stats), C.double(momentum), C.double(eps), &o[0])
+	e := C.gsg_instance_norm(h_x, h_running_mean, h_running_var, h_weight, h_bias, flag(useInputStats), C.double(momentum), C.double(eps), &o[0])
 	runtime.KeepAlive(t)
-	runtime.KeepAlive(running_mean)
-	runtime.KeepAlive(running_var)
+	runtime.KeepAlive(runningMean)
+	runtime.KeepAlive(runningVar)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	if err := check(e); err != nil {
@@ -5369,9 +5369,9 @@ func (t *Tensor) FeatureAlphaDropout(p float64, training bool) (*Tensor, error) 
 }
 
 // NewBilinear wraps glia_nn_bilinear: torch.nn.Bilinear(in1_features, in2_features, out_features, bias): two inputs x1 [*, in1], x2 [*, in2]; y = x1^T W x2 + b with weight [out, in1, in2] and bias [out], both uniform in +-1/sqrt(in1) ...
-func NewBilinear(in1_features int64, in2_features int64, out_features int64, bias bool) (*Module, error) {
+func NewBilinear(in1Features int64, in2Features int64, outFeatures int64, bias bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_bilinear(C.int64_t(in1_features), C.int64_t(in2_features), C.int64_t(out_features), flag(bias), &o)
+	e := C.gsg_nn_bilinear(C.int64_t(in1Features), C.int64_t(in2Features), C.int64_t(outFeatures), flag(bias), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5379,9 +5379,9 @@ func NewBilinear(in1_features int64, in2_features int64, out_features int64, bia
 }
 
 // NewAdaptiveAvgPool2d wraps glia_nn_adaptive_avg_pool2d: torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size)
-func NewAdaptiveAvgPool2d(out_h int64, out_w int64) (*Module, error) {
+func NewAdaptiveAvgPool2d(outH int64, outW int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_avg_pool2d(C.int64_t(out_h), C.int64_t(out_w), &o)
+	e := C.gsg_nn_adaptive_avg_pool2d(C.int64_t(outH), C.int64_t(outW), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5389,9 +5389,9 @@ func NewAdaptiveAvgPool2d(out_h int64, out_w int64) (*Module, error) {
 }
 
 // NewAdaptiveAvgPool1d wraps glia_nn_adaptive_avg_pool1d: torch.nn.AdaptiveAvgPool1d(out_l) (out_l >= 0)
-func NewAdaptiveAvgPool1d(out_l int64) (*Module, error) {
+func NewAdaptiveAvgPool1d(outL int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_avg_pool1d(C.int64_t(out_l), &o)
+	e := C.gsg_nn_adaptive_avg_pool1d(C.int64_t(outL), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5399,9 +5399,9 @@ func NewAdaptiveAvgPool1d(out_l int64) (*Module, error) {
 }
 
 // NewAdaptiveAvgPool3d wraps glia_nn_adaptive_avg_pool3d: torch.nn.AdaptiveAvgPool3d((out_t, out_h, out_w)); a negative size is torch's None (keep the input's size)
-func NewAdaptiveAvgPool3d(out_t int64, out_h int64, out_w int64) (*Module, error) {
+func NewAdaptiveAvgPool3d(outT int64, outH int64, outW int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_avg_pool3d(C.int64_t(out_t), C.int64_t(out_h), C.int64_t(out_w), &o)
+	e := C.gsg_nn_adaptive_avg_pool3d(C.int64_t(outT), C.int64_t(outH), C.int64_t(outW), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5409,9 +5409,9 @@ func NewAdaptiveAvgPool3d(out_t int64, out_h int64, out_w int64) (*Module, error
 }
 
 // NewAdaptiveMaxPool1d wraps glia_nn_adaptive_max_pool1d: torch.nn.AdaptiveMaxPool1d(out_l) (out_l >= 0; the module returns no indices)
-func NewAdaptiveMaxPool1d(out_l int64) (*Module, error) {
+func NewAdaptiveMaxPool1d(outL int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_max_pool1d(C.int64_t(out_l), &o)
+	e := C.gsg_nn_adaptive_max_pool1d(C.int64_t(outL), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5419,9 +5419,9 @@ func NewAdaptiveMaxPool1d(out_l int64) (*Module, error) {
 }
 
 // NewAdaptiveMaxPool2d wraps glia_nn_adaptive_max_pool2d: torch.nn.AdaptiveMaxPool2d((out_h, out_w)); a negative size is torch's None
-func NewAdaptiveMaxPool2d(out_h int64, out_w int64) (*Module, error) {
+func NewAdaptiveMaxPool2d(outH int64, outW int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_max_pool2d(C.int64_t(out_h), C.int64_t(out_w), &o)
+	e := C.gsg_nn_adaptive_max_pool2d(C.int64_t(outH), C.int64_t(outW), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5429,9 +5429,9 @@ func NewAdaptiveMaxPool2d(out_h int64, out_w int64) (*Module, error) {
 }
 
 // NewAdaptiveMaxPool3d wraps glia_nn_adaptive_max_pool3d: torch.nn.AdaptiveMaxPool3d((out_t, out_h, out_w)); a negative size is torch's None
-func NewAdaptiveMaxPool3d(out_t int64, out_h int64, out_w int64) (*Module, error) {
+func NewAdaptiveMaxPool3d(outT int64, outH int64, outW int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_adaptive_max_pool3d(C.int64_t(out_t), C.int64_t(out_h), C.int64_t(out_w), &o)
+	e := C.gsg_nn_adaptive_max_pool3d(C.int64_t(outT), C.int64_t(outH), C.int64_t(outW), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5439,9 +5439,9 @@ func NewAdaptiveMaxPool3d(out_t int64, out_h int64, out_w int64) (*Module, error
 }
 
 // NewLPPool1d wraps glia_nn_lp_pool1d: torch.nn.LPPool1d(norm_type, kernel_size, stride, ceil_mode); stride 0 is torch's None
-func NewLPPool1d(norm_type float64, kernel_size int64, stride int64, ceil_mode bool) (*Module, error) {
+func NewLPPool1d(normType float64, kernelSize int64, stride int64, ceilMode bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_lp_pool1d(C.double(norm_type), C.int64_t(kernel_size), C.int64_t(stride), flag(ceil_mode), &o)
+	e := C.gsg_nn_lp_pool1d(C.double(normType), C.int64_t(kernelSize), C.int64_t(stride), flag(ceilMode), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5449,9 +5449,9 @@ func NewLPPool1d(norm_type float64, kernel_size int64, stride int64, ceil_mode b
 }
 
 // NewLeakyReLU wraps glia_nn_leaky_relu: torch.nn.LeakyReLU(negative_slope) (torch's default 0.01)
-func NewLeakyReLU(negative_slope float64) (*Module, error) {
+func NewLeakyReLU(negativeSlope float64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_leaky_relu(C.double(negative_slope), &o)
+	e := C.gsg_nn_leaky_relu(C.double(negativeSlope), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5501,9 +5501,9 @@ func NewSoftmax(dim int64) (*Module, error) {
 }
 
 // NewPReLU wraps glia_nn_prelu: torch.nn.PReLU(num_parameters, init) (torch: 1, 0.25): parameter "weight" [num_parameters], filled with init; forward is glia_prelu
-func NewPReLU(num_parameters int64, init float64) (*Module, error) {
+func NewPReLU(numParameters int64, init float64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_prelu(C.int64_t(num_parameters), C.double(init), &o)
+	e := C.gsg_nn_prelu(C.int64_t(numParameters), C.double(init), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5621,9 +5621,9 @@ func NewThreshold(threshold float64, value float64, inplace bool) (*Module, erro
 }
 
 // NewHardtanh wraps glia_nn_hardtanh: torch.nn.Hardtanh(min_val, max_val, inplace) (torch: -1, 1, 0); max_val must exceed min_val
-func NewHardtanh(min_val float64, max_val float64, inplace bool) (*Module, error) {
+func NewHardtanh(minVal float64, maxVal float64, inplace bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_hardtanh(C.double(min_val), C.double(max_val), flag(inplace), &o)
+	e := C.gsg_nn_hardtanh(C.double(minVal), C.double(maxVal), flag(inplace), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5704,11 +5704,11 @@ func NewNormalize(mean []float64, std []float64) (*Module, error) {
 }
 
 // NewEmbedding wraps glia_nn_embedding: torch.nn.Embedding(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type): weight [num, dim] normal(0, 1) with the padding row zeroed
-func NewEmbedding(num_embeddings int64, embedding_dim int64, padding_idx *int64, max_norm *float64, norm_type float64) (*Module, error) {
-	has_padding_idx, v_padding_idx := optInt64(padding_idx)
-	has_max_norm, v_max_norm := optFloat64(max_norm)
+func NewEmbedding(numEmbeddings int64, embeddingDim int64, paddingIdx *int64, maxNorm *float64, normType float64) (*Module, error) {
+	has_padding_idx, v_padding_idx := optInt64(paddingIdx)
+	has_max_norm, v_max_norm := optFloat64(maxNorm)
 	var o C.gh
-	e := C.gsg_nn_embedding(C.int64_t(num_embeddings), C.int64_t(embedding_dim), has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(norm_type), &o)
+	e := C.gsg_nn_embedding(C.int64_t(numEmbeddings), C.int64_t(embeddingDim), has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(normType), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5826,11 +5826,11 @@ func NewReplicationPad3d(padding []int64) (*Module, error) {
 }
 
 // NewUpsample wraps glia_nn_upsample: torch.nn.Upsample(size, scale_factor, mode, align_corners, recompute_scale_factor): forward is glia_interpolate with these arguments (same conventions: n_size / n_scale_factor 0 for None, 1 for ...
-func NewUpsample(size []int64, scale_factor []float64, mode InterpolateMode, align_corners bool, recompute_scale_factor bool) (*Module, error) {
+func NewUpsample(size []int64, scaleFactor []float64, mode InterpolateMode, alignCorners bool, recomputeScaleFactor bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_upsample(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scale_factor), C.int64_t(len(scale_factor)), C.int(mode), flag(align_corners), flag(recompute_scale_factor), &o)
+	e := C.gsg_nn_upsample(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scaleFactor), C.int64_t(len(scaleFactor)), C.int(mode), flag(alignCorners), flag(recomputeScaleFactor), &o)
 	runtime.KeepAlive(size)
-	runtime.KeepAlive(scale_factor)
+	runtime.KeepAlive(scaleFactor)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5838,11 +5838,11 @@ func NewUpsample(size []int64, scale_factor []float64, mode InterpolateMode, ali
 }
 
 // NewUpsamplingNearest2d wraps glia_nn_upsampling_nearest2d: torch.nn.UpsamplingNearest2d(size, scale_factor): glia_nn_upsample with mode "nearest"
-func NewUpsamplingNearest2d(size []int64, scale_factor []float64) (*Module, error) {
+func NewUpsamplingNearest2d(size []int64, scaleFactor []float64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_upsampling_nearest2d(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scale_factor), C.int64_t(len(scale_factor)), &o)
+	e := C.gsg_nn_upsampling_nearest2d(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scaleFactor), C.int64_t(len(scaleFactor)), &o)
 	runtime.KeepAlive(size)
-	runtime.KeepAlive(scale_factor)
+	runtime.KeepAlive(scaleFactor)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5850,11 +5850,11 @@ func NewUpsamplingNearest2d(size []int64, scale_factor []float64) (*Module, erro
 }
 
 // NewUpsamplingBilinear2d wraps glia_nn_upsampling_bilinear2d: torch.nn.UpsamplingBilinear2d(size, scale_factor): mode "bilinear" with align_corners=True
-func NewUpsamplingBilinear2d(size []int64, scale_factor []float64) (*Module, error) {
+func NewUpsamplingBilinear2d(size []int64, scaleFactor []float64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_upsampling_bilinear2d(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scale_factor), C.int64_t(len(scale_factor)), &o)
+	e := C.gsg_nn_upsampling_bilinear2d(int64Ptr(size), C.int64_t(len(size)), float64Ptr(scaleFactor), C.int64_t(len(scaleFactor)), &o)
 	runtime.KeepAlive(size)
-	runtime.KeepAlive(scale_factor)
+	runtime.KeepAlive(scaleFactor)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5862,9 +5862,9 @@ func NewUpsamplingBilinear2d(size []int64, scale_factor []float64) (*Module, err
 }
 
 // NewPixelShuffle wraps glia_nn_pixel_shuffle: torch.nn.PixelShuffle(upscale_factor): glia_pixel_shuffle; repr "PixelShuffle(upscale_factor=2)"
-func NewPixelShuffle(upscale_factor int64) (*Module, error) {
+func NewPixelShuffle(upscaleFactor int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_pixel_shuffle(C.int64_t(upscale_factor), &o)
+	e := C.gsg_nn_pixel_shuffle(C.int64_t(upscaleFactor), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5872,9 +5872,9 @@ func NewPixelShuffle(upscale_factor int64) (*Module, error) {
 }
 
 // NewPixelUnshuffle wraps glia_nn_pixel_unshuffle: torch.nn.PixelUnshuffle(downscale_factor): glia_pixel_unshuffle
-func NewPixelUnshuffle(downscale_factor int64) (*Module, error) {
+func NewPixelUnshuffle(downscaleFactor int64) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_pixel_unshuffle(C.int64_t(downscale_factor), &o)
+	e := C.gsg_nn_pixel_unshuffle(C.int64_t(downscaleFactor), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5892,11 +5892,11 @@ func NewChannelShuffle(groups int64) (*Module, error) {
 }
 
 // NewRNNCell wraps glia_nn_rnn_cell: torch.nn.RNNCell(input_size, hidden_size, bias, nonlinearity): h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (relu with nonlinearity "relu")
-func NewRNNCell(input_size int64, hidden_size int64, bias bool, nonlinearity string) (*Module, error) {
+func NewRNNCell(inputSize int64, hiddenSize int64, bias bool, nonlinearity string) (*Module, error) {
 	c_nonlinearity, free_nonlinearity := optCString(nonlinearity)
 	defer free_nonlinearity()
 	var o C.gh
-	e := C.gsg_nn_rnn_cell(C.int64_t(input_size), C.int64_t(hidden_size), flag(bias), c_nonlinearity, &o)
+	e := C.gsg_nn_rnn_cell(C.int64_t(inputSize), C.int64_t(hiddenSize), flag(bias), c_nonlinearity, &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5904,9 +5904,9 @@ func NewRNNCell(input_size int64, hidden_size int64, bias bool, nonlinearity str
 }
 
 // NewLSTMCell wraps glia_nn_lstm_cell: torch.nn.LSTMCell(input_size, hidden_size, bias): as glia_nn_rnn_cell with 4 * hidden_size gate rows (i, f, g, o); forward returns (h', c')
-func NewLSTMCell(input_size int64, hidden_size int64, bias bool) (*Module, error) {
+func NewLSTMCell(inputSize int64, hiddenSize int64, bias bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_lstm_cell(C.int64_t(input_size), C.int64_t(hidden_size), flag(bias), &o)
+	e := C.gsg_nn_lstm_cell(C.int64_t(inputSize), C.int64_t(hiddenSize), flag(bias), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5914,9 +5914,9 @@ func NewLSTMCell(input_size int64, hidden_size int64, bias bool) (*Module, error
 }
 
 // NewGRUCell wraps glia_nn_gru_cell: torch.nn.GRUCell(input_size, hidden_size, bias): 3 * hidden_size gate rows (r, z, n)
-func NewGRUCell(input_size int64, hidden_size int64, bias bool) (*Module, error) {
+func NewGRUCell(inputSize int64, hiddenSize int64, bias bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_gru_cell(C.int64_t(input_size), C.int64_t(hidden_size), flag(bias), &o)
+	e := C.gsg_nn_gru_cell(C.int64_t(inputSize), C.int64_t(hiddenSize), flag(bias), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5924,10 +5924,10 @@ func NewGRUCell(input_size int64, hidden_size int64, bias bool) (*Module, error)
 }
 
 // NewLayerNorm wraps glia_nn_layer_norm: torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True): normalises over the trailing dims normalized_shape[0..n) (n in [0, 64])
-func NewLayerNorm(normalized_shape []int64, eps float64, elementwise_affine bool, bias bool) (*Module, error) {
+func NewLayerNorm(normalizedShape []int64, eps float64, elementwiseAffine bool, bias bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_layer_norm(int64Ptr(normalized_shape), C.int64_t(len(normalized_shape)), C.double(eps), flag(elementwise_affine), flag(bias), &o)
-	runtime.KeepAlive(normalized_shape)
+	e := C.gsg_nn_layer_norm(int64Ptr(normalizedShape), C.int64_t(len(normalizedShape)), C.double(eps), flag(elementwiseAffine), flag(bias), &o)
+	runtime.KeepAlive(normalizedShape)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5935,9 +5935,9 @@ func NewLayerNorm(normalized_shape []int64, eps float64, elementwise_affine bool
 }
 
 // NewGroupNorm wraps glia_nn_group_norm: torch.nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True): input [N, C, *]; weight ones and bias zeros of [num_channels] when affine
-func NewGroupNorm(num_groups int64, num_channels int64, eps float64, affine bool) (*Module, error) {
+func NewGroupNorm(numGroups int64, numChannels int64, eps float64, affine bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_group_norm(C.int64_t(num_groups), C.int64_t(num_channels), C.double(eps), flag(affine), &o)
+	e := C.gsg_nn_group_norm(C.int64_t(numGroups), C.int64_t(numChannels), C.double(eps), flag(affine), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -6065,9 +6065,9 @@ func NewHuberLoss(reduction Reduction, delta float64) (*Module, error) {
 }
 
 // NewKLDivLoss wraps glia_nn_kl_div_loss: torch.nn.KLDivLoss(reduction, log_target); reduction may be GLIA_REDUCTION_BATCHMEAN
-func NewKLDivLoss(reduction Reduction, log_target bool) (*Module, error) {
+func NewKLDivLoss(reduction Reduction, logTarget bool) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_kl_div_loss(C.int(reduction), flag(log_target), &o)
+	e := C.gsg_nn_kl_div_loss(C.int(reduction), flag(logTarget), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -6075,9 +6075,9 @@ func NewKLDivLoss(reduction Reduction, log_target bool) (*Module, error) {
 }
 
 // NewPoissonNLLLoss wraps glia_nn_poisson_nll_loss: torch.nn.PoissonNLLLoss(log_input, full, eps, reduction)
-func NewPoissonNLLLoss(log_input bool, full bool, eps float64, reduction Reduction) (*Module, error) {
+func NewPoissonNLLLoss(logInput bool, full bool, eps float64, reduction Reduction) (*Module, error) {
 	var o C.gh
-	e := C.gsg_nn_poisson_nll_loss(flag(log_input), flag(full), C.double(eps), C.int(reduction), &o)
+	e := C.gsg_nn_poisson_nll_loss(flag(logInput), flag(full), C.double(eps), C.int(reduction), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
