@@ -79,7 +79,7 @@ GO_RESERVED = {"break", "case", "chan", "const", "continue", "default", "defer",
 # ---------------------------------------------------------------------------------------------------------
 # Parsing
 # ---------------------------------------------------------------------------------------------------------
-def headers():
+def headers(header=None):
     """glia.h and the glia/*.h headers it includes (glia/glia_base.h), in include order."""
     out, seen = [], set()
 
@@ -90,10 +90,10 @@ def headers():
         text = open(path).read()
         for inc in re.findall(r'#\s*include\s+[<"]glia/(\w+\.h)[>"]', text):
             if inc != "glia_backend.h":
-                visit(os.path.join(ROOT, "include", "glia", inc))
+                visit(os.path.join(os.path.dirname(path), inc))
         out.append((path, text))
 
-    visit(HEADER)
+    visit(header or HEADER)
     return out
 
 
@@ -227,6 +227,8 @@ def classify(f, enums):
         has_len = nxt is not None and nxt.ctype in ("int64_t",) and nxt.name in ("n_" + name, "ndim", name[:-5] + "ndim" if name.endswith("shape") else "-")
         if t == "<callback>":
             raise Skip("callback")
+        if t == "glia_tensor **" and name == "outs":
+            raise Skip("a variable number of outputs (outs, capacity)")
         if t == "glia_tensor **":
             outs.append(Arg("out", name, t, nullable=name.endswith("_or_null") or mentions_null(f.doc, name)))
         elif t == "glia_module **":
