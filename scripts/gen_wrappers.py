@@ -145,9 +145,16 @@ def clean_doc(raw):
     return " ".join(text.split())
 
 
+STRUCTS = {}  # typedef name -> field declarations (filled by parse)
+
+
 def parse():
     funcs, enums = [], {}
     for _, text in headers():
+        for m in re.finditer(r"typedef\s+struct\s+(glia_\w+)\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
+            body = re.sub(r"/\*.*?\*/", " ", m.group(2), flags=re.S)
+            body = re.sub(r"//[^\n]*", " ", body)
+            STRUCTS[m.group(3)] = [" ".join(f.split()) for f in body.split(";") if f.strip()]
         for m in re.finditer(r"(?:typedef\s+)?enum\s+(glia_\w+)\s*(?:GLIA_ENUM_BASE)?\s*\{(.*?)\}", text, re.S):
             body = re.sub(r"/\*.*?\*/", " ", m.group(2), flags=re.S)
             body = re.sub(r"//[^\n]*", " ", body)
@@ -196,7 +203,7 @@ class Skip(Exception):
 
 def mentions_null(doc, name):
     """Whether the documentation says that `name` may be NULL: the name is *_or_null, or the prose says
-    "<name> NULL", "<name> [shape] or NULL", "<name> (may be NULL)", "<name> and <other> (optional ...)",
+    "<name> NULL", "<name> [shape] or NULL", "<name> (may be NULL)", "<name>, <b> and <c> are optional",
     "a NULL <name>", "with <name> non-NULL". The single-letter name "a" is left to its _or_null form (it is also an article)."""
     if name.endswith("_or_null"):
         return True
@@ -204,15 +211,26 @@ def mentions_null(doc, name):
         return False
     n = re.escape(name)
     pats = [
-        r"\b%s\b (\[[^\]]*\] )?(\((may be |or )?NULL|NULL\b|or NULL\b|may be NULL\b)" % n,
-        r"\b%s\b[^.;:]{0,60}?(\bmay be NULL\b|\bor NULL\b|\(optional\b|\bare optional\b)" % n,
+        r"\b%s\b(?:(?:, \w+)*,? and \w+)?(?: \[[^\]]*\])? (?:\((?:may be |or )?NULL\b|NULL\b|or NULL\b|may be NULL\b|"
+        r"\(optional\b|are optional\b)" % n,
         r"\bNULL (%s)\b" % n,
         r"\b%s non-NULL\b" % n,
     ]
     return any(re.search(p, doc) for p in pats)
 
 
-def classify(f, enums):
+def plain_options(struct, funcs_by_name):
+    """Whether `struct` is an options struct of plain fields (no pointers, no callbacks) with a
+    `void <struct>_init(<struct> *)` that fills in torch's defaults."""
+    fields = STRUCTS.get(struct)
+    init = funcs_by_name.get(struct + "_init")
+    if fields is None or init is None or init.ret != "void":
+        return False
+    return all("*" not in f and "(" not in f for f in fields)
+
+
+def classify(f, enums, funcs_by_name=None):
+    funcs_by_name = funcs_by_name or {}
     if f.ret != "glia_error *":
         raise Skip("does not return glia_error *")
     if f.name.endswith(("_retain", "_release")):
@@ -278,8 +296,10 @@ def classify(f, enums):
             args.append(Arg("enum", name, t, enum=t))
         elif t == "const glia_factory_options *" and f.name.startswith("glia_nn_"):
             args.append(Arg("factory", name, t))
+        elif re.match(r"const glia_\w+_options \*$", t) and plain_options(t[len("const "):-2], funcs_by_name):
+            args.append(Arg("options", name, t, nullable=True, enum=t[len("const "):-2]))
         elif re.match(r"(const )?glia_\w+_options \*$", t):
-            raise Skip("options struct")
+            raise Skip("options struct with pointers, or without an _init function")
         elif "glia_module" in t:
             raise Skip("module argument")
         elif "glia_optimizer" in t or "glia_lr_scheduler" in t:
@@ -306,7 +326,7 @@ def classify(f, enums):
             raise Skip("no tensor result")
         return args, outs, "inplace"
     if any(a.kind == "factory" for a in args):
-        raise Skip("options struct")
+        raise Skip("factory options outside a module constructor")
     return args, outs, "op"
 
 
@@ -423,7 +443,12 @@ def cpp_param(a):
         "number": a.ctype + " %s",
         "dtype": "glia_dtype %s",
         "enum": a.ctype + " %s",
+        "options": "const ops::%s& %%s" % cpp_options_name(a.enum or ""),
     }[a.kind] % n
+
+
+def cpp_options_name(struct):
+    return camel(struct[len("glia_"):])
 
 
 def cpp_prelude(a):
@@ -457,7 +482,18 @@ def cpp_call_args(a):
         return ["%s ? 1 : 0" % n]
     if k == "factory":
         return ["nullptr"]
+    if k == "options":
+        return ["&%s" % n]
     return [n]
+
+
+def cpp_params(args):
+    """The C++ parameter list; a trailing options struct defaults to torch's defaults (`= {}`)."""
+    shown = [a for a in args if a.kind != "factory"]
+    ps = [cpp_param(a) for a in shown]
+    if shown and shown[-1].kind == "options":
+        ps[-1] += " = {}"
+    return ", ".join(ps)
 
 
 def gen_cpp(items, enums):
@@ -521,13 +557,20 @@ def gen_cpp(items, enums):
     w.append("")
     w.append("/** The generated wrappers of glia.h's regular ops (scripts/gen_wrappers.py). */")
     w.append("namespace ops {")
+    structs = sorted({a.enum for _, args, _, _ in items for a in args if a.kind == "options"})
+    for st in structs:
+        cls = cpp_options_name(st)
+        w.append("/** %s with torch's defaults (%s_init()); set the fields to change them. */" % (st, st))
+        w.append("struct %s : %s {" % (cls, st))
+        w.append("  %s() noexcept : %s() { %s_init(this); }" % (cls, st, st))
+        w.append("};")
     modules = []
     for f, args, outs, shape in items:
         if shape == "module":
             modules.append((f, args))
             continue
         name = safe(f.short, CPP_RESERVED)
-        params = ", ".join(cpp_param(a) for a in args if a.kind != "factory")
+        params = cpp_params(args)
         doc = doc_sentence(f)
         w.append("/** %s (%s()). */" % (doc or f.short, f.name))
         if shape == "inplace":
@@ -556,7 +599,7 @@ def gen_cpp(items, enums):
     w.append("namespace nn {")
     for f, args in modules:
         cls = torch_class(f)
-        params = ", ".join(cpp_param(a) for a in args if a.kind != "factory")
+        params = cpp_params(args)
         w.append("/** %s (%s()). */" % (doc_sentence(f) or cls, f.name))
         w.append("inline Module %s(%s) {" % (cls, params))
         for a in args:
@@ -602,6 +645,7 @@ def rust_param(a, is_self):
         "number": NUMBERS.get(a.ctype, ("", "i64"))[1],
         "dtype": "DType",
         "enum": rust_enum_name(a.ctype or ""),
+        "options": "Option<&sys::%s>" % a.enum,
     }[k]
     return "%s: %s" % (n, t)
 
@@ -655,6 +699,8 @@ def rust_call_args(a, is_self):
         return ["%s.to_raw()" % n]
     if k == "factory":
         return ["ptr::null()"]
+    if k == "options":
+        return ["%s.map_or(ptr::null(), |o| o as *const _)" % n]
     return [n]
 
 
@@ -726,6 +772,18 @@ def gen_rust(items, enums, used_enums):
         w.append("    }")
         w.append("}")
     w.append("")
+    structs = sorted({a.enum for _, args, _, _ in items for a in args if a.kind == "options"})
+    for st in structs:
+        w.append("/// `%s` with torch's defaults (`%s_init`): change its fields and pass `Some(&options)`;" % (st, st))
+        w.append("/// `None` is the same defaults.")
+        w.append("pub fn %s() -> sys::%s {" % (st[len("glia_"):], st))
+        w.append("    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the")
+        w.append("    // init function then overwrites.")
+        w.append("    let mut o: sys::%s = unsafe { std::mem::zeroed() };" % st)
+        w.append("    unsafe { sys::%s_init(&mut o) };" % st)
+        w.append("    o")
+        w.append("}")
+        w.append("")
     w.append("/// An output glia must have written.")
     w.append("fn required(t: Option<Tensor>) -> Result<Tensor> {")
     w.append("    t.ok_or_else(|| Error::new(ErrorCode::Internal, \"glia returned no tensor\"))")
@@ -1167,9 +1225,10 @@ def build():
     funcs, enums = parse()
     hand = hand_written()
     regular, skipped = [], {}
+    by_name = {f.name: f for f in funcs}
     for f in funcs:
         try:
-            args, outs, shape = classify(f, enums)
+            args, outs, shape = classify(f, enums, by_name)
         except Skip as s:
             skipped.setdefault(str(s), []).append(f.name)
             continue
@@ -1183,6 +1242,9 @@ def build():
         for f, args, outs, shape in regular:
             if f.name in calls:
                 by_hand.append(f.name)
+                continue
+            if lang == "go" and any(a.kind == "options" for a in args):
+                lang_skip.setdefault("options struct (no Go type for it yet)", []).append(f.name)
                 continue
             if lang == "rust" and any(a.kind == "fixed" for a in args):
                 lang_skip.setdefault("fixed-size array argument (glia-sys declares it by value)", []).append(f.name)

@@ -635,7 +635,7 @@ func (t *Tensor) Gelu(approximate string) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c_approximate, free_approximate := optCString(approximate)
+	c_approximate, free_approximate := cString(approximate)
 	defer free_approximate()
 	var o [1]C.gh
 	e := C.gsg_gelu(h_a, c_approximate, &o[0])

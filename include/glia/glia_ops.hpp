@@ -57,6 +57,122 @@ inline std::vector<const glia_tensor*> raw_tensors(const std::vector<Tensor>& ts
 
 /** The generated wrappers of glia.h's regular ops (scripts/gen_wrappers.py). */
 namespace ops {
+/** glia_avg_pool1d_options with torch's defaults (glia_avg_pool1d_options_init()); set the fields to change them. */
+struct AvgPool1dOptions : glia_avg_pool1d_options {
+  AvgPool1dOptions() noexcept : glia_avg_pool1d_options() { glia_avg_pool1d_options_init(this); }
+};
+/** glia_avg_pool2d_options with torch's defaults (glia_avg_pool2d_options_init()); set the fields to change them. */
+struct AvgPool2dOptions : glia_avg_pool2d_options {
+  AvgPool2dOptions() noexcept : glia_avg_pool2d_options() { glia_avg_pool2d_options_init(this); }
+};
+/** glia_avg_pool3d_options with torch's defaults (glia_avg_pool3d_options_init()); set the fields to change them. */
+struct AvgPool3dOptions : glia_avg_pool3d_options {
+  AvgPool3dOptions() noexcept : glia_avg_pool3d_options() { glia_avg_pool3d_options_init(this); }
+};
+/** glia_batch_norm_options with torch's defaults (glia_batch_norm_options_init()); set the fields to change them. */
+struct BatchNormOptions : glia_batch_norm_options {
+  BatchNormOptions() noexcept : glia_batch_norm_options() { glia_batch_norm_options_init(this); }
+};
+/** glia_conv2d_options with torch's defaults (glia_conv2d_options_init()); set the fields to change them. */
+struct Conv2dOptions : glia_conv2d_options {
+  Conv2dOptions() noexcept : glia_conv2d_options() { glia_conv2d_options_init(this); }
+};
+/** glia_conv_transpose2d_options with torch's defaults (glia_conv_transpose2d_options_init()); set the fields to change them. */
+struct ConvTranspose2dOptions : glia_conv_transpose2d_options {
+  ConvTranspose2dOptions() noexcept : glia_conv_transpose2d_options() { glia_conv_transpose2d_options_init(this); }
+};
+/** glia_conv_transposend_options with torch's defaults (glia_conv_transposend_options_init()); set the fields to change them. */
+struct ConvTransposendOptions : glia_conv_transposend_options {
+  ConvTransposendOptions() noexcept : glia_conv_transposend_options() { glia_conv_transposend_options_init(this); }
+};
+/** glia_convnd_options with torch's defaults (glia_convnd_options_init()); set the fields to change them. */
+struct ConvndOptions : glia_convnd_options {
+  ConvndOptions() noexcept : glia_convnd_options() { glia_convnd_options_init(this); }
+};
+/** glia_fold_options with torch's defaults (glia_fold_options_init()); set the fields to change them. */
+struct FoldOptions : glia_fold_options {
+  FoldOptions() noexcept : glia_fold_options() { glia_fold_options_init(this); }
+};
+/** glia_instance_norm_options with torch's defaults (glia_instance_norm_options_init()); set the fields to change them. */
+struct InstanceNormOptions : glia_instance_norm_options {
+  InstanceNormOptions() noexcept : glia_instance_norm_options() { glia_instance_norm_options_init(this); }
+};
+/** glia_max_pool1d_options with torch's defaults (glia_max_pool1d_options_init()); set the fields to change them. */
+struct MaxPool1dOptions : glia_max_pool1d_options {
+  MaxPool1dOptions() noexcept : glia_max_pool1d_options() { glia_max_pool1d_options_init(this); }
+};
+/** glia_max_pool2d_options with torch's defaults (glia_max_pool2d_options_init()); set the fields to change them. */
+struct MaxPool2dOptions : glia_max_pool2d_options {
+  MaxPool2dOptions() noexcept : glia_max_pool2d_options() { glia_max_pool2d_options_init(this); }
+};
+/** glia_max_pool3d_options with torch's defaults (glia_max_pool3d_options_init()); set the fields to change them. */
+struct MaxPool3dOptions : glia_max_pool3d_options {
+  MaxPool3dOptions() noexcept : glia_max_pool3d_options() { glia_max_pool3d_options_init(this); }
+};
+/** glia_max_unpool_options with torch's defaults (glia_max_unpool_options_init()); set the fields to change them. */
+struct MaxUnpoolOptions : glia_max_unpool_options {
+  MaxUnpoolOptions() noexcept : glia_max_unpool_options() { glia_max_unpool_options_init(this); }
+};
+/** glia_nn_conv_transpose2d_options with torch's defaults (glia_nn_conv_transpose2d_options_init()); set the fields to change them. */
+struct NnConvTranspose2dOptions : glia_nn_conv_transpose2d_options {
+  NnConvTranspose2dOptions() noexcept : glia_nn_conv_transpose2d_options() { glia_nn_conv_transpose2d_options_init(this); }
+};
+/** glia_nn_conv_transposend_options with torch's defaults (glia_nn_conv_transposend_options_init()); set the fields to change them. */
+struct NnConvTransposendOptions : glia_nn_conv_transposend_options {
+  NnConvTransposendOptions() noexcept : glia_nn_conv_transposend_options() { glia_nn_conv_transposend_options_init(this); }
+};
+/** glia_nn_convnd_options with torch's defaults (glia_nn_convnd_options_init()); set the fields to change them. */
+struct NnConvndOptions : glia_nn_convnd_options {
+  NnConvndOptions() noexcept : glia_nn_convnd_options() { glia_nn_convnd_options_init(this); }
+};
+/** glia_nn_multihead_attention_options with torch's defaults (glia_nn_multihead_attention_options_init()); set the fields to change them. */
+struct NnMultiheadAttentionOptions : glia_nn_multihead_attention_options {
+  NnMultiheadAttentionOptions() noexcept : glia_nn_multihead_attention_options() { glia_nn_multihead_attention_options_init(this); }
+};
+/** glia_tensor_options with torch's defaults (glia_tensor_options_init()); set the fields to change them. */
+struct TensorOptions : glia_tensor_options {
+  TensorOptions() noexcept : glia_tensor_options() { glia_tensor_options_init(this); }
+};
+/** torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks) (glia_tensor_eye()). */
+inline Tensor tensor_eye(int64_t rows, int64_t cols, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_eye(rows, cols, &options, o); });
+}
+/** torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the first half counted from start and the second from end) (glia_tensor_linspace()). */
+inline Tensor tensor_linspace(double start, double end, int64_t steps, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_linspace(start, end, steps, &options, o); });
+}
+/** torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace (glia_tensor_logspace()). */
+inline Tensor tensor_logspace(double start, double end, int64_t steps, double base, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_logspace(start, end, steps, base, &options, o); });
+}
+/** torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator (glia_tensor_randint()). */
+inline Tensor tensor_randint(int64_t low, int64_t high, const Shape& shape, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randint(low, high, shape.empty() ? nullptr : shape.data(), static_cast<int64_t>(shape.size()), &options, o); });
+}
+/** torch.empty_like: uninitialised memory (glia_tensor_empty_like()). */
+inline Tensor tensor_empty_like(const Tensor& a, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_empty_like(a.get(), &options, o); });
+}
+/** torch.zeros_like (glia_tensor_zeros_like()). */
+inline Tensor tensor_zeros_like(const Tensor& a, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_zeros_like(a.get(), &options, o); });
+}
+/** torch.ones_like (glia_tensor_ones_like()). */
+inline Tensor tensor_ones_like(const Tensor& a, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_ones_like(a.get(), &options, o); });
+}
+/** torch.full_like: every element `value`, converted as glia_tensor_full converts it (glia_tensor_full_like()). */
+inline Tensor tensor_full_like(const Tensor& a, double value, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_full_like(a.get(), value, &options, o); });
+}
+/** torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE) (glia_tensor_rand_like()). */
+inline Tensor tensor_rand_like(const Tensor& a, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_rand_like(a.get(), &options, o); });
+}
+/** torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE) (glia_tensor_randn_like()). */
+inline Tensor tensor_randn_like(const Tensor& a, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randn_like(a.get(), &options, o); });
+}
 /** -1, 0 or 1 by the sign of a (0 for NaN), in a's dtype (glia_sign()). */
 inline Tensor sign(const Tensor& a) {
   return Tensor::unary([&](glia_tensor** o) { return glia_sign(a.get(), o); });
@@ -1123,6 +1239,14 @@ inline Tensor tril(const Tensor& a, int64_t diagonal) {
 inline Tensor triu(const Tensor& a, int64_t diagonal) {
   return Tensor::unary([&](glia_tensor** o) { return glia_triu(a.get(), diagonal, o); });
 }
+/** torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a row x col matrix that glia_tril(offset) keeps, in row-major order (glia_tensor_tril_indices()). */
+inline Tensor tensor_tril_indices(int64_t row, int64_t col, int64_t offset, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_tril_indices(row, col, offset, &options, o); });
+}
+/** torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements (glia_tensor_triu_indices()). */
+inline Tensor tensor_triu_indices(int64_t row, int64_t col, int64_t offset, const ops::TensorOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_triu_indices(row, col, offset, &options, o); });
+}
 /** torch.diagonal: a view (sharing a's storage) of the diagonal `offset` (> 0 above, < 0 below the main one) of dims dim1 and dim2, which are removed and the diagonal appended as the last dim (glia_diagonal()). */
 inline Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   return Tensor::unary([&](glia_tensor** o) { return glia_diagonal(a.get(), offset, dim1, dim2, o); });
@@ -1263,9 +1387,71 @@ inline Tensor pixel_unshuffle(const Tensor& a, int64_t downscale_factor) {
 inline Tensor channel_shuffle(const Tensor& a, int64_t groups) {
   return Tensor::unary([&](glia_tensor** o) { return glia_channel_shuffle(a.get(), groups, o); });
 }
+/** torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults (glia_conv2d()). */
+inline Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::Conv2dOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv2d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.conv_transpose2d: x [N, C, H, W] or [C, H, W], weight [C, O / groups, kH, kW], bias [O] or NULL; options NULL for the defaults (glia_conv_transpose2d()). */
+inline Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::ConvTranspose2dOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv_transpose2d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.conv1d: x [N, C, L] or [C, L], weight [O, C / groups, k], bias [O] or NULL; options NULL for the defaults (glia_conv1d()). */
+inline Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::ConvndOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv1d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.conv3d: x [N, C, D, H, W] or [C, D, H, W], weight [O, C / groups, kD, kH, kW], bias [O] or NULL (glia_conv3d()). */
+inline Tensor conv3d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::ConvndOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv3d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.conv_transpose1d: x [N, C, L] or [C, L], weight [C, O / groups, k], bias [O] or NULL (glia_conv_transpose1d()). */
+inline Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::ConvTransposendOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv_transpose1d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.conv_transpose3d: x [N, C, D, H, W] or [C, D, H, W], weight [C, O / groups, kD, kH, kW], bias [O] or NULL (glia_conv_transpose3d()). */
+inline Tensor conv_transpose3d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ops::ConvTransposendOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv_transpose3d(x.get(), weight.get(), bias.get(), &options, o); });
+}
+/** torch.nn.functional.unfold (torch's im2col; glia_unfold is Tensor.unfold): x [N, C, H, W] or [C, H, W] -> [N, C * kH * kW, L] (or [C * kH * kW, L]), L the number of window positions (glia_im2col()). */
+inline Tensor im2col(const Tensor& x, const ops::FoldOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_im2col(x.get(), &options, o); });
+}
+/** torch.nn.functional.fold (torch's col2im, the adjoint of glia_im2col): x [N, C * kH * kW, L] or [C * kH * kW, L] -> [N, C, out_h, out_w] (or [C, out_h, out_w]), overlapping values summed (glia_col2im()). */
+inline Tensor col2im(const Tensor& x, int64_t out_h, int64_t out_w, const ops::FoldOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_col2im(x.get(), out_h, out_w, &options, o); });
+}
+/** torch.nn.functional.max_pool2d; with out_indices non-NULL also the indices (int64, flat positions in each input plane: return_indices=True) (glia_max_pool2d()). */
+inline std::tuple<Tensor, Tensor> max_pool2d(const Tensor& x, const ops::MaxPool2dOptions& options = {}) {
+  glia_tensor* o[2] = {};
+  detail::check(glia_max_pool2d(x.get(), &options, &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.nn.functional.avg_pool2d (glia_avg_pool2d()). */
+inline Tensor avg_pool2d(const Tensor& x, const ops::AvgPool2dOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_avg_pool2d(x.get(), &options, o); });
+}
 /** torch.nn.functional.adaptive_avg_pool2d to [out_h, out_w] (glia_adaptive_avg_pool2d()). */
 inline Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w) {
   return Tensor::unary([&](glia_tensor** o) { return glia_adaptive_avg_pool2d(x.get(), out_h, out_w, o); });
+}
+/** torch.nn.functional.max_pool1d on x [N, C, L] or [C, L]; with out_indices non-NULL also the indices (int64 positions along L: return_indices=True) (glia_max_pool1d()). */
+inline std::tuple<Tensor, Tensor> max_pool1d(const Tensor& x, const ops::MaxPool1dOptions& options = {}) {
+  glia_tensor* o[2] = {};
+  detail::check(glia_max_pool1d(x.get(), &options, &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.nn.functional.avg_pool1d on x [N, C, L] or [C, L] (glia_avg_pool1d()). */
+inline Tensor avg_pool1d(const Tensor& x, const ops::AvgPool1dOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_avg_pool1d(x.get(), &options, o); });
+}
+/** torch.nn.functional.max_pool3d on x [N, C, T, H, W] or [C, T, H, W]; with out_indices non-NULL also the indices (int64, flat positions in each T * H * W volume: return_indices=True) (glia_max_pool3d()). */
+inline std::tuple<Tensor, Tensor> max_pool3d(const Tensor& x, const ops::MaxPool3dOptions& options = {}) {
+  glia_tensor* o[2] = {};
+  detail::check(glia_max_pool3d(x.get(), &options, &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.nn.functional.avg_pool3d on x [N, C, T, H, W] or [C, T, H, W] (glia_avg_pool3d()). */
+inline Tensor avg_pool3d(const Tensor& x, const ops::AvgPool3dOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_avg_pool3d(x.get(), &options, o); });
 }
 /** torch.nn.functional.adaptive_avg_pool1d to length out_l, x [N, C, L] or [C, L] (glia_adaptive_avg_pool1d()). */
 inline Tensor adaptive_avg_pool1d(const Tensor& x, int64_t out_l) {
@@ -1292,6 +1478,18 @@ inline std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& x, int64_t o
   glia_tensor* o[2] = {};
   detail::check(glia_adaptive_max_pool3d(x.get(), out_t, out_h, out_w, &o[0], &o[1]));
   return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.nn.functional.max_unpool1d: x [N, C, L] or [C, L] and the int64 indices of max_pool1d(return_indices) (same shape) -> zeros of the output size with x's values at the indices (glia_max_unpool1d()). */
+inline Tensor max_unpool1d(const Tensor& x, const Tensor& indices, const ops::MaxUnpoolOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_max_unpool1d(x.get(), indices.get(), &options, o); });
+}
+/** torch.nn.functional.max_unpool2d (see glia_max_unpool1d): x [N, C, H, W] or [C, H, W] (glia_max_unpool2d()). */
+inline Tensor max_unpool2d(const Tensor& x, const Tensor& indices, const ops::MaxUnpoolOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_max_unpool2d(x.get(), indices.get(), &options, o); });
+}
+/** torch.nn.functional.max_unpool3d (see glia_max_unpool1d): x [N, C, T, H, W] or [C, T, H, W] (glia_max_unpool3d()). */
+inline Tensor max_unpool3d(const Tensor& x, const Tensor& indices, const ops::MaxUnpoolOptions& options = {}) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_max_unpool3d(x.get(), indices.get(), &options, o); });
 }
 /** torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode) on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size) (glia_lp_pool1d()). */
 inline Tensor lp_pool1d(const Tensor& x, double norm_type, int64_t kernel_size, int64_t stride, bool ceil_mode) {
@@ -1443,6 +1641,54 @@ namespace nn {
 /** torch.nn.Bilinear(in1_features, in2_features, out_features, bias): two inputs x1 [*, in1], x2 [*, in2]; y = x1^T W x2 + b with weight [out, in1, in2] and bias [out], both uniform in +-1/sqrt(in1) ... (glia_nn_bilinear()). */
 inline Module Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias) {
   return detail::make([&](glia_module** o) { return glia_nn_bilinear(in1_features, in2_features, out_features, bias ? 1 : 0, nullptr, o); });
+}
+/** torch.nn.ConvTranspose2d(in_channels, out_channels, (kernel_h, kernel_w), ...): weight [in, out / groups, kH, kW], bias [out], initialised as Conv2d's (fan_in from the weight's dim 1) (glia_nn_conv_transpose2d()). */
+inline Module ConvTranspose2d(int64_t in_channels, int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const ops::NnConvTranspose2dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_conv_transpose2d(in_channels, out_channels, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.Conv1d(in_channels, out_channels, kernel_size, ...): weight [out, in / groups, k], bias [out], initialised and checked as glia_nn_conv2d (glia_nn_conv1d()). */
+inline Module Conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, const ops::NnConvndOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_conv1d(in_channels, out_channels, kernel_size, &options, nullptr, o); });
+}
+/** torch.nn.Conv3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [out, in / groups, kD, kH, kW], bias [out], as glia_nn_conv2d (glia_nn_conv3d()). */
+inline Module Conv3d(int64_t in_channels, int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const ops::NnConvndOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_conv3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.ConvTranspose1d(in_channels, out_channels, kernel_size, ...): weight [in, out / groups, k], bias [out], as glia_nn_conv_transpose2d (glia_nn_conv_transpose1d()). */
+inline Module ConvTranspose1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, const ops::NnConvTransposendOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_conv_transpose1d(in_channels, out_channels, kernel_size, &options, nullptr, o); });
+}
+/** torch.nn.ConvTranspose3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [in, out / groups, kD, kH, kW], bias [out] (glia_nn_conv_transpose3d()). */
+inline Module ConvTranspose3d(int64_t in_channels, int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const ops::NnConvTransposendOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_conv_transpose3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.Unfold with glia_im2col's options (required: kernel_size) (glia_nn_unfold()). */
+inline Module Unfold(const ops::FoldOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_unfold(&options, nullptr, o); });
+}
+/** torch.nn.Fold(output_size, ...) with glia_col2im's options (required: kernel_size) (glia_nn_fold()). */
+inline Module Fold(int64_t out_h, int64_t out_w, const ops::FoldOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_fold(out_h, out_w, &options, nullptr, o); });
+}
+/** torch.nn.AvgPool2d with glia_avg_pool2d's options (required; see glia_nn_max_pool2d) (glia_nn_avg_pool2d()). */
+inline Module AvgPool2d(const ops::AvgPool2dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_avg_pool2d(&options, nullptr, o); });
+}
+/** torch.nn.MaxPool1d with glia_max_pool1d's options (required: set kernel_size; stride 0 is kernel_size) (glia_nn_max_pool1d()). */
+inline Module MaxPool1d(const ops::MaxPool1dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_max_pool1d(&options, nullptr, o); });
+}
+/** torch.nn.AvgPool1d with glia_avg_pool1d's options (required) (glia_nn_avg_pool1d()). */
+inline Module AvgPool1d(const ops::AvgPool1dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_avg_pool1d(&options, nullptr, o); });
+}
+/** torch.nn.MaxPool3d with glia_max_pool3d's options (required) (glia_nn_max_pool3d()). */
+inline Module MaxPool3d(const ops::MaxPool3dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_max_pool3d(&options, nullptr, o); });
+}
+/** torch.nn.AvgPool3d with glia_avg_pool3d's options (required) (glia_nn_avg_pool3d()). */
+inline Module AvgPool3d(const ops::AvgPool3dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_avg_pool3d(&options, nullptr, o); });
 }
 /** torch.nn.AdaptiveAvgPool1d(out_l) (out_l >= 0) (glia_nn_adaptive_avg_pool1d()). */
 inline Module AdaptiveAvgPool1d(int64_t out_l) {
@@ -1620,9 +1866,33 @@ inline Module PixelUnshuffle(int64_t downscale_factor) {
 inline Module ChannelShuffle(int64_t groups) {
   return detail::make([&](glia_module** o) { return glia_nn_channel_shuffle(groups, nullptr, o); });
 }
+/** torch.nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in torch's order, in_proj_weight [3 * embed_dim, embed_dim] (or, when kdim or vdim differ from embed_dim, q_proj_weight [E, E], ... (glia_nn_multihead_attention()). */
+inline Module MultiheadAttention(int64_t embed_dim, int64_t num_heads, const ops::NnMultiheadAttentionOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_multihead_attention(embed_dim, num_heads, &options, nullptr, o); });
+}
+/** torch.nn.BatchNorm1d(num_features, ...): input [N, C] or [N, C, L] (glia_nn_batch_norm1d()). */
+inline Module BatchNorm1d(int64_t num_features, const ops::BatchNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_batch_norm1d(num_features, &options, nullptr, o); });
+}
+/** torch.nn.BatchNorm3d: as glia_nn_batch_norm1d on [N, C, D, H, W] ("expected 5D input (got 4D input)") (glia_nn_batch_norm3d()). */
+inline Module BatchNorm3d(int64_t num_features, const ops::BatchNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_batch_norm3d(num_features, &options, nullptr, o); });
+}
 /** torch.nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True): input [N, C, *]; weight ones and bias zeros of [num_channels] when affine (glia_nn_group_norm()). */
 inline Module GroupNorm(int64_t num_groups, int64_t num_channels, double eps, bool affine) {
   return detail::make([&](glia_module** o) { return glia_nn_group_norm(num_groups, num_channels, eps, affine ? 1 : 0, nullptr, o); });
+}
+/** torch.nn.InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False): input [N, C, L] or [C, L] (a batch of one) (glia_nn_instance_norm1d()). */
+inline Module InstanceNorm1d(int64_t num_features, const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_instance_norm1d(num_features, &options, nullptr, o); });
+}
+/** torch.nn.InstanceNorm2d: as glia_nn_instance_norm1d on [N, C, H, W] or [C, H, W] (glia_nn_instance_norm2d()). */
+inline Module InstanceNorm2d(int64_t num_features, const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_instance_norm2d(num_features, &options, nullptr, o); });
+}
+/** torch.nn.InstanceNorm3d: as glia_nn_instance_norm1d on [N, C, D, H, W] or [C, D, H, W] (glia_nn_instance_norm3d()). */
+inline Module InstanceNorm3d(int64_t num_features, const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_instance_norm3d(num_features, &options, nullptr, o); });
 }
 /** torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0): forward is glia_local_response_norm; repr "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)" (glia_nn_local_response_norm()). */
 inline Module LocalResponseNorm(int64_t size, double alpha, double beta, double k) {

@@ -161,6 +161,30 @@ TEST(GeneratedOps, ModuleConstructors) {
   expect_near_all(out.to_vector<float>(), {0.5, 1.});
 }
 
+TEST(GeneratedOps, OptionsStructsStartFromTorchsDefaults) {
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i) v[i] = static_cast<float>(i);
+  const Tensor x = f32(v, {1, 1, 4, 4}), w = Tensor::ones({1, 1, 2, 2});
+  // Default-constructed options are glia_conv2d_options_init's (stride 1), also when left out.
+  ops::Conv2dOptions defaults;
+  EXPECT_EQ(defaults.stride[0], 1);
+  EXPECT_EQ(defaults.groups, 1);
+  EXPECT_EQ(ops::conv2d(x, w, Tensor()).shape(), (glia::Shape{1, 1, 3, 3}));
+  ops::Conv2dOptions strided;
+  strided.stride[0] = strided.stride[1] = 2;
+  const Tensor y = ops::conv2d(x, w, Tensor(), strided);  // sums of the 2x2 blocks
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{10.f, 18.f, 42.f, 50.f}));
+  ops::MaxPool2dOptions pool;
+  pool.kernel_size[0] = pool.kernel_size[1] = 2;
+  const auto [m, idx] = ops::max_pool2d(x, pool);  // the optional indices are always asked for
+  EXPECT_EQ(m.to_vector<float>(), (std::vector<float>{5.f, 7.f, 13.f, 15.f}));
+  ASSERT_TRUE(idx);
+  EXPECT_EQ(idx.to_vector<int64_t>(), (std::vector<int64_t>{5, 7, 13, 15}));
+  ops::AvgPool2dOptions avg;
+  avg.kernel_size[0] = avg.kernel_size[1] = 2;
+  EXPECT_EQ(glia::nn::AvgPool2d(avg)(x).to_vector<float>(), (std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f}));
+}
+
 TEST(GeneratedOps, ErrorsAreGliaErrorsWithTheCCodeAndMessage) {
   const Tensor a = f32({1.f, 2.f}), b = f32({1.f, 2.f, 3.f});
   glia_tensor* out = nullptr;

@@ -197,12 +197,232 @@ impl Reduction {
     }
 }
 
+/// `glia_avg_pool1d_options` with torch's defaults (`glia_avg_pool1d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn avg_pool1d_options() -> sys::glia_avg_pool1d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_avg_pool1d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_avg_pool1d_options_init(&mut o) };
+    o
+}
+
+/// `glia_avg_pool2d_options` with torch's defaults (`glia_avg_pool2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn avg_pool2d_options() -> sys::glia_avg_pool2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_avg_pool2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_avg_pool2d_options_init(&mut o) };
+    o
+}
+
+/// `glia_avg_pool3d_options` with torch's defaults (`glia_avg_pool3d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn avg_pool3d_options() -> sys::glia_avg_pool3d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_avg_pool3d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_avg_pool3d_options_init(&mut o) };
+    o
+}
+
+/// `glia_batch_norm_options` with torch's defaults (`glia_batch_norm_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn batch_norm_options() -> sys::glia_batch_norm_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_batch_norm_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_batch_norm_options_init(&mut o) };
+    o
+}
+
+/// `glia_conv2d_options` with torch's defaults (`glia_conv2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn conv2d_options() -> sys::glia_conv2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_conv2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_conv2d_options_init(&mut o) };
+    o
+}
+
+/// `glia_conv_transpose2d_options` with torch's defaults (`glia_conv_transpose2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn conv_transpose2d_options() -> sys::glia_conv_transpose2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_conv_transpose2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_conv_transpose2d_options_init(&mut o) };
+    o
+}
+
+/// `glia_conv_transposend_options` with torch's defaults (`glia_conv_transposend_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn conv_transposend_options() -> sys::glia_conv_transposend_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_conv_transposend_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_conv_transposend_options_init(&mut o) };
+    o
+}
+
+/// `glia_convnd_options` with torch's defaults (`glia_convnd_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn convnd_options() -> sys::glia_convnd_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_convnd_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_convnd_options_init(&mut o) };
+    o
+}
+
+/// `glia_fold_options` with torch's defaults (`glia_fold_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn fold_options() -> sys::glia_fold_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_fold_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_fold_options_init(&mut o) };
+    o
+}
+
+/// `glia_instance_norm_options` with torch's defaults (`glia_instance_norm_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn instance_norm_options() -> sys::glia_instance_norm_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_instance_norm_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_instance_norm_options_init(&mut o) };
+    o
+}
+
+/// `glia_max_pool1d_options` with torch's defaults (`glia_max_pool1d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn max_pool1d_options() -> sys::glia_max_pool1d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_max_pool1d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_max_pool1d_options_init(&mut o) };
+    o
+}
+
+/// `glia_max_pool2d_options` with torch's defaults (`glia_max_pool2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn max_pool2d_options() -> sys::glia_max_pool2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_max_pool2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_max_pool2d_options_init(&mut o) };
+    o
+}
+
+/// `glia_max_pool3d_options` with torch's defaults (`glia_max_pool3d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn max_pool3d_options() -> sys::glia_max_pool3d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_max_pool3d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_max_pool3d_options_init(&mut o) };
+    o
+}
+
+/// `glia_max_unpool_options` with torch's defaults (`glia_max_unpool_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn max_unpool_options() -> sys::glia_max_unpool_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_max_unpool_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_max_unpool_options_init(&mut o) };
+    o
+}
+
+/// `glia_nn_conv_transpose2d_options` with torch's defaults (`glia_nn_conv_transpose2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn nn_conv_transpose2d_options() -> sys::glia_nn_conv_transpose2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_nn_conv_transpose2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_nn_conv_transpose2d_options_init(&mut o) };
+    o
+}
+
+/// `glia_nn_conv_transposend_options` with torch's defaults (`glia_nn_conv_transposend_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn nn_conv_transposend_options() -> sys::glia_nn_conv_transposend_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_nn_conv_transposend_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_nn_conv_transposend_options_init(&mut o) };
+    o
+}
+
+/// `glia_nn_convnd_options` with torch's defaults (`glia_nn_convnd_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn nn_convnd_options() -> sys::glia_nn_convnd_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_nn_convnd_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_nn_convnd_options_init(&mut o) };
+    o
+}
+
+/// `glia_nn_multihead_attention_options` with torch's defaults (`glia_nn_multihead_attention_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn nn_multihead_attention_options() -> sys::glia_nn_multihead_attention_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_nn_multihead_attention_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_nn_multihead_attention_options_init(&mut o) };
+    o
+}
+
+/// `glia_tensor_options` with torch's defaults (`glia_tensor_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn tensor_options() -> sys::glia_tensor_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_tensor_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_tensor_options_init(&mut o) };
+    o
+}
+
 /// An output glia must have written.
 fn required(t: Option<Tensor>) -> Result<Tensor> {
     t.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no tensor"))
 }
 
 impl Tensor {
+    /// torch.empty_like: uninitialised memory (`glia_tensor_empty_like`)
+    pub fn tensor_empty_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_empty_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.zeros_like (`glia_tensor_zeros_like`)
+    pub fn tensor_zeros_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_zeros_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.ones_like (`glia_tensor_ones_like`)
+    pub fn tensor_ones_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_ones_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.full_like: every element `value`, converted as glia_tensor_full converts it (`glia_tensor_full_like`)
+    pub fn tensor_full_like(&self, value: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_full_like(self.as_ptr(), value, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE) (`glia_tensor_rand_like`)
+    pub fn tensor_rand_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_rand_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE) (`glia_tensor_randn_like`)
+    pub fn tensor_randn_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_randn_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
     /// s - alpha * a (torch.rsub) (`glia_rsub_scalar`)
     pub fn rsub_scalar(&self, s: impl Into<Scalar>, alpha: f64) -> Result<Tensor> {
         let s_s = s.into().to_raw();
@@ -283,9 +503,9 @@ impl Tensor {
     }
 
     /// GELU; approximate "none" (or NULL) or "tanh" (`glia_gelu`)
-    pub fn gelu(&self, approximate: Option<&str>) -> Result<Tensor> {
-        let approximate_c = match approximate { Some(s) => Some(cstring(s)?), None => None };
-        new_tensor(|o| unsafe { sys::glia_gelu(self.as_ptr(), approximate_c.as_ref().map_or(ptr::null(), |c| c.as_ptr()), o) })
+    pub fn gelu(&self, approximate: &str) -> Result<Tensor> {
+        let approximate_c = cstring(approximate)?;
+        new_tensor(|o| unsafe { sys::glia_gelu(self.as_ptr(), approximate_c.as_ptr(), o) })
     }
 
     /// log(1 + exp(beta * a)) / beta, linear where beta * a > threshold (torch: beta 1, threshold 20) (`glia_softplus`)
@@ -1633,9 +1853,94 @@ impl Tensor {
         new_tensor(|o| unsafe { sys::glia_channel_shuffle(self.as_ptr(), groups, o) })
     }
 
+    /// torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults (`glia_conv2d`)
+    pub fn conv2d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_conv2d_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv2d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.conv_transpose2d: x [N, C, H, W] or [C, H, W], weight [C, O / groups, kH, kW], bias [O] or NULL; options NULL for the defaults (`glia_conv_transpose2d`)
+    pub fn conv_transpose2d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_conv_transpose2d_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv_transpose2d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.conv1d: x [N, C, L] or [C, L], weight [O, C / groups, k], bias [O] or NULL; options NULL for the defaults (`glia_conv1d`)
+    pub fn conv1d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_convnd_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv1d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.conv3d: x [N, C, D, H, W] or [C, D, H, W], weight [O, C / groups, kD, kH, kW], bias [O] or NULL (`glia_conv3d`)
+    pub fn conv3d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_convnd_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv3d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.conv_transpose1d: x [N, C, L] or [C, L], weight [C, O / groups, k], bias [O] or NULL (`glia_conv_transpose1d`)
+    pub fn conv_transpose1d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_conv_transposend_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv_transpose1d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.conv_transpose3d: x [N, C, D, H, W] or [C, D, H, W], weight [C, O / groups, kD, kH, kW], bias [O] or NULL (`glia_conv_transpose3d`)
+    pub fn conv_transpose3d(&self, weight: &Tensor, bias: Option<&Tensor>, options: Option<&sys::glia_conv_transposend_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv_transpose3d(self.as_ptr(), weight.as_ptr(), bias.map_or(ptr::null(), |t| t.as_ptr() as *const _), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.unfold (torch's im2col; glia_unfold is Tensor.unfold): x [N, C, H, W] or [C, H, W] -> [N, C * kH * kW, L] (or [C * kH * kW, L]), L the number of window positions (`glia_im2col`)
+    pub fn im2col(&self, options: Option<&sys::glia_fold_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_im2col(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.fold (torch's col2im, the adjoint of glia_im2col): x [N, C * kH * kW, L] or [C * kH * kW, L] -> [N, C, out_h, out_w] (or [C, out_h, out_w]), overlapping values summed (`glia_col2im`)
+    pub fn col2im(&self, out_h: i64, out_w: i64, options: Option<&sys::glia_fold_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_col2im(self.as_ptr(), out_h, out_w, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.max_pool2d; with out_indices non-NULL also the indices (int64, flat positions in each input plane: return_indices=True) (`glia_max_pool2d`)
+    pub fn max_pool2d(&self, options: Option<&sys::glia_max_pool2d_options>) -> Result<(Tensor, Option<Tensor>)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_max_pool2d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, r1))
+    }
+
+    /// torch.nn.functional.avg_pool2d (`glia_avg_pool2d`)
+    pub fn avg_pool2d(&self, options: Option<&sys::glia_avg_pool2d_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_avg_pool2d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
     /// torch.nn.functional.adaptive_avg_pool2d to [out_h, out_w] (`glia_adaptive_avg_pool2d`)
     pub fn adaptive_avg_pool2d(&self, out_h: i64, out_w: i64) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_adaptive_avg_pool2d(self.as_ptr(), out_h, out_w, o) })
+    }
+
+    /// torch.nn.functional.max_pool1d on x [N, C, L] or [C, L]; with out_indices non-NULL also the indices (int64 positions along L: return_indices=True) (`glia_max_pool1d`)
+    pub fn max_pool1d(&self, options: Option<&sys::glia_max_pool1d_options>) -> Result<(Tensor, Option<Tensor>)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_max_pool1d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, r1))
+    }
+
+    /// torch.nn.functional.avg_pool1d on x [N, C, L] or [C, L] (`glia_avg_pool1d`)
+    pub fn avg_pool1d(&self, options: Option<&sys::glia_avg_pool1d_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_avg_pool1d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.max_pool3d on x [N, C, T, H, W] or [C, T, H, W]; with out_indices non-NULL also the indices (int64, flat positions in each T * H * W volume: return_indices=True) (`glia_max_pool3d`)
+    pub fn max_pool3d(&self, options: Option<&sys::glia_max_pool3d_options>) -> Result<(Tensor, Option<Tensor>)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_max_pool3d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, r1))
+    }
+
+    /// torch.nn.functional.avg_pool3d on x [N, C, T, H, W] or [C, T, H, W] (`glia_avg_pool3d`)
+    pub fn avg_pool3d(&self, options: Option<&sys::glia_avg_pool3d_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_avg_pool3d(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.nn.functional.adaptive_avg_pool1d to length out_l, x [N, C, L] or [C, L] (`glia_adaptive_avg_pool1d`)
@@ -1676,6 +1981,21 @@ impl Tensor {
         let r0 = unsafe { Tensor::from_raw(o0) };
         let r1 = unsafe { Tensor::from_raw(o1) };
         Ok((required(r0)?, r1))
+    }
+
+    /// torch.nn.functional.max_unpool1d: x [N, C, L] or [C, L] and the int64 indices of max_pool1d(return_indices) (same shape) -> zeros of the output size with x's values at the indices (`glia_max_unpool1d`)
+    pub fn max_unpool1d(&self, indices: &Tensor, options: Option<&sys::glia_max_unpool_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_max_unpool1d(self.as_ptr(), indices.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.max_unpool2d (see glia_max_unpool1d): x [N, C, H, W] or [C, H, W] (`glia_max_unpool2d`)
+    pub fn max_unpool2d(&self, indices: &Tensor, options: Option<&sys::glia_max_unpool_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_max_unpool2d(self.as_ptr(), indices.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.nn.functional.max_unpool3d (see glia_max_unpool1d): x [N, C, T, H, W] or [C, T, H, W] (`glia_max_unpool3d`)
+    pub fn max_unpool3d(&self, indices: &Tensor, options: Option<&sys::glia_max_unpool_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_max_unpool3d(self.as_ptr(), indices.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode) on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size) (`glia_lp_pool1d`)
@@ -1850,6 +2170,31 @@ impl Tensor {
 pub mod free {
     use super::*;
 
+    /// Uninitialised memory (`glia_tensor_empty`)
+    pub fn tensor_empty(shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_empty(if shape.is_empty() { ptr::null() } else { shape.as_ptr() }, shape.len() as i64, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks) (`glia_tensor_eye`)
+    pub fn tensor_eye(rows: i64, cols: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_eye(rows, cols, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the first half counted from start and the second from end) (`glia_tensor_linspace`)
+    pub fn tensor_linspace(start: f64, end: f64, steps: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_linspace(start, end, steps, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace (`glia_tensor_logspace`)
+    pub fn tensor_logspace(start: f64, end: f64, steps: i64, base: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_logspace(start, end, steps, base, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator (`glia_tensor_randint`)
+    pub fn tensor_randint(low: i64, high: i64, shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_randint(low, high, if shape.is_empty() { ptr::null() } else { shape.as_ptr() }, shape.len() as i64, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
     /// base ** exponent (torch.pow(number, tensor)) (`glia_scalar_pow`)
     pub fn scalar_pow(base: impl Into<Scalar>, exponent: &Tensor) -> Result<Tensor> {
         let base_s = base.into().to_raw();
@@ -1873,6 +2218,16 @@ pub mod free {
         let operands_p: Vec<*const sys::glia_tensor> = operands.iter().map(|t| t.as_ptr() as *const _).collect();
         new_tensor(|o| unsafe { sys::glia_einsum(equation_c.as_ptr(), operands_p.as_ptr(), operands_p.len() as i64, o) })
     }
+
+    /// torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a row x col matrix that glia_tril(offset) keeps, in row-major order (`glia_tensor_tril_indices`)
+    pub fn tensor_tril_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_tril_indices(row, col, offset, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
+
+    /// torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements (`glia_tensor_triu_indices`)
+    pub fn tensor_triu_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_tensor_triu_indices(row, col, offset, options.map_or(ptr::null(), |o| o as *const _), o) })
+    }
 }
 
 /// The generated module constructors (re-exported by `glia::nn`).
@@ -1886,10 +2241,87 @@ pub mod modules {
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 
+    /// torch.nn.ConvTranspose2d(in_channels, out_channels, (kernel_h, kernel_w), ...): weight [in, out / groups, kH, kW], bias [out], initialised as Conv2d's (fan_in from the weight's dim 1) (`glia_nn_conv_transpose2d`)
+    pub fn conv_transpose2d(in_channels: i64, out_channels: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_conv_transpose2d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_conv_transpose2d(in_channels, out_channels, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.Conv1d(in_channels, out_channels, kernel_size, ...): weight [out, in / groups, k], bias [out], initialised and checked as glia_nn_conv2d (`glia_nn_conv1d`)
+    pub fn conv1d(in_channels: i64, out_channels: i64, kernel_size: i64, options: Option<&sys::glia_nn_convnd_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_conv1d(in_channels, out_channels, kernel_size, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.Conv3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [out, in / groups, kD, kH, kW], bias [out], as glia_nn_conv2d (`glia_nn_conv3d`)
+    pub fn conv3d(in_channels: i64, out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_convnd_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_conv3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.ConvTranspose1d(in_channels, out_channels, kernel_size, ...): weight [in, out / groups, k], bias [out], as glia_nn_conv_transpose2d (`glia_nn_conv_transpose1d`)
+    pub fn conv_transpose1d(in_channels: i64, out_channels: i64, kernel_size: i64, options: Option<&sys::glia_nn_conv_transposend_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_conv_transpose1d(in_channels, out_channels, kernel_size, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.ConvTranspose3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [in, out / groups, kD, kH, kW], bias [out] (`glia_nn_conv_transpose3d`)
+    pub fn conv_transpose3d(in_channels: i64, out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_conv_transposend_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_conv_transpose3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.Unfold with glia_im2col's options (required: kernel_size) (`glia_nn_unfold`)
+    pub fn unfold(options: Option<&sys::glia_fold_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_unfold(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.Fold(output_size, ...) with glia_col2im's options (required: kernel_size) (`glia_nn_fold`)
+    pub fn fold(out_h: i64, out_w: i64, options: Option<&sys::glia_fold_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_fold(out_h, out_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
     /// torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size) (`glia_nn_adaptive_avg_pool2d`)
     pub fn adaptive_avg_pool2d(out_h: i64, out_w: i64) -> Result<Module> {
         let mut m = ptr::null_mut();
         check(unsafe { sys::glia_nn_adaptive_avg_pool2d(out_h, out_w, ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.MaxPool1d with glia_max_pool1d's options (required: set kernel_size; stride 0 is kernel_size) (`glia_nn_max_pool1d`)
+    pub fn max_pool1d(options: Option<&sys::glia_max_pool1d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_max_pool1d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.AvgPool1d with glia_avg_pool1d's options (required) (`glia_nn_avg_pool1d`)
+    pub fn avg_pool1d(options: Option<&sys::glia_avg_pool1d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_avg_pool1d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.MaxPool3d with glia_max_pool3d's options (required) (`glia_nn_max_pool3d`)
+    pub fn max_pool3d(options: Option<&sys::glia_max_pool3d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_max_pool3d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.AvgPool3d with glia_avg_pool3d's options (required) (`glia_nn_avg_pool3d`)
+    pub fn avg_pool3d(options: Option<&sys::glia_avg_pool3d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_avg_pool3d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 
@@ -2216,10 +2648,45 @@ pub mod modules {
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 
+    /// torch.nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in torch's order, in_proj_weight [3 * embed_dim, embed_dim] (or, when kdim or vdim differ from embed_dim, q_proj_weight [E, E], ... (`glia_nn_multihead_attention`)
+    pub fn multihead_attention(embed_dim: i64, num_heads: i64, options: Option<&sys::glia_nn_multihead_attention_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_multihead_attention(embed_dim, num_heads, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.BatchNorm3d: as glia_nn_batch_norm1d on [N, C, D, H, W] ("expected 5D input (got 4D input)") (`glia_nn_batch_norm3d`)
+    pub fn batch_norm3d(num_features: i64, options: Option<&sys::glia_batch_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_batch_norm3d(num_features, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
     /// torch.nn.GroupNorm(num_groups, num_channels, eps=1e-5, affine=True): input [N, C, *]; weight ones and bias zeros of [num_channels] when affine (`glia_nn_group_norm`)
     pub fn group_norm(num_groups: i64, num_channels: i64, eps: f64, affine: bool) -> Result<Module> {
         let mut m = ptr::null_mut();
         check(unsafe { sys::glia_nn_group_norm(num_groups, num_channels, eps, affine as i32, ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False): input [N, C, L] or [C, L] (a batch of one) (`glia_nn_instance_norm1d`)
+    pub fn instance_norm1d(num_features: i64, options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_instance_norm1d(num_features, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.InstanceNorm2d: as glia_nn_instance_norm1d on [N, C, H, W] or [C, H, W] (`glia_nn_instance_norm2d`)
+    pub fn instance_norm2d(num_features: i64, options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_instance_norm2d(num_features, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.InstanceNorm3d: as glia_nn_instance_norm1d on [N, C, D, H, W] or [C, D, H, W] (`glia_nn_instance_norm3d`)
+    pub fn instance_norm3d(num_features: i64, options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_instance_norm3d(num_features, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 

@@ -177,6 +177,29 @@ fn module_constructors() {
 }
 
 #[test]
+fn options_structs_start_from_torchs_defaults() {
+    let v: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let x = t(&v, &[1, 1, 4, 4]);
+    let w = Tensor::ones(&[1, 1, 2, 2]).unwrap();
+    let defaults = ops::conv2d_options();
+    assert_eq!((defaults.stride, defaults.groups), ([1, 1], 1));
+    assert_eq!(x.conv2d(&w, None, None).unwrap().shape(), vec![1, 1, 3, 3]);
+    let mut strided = ops::conv2d_options();
+    strided.stride = [2, 2];
+    let y = x.conv2d(&w, None, Some(&strided)).unwrap(); // sums of the 2x2 blocks
+    assert_eq!(y.to_vec::<f32>().unwrap(), vec![10., 18., 42., 50.]);
+    let mut pool = ops::max_pool2d_options();
+    pool.kernel_size = [2, 2];
+    let (m, idx) = x.max_pool2d(Some(&pool)).unwrap();
+    assert_eq!(m.to_vec::<f32>().unwrap(), vec![5., 7., 13., 15.]);
+    assert_eq!(idx.unwrap().to_vec::<i64>().unwrap(), vec![5, 7, 13, 15]);
+    let mut avg = ops::avg_pool1d_options();
+    avg.kernel_size = 2;
+    let out = nn::avg_pool1d(Some(&avg)).unwrap().forward(&t(&[0., 1., 2., 3.], &[1, 1, 4])).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![0.5, 2.5]);
+}
+
+#[test]
 fn errors_carry_the_c_code_and_message() {
     let a = t(&[1., 2.], &[2]);
     let b = t(&[1., 2., 3.], &[3]);
