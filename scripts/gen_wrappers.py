@@ -53,7 +53,7 @@ INT32_NUMBERS = {"n_threads", "port", "flags", "mode", "value"}
 # Enums that get a generated type in Rust and Go (C++ uses the C enum itself). glia_dtype maps to the
 # hand-written DType of both.
 ENUMS = {"glia_reduction", "glia_quantile_interpolation", "glia_interpolate_mode", "glia_pad_mode", "glia_fan_mode",
-         "glia_reduce_op"}
+         "glia_reduce_op", "glia_padding_kind"}
 # A `const int64_t *x` without a length is an optional int64 (NULL: None), except these names, which are
 # short arrays whose length the documentation gives.
 ARRAY_NAMES = {"stride", "kernel_size", "padding", "dilation", "output_size", "size", "output_padding"}
@@ -907,6 +907,7 @@ def go_param(a):
         "number": NUMBERS.get(a.ctype, ("", "", "int64"))[2],
         "dtype": "DType",
         "enum": go_enum_name(a.ctype or ""),
+        "options": "*" + GO_OPTION_TYPES.get(a.enum or "", ""),
     }[a.kind]
     return "%s %s" % (n, t)
 
@@ -962,6 +963,9 @@ def shim(f, args, outs, shape):
             call.append("(%s)%s" % (a.ctype, n))
         elif k == "factory":
             call.append("NULL")
+        elif k == "options":
+            ps.append("const %s *%s" % (a.enum, n))
+            call.append(n)
     for o in outs:
         ps.append("gh *%s" % o.name)
         call.append("GS_OUT_T(%s)" % o.name)
@@ -1001,12 +1005,12 @@ def go_func(f, args, outs, shape, name, method):
             n = "t"
         if k in ("tensor", "mtensor"):
             if a.nullable:
-                lines.append("\th_%s := optHandle(%s)" % (a.name, n))
+                lines.append("\th_%s, err := optHandle(%s)" % (a.name, n))
             else:
                 lines.append("\th_%s, err := %s.handle()" % (a.name, n))
-                lines.append("\tif err != nil {")
-                lines.append(fail())
-                lines.append("\t}")
+            lines.append("\tif err != nil {")
+            lines.append(fail())
+            lines.append("\t}")
             keep.append(n)
             call.append("h_%s" % a.name)
         elif k == "tensors":
@@ -1052,6 +1056,8 @@ def go_func(f, args, outs, shape, name, method):
             call.append("%s(%s)" % (NUMBERS[a.ctype][3], n))
         elif k in ("dtype", "enum"):
             call.append("C.int(%s)" % n)
+        elif k == "options":
+            call.append("%s.toC()" % n)
     if shape == "inplace":
         lines.append("\te := C.gsg_%s(%s)" % (f.short, ", ".join(call)))
     elif shape == "module":
@@ -1076,6 +1082,104 @@ def go_func(f, args, outs, shape, name, method):
         lines.append("\treturn %s, nil" % ", ".join("wrapOpt(o[%d])" % k for k in range(len(outs))))
     lines.append("}")
     return lines
+
+
+GO_OPTION_TYPES = {}  # options struct -> Go type name (filled by go_option_types)
+
+
+def go_option_fields(struct):
+    """(Go field, kind, C field, array length) of an options struct, or None when a field has no Go form."""
+    out = []
+    for fdecl in STRUCTS.get(struct, []):
+        m = re.fullmatch(r"(\w+) (\w+)(?:\[(\d+)\])?", fdecl)
+        if not m:
+            return None
+        ct, name, n = m.group(1), m.group(2), m.group(3)
+        if name == "struct_size":
+            continue
+        if ct == "int32_t" and name not in INT32_NUMBERS:
+            kind = "bool"
+        elif ct in NUMBERS:
+            kind = ct
+        elif ct in ENUMS:
+            kind = "enum:" + ct
+        else:
+            return None
+        if n and kind not in NUMBERS:
+            return None
+        out.append((camel(name), kind, name, int(n) if n else None))
+    return out
+
+
+def go_option_types(items, taken):
+    GO_OPTION_TYPES.clear()
+    for _, args, _, _ in items:
+        for a in args:
+            if a.kind == "options" and a.enum not in GO_OPTION_TYPES:
+                name = camel(a.enum[len("glia_"):])
+                if name in taken:  # the hand-written Conv2dOptions of NewConv2d
+                    name = name[: -len("Options")] + "Opts"
+                GO_OPTION_TYPES[a.enum] = name
+
+
+def go_option_code(struct):
+    name = GO_OPTION_TYPES[struct]
+    fields = go_option_fields(struct)
+    width = max([len(f[0]) for f in fields] + [1])
+    w = ["", "// %s mirrors %s: Default%s() is torch's defaults, as a nil *%s argument." % (name, struct, name, name),
+         "type %s struct {" % name]
+    for gf, kind, cf, n in fields:
+        if kind == "bool":
+            t = "bool"
+        elif kind.startswith("enum:"):
+            t = go_enum_name(kind[5:])
+        else:
+            t = NUMBERS[kind][2]
+        if n:
+            t = "[%d]%s" % (n, t)
+        w.append("\t%s %s" % (gf.ljust(width), t))
+    w.append("}")
+    w.append("")
+    w.append("// Default%s is %s as %s_init fills it in." % (name, name, struct))
+    w.append("func Default%s() %s {" % (name, name))
+    w.append("\tvar c C.%s" % struct)
+    w.append("\tC.%s_init(&c)" % struct)
+    w.append("\tvar o %s" % name)
+    for gf, kind, cf, n in fields:
+        if n:
+            w.append("\tfor i := range o.%s {" % gf)
+            w.append("\t\to.%s[i] = %s(c.%s[i])" % (gf, NUMBERS[kind][2], cf))
+            w.append("\t}")
+        elif kind == "bool":
+            w.append("\to.%s = c.%s != 0" % (gf, cf))
+        elif kind.startswith("enum:"):
+            w.append("\to.%s = %s(c.%s)" % (gf, go_enum_name(kind[5:]), cf))
+        else:
+            w.append("\to.%s = %s(c.%s)" % (gf, NUMBERS[kind][2], cf))
+    w.append("\treturn o")
+    w.append("}")
+    w.append("")
+    w.append("// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.")
+    w.append("func (o *%s) toC() *C.%s {" % (name, struct))
+    w.append("\tif o == nil {")
+    w.append("\t\treturn nil")
+    w.append("\t}")
+    w.append("\tc := new(C.%s)" % struct)
+    w.append("\tC.%s_init(c)" % struct)
+    for gf, kind, cf, n in fields:
+        if n:
+            w.append("\tfor i := range o.%s {" % gf)
+            w.append("\t\tc.%s[i] = %s(o.%s[i])" % (cf, NUMBERS[kind][3], gf))
+            w.append("\t}")
+        elif kind == "bool":
+            w.append("\tc.%s = flag(o.%s)" % (cf, gf))
+        elif kind.startswith("enum:"):
+            w.append("\tc.%s = C.%s(o.%s)" % (cf, kind[5:], gf))
+        else:
+            w.append("\tc.%s = %s(o.%s)" % (cf, NUMBERS[kind][3], gf))
+    w.append("\treturn c")
+    w.append("}")
+    return w
 
 
 def gen_go(items, enums, used_enums, names):
@@ -1168,12 +1272,12 @@ def gen_go(items, enums, used_enums, names):
     w.append("\treturn cString(s)")
     w.append("}")
     w.append("")
-    w.append("// optHandle is the handle of t, or 0 (NULL: None) for a nil or released tensor.")
-    w.append("func optHandle(t *Tensor) C.gh {")
+    w.append("// optHandle is the handle of t, or 0 (NULL: None) for nil; a released tensor is an error.")
+    w.append("func optHandle(t *Tensor) (C.gh, error) {")
     w.append("\tif t == nil {")
-    w.append("\t\treturn 0")
+    w.append("\t\treturn 0, nil")
     w.append("\t}")
-    w.append("\treturn C.gh(t.h.Load())")
+    w.append("\treturn t.handle()")
     w.append("}")
     w.append("")
     w.append("func float64Ptr(s []float64) *C.double {")
@@ -1199,6 +1303,8 @@ def gen_go(items, enums, used_enums, names):
             w.append("")
             w.append("// %s%s is %s." % (name, v, k))
             w.append("const %s%s %s = %d" % (name, v, name, val))
+    for st in sorted(GO_OPTION_TYPES):
+        w.extend(go_option_code(st))
     for f, args, outs, shape, name, method in items:
         sh.append("")
         sh.extend(shim(f, args, outs, shape))
@@ -1243,8 +1349,8 @@ def build():
             if f.name in calls:
                 by_hand.append(f.name)
                 continue
-            if lang == "go" and any(a.kind == "options" for a in args):
-                lang_skip.setdefault("options struct (no Go type for it yet)", []).append(f.name)
+            if lang == "go" and any(a.kind == "options" and go_option_fields(a.enum) is None for a in args):
+                lang_skip.setdefault("options struct with a field of no Go form", []).append(f.name)
                 continue
             if lang == "rust" and any(a.kind == "fixed" for a in args):
                 lang_skip.setdefault("fixed-size array argument (glia-sys declares it by value)", []).append(f.name)
@@ -1287,7 +1393,11 @@ def render():
     for f, args, outs, shape in per["go"][0]:
         method = shape != "module" and bool(args) and args[0].kind in ("tensor", "mtensor") and not args[0].nullable
         go_items.append((f, args, outs, shape, go_name(f, shape), method))
-    go_src, shim_src = gen_go(go_items, enums, used_enums_of(per["go"][0]), None)
+    go_option_types(per["go"][0], hand_written()["go"][1]["free"])
+    go_enums = used_enums_of(per["go"][0])
+    for st in GO_OPTION_TYPES:
+        go_enums |= {k[5:] for _, k, _, _ in go_option_fields(st) if k.startswith("enum:")}
+    go_src, shim_src = gen_go(go_items, enums, go_enums, None)
     files[OUT_GO] = go_src
     files[OUT_SHIM] = shim_src
     files[DOC] = render_doc(funcs, regular, skipped, per)

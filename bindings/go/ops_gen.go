@@ -73,12 +73,12 @@ func optCString(s string) (*C.char, func()) {
 	return cString(s)
 }
 
-// optHandle is the handle of t, or 0 (NULL: None) for a nil or released tensor.
-func optHandle(t *Tensor) C.gh {
+// optHandle is the handle of t, or 0 (NULL: None) for nil; a released tensor is an error.
+func optHandle(t *Tensor) (C.gh, error) {
 	if t == nil {
-		return 0
+		return 0, nil
 	}
-	return C.gh(t.h.Load())
+	return t.handle()
 }
 
 func float64Ptr(s []float64) *C.double {
@@ -144,6 +144,18 @@ const PadModeReplicate PadMode = 2
 // PadModeCircular is GLIA_PAD_CIRCULAR.
 const PadModeCircular PadMode = 3
 
+// PaddingKind mirrors glia_padding_kind.
+type PaddingKind int32
+
+// PaddingKindExplicit is GLIA_PADDING_EXPLICIT.
+const PaddingKindExplicit PaddingKind = 0
+
+// PaddingKindValid is GLIA_PADDING_VALID.
+const PaddingKindValid PaddingKind = 1
+
+// PaddingKindSame is GLIA_PADDING_SAME.
+const PaddingKindSame PaddingKind = 2
+
 // QuantileInterpolation mirrors glia_quantile_interpolation.
 type QuantileInterpolation int32
 
@@ -176,6 +188,875 @@ const ReductionSum Reduction = 2
 
 // ReductionBatchmean is GLIA_REDUCTION_BATCHMEAN.
 const ReductionBatchmean Reduction = 3
+
+// AvgPool1dOptions mirrors glia_avg_pool1d_options: DefaultAvgPool1dOptions() is torch's defaults, as a nil *AvgPool1dOptions argument.
+type AvgPool1dOptions struct {
+	KernelSize      int64
+	Stride          int64
+	Padding         int64
+	CeilMode        bool
+	CountIncludePad bool
+}
+
+// DefaultAvgPool1dOptions is AvgPool1dOptions as glia_avg_pool1d_options_init fills it in.
+func DefaultAvgPool1dOptions() AvgPool1dOptions {
+	var c C.glia_avg_pool1d_options
+	C.glia_avg_pool1d_options_init(&c)
+	var o AvgPool1dOptions
+	o.KernelSize = int64(c.kernel_size)
+	o.Stride = int64(c.stride)
+	o.Padding = int64(c.padding)
+	o.CeilMode = c.ceil_mode != 0
+	o.CountIncludePad = c.count_include_pad != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *AvgPool1dOptions) toC() *C.glia_avg_pool1d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_avg_pool1d_options)
+	C.glia_avg_pool1d_options_init(c)
+	c.kernel_size = C.int64_t(o.KernelSize)
+	c.stride = C.int64_t(o.Stride)
+	c.padding = C.int64_t(o.Padding)
+	c.ceil_mode = flag(o.CeilMode)
+	c.count_include_pad = flag(o.CountIncludePad)
+	return c
+}
+
+// AvgPool2dOptions mirrors glia_avg_pool2d_options: DefaultAvgPool2dOptions() is torch's defaults, as a nil *AvgPool2dOptions argument.
+type AvgPool2dOptions struct {
+	KernelSize      [2]int64
+	Stride          [2]int64
+	Padding         [2]int64
+	CeilMode        bool
+	CountIncludePad bool
+	DivisorOverride int64
+}
+
+// DefaultAvgPool2dOptions is AvgPool2dOptions as glia_avg_pool2d_options_init fills it in.
+func DefaultAvgPool2dOptions() AvgPool2dOptions {
+	var c C.glia_avg_pool2d_options
+	C.glia_avg_pool2d_options_init(&c)
+	var o AvgPool2dOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	o.CeilMode = c.ceil_mode != 0
+	o.CountIncludePad = c.count_include_pad != 0
+	o.DivisorOverride = int64(c.divisor_override)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *AvgPool2dOptions) toC() *C.glia_avg_pool2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_avg_pool2d_options)
+	C.glia_avg_pool2d_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	c.ceil_mode = flag(o.CeilMode)
+	c.count_include_pad = flag(o.CountIncludePad)
+	c.divisor_override = C.int64_t(o.DivisorOverride)
+	return c
+}
+
+// AvgPool3dOptions mirrors glia_avg_pool3d_options: DefaultAvgPool3dOptions() is torch's defaults, as a nil *AvgPool3dOptions argument.
+type AvgPool3dOptions struct {
+	KernelSize      [3]int64
+	Stride          [3]int64
+	Padding         [3]int64
+	CeilMode        bool
+	CountIncludePad bool
+	DivisorOverride int64
+}
+
+// DefaultAvgPool3dOptions is AvgPool3dOptions as glia_avg_pool3d_options_init fills it in.
+func DefaultAvgPool3dOptions() AvgPool3dOptions {
+	var c C.glia_avg_pool3d_options
+	C.glia_avg_pool3d_options_init(&c)
+	var o AvgPool3dOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	o.CeilMode = c.ceil_mode != 0
+	o.CountIncludePad = c.count_include_pad != 0
+	o.DivisorOverride = int64(c.divisor_override)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *AvgPool3dOptions) toC() *C.glia_avg_pool3d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_avg_pool3d_options)
+	C.glia_avg_pool3d_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	c.ceil_mode = flag(o.CeilMode)
+	c.count_include_pad = flag(o.CountIncludePad)
+	c.divisor_override = C.int64_t(o.DivisorOverride)
+	return c
+}
+
+// BatchNormOptions mirrors glia_batch_norm_options: DefaultBatchNormOptions() is torch's defaults, as a nil *BatchNormOptions argument.
+type BatchNormOptions struct {
+	Eps               float64
+	Momentum          float64
+	MomentumNone      bool
+	Affine            bool
+	TrackRunningStats bool
+}
+
+// DefaultBatchNormOptions is BatchNormOptions as glia_batch_norm_options_init fills it in.
+func DefaultBatchNormOptions() BatchNormOptions {
+	var c C.glia_batch_norm_options
+	C.glia_batch_norm_options_init(&c)
+	var o BatchNormOptions
+	o.Eps = float64(c.eps)
+	o.Momentum = float64(c.momentum)
+	o.MomentumNone = c.momentum_none != 0
+	o.Affine = c.affine != 0
+	o.TrackRunningStats = c.track_running_stats != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *BatchNormOptions) toC() *C.glia_batch_norm_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_batch_norm_options)
+	C.glia_batch_norm_options_init(c)
+	c.eps = C.double(o.Eps)
+	c.momentum = C.double(o.Momentum)
+	c.momentum_none = flag(o.MomentumNone)
+	c.affine = flag(o.Affine)
+	c.track_running_stats = flag(o.TrackRunningStats)
+	return c
+}
+
+// Conv2dOpts mirrors glia_conv2d_options: DefaultConv2dOpts() is torch's defaults, as a nil *Conv2dOpts argument.
+type Conv2dOpts struct {
+	Stride      [2]int64
+	Padding     [2]int64
+	Dilation    [2]int64
+	Groups      int64
+	PaddingKind PaddingKind
+}
+
+// DefaultConv2dOpts is Conv2dOpts as glia_conv2d_options_init fills it in.
+func DefaultConv2dOpts() Conv2dOpts {
+	var c C.glia_conv2d_options
+	C.glia_conv2d_options_init(&c)
+	var o Conv2dOpts
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.Groups = int64(c.groups)
+	o.PaddingKind = PaddingKind(c.padding_kind)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *Conv2dOpts) toC() *C.glia_conv2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_conv2d_options)
+	C.glia_conv2d_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.padding_kind = C.glia_padding_kind(o.PaddingKind)
+	return c
+}
+
+// ConvTranspose2dOptions mirrors glia_conv_transpose2d_options: DefaultConvTranspose2dOptions() is torch's defaults, as a nil *ConvTranspose2dOptions argument.
+type ConvTranspose2dOptions struct {
+	Stride        [2]int64
+	Padding       [2]int64
+	OutputPadding [2]int64
+	Groups        int64
+	Dilation      [2]int64
+}
+
+// DefaultConvTranspose2dOptions is ConvTranspose2dOptions as glia_conv_transpose2d_options_init fills it in.
+func DefaultConvTranspose2dOptions() ConvTranspose2dOptions {
+	var c C.glia_conv_transpose2d_options
+	C.glia_conv_transpose2d_options_init(&c)
+	var o ConvTranspose2dOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.OutputPadding {
+		o.OutputPadding[i] = int64(c.output_padding[i])
+	}
+	o.Groups = int64(c.groups)
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *ConvTranspose2dOptions) toC() *C.glia_conv_transpose2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_conv_transpose2d_options)
+	C.glia_conv_transpose2d_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.OutputPadding {
+		c.output_padding[i] = C.int64_t(o.OutputPadding[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	return c
+}
+
+// ConvTransposendOptions mirrors glia_conv_transposend_options: DefaultConvTransposendOptions() is torch's defaults, as a nil *ConvTransposendOptions argument.
+type ConvTransposendOptions struct {
+	Stride        [3]int64
+	Padding       [3]int64
+	OutputPadding [3]int64
+	Groups        int64
+	Dilation      [3]int64
+}
+
+// DefaultConvTransposendOptions is ConvTransposendOptions as glia_conv_transposend_options_init fills it in.
+func DefaultConvTransposendOptions() ConvTransposendOptions {
+	var c C.glia_conv_transposend_options
+	C.glia_conv_transposend_options_init(&c)
+	var o ConvTransposendOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.OutputPadding {
+		o.OutputPadding[i] = int64(c.output_padding[i])
+	}
+	o.Groups = int64(c.groups)
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *ConvTransposendOptions) toC() *C.glia_conv_transposend_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_conv_transposend_options)
+	C.glia_conv_transposend_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.OutputPadding {
+		c.output_padding[i] = C.int64_t(o.OutputPadding[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	return c
+}
+
+// ConvndOptions mirrors glia_convnd_options: DefaultConvndOptions() is torch's defaults, as a nil *ConvndOptions argument.
+type ConvndOptions struct {
+	Stride      [3]int64
+	Padding     [3]int64
+	Dilation    [3]int64
+	Groups      int64
+	PaddingKind PaddingKind
+}
+
+// DefaultConvndOptions is ConvndOptions as glia_convnd_options_init fills it in.
+func DefaultConvndOptions() ConvndOptions {
+	var c C.glia_convnd_options
+	C.glia_convnd_options_init(&c)
+	var o ConvndOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.Groups = int64(c.groups)
+	o.PaddingKind = PaddingKind(c.padding_kind)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *ConvndOptions) toC() *C.glia_convnd_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_convnd_options)
+	C.glia_convnd_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.padding_kind = C.glia_padding_kind(o.PaddingKind)
+	return c
+}
+
+// FoldOptions mirrors glia_fold_options: DefaultFoldOptions() is torch's defaults, as a nil *FoldOptions argument.
+type FoldOptions struct {
+	KernelSize [2]int64
+	Dilation   [2]int64
+	Padding    [2]int64
+	Stride     [2]int64
+}
+
+// DefaultFoldOptions is FoldOptions as glia_fold_options_init fills it in.
+func DefaultFoldOptions() FoldOptions {
+	var c C.glia_fold_options
+	C.glia_fold_options_init(&c)
+	var o FoldOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *FoldOptions) toC() *C.glia_fold_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_fold_options)
+	C.glia_fold_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	return c
+}
+
+// InstanceNormOptions mirrors glia_instance_norm_options: DefaultInstanceNormOptions() is torch's defaults, as a nil *InstanceNormOptions argument.
+type InstanceNormOptions struct {
+	Eps               float64
+	Momentum          float64
+	Affine            bool
+	TrackRunningStats bool
+}
+
+// DefaultInstanceNormOptions is InstanceNormOptions as glia_instance_norm_options_init fills it in.
+func DefaultInstanceNormOptions() InstanceNormOptions {
+	var c C.glia_instance_norm_options
+	C.glia_instance_norm_options_init(&c)
+	var o InstanceNormOptions
+	o.Eps = float64(c.eps)
+	o.Momentum = float64(c.momentum)
+	o.Affine = c.affine != 0
+	o.TrackRunningStats = c.track_running_stats != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *InstanceNormOptions) toC() *C.glia_instance_norm_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_instance_norm_options)
+	C.glia_instance_norm_options_init(c)
+	c.eps = C.double(o.Eps)
+	c.momentum = C.double(o.Momentum)
+	c.affine = flag(o.Affine)
+	c.track_running_stats = flag(o.TrackRunningStats)
+	return c
+}
+
+// MaxPool1dOptions mirrors glia_max_pool1d_options: DefaultMaxPool1dOptions() is torch's defaults, as a nil *MaxPool1dOptions argument.
+type MaxPool1dOptions struct {
+	KernelSize int64
+	Stride     int64
+	Padding    int64
+	Dilation   int64
+	CeilMode   bool
+}
+
+// DefaultMaxPool1dOptions is MaxPool1dOptions as glia_max_pool1d_options_init fills it in.
+func DefaultMaxPool1dOptions() MaxPool1dOptions {
+	var c C.glia_max_pool1d_options
+	C.glia_max_pool1d_options_init(&c)
+	var o MaxPool1dOptions
+	o.KernelSize = int64(c.kernel_size)
+	o.Stride = int64(c.stride)
+	o.Padding = int64(c.padding)
+	o.Dilation = int64(c.dilation)
+	o.CeilMode = c.ceil_mode != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *MaxPool1dOptions) toC() *C.glia_max_pool1d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_max_pool1d_options)
+	C.glia_max_pool1d_options_init(c)
+	c.kernel_size = C.int64_t(o.KernelSize)
+	c.stride = C.int64_t(o.Stride)
+	c.padding = C.int64_t(o.Padding)
+	c.dilation = C.int64_t(o.Dilation)
+	c.ceil_mode = flag(o.CeilMode)
+	return c
+}
+
+// MaxPool2dOptions mirrors glia_max_pool2d_options: DefaultMaxPool2dOptions() is torch's defaults, as a nil *MaxPool2dOptions argument.
+type MaxPool2dOptions struct {
+	KernelSize [2]int64
+	Stride     [2]int64
+	Padding    [2]int64
+	Dilation   [2]int64
+	CeilMode   bool
+}
+
+// DefaultMaxPool2dOptions is MaxPool2dOptions as glia_max_pool2d_options_init fills it in.
+func DefaultMaxPool2dOptions() MaxPool2dOptions {
+	var c C.glia_max_pool2d_options
+	C.glia_max_pool2d_options_init(&c)
+	var o MaxPool2dOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.CeilMode = c.ceil_mode != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *MaxPool2dOptions) toC() *C.glia_max_pool2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_max_pool2d_options)
+	C.glia_max_pool2d_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.ceil_mode = flag(o.CeilMode)
+	return c
+}
+
+// MaxPool3dOptions mirrors glia_max_pool3d_options: DefaultMaxPool3dOptions() is torch's defaults, as a nil *MaxPool3dOptions argument.
+type MaxPool3dOptions struct {
+	KernelSize [3]int64
+	Stride     [3]int64
+	Padding    [3]int64
+	Dilation   [3]int64
+	CeilMode   bool
+}
+
+// DefaultMaxPool3dOptions is MaxPool3dOptions as glia_max_pool3d_options_init fills it in.
+func DefaultMaxPool3dOptions() MaxPool3dOptions {
+	var c C.glia_max_pool3d_options
+	C.glia_max_pool3d_options_init(&c)
+	var o MaxPool3dOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.CeilMode = c.ceil_mode != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *MaxPool3dOptions) toC() *C.glia_max_pool3d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_max_pool3d_options)
+	C.glia_max_pool3d_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.ceil_mode = flag(o.CeilMode)
+	return c
+}
+
+// MaxUnpoolOptions mirrors glia_max_unpool_options: DefaultMaxUnpoolOptions() is torch's defaults, as a nil *MaxUnpoolOptions argument.
+type MaxUnpoolOptions struct {
+	KernelSize [3]int64
+	Stride     [3]int64
+	Padding    [3]int64
+	OutputSize [3]int64
+}
+
+// DefaultMaxUnpoolOptions is MaxUnpoolOptions as glia_max_unpool_options_init fills it in.
+func DefaultMaxUnpoolOptions() MaxUnpoolOptions {
+	var c C.glia_max_unpool_options
+	C.glia_max_unpool_options_init(&c)
+	var o MaxUnpoolOptions
+	for i := range o.KernelSize {
+		o.KernelSize[i] = int64(c.kernel_size[i])
+	}
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.OutputSize {
+		o.OutputSize[i] = int64(c.output_size[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *MaxUnpoolOptions) toC() *C.glia_max_unpool_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_max_unpool_options)
+	C.glia_max_unpool_options_init(c)
+	for i := range o.KernelSize {
+		c.kernel_size[i] = C.int64_t(o.KernelSize[i])
+	}
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.OutputSize {
+		c.output_size[i] = C.int64_t(o.OutputSize[i])
+	}
+	return c
+}
+
+// NnConvTranspose2dOptions mirrors glia_nn_conv_transpose2d_options: DefaultNnConvTranspose2dOptions() is torch's defaults, as a nil *NnConvTranspose2dOptions argument.
+type NnConvTranspose2dOptions struct {
+	Stride        [2]int64
+	Padding       [2]int64
+	OutputPadding [2]int64
+	Groups        int64
+	Bias          bool
+	Dilation      [2]int64
+}
+
+// DefaultNnConvTranspose2dOptions is NnConvTranspose2dOptions as glia_nn_conv_transpose2d_options_init fills it in.
+func DefaultNnConvTranspose2dOptions() NnConvTranspose2dOptions {
+	var c C.glia_nn_conv_transpose2d_options
+	C.glia_nn_conv_transpose2d_options_init(&c)
+	var o NnConvTranspose2dOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.OutputPadding {
+		o.OutputPadding[i] = int64(c.output_padding[i])
+	}
+	o.Groups = int64(c.groups)
+	o.Bias = c.bias != 0
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *NnConvTranspose2dOptions) toC() *C.glia_nn_conv_transpose2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_nn_conv_transpose2d_options)
+	C.glia_nn_conv_transpose2d_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.OutputPadding {
+		c.output_padding[i] = C.int64_t(o.OutputPadding[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.bias = flag(o.Bias)
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	return c
+}
+
+// NnConvTransposendOptions mirrors glia_nn_conv_transposend_options: DefaultNnConvTransposendOptions() is torch's defaults, as a nil *NnConvTransposendOptions argument.
+type NnConvTransposendOptions struct {
+	Stride        [3]int64
+	Padding       [3]int64
+	OutputPadding [3]int64
+	Groups        int64
+	Bias          bool
+	Dilation      [3]int64
+}
+
+// DefaultNnConvTransposendOptions is NnConvTransposendOptions as glia_nn_conv_transposend_options_init fills it in.
+func DefaultNnConvTransposendOptions() NnConvTransposendOptions {
+	var c C.glia_nn_conv_transposend_options
+	C.glia_nn_conv_transposend_options_init(&c)
+	var o NnConvTransposendOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.OutputPadding {
+		o.OutputPadding[i] = int64(c.output_padding[i])
+	}
+	o.Groups = int64(c.groups)
+	o.Bias = c.bias != 0
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *NnConvTransposendOptions) toC() *C.glia_nn_conv_transposend_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_nn_conv_transposend_options)
+	C.glia_nn_conv_transposend_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.OutputPadding {
+		c.output_padding[i] = C.int64_t(o.OutputPadding[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.bias = flag(o.Bias)
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	return c
+}
+
+// NnConvndOptions mirrors glia_nn_convnd_options: DefaultNnConvndOptions() is torch's defaults, as a nil *NnConvndOptions argument.
+type NnConvndOptions struct {
+	Stride      [3]int64
+	Padding     [3]int64
+	Dilation    [3]int64
+	Groups      int64
+	Bias        bool
+	PaddingKind PaddingKind
+	PaddingMode PadMode
+}
+
+// DefaultNnConvndOptions is NnConvndOptions as glia_nn_convnd_options_init fills it in.
+func DefaultNnConvndOptions() NnConvndOptions {
+	var c C.glia_nn_convnd_options
+	C.glia_nn_convnd_options_init(&c)
+	var o NnConvndOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.Groups = int64(c.groups)
+	o.Bias = c.bias != 0
+	o.PaddingKind = PaddingKind(c.padding_kind)
+	o.PaddingMode = PadMode(c.padding_mode)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *NnConvndOptions) toC() *C.glia_nn_convnd_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_nn_convnd_options)
+	C.glia_nn_convnd_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.bias = flag(o.Bias)
+	c.padding_kind = C.glia_padding_kind(o.PaddingKind)
+	c.padding_mode = C.glia_pad_mode(o.PaddingMode)
+	return c
+}
+
+// NnMultiheadAttentionOptions mirrors glia_nn_multihead_attention_options: DefaultNnMultiheadAttentionOptions() is torch's defaults, as a nil *NnMultiheadAttentionOptions argument.
+type NnMultiheadAttentionOptions struct {
+	Dropout     float64
+	Bias        bool
+	AddBiasKv   bool
+	AddZeroAttn bool
+	Kdim        int64
+	Vdim        int64
+	BatchFirst  bool
+}
+
+// DefaultNnMultiheadAttentionOptions is NnMultiheadAttentionOptions as glia_nn_multihead_attention_options_init fills it in.
+func DefaultNnMultiheadAttentionOptions() NnMultiheadAttentionOptions {
+	var c C.glia_nn_multihead_attention_options
+	C.glia_nn_multihead_attention_options_init(&c)
+	var o NnMultiheadAttentionOptions
+	o.Dropout = float64(c.dropout)
+	o.Bias = c.bias != 0
+	o.AddBiasKv = c.add_bias_kv != 0
+	o.AddZeroAttn = c.add_zero_attn != 0
+	o.Kdim = int64(c.kdim)
+	o.Vdim = int64(c.vdim)
+	o.BatchFirst = c.batch_first != 0
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *NnMultiheadAttentionOptions) toC() *C.glia_nn_multihead_attention_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_nn_multihead_attention_options)
+	C.glia_nn_multihead_attention_options_init(c)
+	c.dropout = C.double(o.Dropout)
+	c.bias = flag(o.Bias)
+	c.add_bias_kv = flag(o.AddBiasKv)
+	c.add_zero_attn = flag(o.AddZeroAttn)
+	c.kdim = C.int64_t(o.Kdim)
+	c.vdim = C.int64_t(o.Vdim)
+	c.batch_first = flag(o.BatchFirst)
+	return c
+}
 
 // MulInPlace wraps glia_mul_: self *= other, in place
 func (t *Tensor) MulInPlace(other *Tensor) error {
@@ -3057,7 +3938,10 @@ func (t *Tensor) Searchsorted(values *Tensor, outInt32 bool, right bool, side st
 	}
 	c_side, free_side := optCString(side)
 	defer free_side()
-	h_sorter := optHandle(sorter)
+	h_sorter, err := optHandle(sorter)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_searchsorted(h_sorted_sequence, h_values, flag(outInt32), flag(right), c_side, h_sorter, &o[0])
 	runtime.KeepAlive(t)
@@ -3162,8 +4046,14 @@ func (t *Tensor) Diff(order int64, dim int64, prepend *Tensor, append_ *Tensor) 
 	if err != nil {
 		return nil, err
 	}
-	h_prepend := optHandle(prepend)
-	h_append := optHandle(append_)
+	h_prepend, err := optHandle(prepend)
+	if err != nil {
+		return nil, err
+	}
+	h_append, err := optHandle(append_)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_diff(h_input, C.int64_t(order), C.int64_t(dim), h_prepend, h_append, &o[0])
 	runtime.KeepAlive(t)
@@ -3274,8 +4164,14 @@ func (t *Tensor) Cov(correction int64, fweights *Tensor, aweights *Tensor) (*Ten
 	if err != nil {
 		return nil, err
 	}
-	h_fweights := optHandle(fweights)
-	h_aweights := optHandle(aweights)
+	h_fweights, err := optHandle(fweights)
+	if err != nil {
+		return nil, err
+	}
+	h_aweights, err := optHandle(aweights)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_cov(h_input, C.int64_t(correction), h_fweights, h_aweights, &o[0])
 	runtime.KeepAlive(t)
@@ -3308,7 +4204,10 @@ func (t *Tensor) Trapezoid(x *Tensor, dx float64, dim int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	h_x := optHandle(x)
+	h_x, err := optHandle(x)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_trapezoid(h_y, h_x, C.double(dx), C.int64_t(dim), &o[0])
 	runtime.KeepAlive(t)
@@ -3325,7 +4224,10 @@ func (t *Tensor) CumulativeTrapezoid(x *Tensor, dx float64, dim int64) (*Tensor,
 	if err != nil {
 		return nil, err
 	}
-	h_x := optHandle(x)
+	h_x, err := optHandle(x)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_cumulative_trapezoid(h_y, h_x, C.double(dx), C.int64_t(dim), &o[0])
 	runtime.KeepAlive(t)
@@ -3474,7 +4376,10 @@ func (t *Tensor) BinaryCrossEntropy(target *Tensor, weight *Tensor, reduction Re
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_binary_cross_entropy(h_input, h_target, h_weight, C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
@@ -3496,8 +4401,14 @@ func (t *Tensor) BinaryCrossEntropyWithLogits(target *Tensor, weight *Tensor, po
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
-	h_pos_weight := optHandle(posWeight)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
+	h_pos_weight, err := optHandle(posWeight)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_binary_cross_entropy_with_logits(h_input, h_target, h_weight, h_pos_weight, C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
@@ -3650,7 +4561,10 @@ func (t *Tensor) MultilabelSoftMarginLoss(target *Tensor, weight *Tensor, reduct
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_multilabel_soft_margin_loss(h_input, h_target, h_weight, C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
@@ -3697,7 +4611,10 @@ func (t *Tensor) MultiMarginLoss(target *Tensor, p int64, margin float64, weight
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_multi_margin_loss(h_input, h_target, C.int64_t(p), C.double(margin), h_weight, C.int(reduction), &o[0])
 	runtime.KeepAlive(t)
@@ -4934,6 +5851,216 @@ func (t *Tensor) ChannelShuffle(groups int64) (*Tensor, error) {
 	return wrapOpt(o[0]), nil
 }
 
+// Conv2d wraps glia_conv2d: torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults
+func (t *Tensor) Conv2d(weight *Tensor, bias *Tensor, options *Conv2dOpts) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv2d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// ConvTranspose2d wraps glia_conv_transpose2d: torch.nn.functional.conv_transpose2d: x [N, C, H, W] or [C, H, W], weight [C, O / groups, kH, kW], bias [O] or NULL; options NULL for the defaults
+func (t *Tensor) ConvTranspose2d(weight *Tensor, bias *Tensor, options *ConvTranspose2dOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv_transpose2d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Conv1d wraps glia_conv1d: torch.nn.functional.conv1d: x [N, C, L] or [C, L], weight [O, C / groups, k], bias [O] or NULL; options NULL for the defaults
+func (t *Tensor) Conv1d(weight *Tensor, bias *Tensor, options *ConvndOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv1d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Conv3d wraps glia_conv3d: torch.nn.functional.conv3d: x [N, C, D, H, W] or [C, D, H, W], weight [O, C / groups, kD, kH, kW], bias [O] or NULL
+func (t *Tensor) Conv3d(weight *Tensor, bias *Tensor, options *ConvndOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv3d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// ConvTranspose1d wraps glia_conv_transpose1d: torch.nn.functional.conv_transpose1d: x [N, C, L] or [C, L], weight [C, O / groups, k], bias [O] or NULL
+func (t *Tensor) ConvTranspose1d(weight *Tensor, bias *Tensor, options *ConvTransposendOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv_transpose1d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// ConvTranspose3d wraps glia_conv_transpose3d: torch.nn.functional.conv_transpose3d: x [N, C, D, H, W] or [C, D, H, W], weight [C, O / groups, kD, kH, kW], bias [O] or NULL
+func (t *Tensor) ConvTranspose3d(weight *Tensor, bias *Tensor, options *ConvTransposendOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv_transpose3d(h_x, h_weight, h_bias, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Im2col wraps glia_im2col: torch.nn.functional.unfold (torch's im2col; glia_unfold is Tensor.unfold): x [N, C, H, W] or [C, H, W] -> [N, C * kH * kW, L] (or [C * kH * kW, L]), L the number of window positions
+func (t *Tensor) Im2col(options *FoldOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_im2col(h_x, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Col2im wraps glia_col2im: torch.nn.functional.fold (torch's col2im, the adjoint of glia_im2col): x [N, C * kH * kW, L] or [C * kH * kW, L] -> [N, C, out_h, out_w] (or [C, out_h, out_w]), overlapping values summed
+func (t *Tensor) Col2im(outH int64, outW int64, options *FoldOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_col2im(h_x, C.int64_t(outH), C.int64_t(outW), options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// MaxPool2d wraps glia_max_pool2d: torch.nn.functional.max_pool2d; with out_indices non-NULL also the indices (int64, flat positions in each input plane: return_indices=True)
+func (t *Tensor) MaxPool2d(options *MaxPool2dOptions) (*Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_max_pool2d(h_x, options.toC(), &o[0], &o[1])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
+// AvgPool2d wraps glia_avg_pool2d: torch.nn.functional.avg_pool2d
+func (t *Tensor) AvgPool2d(options *AvgPool2dOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_avg_pool2d(h_x, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
 // AdaptiveAvgPool2d wraps glia_adaptive_avg_pool2d: torch.nn.functional.adaptive_avg_pool2d to [out_h, out_w]
 func (t *Tensor) AdaptiveAvgPool2d(outH int64, outW int64) (*Tensor, error) {
 	h_x, err := t.handle()
@@ -4942,6 +6069,66 @@ func (t *Tensor) AdaptiveAvgPool2d(outH int64, outW int64) (*Tensor, error) {
 	}
 	var o [1]C.gh
 	e := C.gsg_adaptive_avg_pool2d(h_x, C.int64_t(outH), C.int64_t(outW), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// MaxPool1d wraps glia_max_pool1d: torch.nn.functional.max_pool1d on x [N, C, L] or [C, L]; with out_indices non-NULL also the indices (int64 positions along L: return_indices=True)
+func (t *Tensor) MaxPool1d(options *MaxPool1dOptions) (*Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_max_pool1d(h_x, options.toC(), &o[0], &o[1])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
+// AvgPool1d wraps glia_avg_pool1d: torch.nn.functional.avg_pool1d on x [N, C, L] or [C, L]
+func (t *Tensor) AvgPool1d(options *AvgPool1dOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_avg_pool1d(h_x, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// MaxPool3d wraps glia_max_pool3d: torch.nn.functional.max_pool3d on x [N, C, T, H, W] or [C, T, H, W]; with out_indices non-NULL also the indices (int64, flat positions in each T * H * W volume: return_indices=True)
+func (t *Tensor) MaxPool3d(options *MaxPool3dOptions) (*Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_max_pool3d(h_x, options.toC(), &o[0], &o[1])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
+// AvgPool3d wraps glia_avg_pool3d: torch.nn.functional.avg_pool3d on x [N, C, T, H, W] or [C, T, H, W]
+func (t *Tensor) AvgPool3d(options *AvgPool3dOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_avg_pool3d(h_x, options.toC(), &o[0])
 	runtime.KeepAlive(t)
 	if err := check(e); err != nil {
 		return nil, err
@@ -5024,6 +6211,66 @@ func (t *Tensor) AdaptiveMaxPool3d(outT int64, outH int64, outW int64) (*Tensor,
 	return wrapOpt(o[0]), wrapOpt(o[1]), nil
 }
 
+// MaxUnpool1d wraps glia_max_unpool1d: torch.nn.functional.max_unpool1d: x [N, C, L] or [C, L] and the int64 indices of max_pool1d(return_indices) (same shape) -> zeros of the output size with x's values at the indices
+func (t *Tensor) MaxUnpool1d(indices *Tensor, options *MaxUnpoolOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_indices, err := indices.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_max_unpool1d(h_x, h_indices, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(indices)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// MaxUnpool2d wraps glia_max_unpool2d: torch.nn.functional.max_unpool2d (see glia_max_unpool1d): x [N, C, H, W] or [C, H, W]
+func (t *Tensor) MaxUnpool2d(indices *Tensor, options *MaxUnpoolOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_indices, err := indices.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_max_unpool2d(h_x, h_indices, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(indices)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// MaxUnpool3d wraps glia_max_unpool3d: torch.nn.functional.max_unpool3d (see glia_max_unpool1d): x [N, C, T, H, W] or [C, T, H, W]
+func (t *Tensor) MaxUnpool3d(indices *Tensor, options *MaxUnpoolOptions) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_indices, err := indices.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_max_unpool3d(h_x, h_indices, options.toC(), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(indices)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
 // LpPool1d wraps glia_lp_pool1d: torch.nn.functional.lp_pool1d(x, norm_type, kernel_size, stride, ceil_mode) on x [N, C, L] or [C, L]; stride 0 is torch's stride=None (kernel_size)
 func (t *Tensor) LpPool1d(normType float64, kernelSize int64, stride int64, ceilMode bool) (*Tensor, error) {
 	h_x, err := t.handle()
@@ -5045,10 +6292,22 @@ func (t *Tensor) BatchNorm(runningMean *Tensor, runningVar *Tensor, weight *Tens
 	if err != nil {
 		return nil, err
 	}
-	h_running_mean := optHandle(runningMean)
-	h_running_var := optHandle(runningVar)
-	h_weight := optHandle(weight)
-	h_bias := optHandle(bias)
+	h_running_mean, err := optHandle(runningMean)
+	if err != nil {
+		return nil, err
+	}
+	h_running_var, err := optHandle(runningVar)
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_batch_norm(h_x, h_running_mean, h_running_var, h_weight, h_bias, flag(training), C.double(momentum), C.double(eps), &o[0])
 	runtime.KeepAlive(t)
@@ -5068,8 +6327,14 @@ func (t *Tensor) LayerNorm(normalizedShape []int64, weight *Tensor, bias *Tensor
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
-	h_bias := optHandle(bias)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_layer_norm(h_x, int64Ptr(normalizedShape), C.int64_t(len(normalizedShape)), h_weight, h_bias, C.double(eps), &o[0])
 	runtime.KeepAlive(t)
@@ -5088,8 +6353,14 @@ func (t *Tensor) GroupNorm(numGroups int64, weight *Tensor, bias *Tensor, eps fl
 	if err != nil {
 		return nil, err
 	}
-	h_weight := optHandle(weight)
-	h_bias := optHandle(bias)
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_group_norm(h_x, C.int64_t(numGroups), h_weight, h_bias, C.double(eps), &o[0])
 	runtime.KeepAlive(t)
@@ -5161,10 +6432,22 @@ func (t *Tensor) InstanceNorm(runningMean *Tensor, runningVar *Tensor, weight *T
 	if err != nil {
 		return nil, err
 	}
-	h_running_mean := optHandle(runningMean)
-	h_running_var := optHandle(runningVar)
-	h_weight := optHandle(weight)
-	h_bias := optHandle(bias)
+	h_running_mean, err := optHandle(runningMean)
+	if err != nil {
+		return nil, err
+	}
+	h_running_var, err := optHandle(runningVar)
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := optHandle(weight)
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := optHandle(bias)
+	if err != nil {
+		return nil, err
+	}
 	var o [1]C.gh
 	e := C.gsg_instance_norm(h_x, h_running_mean, h_running_var, h_weight, h_bias, flag(useInputStats), C.double(momentum), C.double(eps), &o[0])
 	runtime.KeepAlive(t)
@@ -5378,10 +6661,130 @@ func NewBilinear(in1Features int64, in2Features int64, outFeatures int64, bias b
 	return wrapModule(o), nil
 }
 
+// NewConvTranspose2d wraps glia_nn_conv_transpose2d: torch.nn.ConvTranspose2d(in_channels, out_channels, (kernel_h, kernel_w), ...): weight [in, out / groups, kH, kW], bias [out], initialised as Conv2d's (fan_in from the weight's dim 1)
+func NewConvTranspose2d(inChannels int64, outChannels int64, kernelH int64, kernelW int64, options *NnConvTranspose2dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_conv_transpose2d(C.int64_t(inChannels), C.int64_t(outChannels), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewConv1d wraps glia_nn_conv1d: torch.nn.Conv1d(in_channels, out_channels, kernel_size, ...): weight [out, in / groups, k], bias [out], initialised and checked as glia_nn_conv2d
+func NewConv1d(inChannels int64, outChannels int64, kernelSize int64, options *NnConvndOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_conv1d(C.int64_t(inChannels), C.int64_t(outChannels), C.int64_t(kernelSize), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewConv3d wraps glia_nn_conv3d: torch.nn.Conv3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [out, in / groups, kD, kH, kW], bias [out], as glia_nn_conv2d
+func NewConv3d(inChannels int64, outChannels int64, kernelD int64, kernelH int64, kernelW int64, options *NnConvndOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_conv3d(C.int64_t(inChannels), C.int64_t(outChannels), C.int64_t(kernelD), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewConvTranspose1d wraps glia_nn_conv_transpose1d: torch.nn.ConvTranspose1d(in_channels, out_channels, kernel_size, ...): weight [in, out / groups, k], bias [out], as glia_nn_conv_transpose2d
+func NewConvTranspose1d(inChannels int64, outChannels int64, kernelSize int64, options *NnConvTransposendOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_conv_transpose1d(C.int64_t(inChannels), C.int64_t(outChannels), C.int64_t(kernelSize), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewConvTranspose3d wraps glia_nn_conv_transpose3d: torch.nn.ConvTranspose3d(in_channels, out_channels, (kernel_d, kernel_h, kernel_w), ...): weight [in, out / groups, kD, kH, kW], bias [out]
+func NewConvTranspose3d(inChannels int64, outChannels int64, kernelD int64, kernelH int64, kernelW int64, options *NnConvTransposendOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_conv_transpose3d(C.int64_t(inChannels), C.int64_t(outChannels), C.int64_t(kernelD), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewUnfold wraps glia_nn_unfold: torch.nn.Unfold with glia_im2col's options (required: kernel_size)
+func NewUnfold(options *FoldOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_unfold(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewFold wraps glia_nn_fold: torch.nn.Fold(output_size, ...) with glia_col2im's options (required: kernel_size)
+func NewFold(outH int64, outW int64, options *FoldOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_fold(C.int64_t(outH), C.int64_t(outW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewAvgPool2d wraps glia_nn_avg_pool2d: torch.nn.AvgPool2d with glia_avg_pool2d's options (required; see glia_nn_max_pool2d)
+func NewAvgPool2d(options *AvgPool2dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_avg_pool2d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
 // NewAdaptiveAvgPool2d wraps glia_nn_adaptive_avg_pool2d: torch.nn.AdaptiveAvgPool2d((out_h, out_w)); a negative size is torch's None (keep the input's size)
 func NewAdaptiveAvgPool2d(outH int64, outW int64) (*Module, error) {
 	var o C.gh
 	e := C.gsg_nn_adaptive_avg_pool2d(C.int64_t(outH), C.int64_t(outW), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewMaxPool1d wraps glia_nn_max_pool1d: torch.nn.MaxPool1d with glia_max_pool1d's options (required: set kernel_size; stride 0 is kernel_size)
+func NewMaxPool1d(options *MaxPool1dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_max_pool1d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewAvgPool1d wraps glia_nn_avg_pool1d: torch.nn.AvgPool1d with glia_avg_pool1d's options (required)
+func NewAvgPool1d(options *AvgPool1dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_avg_pool1d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewMaxPool3d wraps glia_nn_max_pool3d: torch.nn.MaxPool3d with glia_max_pool3d's options (required)
+func NewMaxPool3d(options *MaxPool3dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_max_pool3d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewAvgPool3d wraps glia_nn_avg_pool3d: torch.nn.AvgPool3d with glia_avg_pool3d's options (required)
+func NewAvgPool3d(options *AvgPool3dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_avg_pool3d(options.toC(), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}
@@ -5923,6 +7326,46 @@ func NewGRUCell(inputSize int64, hiddenSize int64, bias bool) (*Module, error) {
 	return wrapModule(o), nil
 }
 
+// NewMultiheadAttention wraps glia_nn_multihead_attention: torch.nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in torch's order, in_proj_weight [3 * embed_dim, embed_dim] (or, when kdim or vdim differ from embed_dim, q_proj_weight [E, E], ...
+func NewMultiheadAttention(embedDim int64, numHeads int64, options *NnMultiheadAttentionOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_multihead_attention(C.int64_t(embedDim), C.int64_t(numHeads), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewBatchNorm1d wraps glia_nn_batch_norm1d: torch.nn.BatchNorm1d(num_features, ...): input [N, C] or [N, C, L]
+func NewBatchNorm1d(numFeatures int64, options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_batch_norm1d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewBatchNorm2d wraps glia_nn_batch_norm2d: torch.nn.BatchNorm2d: as glia_nn_batch_norm1d on [N, C, H, W] ("expected 4D input (got 3D input)")
+func NewBatchNorm2d(numFeatures int64, options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_batch_norm2d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewBatchNorm3d wraps glia_nn_batch_norm3d: torch.nn.BatchNorm3d: as glia_nn_batch_norm1d on [N, C, D, H, W] ("expected 5D input (got 4D input)")
+func NewBatchNorm3d(numFeatures int64, options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_batch_norm3d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
 // NewLayerNorm wraps glia_nn_layer_norm: torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True): normalises over the trailing dims normalized_shape[0..n) (n in [0, 64])
 func NewLayerNorm(normalizedShape []int64, eps float64, elementwiseAffine bool, bias bool) (*Module, error) {
 	var o C.gh
@@ -5938,6 +7381,36 @@ func NewLayerNorm(normalizedShape []int64, eps float64, elementwiseAffine bool, 
 func NewGroupNorm(numGroups int64, numChannels int64, eps float64, affine bool) (*Module, error) {
 	var o C.gh
 	e := C.gsg_nn_group_norm(C.int64_t(numGroups), C.int64_t(numChannels), C.double(eps), flag(affine), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewInstanceNorm1d wraps glia_nn_instance_norm1d: torch.nn.InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False): input [N, C, L] or [C, L] (a batch of one)
+func NewInstanceNorm1d(numFeatures int64, options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_instance_norm1d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewInstanceNorm2d wraps glia_nn_instance_norm2d: torch.nn.InstanceNorm2d: as glia_nn_instance_norm1d on [N, C, H, W] or [C, H, W]
+func NewInstanceNorm2d(numFeatures int64, options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_instance_norm2d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewInstanceNorm3d wraps glia_nn_instance_norm3d: torch.nn.InstanceNorm3d: as glia_nn_instance_norm1d on [N, C, D, H, W] or [C, D, H, W]
+func NewInstanceNorm3d(numFeatures int64, options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_instance_norm3d(C.int64_t(numFeatures), options.toC(), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}

@@ -189,6 +189,38 @@ func TestGeneratedModules(t *testing.T) {
 	}
 }
 
+func TestGeneratedOptionsStructs(t *testing.T) {
+	v := make([]float32, 16)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	x := Must(FromFloat32(v, 1, 1, 4, 4))
+	w := Must(Ones(1, 1, 2, 2))
+	def := DefaultConv2dOpts()
+	if def.Stride != [2]int64{1, 1} || def.Groups != 1 {
+		t.Fatalf("conv2d defaults %+v", def)
+	}
+	if s := Must(Must(x.Conv2d(w, nil, nil)).Shape()); len(s) != 4 || s[2] != 3 || s[3] != 3 {
+		t.Fatalf("conv2d with the defaults: shape %v", s)
+	}
+	strided := DefaultConv2dOpts()
+	strided.Stride = [2]int64{2, 2}
+	closeTo(t, "conv2d stride 2", floats(t, Must(x.Conv2d(w, nil, &strided))), []float64{10, 18, 42, 50})
+	pool := DefaultMaxPool2dOptions()
+	pool.KernelSize = [2]int64{2, 2}
+	m, idx, err := x.MaxPool2d(&pool)
+	ok(t, err)
+	closeTo(t, "max_pool2d", floats(t, m), []float64{5, 7, 13, 15})
+	eqInt64s(t, "max_pool2d indices", int64s(t, idx), []int64{5, 7, 13, 15})
+	avg := DefaultAvgPool1dOptions()
+	if !avg.CountIncludePad || avg.CeilMode {
+		t.Fatalf("avg_pool1d defaults %+v", avg)
+	}
+	avg.KernelSize = 2
+	mod := Must(NewAvgPool1d(&avg))
+	closeTo(t, "AvgPool1d", floats(t, Must(mod.Call(Must(FromFloat32([]float32{0, 1, 2, 3}, 1, 1, 4))))), []float64{0.5, 2.5})
+}
+
 func TestGeneratedErrors(t *testing.T) {
 	a := Must(FromFloat32([]float32{1, 2}, 2))
 	b := Must(FromFloat32([]float32{1, 2, 3}, 3))
@@ -205,5 +237,10 @@ func TestGeneratedErrors(t *testing.T) {
 	}
 	if _, err := Einsum("i", []*Tensor{nil}); !errors.Is(err, ErrInvalidHandle) {
 		t.Fatalf("nil in a tensor list: %v", err)
+	}
+	// nil is None for an optional tensor; a released one is an error, not a silent None.
+	seq := Must(FromFloat32([]float32{1, 3}, 2))
+	if _, err := seq.Searchsorted(seq, false, false, "", c); !errors.Is(err, ErrInvalidHandle) {
+		t.Fatalf("released optional tensor: %v", err)
 	}
 }

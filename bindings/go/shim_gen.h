@@ -1141,8 +1141,64 @@ static inline glia_error *gsg_channel_shuffle(gh a, int64_t groups, gh *out) {
   return glia_channel_shuffle(GS_T(a), groups, GS_OUT_T(out));
 }
 
+static inline glia_error *gsg_conv2d(gh x, gh weight, gh bias, const glia_conv2d_options *options, gh *out) {
+  return glia_conv2d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_conv_transpose2d(gh x, gh weight, gh bias, const glia_conv_transpose2d_options *options, gh *out) {
+  return glia_conv_transpose2d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_conv1d(gh x, gh weight, gh bias, const glia_convnd_options *options, gh *out) {
+  return glia_conv1d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_conv3d(gh x, gh weight, gh bias, const glia_convnd_options *options, gh *out) {
+  return glia_conv3d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_conv_transpose1d(gh x, gh weight, gh bias, const glia_conv_transposend_options *options, gh *out) {
+  return glia_conv_transpose1d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_conv_transpose3d(gh x, gh weight, gh bias, const glia_conv_transposend_options *options, gh *out) {
+  return glia_conv_transpose3d(GS_T(x), GS_T(weight), GS_T(bias), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_im2col(gh x, const glia_fold_options *options, gh *out) {
+  return glia_im2col(GS_T(x), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_col2im(gh x, int64_t out_h, int64_t out_w, const glia_fold_options *options, gh *out) {
+  return glia_col2im(GS_T(x), out_h, out_w, options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_max_pool2d(gh x, const glia_max_pool2d_options *options, gh *out, gh *out_indices) {
+  return glia_max_pool2d(GS_T(x), options, GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_avg_pool2d(gh x, const glia_avg_pool2d_options *options, gh *out) {
+  return glia_avg_pool2d(GS_T(x), options, GS_OUT_T(out));
+}
+
 static inline glia_error *gsg_adaptive_avg_pool2d(gh x, int64_t out_h, int64_t out_w, gh *out) {
   return glia_adaptive_avg_pool2d(GS_T(x), out_h, out_w, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_max_pool1d(gh x, const glia_max_pool1d_options *options, gh *out, gh *out_indices) {
+  return glia_max_pool1d(GS_T(x), options, GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_avg_pool1d(gh x, const glia_avg_pool1d_options *options, gh *out) {
+  return glia_avg_pool1d(GS_T(x), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_max_pool3d(gh x, const glia_max_pool3d_options *options, gh *out, gh *out_indices) {
+  return glia_max_pool3d(GS_T(x), options, GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_avg_pool3d(gh x, const glia_avg_pool3d_options *options, gh *out) {
+  return glia_avg_pool3d(GS_T(x), options, GS_OUT_T(out));
 }
 
 static inline glia_error *gsg_adaptive_avg_pool1d(gh x, int64_t out_l, gh *out) {
@@ -1163,6 +1219,18 @@ static inline glia_error *gsg_adaptive_max_pool2d(gh x, int64_t out_h, int64_t o
 
 static inline glia_error *gsg_adaptive_max_pool3d(gh x, int64_t out_t, int64_t out_h, int64_t out_w, gh *out, gh *out_indices) {
   return glia_adaptive_max_pool3d(GS_T(x), out_t, out_h, out_w, GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_max_unpool1d(gh x, gh indices, const glia_max_unpool_options *options, gh *out) {
+  return glia_max_unpool1d(GS_T(x), GS_T(indices), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_max_unpool2d(gh x, gh indices, const glia_max_unpool_options *options, gh *out) {
+  return glia_max_unpool2d(GS_T(x), GS_T(indices), options, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_max_unpool3d(gh x, gh indices, const glia_max_unpool_options *options, gh *out) {
+  return glia_max_unpool3d(GS_T(x), GS_T(indices), options, GS_OUT_T(out));
 }
 
 static inline glia_error *gsg_lp_pool1d(gh x, double norm_type, int64_t kernel_size, int64_t stride, int32_t ceil_mode, gh *out) {
@@ -1245,8 +1313,56 @@ static inline glia_error *gsg_nn_bilinear(int64_t in1_features, int64_t in2_feat
   return glia_nn_bilinear(in1_features, in2_features, out_features, bias, NULL, GS_OUT_M(out));
 }
 
+static inline glia_error *gsg_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const glia_nn_conv_transpose2d_options *options, gh *out) {
+  return glia_nn_conv_transpose2d(in_channels, out_channels, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, const glia_nn_convnd_options *options, gh *out) {
+  return glia_nn_conv1d(in_channels, out_channels, kernel_size, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_conv3d(int64_t in_channels, int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const glia_nn_convnd_options *options, gh *out) {
+  return glia_nn_conv3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, const glia_nn_conv_transposend_options *options, gh *out) {
+  return glia_nn_conv_transpose1d(in_channels, out_channels, kernel_size, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const glia_nn_conv_transposend_options *options, gh *out) {
+  return glia_nn_conv_transpose3d(in_channels, out_channels, kernel_d, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_unfold(const glia_fold_options *options, gh *out) {
+  return glia_nn_unfold(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_fold(int64_t out_h, int64_t out_w, const glia_fold_options *options, gh *out) {
+  return glia_nn_fold(out_h, out_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_avg_pool2d(const glia_avg_pool2d_options *options, gh *out) {
+  return glia_nn_avg_pool2d(options, NULL, GS_OUT_M(out));
+}
+
 static inline glia_error *gsg_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w, gh *out) {
   return glia_nn_adaptive_avg_pool2d(out_h, out_w, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_max_pool1d(const glia_max_pool1d_options *options, gh *out) {
+  return glia_nn_max_pool1d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_avg_pool1d(const glia_avg_pool1d_options *options, gh *out) {
+  return glia_nn_avg_pool1d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_max_pool3d(const glia_max_pool3d_options *options, gh *out) {
+  return glia_nn_max_pool3d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_avg_pool3d(const glia_avg_pool3d_options *options, gh *out) {
+  return glia_nn_avg_pool3d(options, NULL, GS_OUT_M(out));
 }
 
 static inline glia_error *gsg_nn_adaptive_avg_pool1d(int64_t out_l, gh *out) {
@@ -1453,12 +1569,40 @@ static inline glia_error *gsg_nn_gru_cell(int64_t input_size, int64_t hidden_siz
   return glia_nn_gru_cell(input_size, hidden_size, bias, NULL, GS_OUT_M(out));
 }
 
+static inline glia_error *gsg_nn_multihead_attention(int64_t embed_dim, int64_t num_heads, const glia_nn_multihead_attention_options *options, gh *out) {
+  return glia_nn_multihead_attention(embed_dim, num_heads, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_batch_norm1d(int64_t num_features, const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_batch_norm1d(num_features, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_batch_norm2d(int64_t num_features, const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_batch_norm2d(num_features, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_batch_norm3d(int64_t num_features, const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_batch_norm3d(num_features, options, NULL, GS_OUT_M(out));
+}
+
 static inline glia_error *gsg_nn_layer_norm(const int64_t *normalized_shape, int64_t normalized_ndim, double eps, int32_t elementwise_affine, int32_t bias, gh *out) {
   return glia_nn_layer_norm(normalized_shape, normalized_ndim, eps, elementwise_affine, bias, NULL, GS_OUT_M(out));
 }
 
 static inline glia_error *gsg_nn_group_norm(int64_t num_groups, int64_t num_channels, double eps, int32_t affine, gh *out) {
   return glia_nn_group_norm(num_groups, num_channels, eps, affine, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_instance_norm1d(int64_t num_features, const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_instance_norm1d(num_features, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_instance_norm2d(int64_t num_features, const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_instance_norm2d(num_features, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_instance_norm3d(int64_t num_features, const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_instance_norm3d(num_features, options, NULL, GS_OUT_M(out));
 }
 
 static inline glia_error *gsg_nn_local_response_norm(int64_t size, double alpha, double beta, double k, gh *out) {
