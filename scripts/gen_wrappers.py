@@ -333,6 +333,12 @@ def classify(f, enums, funcs_by_name=None):
 # ---------------------------------------------------------------------------------------------------------
 # Names
 # ---------------------------------------------------------------------------------------------------------
+def op_name(f):
+    """The wrapper's name: the C name without glia_ (and without tensor_: glia_tensor_zeros_like is
+    zeros_like, as torch's)."""
+    return f.short[len("tensor_"):] if f.short.startswith("tensor_") else f.short
+
+
 def camel(s):
     parts = [p for p in s.split("_") if p]
     return "".join(p[:1].upper() + p[1:] for p in parts)
@@ -443,7 +449,8 @@ def cpp_param(a):
         "number": a.ctype + " %s",
         "dtype": "glia_dtype %s",
         "enum": a.ctype + " %s",
-        "options": "const ops::%s& %%s" % cpp_options_name(a.enum or ""),
+        "options": ("std::optional<TensorOptions> %s" if a.enum == "glia_tensor_options"
+                    else "const ops::%s& %%s" % cpp_options_name(a.enum or "")),
     }[a.kind] % n
 
 
@@ -457,6 +464,8 @@ def cpp_prelude(a):
         return ["  const std::vector<const glia_tensor*> %s_ = detail::raw_tensors(%s);" % (n, n)]
     if a.kind == "opt_scalar":
         return ["  const glia_scalar %s_ = %s ? %s->c() : glia_scalar_float(0);" % (n, n, n)]
+    if a.kind == "options" and a.enum == "glia_tensor_options":
+        return ["  const glia_tensor_options %s_ = %s.value_or(TensorOptions()).c();" % (n, n)]
     if a.kind in ("opt_int", "opt_double", "opt_dtype"):
         return ["  const auto %s_ = %s.value_or(%s{});" % (n, n, {"opt_int": "int64_t", "opt_double": "double",
                                                                    "opt_dtype": "glia_dtype"}[a.kind])]
@@ -483,7 +492,7 @@ def cpp_call_args(a):
     if k == "factory":
         return ["nullptr"]
     if k == "options":
-        return ["&%s" % n]
+        return ["%s ? &%s_ : nullptr" % (n, n) if a.enum == "glia_tensor_options" else "&%s" % n]
     return [n]
 
 
@@ -492,7 +501,7 @@ def cpp_params(args):
     shown = [a for a in args if a.kind != "factory"]
     ps = [cpp_param(a) for a in shown]
     if shown and shown[-1].kind == "options":
-        ps[-1] += " = {}"
+        ps[-1] += " = std::nullopt" if shown[-1].enum == "glia_tensor_options" else " = {}"
     return ", ".join(ps)
 
 
@@ -557,7 +566,7 @@ def gen_cpp(items, enums):
     w.append("")
     w.append("/** The generated wrappers of glia.h's regular ops (scripts/gen_wrappers.py). */")
     w.append("namespace ops {")
-    structs = sorted({a.enum for _, args, _, _ in items for a in args if a.kind == "options"})
+    structs = sorted({a.enum for _, args, _, _ in items for a in args if a.kind == "options"} - {"glia_tensor_options"})
     for st in structs:
         cls = cpp_options_name(st)
         w.append("/** %s with torch's defaults (%s_init()); set the fields to change them. */" % (st, st))
@@ -569,7 +578,7 @@ def gen_cpp(items, enums):
         if shape == "module":
             modules.append((f, args))
             continue
-        name = safe(f.short, CPP_RESERVED)
+        name = safe(op_name(f), CPP_RESERVED)
         params = cpp_params(args)
         doc = doc_sentence(f)
         w.append("/** %s (%s()). */" % (doc or f.short, f.name))
@@ -841,7 +850,7 @@ def gen_rust(items, enums, used_enums):
         first = False
         params = [rust_param(a, idx == 0) for idx, a in enumerate(args) if a.kind != "factory"]
         w.append("    /// %s (`%s`)" % (doc_sentence(f) or f.short, f.name))
-        w.append("    pub fn %s(%s) -> %s {" % (safe(f.short, RUST_RESERVED), ", ".join(params), ret_type(outs, shape)))
+        w.append("    pub fn %s(%s) -> %s {" % (safe(op_name(f), RUST_RESERVED), ", ".join(params), ret_type(outs, shape)))
         for line in body(f, args, outs, shape, True):
             w.append("        " + line)
         w.append("    }")
@@ -854,7 +863,7 @@ def gen_rust(items, enums, used_enums):
         w.append("")
         params = [rust_param(a, False) for a in args if a.kind != "factory"]
         w.append("    /// %s (`%s`)" % (doc_sentence(f) or f.short, f.name))
-        w.append("    pub fn %s(%s) -> %s {" % (safe(f.short, RUST_RESERVED), ", ".join(params), ret_type(outs, shape)))
+        w.append("    pub fn %s(%s) -> %s {" % (safe(op_name(f), RUST_RESERVED), ", ".join(params), ret_type(outs, shape)))
         for line in body(f, args, outs, shape, False):
             w.append("        " + line)
         w.append("    }")
@@ -1321,7 +1330,7 @@ def gen_go(items, enums, used_enums, names):
 def go_name(f, shape):
     if shape == "module":
         return "New" + torch_class(f)
-    s = f.short
+    s = op_name(f)
     if s.endswith("_"):
         return camel(s[:-1]) + "InPlace"
     return camel(s)
@@ -1358,10 +1367,10 @@ def build():
             method = shape != "module" and bool(args) and args[0].kind in ("tensor", "mtensor") and not args[0].nullable
             scope = "nn" if shape == "module" else ("method" if method else "free")
             if lang == "cpp":
-                bare = torch_class(f) if shape == "module" else f.short
+                bare = torch_class(f) if shape == "module" else op_name(f)
                 scope = "nn" if shape == "module" else "free"
             elif lang == "rust":
-                bare = f.short[3:] if shape == "module" else f.short
+                bare = f.short[3:] if shape == "module" else op_name(f)
             else:
                 bare = go_name(f, shape)
             nm = (scope if lang != "go" or scope == "method" else "top") + ":" + bare

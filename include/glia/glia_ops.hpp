@@ -129,49 +129,55 @@ struct NnConvndOptions : glia_nn_convnd_options {
 struct NnMultiheadAttentionOptions : glia_nn_multihead_attention_options {
   NnMultiheadAttentionOptions() noexcept : glia_nn_multihead_attention_options() { glia_nn_multihead_attention_options_init(this); }
 };
-/** glia_tensor_options with torch's defaults (glia_tensor_options_init()); set the fields to change them. */
-struct TensorOptions : glia_tensor_options {
-  TensorOptions() noexcept : glia_tensor_options() { glia_tensor_options_init(this); }
-};
 /** torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks) (glia_tensor_eye()). */
-inline Tensor tensor_eye(int64_t rows, int64_t cols, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_eye(rows, cols, &options, o); });
+inline Tensor eye(int64_t rows, int64_t cols, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_eye(rows, cols, options ? &options_ : nullptr, o); });
 }
 /** torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the first half counted from start and the second from end) (glia_tensor_linspace()). */
-inline Tensor tensor_linspace(double start, double end, int64_t steps, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_linspace(start, end, steps, &options, o); });
+inline Tensor linspace(double start, double end, int64_t steps, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_linspace(start, end, steps, options ? &options_ : nullptr, o); });
 }
 /** torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace (glia_tensor_logspace()). */
-inline Tensor tensor_logspace(double start, double end, int64_t steps, double base, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_logspace(start, end, steps, base, &options, o); });
+inline Tensor logspace(double start, double end, int64_t steps, double base, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_logspace(start, end, steps, base, options ? &options_ : nullptr, o); });
 }
 /** torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator (glia_tensor_randint()). */
-inline Tensor tensor_randint(int64_t low, int64_t high, const Shape& shape, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randint(low, high, shape.empty() ? nullptr : shape.data(), static_cast<int64_t>(shape.size()), &options, o); });
+inline Tensor randint(int64_t low, int64_t high, const Shape& shape, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randint(low, high, shape.empty() ? nullptr : shape.data(), static_cast<int64_t>(shape.size()), options ? &options_ : nullptr, o); });
 }
 /** torch.empty_like: uninitialised memory (glia_tensor_empty_like()). */
-inline Tensor tensor_empty_like(const Tensor& a, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_empty_like(a.get(), &options, o); });
+inline Tensor empty_like(const Tensor& a, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_empty_like(a.get(), options ? &options_ : nullptr, o); });
 }
 /** torch.zeros_like (glia_tensor_zeros_like()). */
-inline Tensor tensor_zeros_like(const Tensor& a, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_zeros_like(a.get(), &options, o); });
+inline Tensor zeros_like(const Tensor& a, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_zeros_like(a.get(), options ? &options_ : nullptr, o); });
 }
 /** torch.ones_like (glia_tensor_ones_like()). */
-inline Tensor tensor_ones_like(const Tensor& a, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_ones_like(a.get(), &options, o); });
+inline Tensor ones_like(const Tensor& a, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_ones_like(a.get(), options ? &options_ : nullptr, o); });
 }
 /** torch.full_like: every element `value`, converted as glia_tensor_full converts it (glia_tensor_full_like()). */
-inline Tensor tensor_full_like(const Tensor& a, double value, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_full_like(a.get(), value, &options, o); });
+inline Tensor full_like(const Tensor& a, double value, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_full_like(a.get(), value, options ? &options_ : nullptr, o); });
 }
 /** torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE) (glia_tensor_rand_like()). */
-inline Tensor tensor_rand_like(const Tensor& a, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_rand_like(a.get(), &options, o); });
+inline Tensor rand_like(const Tensor& a, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_rand_like(a.get(), options ? &options_ : nullptr, o); });
 }
 /** torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE) (glia_tensor_randn_like()). */
-inline Tensor tensor_randn_like(const Tensor& a, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randn_like(a.get(), &options, o); });
+inline Tensor randn_like(const Tensor& a, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_randn_like(a.get(), options ? &options_ : nullptr, o); });
 }
 /** -1, 0 or 1 by the sign of a (0 for NaN), in a's dtype (glia_sign()). */
 inline Tensor sign(const Tensor& a) {
@@ -1240,12 +1246,14 @@ inline Tensor triu(const Tensor& a, int64_t diagonal) {
   return Tensor::unary([&](glia_tensor** o) { return glia_triu(a.get(), diagonal, o); });
 }
 /** torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a row x col matrix that glia_tril(offset) keeps, in row-major order (glia_tensor_tril_indices()). */
-inline Tensor tensor_tril_indices(int64_t row, int64_t col, int64_t offset, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_tril_indices(row, col, offset, &options, o); });
+inline Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_tril_indices(row, col, offset, options ? &options_ : nullptr, o); });
 }
 /** torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements (glia_tensor_triu_indices()). */
-inline Tensor tensor_triu_indices(int64_t row, int64_t col, int64_t offset, const ops::TensorOptions& options = {}) {
-  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_triu_indices(row, col, offset, &options, o); });
+inline Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<TensorOptions> options = std::nullopt) {
+  const glia_tensor_options options_ = options.value_or(TensorOptions()).c();
+  return Tensor::unary([&](glia_tensor** o) { return glia_tensor_triu_indices(row, col, offset, options ? &options_ : nullptr, o); });
 }
 /** torch.diagonal: a view (sharing a's storage) of the diagonal `offset` (> 0 above, < 0 below the main one) of dims dim1 and dim2, which are removed and the diagonal appended as the last dim (glia_diagonal()). */
 inline Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {

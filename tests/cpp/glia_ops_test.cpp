@@ -185,6 +185,17 @@ TEST(GeneratedOps, OptionsStructsStartFromTorchsDefaults) {
   EXPECT_EQ(glia::nn::AvgPool2d(avg)(x).to_vector<float>(), (std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f}));
 }
 
+TEST(GeneratedOps, FactoriesTakeTensorOptions) {
+  const Tensor i = Tensor::from_vector<int64_t>({1, 2, 3});
+  const Tensor z = ops::zeros_like(i);  // no options: i's dtype (NULL), not float32
+  EXPECT_EQ(z.dtype(), GLIA_INT64);
+  EXPECT_EQ(z.to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(ops::ones_like(i, GLIA_FLOAT64).dtype(), GLIA_FLOAT64);
+  const Tensor e = ops::eye(2, 3, GLIA_FLOAT64);
+  EXPECT_EQ(e.shape(), (glia::Shape{2, 3}));
+  EXPECT_EQ(e.to_vector<double>(), (std::vector<double>{1, 0, 0, 0, 1, 0}));
+}
+
 TEST(GeneratedOps, ErrorsAreGliaErrorsWithTheCCodeAndMessage) {
   const Tensor a = f32({1.f, 2.f}), b = f32({1.f, 2.f, 3.f});
   glia_tensor* out = nullptr;

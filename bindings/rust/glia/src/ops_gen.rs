@@ -394,32 +394,32 @@ fn required(t: Option<Tensor>) -> Result<Tensor> {
 
 impl Tensor {
     /// torch.empty_like: uninitialised memory (`glia_tensor_empty_like`)
-    pub fn tensor_empty_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn empty_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_empty_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.zeros_like (`glia_tensor_zeros_like`)
-    pub fn tensor_zeros_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn zeros_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_zeros_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.ones_like (`glia_tensor_ones_like`)
-    pub fn tensor_ones_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn ones_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_ones_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.full_like: every element `value`, converted as glia_tensor_full converts it (`glia_tensor_full_like`)
-    pub fn tensor_full_like(&self, value: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn full_like(&self, value: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_full_like(self.as_ptr(), value, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.rand_like: uniform on [0, 1) (floating dtypes only, else GLIA_ERR_DTYPE) (`glia_tensor_rand_like`)
-    pub fn tensor_rand_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn rand_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_rand_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.randn_like: standard normal (floating dtypes only, else GLIA_ERR_DTYPE) (`glia_tensor_randn_like`)
-    pub fn tensor_randn_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn randn_like(&self, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_randn_like(self.as_ptr(), options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
@@ -2171,27 +2171,27 @@ pub mod free {
     use super::*;
 
     /// Uninitialised memory (`glia_tensor_empty`)
-    pub fn tensor_empty(shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn empty(shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_empty(if shape.is_empty() { ptr::null() } else { shape.as_ptr() }, shape.len() as i64, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.eye(n, m): a [rows, cols] tensor with ones on the main diagonal, zeros elsewhere (cols = rows for torch.eye(n); any dtype but bfloat16, which torch 1.13 lacks) (`glia_tensor_eye`)
-    pub fn tensor_eye(rows: i64, cols: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn eye(rows: i64, cols: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_eye(rows, cols, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.linspace: `steps` values evenly spaced from start to end (both included; torch's formula, the first half counted from start and the second from end) (`glia_tensor_linspace`)
-    pub fn tensor_linspace(start: f64, end: f64, steps: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn linspace(start: f64, end: f64, steps: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_linspace(start, end, steps, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.logspace: base ** glia_tensor_linspace(start, end, steps); errors as glia_tensor_linspace (`glia_tensor_logspace`)
-    pub fn tensor_logspace(start: f64, end: f64, steps: i64, base: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn logspace(start: f64, end: f64, steps: i64, base: f64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_logspace(start, end, steps, base, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.randint(low, high, shape): integers uniform in [low, high) from the calling thread's generator (`glia_tensor_randint`)
-    pub fn tensor_randint(low: i64, high: i64, shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn randint(low: i64, high: i64, shape: &[i64], options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_randint(low, high, if shape.is_empty() { ptr::null() } else { shape.as_ptr() }, shape.len() as i64, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
@@ -2220,12 +2220,12 @@ pub mod free {
     }
 
     /// torch.tril_indices(row, col, offset): the [2, N] row and column indices of the elements of a row x col matrix that glia_tril(offset) keeps, in row-major order (`glia_tensor_tril_indices`)
-    pub fn tensor_tril_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn tril_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_tril_indices(row, col, offset, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 
     /// torch.triu_indices: as glia_tensor_tril_indices for glia_triu's elements (`glia_tensor_triu_indices`)
-    pub fn tensor_triu_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
+    pub fn triu_indices(row: i64, col: i64, offset: i64, options: Option<&sys::glia_tensor_options>) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_tensor_triu_indices(row, col, offset, options.map_or(ptr::null(), |o| o as *const _), o) })
     }
 }

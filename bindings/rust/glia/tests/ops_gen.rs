@@ -200,6 +200,20 @@ fn options_structs_start_from_torchs_defaults() {
 }
 
 #[test]
+fn factories_take_tensor_options() {
+    let i = Tensor::from_slice(&[1i64, 2, 3], &[3]).unwrap();
+    let z = i.zeros_like(None).unwrap(); // None: i's dtype
+    assert_eq!(z.dtype(), DType::I64);
+    assert_eq!(z.to_vec::<i64>().unwrap(), vec![0, 0, 0]);
+    let mut o = ops::tensor_options();
+    o.dtype = DType::F64.to_raw();
+    assert_eq!(i.ones_like(Some(&o)).unwrap().dtype(), DType::F64);
+    let e = ops::eye(2, 3, Some(&o)).unwrap();
+    assert_eq!(e.shape(), vec![2, 3]);
+    assert_eq!(e.to_vec::<f64>().unwrap(), vec![1., 0., 0., 0., 1., 0.]);
+}
+
+#[test]
 fn errors_carry_the_c_code_and_message() {
     let a = t(&[1., 2.], &[2]);
     let b = t(&[1., 2., 3.], &[3]);
