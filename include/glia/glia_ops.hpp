@@ -19,8 +19,6 @@
 namespace glia {
 inline namespace cxx {
 
-#ifndef GLIA_SCALAR_DEFINED
-#define GLIA_SCALAR_DEFINED
 /** A scalar operand (glia_scalar, torch's Scalar): a double is a Python float, an integer a Python
  * int, a bool a Python bool (they promote differently, as in torch). */
 class Scalar {
@@ -43,7 +41,6 @@ class Scalar {
  private:
   glia_scalar s_;
 };
-#endif
 
 namespace detail {
 /** The C handles of `ts` (an empty Tensor gives NULL). */
