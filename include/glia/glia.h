@@ -5868,7 +5868,8 @@ GLIA_API glia_error *glia_work_release(glia_work *work);
 
 /**
  * DistributedDataParallel options; glia_ddp_options_init sets torch's
- * defaults: bucket_cap_mb 25, find_unused_parameters 0, broadcast_buffers 1.
+ * defaults: bucket_cap_mb 25, find_unused_parameters 0, broadcast_buffers 1,
+ * gradient_as_bucket_view 0.
  * @since 0.2
  */
 typedef struct glia_ddp_options {
@@ -5877,6 +5878,9 @@ typedef struct glia_ddp_options {
   double bucket_cap_mb;           /**< bucket size; the first bucket closes at 1 MiB (torch's) */
   int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced as zero, not an error */
   int32_t broadcast_buffers;      /**< 1: rank 0's buffers are broadcast before every synchronised forward */
+  /** 1: each parameter's .grad becomes a view of its bucket after its first synchronised backward, so
+   * gradients accumulate in the bucket and need no copy back (torch's option). @since 0.2 */
+  int32_t gradient_as_bucket_view;
 } glia_ddp_options;
 
 /** Fills in the defaults and struct_size. @since 0.2 */
@@ -5911,6 +5915,70 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
+
+/**
+ * DDP's built-in communication hooks (torch's dist.BuiltinCommHookType and
+ * ddp_comm_hooks.default_hooks): GLIA_DDP_COMM_HOOK_ALLREDUCE, the default
+ * average; GLIA_DDP_COMM_HOOK_FP16_COMPRESS and
+ * GLIA_DDP_COMM_HOOK_BF16_COMPRESS: each bucket cast to float16 / bfloat16,
+ * divided by the world size in that type, summed over the group, and cast
+ * back (half the bytes on the wire, gradients within the 16-bit type's
+ * precision).
+ * @since 0.2
+ */
+typedef enum glia_ddp_comm_hook GLIA_ENUM_BASE {
+  GLIA_DDP_COMM_HOOK_ALLREDUCE = 0,
+  GLIA_DDP_COMM_HOOK_FP16_COMPRESS = 1,
+  GLIA_DDP_COMM_HOOK_BF16_COMPRESS = 2
+} glia_ddp_comm_hook;
+
+/**
+ * torch's DDP.register_comm_hook / _register_builtin_comm_hook: replaces how
+ * each bucket of gradients is reduced. At most one hook per DDP module, of
+ * either kind: a second call is GLIA_ERR_STATE "register_comm_hook or
+ * register_builtin_comm_hook can only be called once.". Errors also:
+ * GLIA_ERR_INVALID_ARGUMENT (not a DistributedDataParallel, unknown hook).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_register_builtin_comm_hook(glia_module *module, glia_ddp_comm_hook hook);
+
+/**
+ * A host communication hook: `bucket` (a contiguous 1-D tensor, borrowed for
+ * the call) holds this rank's gradients of bucket `bucket_index` (0 to
+ * bucket_count - 1; the last one is the last of the iteration); the hook
+ * must replace its contents by the average over the group, e.g. with
+ * glia_process_group_all_reduce and a division. It runs on the thread of
+ * backward as soon as the bucket is ready, buckets in the same order on every
+ * rank. A returned error aborts the backward with GLIA_ERR_CALLBACK.
+ * @since 0.2
+ */
+typedef glia_error *(*glia_ddp_comm_hook_fn)(void *user_data, glia_tensor *bucket, int64_t bucket_index,
+                                             int64_t bucket_count);
+
+/**
+ * Registers a host communication hook (torch's register_comm_hook(state,
+ * hook)); free_user_data(user_data), when not NULL, runs when the DDP module
+ * dies, or right away if this call fails. Errors as for
+ * glia_ddp_register_builtin_comm_hook, and GLIA_ERR_INVALID_ARGUMENT for a
+ * NULL fn.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_register_comm_hook(glia_module *module, glia_ddp_comm_hook_fn fn,
+                                                                void *user_data, void (*free_user_data)(void *));
+
+/**
+ * The parameters of bucket `bucket_index` (torch's GradBucket.parameters()):
+ * their indices among the DDP module's parameters that require grad, in
+ * registration order, written to out_indices (up to `capacity`);
+ * *out_count gets the number (call with capacity 0 to learn it). Buckets are
+ * numbered in the order they are reduced (the last parameters first).
+ * *out_bucket_count (may be NULL) gets the number of buckets.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT (not a DistributedDataParallel, index out of range).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_bucket_parameters(glia_module *module, int64_t bucket_index,
+                                                               int64_t *out_indices, int64_t capacity,
+                                                               int64_t *out_count, int64_t *out_bucket_count);
 
 /** @} */
 

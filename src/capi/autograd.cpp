@@ -6,6 +6,7 @@
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "capi/api.h"
+#include "capi/host_callback.h"
 
 using namespace glia;
 using namespace glia::capi;
@@ -30,46 +31,6 @@ struct HostHook {
     if (free_user_data) free_user_data(user_data);
   }
 };
-
-// The same for post-accumulate-grad hooks and backward callbacks.
-template <class Fn>
-struct HostCallback {
-  Fn fn;
-  void* user_data;
-  void (*free_user_data)(void*);
-  ~HostCallback() {
-    if (free_user_data) free_user_data(user_data);
-  }
-};
-
-// Takes ownership of (fn, user_data, free_user_data) at once; when even that
-// allocation fails, frees user_data right away and returns null (the caller
-// then returns out of memory, as the registration functions promise).
-template <class Owner, class Fn>
-std::shared_ptr<Owner> own(Fn fn, void* user_data, void (*free_user_data)(void*)) {
-  std::shared_ptr<Owner> owner;
-  try {
-    owner = std::make_shared<Owner>();
-  } catch (...) {
-    if (free_user_data) free_user_data(user_data);
-    return nullptr;
-  }
-  owner->fn = fn;
-  owner->user_data = user_data;
-  owner->free_user_data = free_user_data;
-  return owner;
-}
-
-// Runs a host callback's result: an error becomes Error(Callback) with `what` and its message.
-void callback_result(glia_error* e, const char* what) {
-  if (!e) return;
-  // Freed however this ends (building the message may itself run out of memory).
-  struct Free {
-    glia_error* e;
-    ~Free() { glia_error_free(e); }
-  } owned{e};
-  throw Error(Code::Callback, std::string(what) + " failed: " + glia_error_message(e));
-}
 
 }  // namespace
 

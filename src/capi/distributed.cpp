@@ -1,9 +1,12 @@
 // Stores, process groups and work handles (glia.h "Distributed training").
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "capi/api.h"
+#include "capi/host_callback.h"
 #include "distributed/ddp.h"
 #include "distributed/process_group.h"
 #include "distributed/store.h"
@@ -449,6 +452,7 @@ void glia_ddp_options_init(glia_ddp_options* options) {
   options->bucket_cap_mb = 25;
   options->find_unused_parameters = 0;
   options->broadcast_buffers = 1;
+  options->gradient_as_bucket_view = 0;
 }
 
 glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_group* group,
@@ -466,6 +470,8 @@ glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_
       o.bucket_cap_mb = options->bucket_cap_mb;
       o.find_unused_parameters = options->find_unused_parameters != 0;
       o.broadcast_buffers = options->broadcast_buffers != 0;
+      if (options->struct_size >= offsetof(glia_ddp_options, gradient_as_bucket_view) + sizeof(int32_t))
+        o.gradient_as_bucket_view = options->gradient_as_bucket_view != 0;
     }
     nn::ModuleRef ddp = make_ref<DistributedDataParallel>(m, Ref<ProcessGroup>::share(g), o);
     *out = module_handle(ddp);
@@ -478,6 +484,62 @@ glia_error* glia_ddp_set_require_backward_grad_sync(glia_module* module, int32_t
     auto* d = dynamic_cast<DistributedDataParallel*>(module_raw(module, fn, "module"));
     GLIA_CHECK(d, InvalidArgument, fn, ": argument 'module' is not a DistributedDataParallel");
     d->set_require_backward_grad_sync(flag != 0);
+  });
+}
+
+namespace {
+DistributedDataParallel* ddp_arg(glia_module* module, const char* fn) {
+  auto* d = dynamic_cast<DistributedDataParallel*>(module_raw(module, fn, "module"));
+  GLIA_CHECK(d, InvalidArgument, fn, ": argument 'module' is not a DistributedDataParallel");
+  return d;
+}
+}  // namespace
+
+glia_error* glia_ddp_register_builtin_comm_hook(glia_module* module, glia_ddp_comm_hook hook) {
+  const char* fn = "glia_ddp_register_builtin_comm_hook";
+  return guard([&] {
+    DistributedDataParallel* d = ddp_arg(module, fn);
+    int k = static_cast<int>(hook);
+    GLIA_CHECK(k >= GLIA_DDP_COMM_HOOK_ALLREDUCE && k <= GLIA_DDP_COMM_HOOK_BF16_COMPRESS, InvalidArgument, fn,
+               ": argument 'hook' is ", k, ", expected GLIA_DDP_COMM_HOOK_ALLREDUCE, _FP16_COMPRESS or _BF16_COMPRESS");
+    d->register_comm_hook(static_cast<CommHook>(k));
+  });
+}
+
+glia_error* glia_ddp_register_comm_hook(glia_module* module, glia_ddp_comm_hook_fn hook, void* user_data,
+                                        void (*free_user_data)(void*)) {
+  auto owner = own<HostCallback<glia_ddp_comm_hook_fn>>(hook, user_data, free_user_data);
+  if (!owner) return out_of_memory_error();
+  const char* fn = "glia_ddp_register_comm_hook";
+  return guard([&] {
+    DistributedDataParallel* d = ddp_arg(module, fn);
+    GLIA_CHECK(hook, InvalidArgument, fn, ": argument 'fn' is NULL");
+    d->register_comm_hook(CommHook::Callback, [owner](const Tensor& bucket, size_t index, size_t count) {
+      glia_tensor* h = tensor_handle(bucket);
+      glia_error* e = owner->fn(owner->user_data, h, static_cast<int64_t>(index), static_cast<int64_t>(count));
+      glia_tensor_release(h);
+      callback_result(e, "DDP communication hook");
+    });
+  });
+}
+
+glia_error* glia_ddp_bucket_parameters(glia_module* module, int64_t bucket_index, int64_t* out_indices,
+                                       int64_t capacity, int64_t* out_count, int64_t* out_bucket_count) {
+  const char* fn = "glia_ddp_bucket_parameters";
+  return guard([&] {
+    DistributedDataParallel* d = ddp_arg(module, fn);
+    check_out(out_count, fn, "out_count");
+    GLIA_CHECK(capacity >= 0 && (capacity == 0 || out_indices), InvalidArgument, fn,
+               ": out_indices is NULL with capacity ", capacity);
+    std::vector<std::vector<size_t>> b = d->bucket_indices();
+    GLIA_CHECK(bucket_index >= 0 && bucket_index < static_cast<int64_t>(b.size()), InvalidArgument, fn,
+               ": bucket_index ", bucket_index, " is out of range for ", b.size(), " buckets");
+    std::vector<size_t> idx = b[static_cast<size_t>(bucket_index)];
+    std::sort(idx.begin(), idx.end());
+    for (size_t i = 0; i < idx.size() && static_cast<int64_t>(i) < capacity; ++i)
+      out_indices[i] = static_cast<int64_t>(idx[i]);
+    *out_count = static_cast<int64_t>(idx.size());
+    if (out_bucket_count) *out_bucket_count = static_cast<int64_t>(b.size());
   });
 }
 

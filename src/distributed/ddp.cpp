@@ -109,6 +109,16 @@ DistributedDataParallel::~DistributedDataParallel() {
   for (size_t i = 0; i < hook_ids_.size(); ++i) remove_tensor_hook(params_[i], hook_ids_[i]);
 }
 
+void DistributedDataParallel::register_comm_hook(CommHook kind, CommHookFn fn) {
+  GLIA_CHECK(!hook_registered_, State, "register_comm_hook or register_builtin_comm_hook can only be called once.");
+  int k = static_cast<int>(kind);
+  GLIA_CHECK(k >= 0 && k <= 3, InvalidArgument, "register_builtin_comm_hook: unknown communication hook ", k);
+  GLIA_CHECK(kind != CommHook::Callback || fn, InvalidArgument, "register_comm_hook: the hook is null");
+  hook_registered_ = true;
+  hook_ = kind;
+  hook_fn_ = std::move(fn);
+}
+
 std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
   std::vector<std::vector<size_t>> out;
   for (const auto& b : buckets_) out.push_back(b.params);
@@ -193,16 +203,45 @@ void DistributedDataParallel::on_grad_ready(size_t i) {
              i, " has been marked as ready twice.");
   ready_[i] = 1;
   Bucket& b = buckets_[bucket_of_[i]];
-  Tensor g = autograd_meta(params_[i]).grad;
-  ops::copy_(b.views[slot_of_[i]], g);
+  Tensor& g = autograd_meta(params_[i]).grad;
+  const Tensor& view = b.views[slot_of_[i]];
+  if (!(options_.gradient_as_bucket_view && g.impl() == view.impl())) {
+    GradModeGuard no_grad(false);
+    ops::copy_(view, g);
+    if (options_.gradient_as_bucket_view) g = view;  // later backwards accumulate into the bucket
+  }
   if (--b.pending == 0) launch_ready_buckets();
 }
 
 // Buckets go out in order on every rank: Gloo pairs collectives by their order.
 void DistributedDataParallel::launch_ready_buckets() {
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
-    Bucket& b = buckets_[next_bucket_++];
-    b.work = group_->allreduce(b.flat, ReduceOp::Avg);
+    const size_t index = next_bucket_++;
+    Bucket& b = buckets_[index];
+    switch (hook_) {
+      case CommHook::Allreduce:
+        b.work = group_->allreduce(b.flat, ReduceOp::Avg);
+        break;
+      case CommHook::Fp16Compress:
+      case CommHook::Bf16Compress: {
+        // torch's fp16_compress_hook: buffer.to(float16).div_(world_size), all-reduced (sum), cast back.
+        GradModeGuard no_grad(false);
+        DType dt = hook_ == CommHook::Fp16Compress ? DType::Float16 : DType::BFloat16;
+        if (!b.compressed.defined()) b.compressed = empty(b.flat.shape(), dt, b.flat.device());
+        ops::copy_(b.compressed, b.flat);
+        Tensor n = zeros(Dims{}, dt, b.flat.device());
+        ops::fill_(n, Scalar::from_int(group_->size()));
+        ops::div_(b.compressed, n);
+        b.work = group_->allreduce(b.compressed, ReduceOp::Sum);
+        break;
+      }
+      case CommHook::Callback: {
+        GradModeGuard no_grad(false);
+        hook_fn_(b.flat, index, buckets_.size());
+        b.work = Ref<Work>();
+        break;
+      }
+    }
   }
 }
 
@@ -252,7 +291,7 @@ void DistributedDataParallel::finalize() {
   std::exception_ptr err;
   for (auto& b : buckets_) {
     try {
-      b.work->wait(Millis(-1));
+      if (b.work) b.work->wait(Millis(-1));
     } catch (...) {
       if (!err) err = std::current_exception();
     }
@@ -261,13 +300,18 @@ void DistributedDataParallel::finalize() {
     reset_iteration();
     std::rethrow_exception(err);
   }
+  GradModeGuard no_grad(false);
   for (auto& b : buckets_) {
+    if (hook_ == CommHook::Fp16Compress || hook_ == CommHook::Bf16Compress) ops::copy_(b.flat, b.compressed);
     for (size_t s = 0; s < b.params.size(); ++s) {
       AutogradMeta& m = autograd_meta(params_[b.params[s]]);
-      if (m.grad.defined())
+      if (options_.gradient_as_bucket_view) {
+        if (m.grad.impl() != b.views[s].impl()) m.grad = b.views[s];
+      } else if (m.grad.defined()) {
         ops::copy_(m.grad, b.views[s]);
-      else
+      } else {
         m.grad = clone(b.views[s]);
+      }
     }
   }
   reset_iteration();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "distributed/process_group.h"
@@ -27,14 +28,30 @@ namespace glia::dist {
 //   find_unused_parameters: then its slot is zero and it receives the average of the others'.
 // - require_backward_grad_sync = false (torch's no_sync()): backward accumulates locally only; the
 //   next synchronised backward averages the accumulated gradients.
+// - gradient_as_bucket_view: a parameter's .grad becomes its slice of the bucket when its gradient
+//   is first copied there, so later backwards accumulate straight into the bucket and the reduced
+//   values need no copy back (torch's option; zero_grad(set_to_none) drops the view, the next
+//   backward makes it again).
+// - a communication hook replaces the bucket's all-reduce (torch's register_comm_hook and
+//   register_builtin_comm_hook, at most one): FP16_COMPRESS and BF16_COMPRESS (torch's
+//   default_hooks.fp16_compress_hook / bf16_compress_hook: the bucket cast to the 16-bit type,
+//   divided by the world size there, summed over the group, and cast back), or a host callback
+//   that must leave the bucket's average in the bucket (it runs on backward's thread when the
+//   bucket is ready, buckets in the same order on every rank).
 // Not (yet) torch's: buckets are not rebuilt in gradient-arrival order after the first iteration,
-// gradient_as_bucket_view and communication hooks are absent, and with find_unused_parameters a
-// parameter unused on every rank ends with a zero .grad where torch leaves it None.
+// and with find_unused_parameters a parameter unused on every rank ends with a zero .grad where
+// torch leaves it None.
 struct DDPOptions {
   double bucket_cap_mb = 25;
   bool find_unused_parameters = false;
   bool broadcast_buffers = true;
+  bool gradient_as_bucket_view = false;
 };
+
+enum class CommHook { Allreduce = 0, Fp16Compress = 1, Bf16Compress = 2, Callback = 3 };
+// A host hook: `bucket` is the flat gradient buffer of bucket `index` (of `count`), to be replaced in
+// place by its average over the group.
+using CommHookFn = std::function<void(const Tensor& bucket, size_t index, size_t count)>;
 
 class DistributedDataParallel final : public nn::Module {
  public:
@@ -48,10 +65,14 @@ class DistributedDataParallel final : public nn::Module {
   bool require_backward_grad_sync() const { return sync_; }
   // Parameter indices per bucket (for tests and docs).
   std::vector<std::vector<size_t>> bucket_indices() const;
+  // torch's register_comm_hook / register_builtin_comm_hook (kind Callback needs `fn`). Once only:
+  // "register_comm_hook or register_builtin_comm_hook can only be called once." (State).
+  void register_comm_hook(CommHook kind, CommHookFn fn = {});
 
  private:
   struct Bucket {
     Tensor flat;                 // the bucket's contiguous buffer
+    Tensor compressed;           // its 16-bit copy under a compression hook
     std::vector<size_t> params;  // indices into params_
     std::vector<Tensor> views;   // params' slices of flat, with their shapes
     size_t pending = 0;          // gradients still to come this backward
@@ -74,6 +95,9 @@ class DistributedDataParallel final : public nn::Module {
   size_t next_bucket_ = 0;
   bool callback_queued_ = false;
   bool sync_ = true;
+  bool hook_registered_ = false;
+  CommHook hook_ = CommHook::Allreduce;
+  CommHookFn hook_fn_;
 };
 
 }  // namespace glia::dist

@@ -2,6 +2,10 @@
 // (Note [Process groups] in process_group.h).
 #include "distributed/process_group.h"
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <cerrno>
 #include <cstring>
 
 #include "core/error.h"
@@ -94,6 +98,11 @@ Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std:
 }
 
 void ProcessGroup::worker() {
+  // Note [SIGPIPE] (process_group.h): this thread writes to the peers; it never unblocks SIGPIPE.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   while (true) {
     Ref<Work> w;
     {
@@ -138,11 +147,12 @@ void check_tensor(const ProcessGroup& pg, const char* what, const Tensor& t, con
   GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg,
              " must be a CPU tensor for the ", pg.backend_name(), " backend, got a tensor on ", t.device());
   DType d = t.dtype();
-  // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES) less float16: int8 but not int16.
-  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64 || d == DType::Int8 ||
-                 d == DType::UInt8,
+  // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES: int8 but not int16), plus bfloat16 (which
+  // torch 1.13's Gloo lacks and its bf16 compression hook needs). The 16-bit floats reduce in float.
+  GLIA_CHECK(d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16 ||
+                 d == DType::Int32 || d == DType::Int64 || d == DType::Int8 || d == DType::UInt8,
              DType, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " has dtype ", dtype_name(d),
-             ", expected float32, float64, int32, int64, int8 or uint8");
+             ", expected float32, float64, float16, bfloat16, int32, int64, int8 or uint8");
 }
 
 void check_root(const ProcessGroup& pg, const char* what, int root) {
@@ -154,8 +164,10 @@ void check_op(const ProcessGroup& pg, const char* what, ReduceOp op, DType d) {
   int v = static_cast<int>(op);
   GLIA_CHECK(v >= 0 && v <= 4, InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what, ": unknown reduce op ",
              v);
-  GLIA_CHECK(op != ReduceOp::Avg || d == DType::Float32 || d == DType::Float64, DType, "ProcessGroup",
-             pg.backend_name(), "::", what, ": ReduceOp avg needs a floating-point tensor, got ", dtype_name(d));
+  GLIA_CHECK(
+      op != ReduceOp::Avg || d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16,
+      DType, "ProcessGroup", pg.backend_name(), "::", what, ": ReduceOp avg needs a floating-point tensor, got ",
+      dtype_name(d));
 }
 
 // A contiguous tensor to communicate through: `t` itself, or a copy (copied back by `finish`).

@@ -3,10 +3,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "distributed/process_group.h"
 
 #ifdef GLIA_HAVE_GLOO
@@ -77,20 +79,69 @@ std::string default_hostname() {
   return usable ? std::string(name) : std::string("127.0.0.1");
 }
 
+// The 16-bit floats reduce in float, rounding each partial result to the type (what Gloo's own
+// float16 arithmetic does, and torch's fp16/bf16 compression hooks rely on).
+template <class T, class F>
+void reduce16(void* c, const void* a, const void* b, size_t n, F f) {
+  T* out = static_cast<T*>(c);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (size_t i = 0; i < n; ++i) out[i] = T(f(static_cast<float>(x[i]), static_cast<float>(y[i])));
+}
+
 template <class T>
 gloo::AllreduceOptions::Func reduce_fn(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Avg:
-      return [](void* c, const void* a, const void* b, size_t n) { gloo::sum<T>(c, a, b, n); };
-    case ReduceOp::Product:
-      return [](void* c, const void* a, const void* b, size_t n) { gloo::product<T>(c, a, b, n); };
-    case ReduceOp::Min:
-      return [](void* c, const void* a, const void* b, size_t n) { gloo::min<T>(c, a, b, n); };
-    case ReduceOp::Max:
-      return [](void* c, const void* a, const void* b, size_t n) { gloo::max<T>(c, a, b, n); };
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          reduce16<T>(c, a, b, n, [](float u, float v) { return u + v; });
+        };
+      case ReduceOp::Product:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          reduce16<T>(c, a, b, n, [](float u, float v) { return u * v; });
+        };
+      case ReduceOp::Min:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          reduce16<T>(c, a, b, n, [](float u, float v) { return std::isnan(u) || u < v ? u : v; });
+        };
+      case ReduceOp::Max:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          reduce16<T>(c, a, b, n, [](float u, float v) { return std::isnan(u) || u > v ? u : v; });
+        };
+    }
+    return nullptr;
+  } else {
+    switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg:
+        return [](void* c, const void* a, const void* b, size_t n) { gloo::sum<T>(c, a, b, n); };
+      case ReduceOp::Product:
+        return [](void* c, const void* a, const void* b, size_t n) { gloo::product<T>(c, a, b, n); };
+      case ReduceOp::Min:
+        return [](void* c, const void* a, const void* b, size_t n) { gloo::min<T>(c, a, b, n); };
+      case ReduceOp::Max:
+        return [](void* c, const void* a, const void* b, size_t n) { gloo::max<T>(c, a, b, n); };
+    }
+    return nullptr;
   }
-  return nullptr;
+}
+
+template <class T>
+constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// t /= n for Avg (in float for the 16-bit types, as torch's division of a Half tensor).
+template <class T>
+void divide_by(const Tensor& t, int n) {
+  T* p = t.data_ptr<T>();
+  if constexpr (std::is_floating_point_v<T>) {
+    T d = static_cast<T>(n);
+    for (int64_t i = 0, e = t.numel(); i < e; ++i) p[i] /= d;
+  } else {
+    float d = static_cast<float>(n);
+    for (int64_t i = 0, e = t.numel(); i < e; ++i) p[i] = T(static_cast<float>(p[i]) / d);
+  }
 }
 
 template <class F>
@@ -108,6 +159,10 @@ void dispatch(DType d, F f) {
       return f(int8_t{});
     case DType::UInt8:
       return f(uint8_t{});
+    case DType::Float16:
+      return f(Half{});
+    case DType::BFloat16:
+      return f(BFloat16{});
     default:
       fail(Code::DType, "ProcessGroupGloo: unsupported dtype ", dtype_name(d));
   }
@@ -126,6 +181,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     } else {
       attr.hostname = o.hostname.empty() ? default_hostname() : o.hostname;
     }
+    SigpipeGuard no_sigpipe;  // Note [SIGPIPE]: Gloo's loop thread, started here, inherits the mask
     try {
       device_ = gloo::transport::tcp::CreateDevice(attr);
     } catch (const std::exception& e) {
@@ -177,12 +233,8 @@ class ProcessGroupGloo final : public ProcessGroup {
         opts.setTag(next_tag());
         opts.setTimeout(timeout_);
         gloo::allreduce(opts);
-        if constexpr (std::is_floating_point_v<T>) {
-          if (op == ReduceOp::Avg) {
-            T* p = t.data_ptr<T>();
-            T n = static_cast<T>(size_);
-            for (int64_t i = 0, e = t.numel(); i < e; ++i) p[i] /= n;
-          }
+        if constexpr (is_float_like<T>) {
+          if (op == ReduceOp::Avg) divide_by<T>(t, size_);
         }
       });
     });
@@ -236,11 +288,8 @@ class ProcessGroupGloo final : public ProcessGroup {
         opts.setTag(next_tag());
         opts.setTimeout(timeout_);
         gloo::reduce(opts);
-        if constexpr (std::is_floating_point_v<T>) {
-          if (op == ReduceOp::Avg && rank_ == root) {
-            T* p = t.data_ptr<T>();
-            for (int64_t i = 0, e = t.numel(); i < e; ++i) p[i] /= static_cast<T>(size_);
-          }
+        if constexpr (is_float_like<T>) {
+          if (op == ReduceOp::Avg && rank_ == root) divide_by<T>(t, size_);
         }
       });
     });

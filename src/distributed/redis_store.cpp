@@ -116,6 +116,7 @@ class RedisStore final : public Store {
   template <class... A>
   Reply command(const char* fmt, A... args) {
     std::lock_guard<std::mutex> g(mu_);
+    SigpipeGuard no_sigpipe;  // Note [SIGPIPE] (store.h): hiredis writes with write()
     redisContext* c = redis_->context();
     auto* r = static_cast<redisReply*>(redisCommand(c, fmt, args...));
     if (!r) fail(Code::IO, "RedisStore: lost the connection to the Redis server at ", where_, " (", c->errstr, ")");

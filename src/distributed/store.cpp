@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -21,6 +23,27 @@
 #include "core/error.h"
 
 namespace glia::dist {
+
+SigpipeGuard::SigpipeGuard() {
+  static_assert(sizeof(sigset_t) <= sizeof(old_), "sigset_t does not fit");
+  sigset_t block, pending;
+  sigemptyset(&block);
+  sigaddset(&block, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &block, reinterpret_cast<sigset_t*>(old_));
+  was_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+SigpipeGuard::~SigpipeGuard() {
+  sigset_t pipe, pending;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  if (!was_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+    timespec zero{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(old_), nullptr);
+}
 
 namespace {
 

@@ -14,6 +14,24 @@
 
 namespace glia::dist {
 
+// Note [SIGPIPE]: Gloo writes to its sockets with writev() (hiredis with write()), which raises
+// SIGPIPE when a peer has died; its default action would kill the host process. Every thread that may write to a peer
+// runs with SIGPIPE blocked: the process group's worker thread for its lifetime, and the caller's thread (with Gloo's
+// event-loop thread, which inherits the mask when the device is created) within a SigpipeGuard. writev() then fails
+// with EPIPE, which Gloo reports as an error; a SIGPIPE left pending by it is consumed before the caller's mask is
+// restored. The host's own disposition of SIGPIPE is never changed.
+class SigpipeGuard {
+ public:
+  SigpipeGuard();
+  ~SigpipeGuard();
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  unsigned char old_[128];  // the caller's sigset_t
+  bool was_pending_ = false;
+};
+
 // Note [Stores]
 // The processes of a job meet through a key-value store before they can talk to each other:
 // each publishes its address under a key and waits for the others' keys. The semantics are

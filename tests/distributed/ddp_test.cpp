@@ -110,7 +110,54 @@ struct RunConfig {
   double bucket_cap_mb = 25;
   int micro = 1;  // micro-batches per step; all but the last under no_sync
   bool unused = false;
+  int hook = -1;             // a glia_ddp_comm_hook, or kHostHook; -1: none registered
+  bool as_view = false;      // gradient_as_bucket_view
+  double tol = 1e-5;         // relative distance to the single-process run
+  bool must_differ = false;  // some value must differ from it (the compression hooks round)
 };
+constexpr int kHostHook = 100;
+
+// A host communication hook: sum over the group, then times 1 / world size; records the bucket
+// indices it saw.
+struct HostHookState {
+  glia_process_group* g = nullptr;
+  int world = 1;
+  std::vector<int64_t> seen;
+  int64_t count = -1;
+};
+glia_error* average_hook(void* ud, glia_tensor* bucket, int64_t index, int64_t count) {
+  auto* st = static_cast<HostHookState*>(ud);
+  st->seen.push_back(index);
+  st->count = count;
+  glia_error* e = glia_process_group_all_reduce(st->g, bucket, GLIA_REDUCE_SUM, nullptr);
+  if (e) return e;
+  return glia_mul_scalar_(bucket, glia_scalar_float(1.0 / st->world));
+}
+
+// With gradient_as_bucket_view the gradients of one bucket lie one after the other in its buffer.
+int check_grads_are_bucket_views(glia_module* ddp, const std::vector<glia_tensor*>& ps) {
+  int64_t nb = 0, cnt = 0;
+  DOK(glia_ddp_bucket_parameters(ddp, 0, nullptr, 0, &cnt, &nb));
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    DOK(glia_ddp_bucket_parameters(ddp, bi, nullptr, 0, &cnt, nullptr));
+    std::vector<int64_t> idx(static_cast<size_t>(cnt));
+    DOK(glia_ddp_bucket_parameters(ddp, bi, idx.data(), cnt, &cnt, nullptr));
+    char* expect = nullptr;
+    for (int64_t i : idx) {
+      glia_tensor* gr = nullptr;
+      DOK(glia_tensor_grad(ps[static_cast<size_t>(i)], &gr));
+      DCHECK(gr != nullptr);
+      void* data = nullptr;
+      int64_t numel = 0;
+      DOK(glia_tensor_data(gr, &data));
+      DOK(glia_tensor_numel(gr, &numel));
+      if (expect) DCHECK(static_cast<char*>(data) == expect);
+      expect = static_cast<char*>(data) + numel * static_cast<int64_t>(sizeof(float));
+      DOK(glia_tensor_release(gr));
+    }
+  }
+  return 0;
+}
 
 // One rank of a DDP run, then the single-process reference, compared.
 int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
@@ -122,8 +169,17 @@ int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
   glia_ddp_options_init(&o);
   o.bucket_cap_mb = su.bucket_cap_mb;
   o.find_unused_parameters = su.unused ? 1 : 0;
+  o.gradient_as_bucket_view = su.as_view ? 1 : 0;
   glia_module* ddp = nullptr;
   DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+  HostHookState host;
+  host.g = g;
+  host.world = su.n;
+  if (su.hook == kHostHook) {
+    DOK(glia_ddp_register_comm_hook(ddp, average_hook, &host, nullptr));
+  } else if (su.hook >= 0) {
+    DOK(glia_ddp_register_builtin_comm_hook(ddp, static_cast<glia_ddp_comm_hook>(su.hook)));
+  }
   std::vector<glia_tensor*> ps = parameters(m.seq);
   glia_sgd_options so;
   glia_sgd_options_init(&so);
@@ -143,6 +199,12 @@ int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
     }
     DOK(glia_optimizer_step(opt));
   }
+  if (su.hook == kHostHook) {
+    // Every bucket once per synchronised backward, in order.
+    DCHECK(host.count > 0 && host.seen.size() == static_cast<size_t>(kSteps * host.count));
+    for (size_t k = 0; k < host.seen.size(); ++k) DCHECK(host.seen[k] == static_cast<int64_t>(k) % host.count);
+  }
+  if (su.as_view && check_grads_are_bucket_views(ddp, ps)) return 1;
   // The reference: rank 0's initial weights, the whole batch, the same micro-batches summed and
   // divided by the world size (what averaging the ranks' accumulated gradients computes).
   Model ref;
@@ -164,10 +226,12 @@ int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
     DOK(glia_optimizer_step(ropt));
   }
   DCHECK(ps.size() == rps.size());
+  bool differs = false;
   for (size_t i = 0; i < ps.size(); ++i) {
     std::vector<float> a = values(ps[i]), w = values(rps[i]);
     for (size_t j = 0; j < a.size(); ++j) {
-      if (std::fabs(a[j] - w[j]) > 1e-5 * std::max(1.0f, std::fabs(w[j]))) {
+      differs = differs || std::fabs(a[j] - w[j]) > 1e-6 * std::max(1.0f, std::fabs(w[j]));
+      if (std::fabs(a[j] - w[j]) > su.tol * std::max(1.0f, std::fabs(w[j]))) {
         std::fprintf(stderr, "rank %d: parameter %zu[%zu] is %.9g, the single process has %.9g\n", rank, i, j, a[j],
                      w[j]);
         return 1;
@@ -189,6 +253,10 @@ int ddp_rank(const RunConfig& su, int rank, glia_process_group* g) {
       DOK(glia_tensor_release(all[r]));
     }
     DOK(glia_tensor_release(flat));
+  }
+  if (su.must_differ && !differs) {
+    std::fprintf(stderr, "rank %d: the hook changed nothing (no value differs from the float32 run)\n", rank);
+    return 1;
   }
   for (auto* p : ps) DOK(glia_tensor_release(p));
   for (auto* p : rps) DOK(glia_tensor_release(p));
@@ -406,6 +474,106 @@ TEST(DistributedDataParallel, BuffersBroadcast) {
     DCHECK(got[0] == 1.5f && got[1] == 0.f);
     DOK(glia_tensor_release(buf));
     DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
+// Communication hooks. fp16/bf16 compression: the 16-bit type's rounding, so close to the float32
+// run but not equal to it; still bitwise the same on every rank.
+TEST(DistributedDataParallel, Fp16CompressHook) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false};
+  su.hook = GLIA_DDP_COMM_HOOK_FP16_COMPRESS;
+  su.tol = 2e-3;
+  su.must_differ = true;
+  run_setup(su);
+  su = RunConfig{3, true, 1e-6};  // a bucket per parameter
+  su.hook = GLIA_DDP_COMM_HOOK_FP16_COMPRESS;
+  su.tol = 2e-3;
+  su.must_differ = true;
+  run_setup(su);
+}
+TEST(DistributedDataParallel, Bf16CompressHook) {
+  REQUIRE_GLOO();
+  RunConfig su{2, true};
+  su.hook = GLIA_DDP_COMM_HOOK_BF16_COMPRESS;
+  su.tol = 2e-2;
+  su.must_differ = true;
+  run_setup(su);
+}
+// The built-in ALLREDUCE hook is the default average.
+TEST(DistributedDataParallel, AllreduceHookIsTheDefault) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false};
+  su.hook = GLIA_DDP_COMM_HOOK_ALLREDUCE;
+  run_setup(su);
+}
+// A host hook sees every bucket once per synchronised backward, in order, and its result is used.
+TEST(DistributedDataParallel, HostCommHook) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false, 1e-6, 2};  // four buckets, no_sync micro-batches: the hook runs on the last only
+  su.hook = kHostHook;
+  run_setup(su);
+  su = RunConfig{3, true};
+  su.hook = kHostHook;
+  run_setup(su);
+}
+TEST(DistributedDataParallel, GradientAsBucketView) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false};
+  su.as_view = true;
+  run_setup(su);
+  su = RunConfig{3, true, 1e-6, 2};
+  su.as_view = true;
+  su.hook = GLIA_DDP_COMM_HOOK_FP16_COMPRESS;
+  su.tol = 2e-3;
+  run_setup(su);
+}
+
+glia_error* failing_hook(void* ud, glia_tensor*, int64_t, int64_t) {
+  ++*static_cast<int*>(ud);
+  return glia_error_new(GLIA_ERR_IO, "the hook's network is down");
+}
+void count_free(void* ud) { ++*static_cast<int*>(ud); }
+
+// Registration errors; a hook's error fails the backward with its message.
+TEST(DistributedDataParallel, CommHookErrors) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Batch b;
+    Model m;
+    if (build(5, m)) return 1;
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp));
+    DERR(glia_ddp_register_builtin_comm_hook(ddp, static_cast<glia_ddp_comm_hook>(7)), GLIA_ERR_INVALID_ARGUMENT,
+         "glia_ddp_register_builtin_comm_hook: argument 'hook' is 7");
+    DERR(glia_ddp_register_builtin_comm_hook(m.seq, GLIA_DDP_COMM_HOOK_FP16_COMPRESS), GLIA_ERR_INVALID_ARGUMENT,
+         "argument 'module' is not a DistributedDataParallel");
+    int freed = 0;
+    DERR(glia_ddp_register_comm_hook(ddp, nullptr, &freed, count_free), GLIA_ERR_INVALID_ARGUMENT,
+         "argument 'fn' is NULL");
+    DCHECK(freed == 1);  // user_data freed when the registration fails
+    int calls = 0;
+    DOK(glia_ddp_register_comm_hook(ddp, failing_hook, &calls, count_free));
+    DERR(glia_ddp_register_builtin_comm_hook(ddp, GLIA_DDP_COMM_HOOK_FP16_COMPRESS), GLIA_ERR_STATE,
+         "register_comm_hook or register_builtin_comm_hook can only be called once.");
+    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+    glia_tensor *out = nullptr, *loss = nullptr;
+    int64_t count = 0;
+    DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+    DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+    DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_CALLBACK,
+         "DDP communication hook failed: the hook's network is down");
+    DCHECK(calls == 1);
+    int64_t cnt = 0, nb = 0;
+    DERR(glia_ddp_bucket_parameters(ddp, 5, nullptr, 0, &cnt, &nb), GLIA_ERR_INVALID_ARGUMENT,
+         "bucket_index 5 is out of range for 1 buckets");
+    DOK(glia_ddp_bucket_parameters(ddp, 0, nullptr, 0, &cnt, &nb));
+    DCHECK(cnt == 4 && nb == 1);
+    for (auto* t : {x, y, out, loss}) DOK(glia_tensor_release(t));
+    DOK(glia_module_release(ddp));
+    DCHECK(calls == 2);  // the hook's user_data freed (count_free) when the DDP module dies
     return 0;
   });
 }

@@ -250,13 +250,15 @@ int collectives(glia_process_group* g, int rank, int n) {
          "argument 'op' is not a glia_reduce_op (9)");
     glia_tensor* b = tensor_of(std::vector<uint8_t>{1}, GLIA_BOOL);
     DERR(glia_process_group_all_reduce(g, b, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_DTYPE,
-         "ProcessGroupGloo::allreduce: tensor has dtype bool, expected float32, float64, int32, int64, int8 or uint8");
+         "ProcessGroupGloo::allreduce: tensor has dtype bool, expected float32, float64, float16, bfloat16, int32, "
+         "int64, int8 or uint8");
     glia_tensor* i = tensor_of(std::vector<int32_t>{1}, GLIA_INT32);
     DERR(glia_process_group_all_reduce(g, i, GLIA_REDUCE_AVG, nullptr), GLIA_ERR_DTYPE,
          "ReduceOp avg needs a floating-point tensor, got int32");
     glia_tensor* s16 = tensor_of(std::vector<int16_t>{1}, GLIA_INT16);
     DERR(glia_process_group_all_reduce(g, s16, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_DTYPE,
-         "ProcessGroupGloo::allreduce: tensor has dtype int16, expected float32, float64, int32, int64, int8 or uint8");
+         "ProcessGroupGloo::allreduce: tensor has dtype int16, expected float32, float64, float16, bfloat16, int32, "
+         "int64, int8 or uint8");
     DOK(glia_tensor_release(s16));
     DERR(glia_process_group_all_reduce(nullptr, t, GLIA_REDUCE_SUM, nullptr), GLIA_ERR_INVALID_HANDLE, "group");
     DOK(glia_tensor_release(i));

@@ -6,6 +6,7 @@ hangs. The single-process reference of the DDP scenarios is the oracle (docs/dis
 """
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -93,6 +94,68 @@ def test_collectives_tcp_and_file_urls(tmp_path):
 @pytest.mark.parametrize("world,how", [(2, "file"), (3, "tcp")])
 def test_ddp_matches_single_process(world, how, tmp_path, tcp_server):
     spawn("ddp", world, how, str(tmp_path / "store") if how == "file" else tcp_server.port)
+
+
+def _netns_pair(tag):
+    """Two network namespaces joined by a veth pair (10.77.N.1 and .2), or a reason why not."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        return None, "needs root and iproute2's ip (CI runs as root)"
+    a, b = "glia%sa%d" % (tag, os.getpid()), "glia%sb%d" % (tag, os.getpid())
+    net = 77
+    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+            ["ip", "link", "add", "v" + a[-8:], "type", "veth", "peer", "name", "v" + b[-8:]],
+            ["ip", "link", "set", "v" + a[-8:], "netns", a], ["ip", "link", "set", "v" + b[-8:], "netns", b],
+            ["ip", "-n", a, "addr", "add", "10.%d.0.1/24" % net, "dev", "v" + a[-8:]],
+            ["ip", "-n", b, "addr", "add", "10.%d.0.2/24" % net, "dev", "v" + b[-8:]],
+            ["ip", "-n", a, "link", "set", "v" + a[-8:], "up"], ["ip", "-n", b, "link", "set", "v" + b[-8:], "up"],
+            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"]]
+    for c in cmds:
+        r = subprocess.run(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            for ns in (a, b):
+                subprocess.run(["ip", "netns", "del", ns], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return None, "`%s` failed: %s" % (" ".join(c), r.stdout.decode(errors="replace").strip())
+    return [(a, "v" + a[-8:], "10.%d.0.1" % net), (b, "v" + b[-8:], "10.%d.0.2" % net)], None
+
+
+def test_two_hosts_over_veth():
+    """Two "machines": network namespaces joined by a veth pair, one glia-run per node (--nnodes 2), the
+    TCP store and Gloo's connections over 10.77.0.x, not loopback: collectives and DDP."""
+    runner = os.path.join(os.environ.get("GLIA_BUILD_DIR", ""), "tools", "glia-run", "glia-run")
+    if not os.path.isfile(runner):
+        pytest.skip("glia-run is not built in GLIA_BUILD_DIR (cmake --build build/release --target glia-run)")
+    nodes, why = _netns_pair("n")
+    if nodes is None:
+        pytest.skip("two network namespaces are not available here: " + why)
+    try:
+        for scenario in ("collectives", "ddp"):
+            procs = []
+            for rank, (ns, ifname, _) in enumerate(nodes):
+                env = python_env()
+                env["GLOO_SOCKET_IFNAME"] = ifname  # Gloo's device on the veth, as on a real second host
+                procs.append(subprocess.Popen(
+                    ["ip", "netns", "exec", ns, runner, "--nnodes", "2", "--node-rank", str(rank),
+                     "--nproc-per-node", "1", "--master-addr", nodes[0][2], "--master-port", "29511",
+                     "--grace-period", "2", "--", sys.executable, WORKER, scenario, "-", "-", "env", "-"],
+                    env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+            outs = []
+            try:
+                for p in procs:
+                    outs.append(p.communicate(timeout=DEADLINE)[0].decode(errors="replace"))
+            finally:
+                for p in procs:
+                    if p.poll() is None:
+                        p.kill()
+                    p.wait()
+            assert all(p.returncode == 0 for p in procs), "\n".join(
+                "--- node %d (exit %s) ---\n%s" % (i, p.returncode, o) for i, (p, o) in enumerate(zip(procs, outs)))
+    finally:
+        for ns, _, _ in nodes:
+            subprocess.run(["ip", "netns", "del", ns], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_ddp_comm_hooks(tmp_path):
+    spawn("ddp_hooks", 2, "file", str(tmp_path / "store"))
 
 
 def test_under_glia_run():
@@ -273,6 +336,80 @@ def test_ddp_module_surface(group1):
         glia.nn.parallel.DistributedDataParallel(frozen)
     # DataParallel is torch's CPU behaviour (a pass-through; test_legacy_modules.py), not a multi-device one.
     assert glia.nn.DataParallel(glia.nn.Linear(2, 2)).device_ids == []
+
+
+def test_ddp_comm_hook_surface(group1):
+    from glia.distributed.algorithms.ddp_comm_hooks import default_hooks as dh
+    from glia.futures import Future
+
+    ddp = glia.nn.parallel.DistributedDataParallel(glia.nn.Linear(3, 2))
+    with pytest.raises(TypeError, match="Communication hook must be callable."):
+        ddp.register_comm_hook(None, 3)
+
+    def bad_bucket(state, bucket: int):
+        return None
+
+    with pytest.raises(ValueError, match="bucket annotation should be dist.GradBucket"):
+        ddp.register_comm_hook(None, bad_bucket)
+
+    def bad_return(state, bucket) -> int:
+        return None
+
+    with pytest.raises(ValueError, match="return annotation should be torch.futures.Future"):
+        ddp.register_comm_hook(None, bad_return)
+
+    class Boom(Exception):
+        pass
+
+    def boom(state, bucket: dist.GradBucket) -> Future[glia.Tensor]:
+        raise Boom("no network today")
+
+    ddp.register_comm_hook(None, boom)
+    with pytest.raises(RuntimeError, match="register_comm_hook or register_builtin_comm_hook can only be called once."):
+        ddp.register_comm_hook(None, dh.allreduce_hook)
+    with pytest.raises(RuntimeError, match="can only be called once"):
+        ddp._register_builtin_comm_hook(dist.BuiltinCommHookType.FP16_COMPRESS)
+    with pytest.raises(Boom, match="no network today"):  # the hook's own exception comes out of backward
+        ddp(glia.ones(2, 3)).sum().backward()
+
+    # the built-in fp16 hook on one rank: the gradient rounded to float16
+    lin = glia.nn.Linear(3, 1)
+    ddp = glia.nn.parallel.DistributedDataParallel(lin)
+    ddp._register_builtin_comm_hook(dist.BuiltinCommHookType.FP16_COMPRESS)
+    with pytest.raises(TypeError, match="expected a BuiltinCommHookType"):
+        ddp._register_builtin_comm_hook(1)
+    x = glia.tensor([[0.1, 0.2, 0.3]])
+    (ddp(x) * 1.0001).sum().backward()
+    np.testing.assert_array_equal(lin.weight.grad.numpy(),
+                                  (x.numpy() * np.float32(1.0001)).astype(np.float16).astype(np.float32))
+
+
+def test_futures():
+    from glia.futures import Future, collect_all, wait_all
+
+    f = Future()
+    assert not f.done()
+    g = f.then(lambda fut: fut.value() * 2)
+    f.set_result(21)
+    assert f.done() and f.value() == 21 and g.wait() == 42
+    with pytest.raises(RuntimeError, match="Future can only be marked completed once."):
+        f.set_result(1)
+    e = Future()
+    e.set_exception(ValueError("bad"))
+    with pytest.raises(ValueError, match="bad"):
+        e.wait()
+    with pytest.raises(ValueError, match="bad"):  # a callback reading a failed future fails its own
+        e.then(lambda fut: fut.value()).wait()
+    assert e.then(lambda fut: "handled").wait() == "handled"
+    with pytest.raises(TypeError, match="not an Exception"):
+        Future().set_exception("text")
+    assert wait_all([g, f]) == [42, 21]
+    assert collect_all([f, g]).wait() == [f, g]
+    calls = []
+    h = Future()
+    h.add_done_callback(lambda fut: calls.append(fut.value()))
+    h.set_result(5)
+    assert calls == [5]
 
 
 class TwoHeads(glia.nn.Module):

@@ -15,7 +15,7 @@ from _repo import ROOT
 
 
 def header_version():
-    with open(os.path.join(ROOT, "include", "glia", "glia.h"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "include", "glia", "glia_base.h"), encoding="utf-8") as f:
         text = f.read()
     return tuple(int(re.search(r"^#define GLIA_VERSION_%s (\d+)\s*$" % k, text, re.M).group(1))
                  for k in ("MAJOR", "MINOR", "PATCH"))

@@ -24,7 +24,8 @@ __all__ = [
     "Backend", "ReduceOp", "Store", "FileStore", "TCPStore", "PrefixStore", "ProcessGroup", "Work", "GroupMember",
     "group", "default_pg_timeout", "is_available", "is_gloo_available", "is_nccl_available", "is_mpi_available",
     "is_initialized", "init_process_group", "new_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend",
-    "all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter", "barrier",
+    "all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter", "barrier", "BuiltinCommHookType",
+    "GradBucket",
 ]
 
 default_pg_timeout = timedelta(minutes=30)  # torch's (the C API's own default is 5 minutes)
@@ -259,6 +260,20 @@ class Work:
         except RuntimeError:
             return False
         return True
+
+    def get_future(self):
+        """A glia.futures.Future completed with the collective: its value is the list of the collective's
+        tensors (torch's Work.get_future for allreduce-like collectives)."""
+        from ..futures import Future
+
+        tensors = self._tensors
+
+        def waiter():
+            self.wait()
+            return list(tensors)
+
+        waiter.is_completed = self.is_completed
+        return Future._from_waiter(waiter)
 
 
 class ProcessGroup:
@@ -505,6 +520,50 @@ def _finish(fn, args, tensors, async_op):
 
 def _handles(tensors):
     return (c_void_p * max(1, len(tensors)))(*[t._h for t in tensors]), len(tensors)
+
+
+class BuiltinCommHookType(enum.Enum):
+    """torch's dist.BuiltinCommHookType, for DistributedDataParallel._register_builtin_comm_hook (BF16_COMPRESS is
+    glia's addition: torch 1.13 has it as a Python hook only)."""
+
+    ALLREDUCE = 0
+    FP16_COMPRESS = 1
+    BF16_COMPRESS = 2
+
+
+class GradBucket:
+    """torch's dist.GradBucket: what a DDP communication hook receives. buffer() is the bucket's flat
+    gradient tensor (this rank's values; the hook's future must yield the averaged ones)."""
+
+    def __init__(self, index, buffer, count, parameters):
+        self._index = index
+        self._buffer = buffer
+        self._count = count
+        self._parameters = parameters
+
+    def index(self):
+        return self._index
+
+    def buffer(self):
+        return self._buffer
+
+    def set_buffer(self, buffer):
+        self._buffer.copy_(buffer)
+
+    def is_last(self):
+        return self._index == self._count - 1
+
+    def parameters(self):
+        return list(self._parameters)
+
+    def gradients(self):
+        """Views of buffer() shaped as each parameter (torch's gradients())."""
+        out, at = [], 0
+        for p in self._parameters:
+            n = p.numel()
+            out.append(self._buffer[at:at + n].view(p.shape))
+            at += n
+        return out
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):

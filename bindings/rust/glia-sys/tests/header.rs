@@ -77,8 +77,12 @@ fn ident_before(s: &str, end: usize) -> &str {
 }
 
 fn header_functions() -> BTreeMap<String, usize> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include/glia/glia.h");
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e));
+    // glia.h and glia_base.h, which it includes
+    let mut text = String::new();
+    for name in ["glia_base.h", "glia.h"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include/glia").join(name);
+        text += &fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e));
+    }
     let text = strip_comments(&text);
     let mut out = BTreeMap::new();
     let mut rest = text.as_str();

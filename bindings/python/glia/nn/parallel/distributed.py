@@ -7,8 +7,11 @@ while backward runs, and when backward() returns every .grad holds the average o
 """
 
 import contextlib
+import ctypes
+import inspect
 import threading
 import warnings
+import weakref
 
 from ... import _ffi
 from ..._ffi import C, c_void_p, byref
@@ -46,6 +49,7 @@ class DistributedDataParallel(Module):
         o.bucket_cap_mb = float(bucket_cap_mb)
         o.find_unused_parameters = int(bool(find_unused_parameters))
         o.broadcast_buffers = int(bool(broadcast_buffers))
+        o.gradient_as_bucket_view = int(bool(gradient_as_bucket_view))
         out = c_void_p()
         _dist._check(C.glia_nn_distributed_data_parallel(module._h, group._h, byref(o), byref(out)))
         self._adopt(out.value)
@@ -58,7 +62,6 @@ class DistributedDataParallel(Module):
         d["broadcast_buffers"] = bool(broadcast_buffers)
         d["find_unused_parameters"] = bool(find_unused_parameters)
         d["bucket_bytes_cap"] = int(bucket_cap_mb * 1024 * 1024)
-        # Accepted for torch's signature; the gradients stay copies of the buckets (same values, more memory).
         d["gradient_as_bucket_view"] = bool(gradient_as_bucket_view)
         d["static_graph"] = False
         d["_sync"] = True
@@ -82,6 +85,46 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = old
+
+    # -- communication hooks ---------------------------------------------------------
+    def register_comm_hook(self, state, hook):
+        """torch's register_comm_hook: hook(state, bucket) -> a glia.futures.Future of the bucket's averaged
+        gradients, called for each bucket when it is ready (bucket: glia.distributed.GradBucket). Once only.
+        torch's default_hooks (allreduce_hook, fp16_compress_hook, bf16_compress_hook) given as they are, with
+        state None or this module's group, run as glia's built-in C hooks."""
+        self._check_comm_hook(hook)
+        from ...distributed.algorithms.ddp_comm_hooks import default_hooks as dh
+
+        builtin = {dh.allreduce_hook: _dist.BuiltinCommHookType.ALLREDUCE,
+                   dh.fp16_compress_hook: _dist.BuiltinCommHookType.FP16_COMPRESS,
+                   dh.bf16_compress_hook: _dist.BuiltinCommHookType.BF16_COMPRESS}.get(hook)
+        if builtin is not None and (state is None or state is self.process_group):
+            self._register_builtin_comm_hook(builtin)
+            return
+        params = [p for p in self._modules["module"].parameters() if p.requires_grad]
+        key = _ffi.register((state, hook, params, weakref.ref(self)))
+        _dist._check(C.glia_ddp_register_comm_hook(self._h, _comm_hook_trampoline, key, _ffi.free_user_data))
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        if not isinstance(comm_hook_type, _dist.BuiltinCommHookType):
+            raise TypeError("_register_builtin_comm_hook(): incompatible function arguments: expected a "
+                            "BuiltinCommHookType, got {}".format(type(comm_hook_type).__name__))
+        _dist._check(C.glia_ddp_register_builtin_comm_hook(self._h, comm_hook_type.value))
+
+    def _check_comm_hook(self, hook):
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        try:
+            sig = inspect.signature(hook)
+        except (TypeError, ValueError):
+            return
+        from ...futures import Future
+
+        bucket = sig.parameters.get("bucket")
+        if bucket is not None and bucket.annotation not in (inspect.Parameter.empty, _dist.GradBucket):
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+        if sig.return_annotation not in (inspect.Signature.empty, Future):
+            raise ValueError("Communication hook: return annotation should be torch.futures.Future[torch.Tensor].")
 
     def __call__(self, *args, **kwargs):
         # The call goes through the C module (buffers broadcast, then the child called from C); the
@@ -111,3 +154,32 @@ class DistributedDataParallel(Module):
 
     def __deepcopy__(self, memo):
         raise TypeError("glia: a DistributedDataParallel cannot be copied; copy its .module and wrap the copy")
+
+
+
+def _comm_hook_body(user_data, bucket_h, index, count):
+    state, hook, params, ddp_ref = _ffi.lookup(user_data)
+    from ..._tensor import Tensor
+
+    _ffi.check(C.glia_tensor_retain(bucket_h))
+    buffer = Tensor._wrap(bucket_h)
+    ddp = ddp_ref()
+    mine = []
+    if ddp is not None:
+        n = ctypes.c_int64()
+        _dist._check(C.glia_ddp_bucket_parameters(ddp._h, index, None, 0, byref(n), None))
+        idx = (ctypes.c_int64 * max(1, n.value))()
+        _dist._check(C.glia_ddp_bucket_parameters(ddp._h, index, idx, n.value, byref(n), None))
+        mine = [params[i] for i in idx[:n.value]]
+    bucket = _dist.GradBucket(index, buffer, count, mine)
+    fut = hook(state, bucket)
+    result = fut.wait() if hasattr(fut, "wait") else fut
+    if isinstance(result, (list, tuple)) and len(result) == 1:
+        result = result[0]
+    if not isinstance(result, Tensor):
+        raise TypeError("the communication hook's future gave {}, expected a Tensor".format(type(result).__name__))
+    if result._h != buffer._h:
+        buffer.copy_(result.reshape(buffer.shape))
+
+
+_comm_hook_trampoline = _ffi.glia_ddp_comm_hook_fn(_ffi.guard(_comm_hook_body))

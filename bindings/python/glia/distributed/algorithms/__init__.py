@@ -1,0 +1,1 @@
+"""glia.distributed.algorithms: torch.distributed.algorithms' DDP communication hooks."""
