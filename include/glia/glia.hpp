@@ -1651,4 +1651,7 @@ inline void Stream::wait(const Event& event) const { detail::check(glia_stream_w
 }  // namespace cxx
 }  // namespace glia
 
+// The generated wrappers of the other regular ops (glia::ops, more glia::nn constructors).
+#include "glia/glia_ops.hpp"
+
 #endif  // GLIA_GLIA_HPP

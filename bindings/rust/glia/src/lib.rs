@@ -96,9 +96,20 @@ pub use glia_sys as sys;
 mod dict;
 pub mod nn;
 pub mod optim;
+mod ops_gen;
 mod tensor;
 
+/// The generated wrappers of glia.h's regular ops (`ops_gen.rs`, written by
+/// `scripts/gen_wrappers.py`): the ops whose first argument is not a tensor,
+/// [`Scalar`] and the enums of their arguments. The ops on a tensor are
+/// methods of [`Tensor`]; the generated module constructors are in [`nn`].
+pub mod ops {
+    pub use crate::ops_gen::free::*;
+    pub use crate::ops_gen::*;
+}
+
 pub use dict::{Format, Iter as TensorDictIter, TensorDict};
+pub use ops_gen::Scalar;
 pub use tensor::{DType, Device, Element, Tensor};
 
 /// glia's error codes (`enum glia_error_code`), less `GLIA_OK`.

@@ -9,6 +9,9 @@ use crate::sys;
 use crate::tensor::new_tensor;
 use crate::{check, cstring, free_boxed, read_string, run_callback, Error, ErrorCode, Result, Tensor, TensorDict};
 
+/// The generated module constructors (`ops_gen.rs`, scripts/gen_wrappers.py).
+pub use crate::ops_gen::modules::*;
+
 /// A module (`glia_module`): parameters, buffers and children in
 /// registration order. `Clone` adds a reference to the same module, `Drop`
 /// releases it. `Send` but not `Sync` (see the crate docs): `forward` and
