@@ -848,6 +848,61 @@ func (o *MaxUnpoolOptions) toC() *C.glia_max_unpool_options {
 	return c
 }
 
+// NnConv2dOptions mirrors glia_nn_conv2d_options: DefaultNnConv2dOptions() is torch's defaults, as a nil *NnConv2dOptions argument.
+type NnConv2dOptions struct {
+	Stride      [2]int64
+	Padding     [2]int64
+	Dilation    [2]int64
+	Groups      int64
+	Bias        bool
+	PaddingKind PaddingKind
+	PaddingMode PadMode
+}
+
+// DefaultNnConv2dOptions is NnConv2dOptions as glia_nn_conv2d_options_init fills it in.
+func DefaultNnConv2dOptions() NnConv2dOptions {
+	var c C.glia_nn_conv2d_options
+	C.glia_nn_conv2d_options_init(&c)
+	var o NnConv2dOptions
+	for i := range o.Stride {
+		o.Stride[i] = int64(c.stride[i])
+	}
+	for i := range o.Padding {
+		o.Padding[i] = int64(c.padding[i])
+	}
+	for i := range o.Dilation {
+		o.Dilation[i] = int64(c.dilation[i])
+	}
+	o.Groups = int64(c.groups)
+	o.Bias = c.bias != 0
+	o.PaddingKind = PaddingKind(c.padding_kind)
+	o.PaddingMode = PadMode(c.padding_mode)
+	return o
+}
+
+// toC is o as the C struct (Go memory without Go pointers, which cgo may pass); nil for nil.
+func (o *NnConv2dOptions) toC() *C.glia_nn_conv2d_options {
+	if o == nil {
+		return nil
+	}
+	c := new(C.glia_nn_conv2d_options)
+	C.glia_nn_conv2d_options_init(c)
+	for i := range o.Stride {
+		c.stride[i] = C.int64_t(o.Stride[i])
+	}
+	for i := range o.Padding {
+		c.padding[i] = C.int64_t(o.Padding[i])
+	}
+	for i := range o.Dilation {
+		c.dilation[i] = C.int64_t(o.Dilation[i])
+	}
+	c.groups = C.int64_t(o.Groups)
+	c.bias = flag(o.Bias)
+	c.padding_kind = C.glia_padding_kind(o.PaddingKind)
+	c.padding_mode = C.glia_pad_mode(o.PaddingMode)
+	return c
+}
+
 // NnConvTranspose2dOptions mirrors glia_nn_conv_transpose2d_options: DefaultNnConvTranspose2dOptions() is torch's defaults, as a nil *NnConvTranspose2dOptions argument.
 type NnConvTranspose2dOptions struct {
 	Stride        [2]int64
@@ -6651,6 +6706,270 @@ func (t *Tensor) FeatureAlphaDropout(p float64, training bool) (*Tensor, error) 
 	return wrapOpt(o[0]), nil
 }
 
+// Gcd wraps glia_gcd: torch.gcd(a, b): the greatest common divisor of the magnitudes (>= 0; gcd(0, 0) = 0), broadcast and promoted as torch's binary ops; integer dtypes only (else GLIA_ERR_DTYPE, torch's "gcd_cpu" not ...
+func (t *Tensor) Gcd(b *Tensor) (*Tensor, error) {
+	h_a, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_b, err := b.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_gcd(h_a, h_b, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(b)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Lcm wraps glia_lcm: torch.lcm(a, b): |a / gcd(a, b) * b| (0 where gcd is 0); as glia_gcd
+func (t *Tensor) Lcm(b *Tensor) (*Tensor, error) {
+	h_a, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_b, err := b.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_lcm(h_a, h_b, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(b)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// GcdInPlace wraps glia_gcd_: Tensor.gcd_(other): glia_gcd in place (other broadcasts to self's shape)
+func (t *Tensor) GcdInPlace(other *Tensor) error {
+	h_self, err := t.handle()
+	if err != nil {
+		return err
+	}
+	h_other, err := other.handle()
+	if err != nil {
+		return err
+	}
+	e := C.gsg_gcd_(h_self, h_other)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(other)
+	return check(e)
+}
+
+// LcmInPlace wraps glia_lcm_: Tensor.lcm_(other): glia_lcm in place
+func (t *Tensor) LcmInPlace(other *Tensor) error {
+	h_self, err := t.handle()
+	if err != nil {
+		return err
+	}
+	h_other, err := other.handle()
+	if err != nil {
+		return err
+	}
+	e := C.gsg_lcm_(h_self, h_other)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(other)
+	return check(e)
+}
+
+// Bincount wraps glia_bincount: torch.bincount(input, weights, minlength): counts of each value of a 1-D non-negative integer input (int64), or sums of weights (NULL for none; float32 and float64 weights keep their dtype, others ...
+func (t *Tensor) Bincount(weights *Tensor, minlength int64) (*Tensor, error) {
+	h_input, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weights, err := optHandle(weights)
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_bincount(h_input, h_weights, C.int64_t(minlength), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weights)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// Vander wraps glia_vander: torch.vander(x, N, increasing): columns x^(N-1), ..., x^0 (x^0, ..., x^(N-1) with increasing) of a 1-D x, columns (torch's N) NULL for len(x); dtype promote_types(x, int64)
+func (t *Tensor) Vander(columns *int64, increasing bool) (*Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	has_columns, v_columns := optInt64(columns)
+	var o [1]C.gh
+	e := C.gsg_vander(h_x, has_columns, v_columns, flag(increasing), &o[0])
+	runtime.KeepAlive(t)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// AsStrided wraps glia_as_strided: torch.as_strided(input, size, stride, storage_offset): a view of input's storage with that geometry (storage_offset NULL: input's own offset)
+func (t *Tensor) AsStrided(shape *int64, strides []int64, storageOffset *int64) (*Tensor, error) {
+	h_input, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	has_shape, v_shape := optInt64(shape)
+	has_storage_offset, v_storage_offset := optInt64(storageOffset)
+	var o [1]C.gh
+	e := C.gsg_as_strided(h_input, has_shape, v_shape, int64Ptr(strides), C.int64_t(len(strides)), has_storage_offset, v_storage_offset, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(strides)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// AsStridedScatter wraps glia_as_strided_scatter: torch.as_strided_scatter(input, src, size, stride, storage_offset): a contiguous copy of input whose elements at the geometry (offset NULL: 0) are src's
+func (t *Tensor) AsStridedScatter(src *Tensor, shape *int64, strides []int64, storageOffset *int64) (*Tensor, error) {
+	h_input, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_src, err := src.handle()
+	if err != nil {
+		return nil, err
+	}
+	has_shape, v_shape := optInt64(shape)
+	has_storage_offset, v_storage_offset := optInt64(storageOffset)
+	var o [1]C.gh
+	e := C.gsg_as_strided_scatter(h_input, h_src, has_shape, v_shape, int64Ptr(strides), C.int64_t(len(strides)), has_storage_offset, v_storage_offset, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(src)
+	runtime.KeepAlive(strides)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// SegmentReduce wraps glia_segment_reduce: torch.segment_reduce(data, reduce, lengths=, offsets=, axis, unsafe, initial): reduce ("sum", "mean", "max", "min", "prod") over the segments along axis given by lengths or offsets (exactly one ...
+func (t *Tensor) SegmentReduce(reduce string, lengths *Tensor, offsets *Tensor, axis int64, unsafe_ bool, initial *float64) (*Tensor, error) {
+	h_data, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	c_reduce, free_reduce := cString(reduce)
+	defer free_reduce()
+	h_lengths, err := lengths.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_offsets, err := offsets.handle()
+	if err != nil {
+		return nil, err
+	}
+	has_initial, v_initial := optFloat64(initial)
+	var o [1]C.gh
+	e := C.gsg_segment_reduce(h_data, c_reduce, h_lengths, h_offsets, C.int64_t(axis), flag(unsafe_), has_initial, v_initial, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(lengths)
+	runtime.KeepAlive(offsets)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// NativeBatchNorm wraps glia_native_batch_norm: torch.native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps): out_y as glia_batch_norm, out_mean and out_invstd the batch statistics [C] in training (empty in eval)
+func (t *Tensor) NativeBatchNorm(weight *Tensor, bias *Tensor, runningMean *Tensor, runningVar *Tensor, training bool, momentum float64, eps float64) (*Tensor, *Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_bias, err := bias.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_running_mean, err := runningMean.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_running_var, err := runningVar.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var o [3]C.gh
+	e := C.gsg_native_batch_norm(h_x, h_weight, h_bias, h_running_mean, h_running_var, flag(training), C.double(momentum), C.double(eps), &o[0], &o[1], &o[2])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	runtime.KeepAlive(runningMean)
+	runtime.KeepAlive(runningVar)
+	if err := check(e); err != nil {
+		return nil, nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), wrapOpt(o[2]), nil
+}
+
+// NativeLayerNorm wraps glia_native_layer_norm: torch.native_layer_norm(x, normalized_shape, weight, bias, eps): out_y as glia_layer_norm, out_mean and out_rstd of shape x.shape[:-n] + [1] * n
+func (t *Tensor) NativeLayerNorm(normalizedShape []int64, weight *Tensor, bias *Tensor, eps float64) (*Tensor, *Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h_bias, err := bias.handle()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var o [3]C.gh
+	e := C.gsg_native_layer_norm(h_x, int64Ptr(normalizedShape), C.int64_t(len(normalizedShape)), h_weight, h_bias, C.double(eps), &o[0], &o[1], &o[2])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(normalizedShape)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), wrapOpt(o[2]), nil
+}
+
+// Histogram wraps glia_histogram: torch.histogram(input, bins, range, weight, density): bin_edges NULL for `bins` equal bins over range (2 values, NULL: the data's min and max), else those edges
+func (t *Tensor) Histogram(bins int64, binEdges *Tensor, range_ *float64, weight *Tensor, density bool) (*Tensor, *Tensor, error) {
+	h_input, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	h_bin_edges, err := optHandle(binEdges)
+	if err != nil {
+		return nil, nil, err
+	}
+	has_range, v_range := optFloat64(range_)
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_histogram(h_input, C.int64_t(bins), h_bin_edges, has_range, v_range, h_weight, flag(density), &o[0], &o[1])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(binEdges)
+	runtime.KeepAlive(weight)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
 // NewBilinear wraps glia_nn_bilinear: torch.nn.Bilinear(in1_features, in2_features, out_features, bias): two inputs x1 [*, in1], x2 [*, in2]; y = x1^T W x2 + b with weight [out, in1, in2] and bias [out], both uniform in +-1/sqrt(in1) ...
 func NewBilinear(in1Features int64, in2Features int64, outFeatures int64, bias bool) (*Module, error) {
 	var o C.gh
@@ -7411,6 +7730,136 @@ func NewInstanceNorm2d(numFeatures int64, options *InstanceNormOptions) (*Module
 func NewInstanceNorm3d(numFeatures int64, options *InstanceNormOptions) (*Module, error) {
 	var o C.gh
 	e := C.gsg_nn_instance_norm3d(C.int64_t(numFeatures), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyLinear wraps glia_nn_lazy_linear: torch.nn.LazyLinear(out_features, bias): a Linear whose in_features is inferred from the first input
+func NewLazyLinear(outFeatures int64, bias bool) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_linear(C.int64_t(outFeatures), flag(bias), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConv1d wraps glia_nn_lazy_conv1d: torch.nn.LazyConv1d(out_channels, kernel_size, ...): glia_nn_conv1d with in_channels inferred at the first forward (input.shape[1], or shape[0] for an unbatched input), as glia_nn_lazy_linear
+func NewLazyConv1d(outChannels int64, kernelSize int64, options *NnConvndOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv1d(C.int64_t(outChannels), C.int64_t(kernelSize), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConv2d wraps glia_nn_lazy_conv2d: torch.nn.LazyConv2d: glia_nn_conv2d with in_channels inferred, as glia_nn_lazy_conv1d
+func NewLazyConv2d(outChannels int64, kernelH int64, kernelW int64, options *NnConv2dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv2d(C.int64_t(outChannels), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConv3d wraps glia_nn_lazy_conv3d: torch.nn.LazyConv3d: glia_nn_conv3d with in_channels inferred, as glia_nn_lazy_conv1d
+func NewLazyConv3d(outChannels int64, kernelD int64, kernelH int64, kernelW int64, options *NnConvndOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv3d(C.int64_t(outChannels), C.int64_t(kernelD), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConvTranspose1d wraps glia_nn_lazy_conv_transpose1d: torch.nn.LazyConvTranspose1d: glia_nn_conv_transpose1d with in_channels inferred (weight [in, out / groups, k]), as glia_nn_lazy_conv1d
+func NewLazyConvTranspose1d(outChannels int64, kernelSize int64, options *NnConvTransposendOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv_transpose1d(C.int64_t(outChannels), C.int64_t(kernelSize), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConvTranspose2d wraps glia_nn_lazy_conv_transpose2d: torch.nn.LazyConvTranspose2d: glia_nn_conv_transpose2d with in_channels inferred
+func NewLazyConvTranspose2d(outChannels int64, kernelH int64, kernelW int64, options *NnConvTranspose2dOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv_transpose2d(C.int64_t(outChannels), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyConvTranspose3d wraps glia_nn_lazy_conv_transpose3d: torch.nn.LazyConvTranspose3d: glia_nn_conv_transpose3d with in_channels inferred
+func NewLazyConvTranspose3d(outChannels int64, kernelD int64, kernelH int64, kernelW int64, options *NnConvTransposendOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_conv_transpose3d(C.int64_t(outChannels), C.int64_t(kernelD), C.int64_t(kernelH), C.int64_t(kernelW), options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyBatchNorm1d wraps glia_nn_lazy_batch_norm1d: torch.nn.LazyBatchNorm1d(eps, momentum, affine, track_running_stats): glia_nn_batch_norm1d with num_features inferred at the first forward (input.shape[1])
+func NewLazyBatchNorm1d(options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_batch_norm1d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyBatchNorm2d wraps glia_nn_lazy_batch_norm2d: torch.nn.LazyBatchNorm2d: as glia_nn_lazy_batch_norm1d
+func NewLazyBatchNorm2d(options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_batch_norm2d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyBatchNorm3d wraps glia_nn_lazy_batch_norm3d: torch.nn.LazyBatchNorm3d: as glia_nn_lazy_batch_norm1d
+func NewLazyBatchNorm3d(options *BatchNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_batch_norm3d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyInstanceNorm1d wraps glia_nn_lazy_instance_norm1d: torch.nn.LazyInstanceNorm1d: glia_nn_instance_norm1d with num_features inferred at the first forward from input.shape[1] (also for an unbatched input, as torch 1.13 does), as glia_nn_lazy_batch_norm1d
+func NewLazyInstanceNorm1d(options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_instance_norm1d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyInstanceNorm2d wraps glia_nn_lazy_instance_norm2d: torch.nn.LazyInstanceNorm2d: as glia_nn_lazy_instance_norm1d
+func NewLazyInstanceNorm2d(options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_instance_norm2d(options.toC(), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewLazyInstanceNorm3d wraps glia_nn_lazy_instance_norm3d: torch.nn.LazyInstanceNorm3d: as glia_nn_lazy_instance_norm1d
+func NewLazyInstanceNorm3d(options *InstanceNormOptions) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_lazy_instance_norm3d(options.toC(), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}

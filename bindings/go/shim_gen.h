@@ -1309,6 +1309,54 @@ static inline glia_error *gsg_feature_alpha_dropout(gh x, double p, int32_t trai
   return glia_feature_alpha_dropout(GS_T(x), p, training, GS_OUT_T(out));
 }
 
+static inline glia_error *gsg_gcd(gh a, gh b, gh *out) {
+  return glia_gcd(GS_T(a), GS_T(b), GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_lcm(gh a, gh b, gh *out) {
+  return glia_lcm(GS_T(a), GS_T(b), GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_gcd_(gh self, gh other) {
+  return glia_gcd_(GS_T(self), GS_T(other));
+}
+
+static inline glia_error *gsg_lcm_(gh self, gh other) {
+  return glia_lcm_(GS_T(self), GS_T(other));
+}
+
+static inline glia_error *gsg_bincount(gh input, gh weights, int64_t minlength, gh *out) {
+  return glia_bincount(GS_T(input), GS_T(weights), minlength, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_vander(gh x, int32_t has_columns, int64_t columns, int32_t increasing, gh *out) {
+  return glia_vander(GS_T(x), has_columns ? &columns : NULL, increasing, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_as_strided(gh input, int32_t has_shape, int64_t shape, const int64_t *strides, int64_t ndim, int32_t has_storage_offset, int64_t storage_offset, gh *out) {
+  return glia_as_strided(GS_T(input), has_shape ? &shape : NULL, strides, ndim, has_storage_offset ? &storage_offset : NULL, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_as_strided_scatter(gh input, gh src, int32_t has_shape, int64_t shape, const int64_t *strides, int64_t ndim, int32_t has_storage_offset, int64_t storage_offset, gh *out) {
+  return glia_as_strided_scatter(GS_T(input), GS_T(src), has_shape ? &shape : NULL, strides, ndim, has_storage_offset ? &storage_offset : NULL, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_segment_reduce(gh data, const char *reduce, gh lengths, gh offsets, int64_t axis, int32_t unsafe, int32_t has_initial, double initial, gh *out) {
+  return glia_segment_reduce(GS_T(data), reduce, GS_T(lengths), GS_T(offsets), axis, unsafe, has_initial ? &initial : NULL, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_native_batch_norm(gh x, gh weight, gh bias, gh running_mean, gh running_var, int32_t training, double momentum, double eps, gh *out_y, gh *out_mean, gh *out_invstd) {
+  return glia_native_batch_norm(GS_T(x), GS_T(weight), GS_T(bias), GS_T(running_mean), GS_T(running_var), training, momentum, eps, GS_OUT_T(out_y), GS_OUT_T(out_mean), GS_OUT_T(out_invstd));
+}
+
+static inline glia_error *gsg_native_layer_norm(gh x, const int64_t *normalized_shape, int64_t normalized_ndim, gh weight, gh bias, double eps, gh *out_y, gh *out_mean, gh *out_rstd) {
+  return glia_native_layer_norm(GS_T(x), normalized_shape, normalized_ndim, GS_T(weight), GS_T(bias), eps, GS_OUT_T(out_y), GS_OUT_T(out_mean), GS_OUT_T(out_rstd));
+}
+
+static inline glia_error *gsg_histogram(gh input, int64_t bins, gh bin_edges, int32_t has_range, double range, gh weight, int32_t density, gh *out_hist, gh *out_bin_edges) {
+  return glia_histogram(GS_T(input), bins, GS_T(bin_edges), has_range ? &range : NULL, GS_T(weight), density, GS_OUT_T(out_hist), GS_OUT_T(out_bin_edges));
+}
+
 static inline glia_error *gsg_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, int32_t bias, gh *out) {
   return glia_nn_bilinear(in1_features, in2_features, out_features, bias, NULL, GS_OUT_M(out));
 }
@@ -1603,6 +1651,58 @@ static inline glia_error *gsg_nn_instance_norm2d(int64_t num_features, const gli
 
 static inline glia_error *gsg_nn_instance_norm3d(int64_t num_features, const glia_instance_norm_options *options, gh *out) {
   return glia_nn_instance_norm3d(num_features, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_linear(int64_t out_features, int32_t bias, gh *out) {
+  return glia_nn_lazy_linear(out_features, bias, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv1d(int64_t out_channels, int64_t kernel_size, const glia_nn_convnd_options *options, gh *out) {
+  return glia_nn_lazy_conv1d(out_channels, kernel_size, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv2d(int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const glia_nn_conv2d_options *options, gh *out) {
+  return glia_nn_lazy_conv2d(out_channels, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv3d(int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const glia_nn_convnd_options *options, gh *out) {
+  return glia_nn_lazy_conv3d(out_channels, kernel_d, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv_transpose1d(int64_t out_channels, int64_t kernel_size, const glia_nn_conv_transposend_options *options, gh *out) {
+  return glia_nn_lazy_conv_transpose1d(out_channels, kernel_size, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv_transpose2d(int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const glia_nn_conv_transpose2d_options *options, gh *out) {
+  return glia_nn_lazy_conv_transpose2d(out_channels, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_conv_transpose3d(int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const glia_nn_conv_transposend_options *options, gh *out) {
+  return glia_nn_lazy_conv_transpose3d(out_channels, kernel_d, kernel_h, kernel_w, options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_batch_norm1d(const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_lazy_batch_norm1d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_batch_norm2d(const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_lazy_batch_norm2d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_batch_norm3d(const glia_batch_norm_options *options, gh *out) {
+  return glia_nn_lazy_batch_norm3d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_instance_norm1d(const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_lazy_instance_norm1d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_instance_norm2d(const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_lazy_instance_norm2d(options, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_lazy_instance_norm3d(const glia_instance_norm_options *options, gh *out) {
+  return glia_nn_lazy_instance_norm3d(options, NULL, GS_OUT_M(out));
 }
 
 static inline glia_error *gsg_nn_local_response_norm(int64_t size, double alpha, double beta, double k, gh *out) {

@@ -110,6 +110,10 @@ struct MaxPool3dOptions : glia_max_pool3d_options {
 struct MaxUnpoolOptions : glia_max_unpool_options {
   MaxUnpoolOptions() noexcept : glia_max_unpool_options() { glia_max_unpool_options_init(this); }
 };
+/** glia_nn_conv2d_options with torch's defaults (glia_nn_conv2d_options_init()); set the fields to change them. */
+struct NnConv2dOptions : glia_nn_conv2d_options {
+  NnConv2dOptions() noexcept : glia_nn_conv2d_options() { glia_nn_conv2d_options_init(this); }
+};
 /** glia_nn_conv_transpose2d_options with torch's defaults (glia_nn_conv_transpose2d_options_init()); set the fields to change them. */
 struct NnConvTranspose2dOptions : glia_nn_conv_transpose2d_options {
   NnConvTranspose2dOptions() noexcept : glia_nn_conv_transpose2d_options() { glia_nn_conv_transpose2d_options_init(this); }
@@ -1570,6 +1574,69 @@ inline Tensor alpha_dropout(const Tensor& x, double p, bool training) {
 inline Tensor feature_alpha_dropout(const Tensor& x, double p, bool training) {
   return Tensor::unary([&](glia_tensor** o) { return glia_feature_alpha_dropout(x.get(), p, training ? 1 : 0, o); });
 }
+/** torch.gcd(a, b): the greatest common divisor of the magnitudes (>= 0; gcd(0, 0) = 0), broadcast and promoted as torch's binary ops; integer dtypes only (else GLIA_ERR_DTYPE, torch's "gcd_cpu" not ... (glia_gcd()). */
+inline Tensor gcd(const Tensor& a, const Tensor& b) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_gcd(a.get(), b.get(), o); });
+}
+/** torch.lcm(a, b): |a / gcd(a, b) * b| (0 where gcd is 0); as glia_gcd (glia_lcm()). */
+inline Tensor lcm(const Tensor& a, const Tensor& b) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_lcm(a.get(), b.get(), o); });
+}
+/** Tensor.gcd_(other): glia_gcd in place (other broadcasts to self's shape) (glia_gcd_()). */
+inline const Tensor& gcd_(const Tensor& self, const Tensor& other) {
+  detail::check(glia_gcd_(self.get(), other.get()));
+  return self;
+}
+/** Tensor.lcm_(other): glia_lcm in place (glia_lcm_()). */
+inline const Tensor& lcm_(const Tensor& self, const Tensor& other) {
+  detail::check(glia_lcm_(self.get(), other.get()));
+  return self;
+}
+/** torch.bincount(input, weights, minlength): counts of each value of a 1-D non-negative integer input (int64), or sums of weights (NULL for none; float32 and float64 weights keep their dtype, others ... (glia_bincount()). */
+inline Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_bincount(input.get(), weights.get(), minlength, o); });
+}
+/** torch.vander(x, N, increasing): columns x^(N-1), ..., x^0 (x^0, ..., x^(N-1) with increasing) of a 1-D x, columns (torch's N) NULL for len(x); dtype promote_types(x, int64) (glia_vander()). */
+inline Tensor vander(const Tensor& x, std::optional<int64_t> columns, bool increasing) {
+  const auto columns_ = columns.value_or(int64_t{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_vander(x.get(), columns ? &columns_ : nullptr, increasing ? 1 : 0, o); });
+}
+/** torch.as_strided(input, size, stride, storage_offset): a view of input's storage with that geometry (storage_offset NULL: input's own offset) (glia_as_strided()). */
+inline Tensor as_strided(const Tensor& input, std::optional<int64_t> shape, const Shape& strides, std::optional<int64_t> storage_offset) {
+  const auto shape_ = shape.value_or(int64_t{});
+  const auto storage_offset_ = storage_offset.value_or(int64_t{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_as_strided(input.get(), shape ? &shape_ : nullptr, strides.empty() ? nullptr : strides.data(), static_cast<int64_t>(strides.size()), storage_offset ? &storage_offset_ : nullptr, o); });
+}
+/** torch.as_strided_scatter(input, src, size, stride, storage_offset): a contiguous copy of input whose elements at the geometry (offset NULL: 0) are src's (glia_as_strided_scatter()). */
+inline Tensor as_strided_scatter(const Tensor& input, const Tensor& src, std::optional<int64_t> shape, const Shape& strides, std::optional<int64_t> storage_offset) {
+  const auto shape_ = shape.value_or(int64_t{});
+  const auto storage_offset_ = storage_offset.value_or(int64_t{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_as_strided_scatter(input.get(), src.get(), shape ? &shape_ : nullptr, strides.empty() ? nullptr : strides.data(), static_cast<int64_t>(strides.size()), storage_offset ? &storage_offset_ : nullptr, o); });
+}
+/** torch.segment_reduce(data, reduce, lengths=, offsets=, axis, unsafe, initial): reduce ("sum", "mean", "max", "min", "prod") over the segments along axis given by lengths or offsets (exactly one ... (glia_segment_reduce()). */
+inline Tensor segment_reduce(const Tensor& data, const char* reduce, const Tensor& lengths, const Tensor& offsets, int64_t axis, bool unsafe, std::optional<double> initial) {
+  const auto initial_ = initial.value_or(double{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_segment_reduce(data.get(), reduce, lengths.get(), offsets.get(), axis, unsafe ? 1 : 0, initial ? &initial_ : nullptr, o); });
+}
+/** torch.native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps): out_y as glia_batch_norm, out_mean and out_invstd the batch statistics [C] in training (empty in eval) (glia_native_batch_norm()). */
+inline std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps) {
+  glia_tensor* o[3] = {};
+  detail::check(glia_native_batch_norm(x.get(), weight.get(), bias.get(), running_mean.get(), running_var.get(), training ? 1 : 0, momentum, eps, &o[0], &o[1], &o[2]));
+  return {Tensor(o[0]), Tensor(o[1]), Tensor(o[2])};
+}
+/** torch.native_layer_norm(x, normalized_shape, weight, bias, eps): out_y as glia_layer_norm, out_mean and out_rstd of shape x.shape[:-n] + [1] * n (glia_native_layer_norm()). */
+inline std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  glia_tensor* o[3] = {};
+  detail::check(glia_native_layer_norm(x.get(), normalized_shape.empty() ? nullptr : normalized_shape.data(), static_cast<int64_t>(normalized_shape.size()), weight.get(), bias.get(), eps, &o[0], &o[1], &o[2]));
+  return {Tensor(o[0]), Tensor(o[1]), Tensor(o[2])};
+}
+/** torch.histogram(input, bins, range, weight, density): bin_edges NULL for `bins` equal bins over range (2 values, NULL: the data's min and max), else those edges (glia_histogram()). */
+inline std::tuple<Tensor, Tensor> histogram(const Tensor& input, int64_t bins, const Tensor& bin_edges, std::optional<double> range, const Tensor& weight, bool density) {
+  const auto range_ = range.value_or(double{});
+  glia_tensor* o[2] = {};
+  detail::check(glia_histogram(input.get(), bins, bin_edges.get(), range ? &range_ : nullptr, weight.get(), density ? 1 : 0, &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
 /** uniform_(t, a, b): U(a, b) (glia_nn_init_uniform_()). */
 inline const Tensor& nn_init_uniform_(const Tensor& tensor, double a, double b) {
   detail::check(glia_nn_init_uniform_(tensor.get(), a, b));
@@ -1898,6 +1965,58 @@ inline Module InstanceNorm2d(int64_t num_features, const ops::InstanceNormOption
 /** torch.nn.InstanceNorm3d: as glia_nn_instance_norm1d on [N, C, D, H, W] or [C, D, H, W] (glia_nn_instance_norm3d()). */
 inline Module InstanceNorm3d(int64_t num_features, const ops::InstanceNormOptions& options = {}) {
   return detail::make([&](glia_module** o) { return glia_nn_instance_norm3d(num_features, &options, nullptr, o); });
+}
+/** torch.nn.LazyLinear(out_features, bias): a Linear whose in_features is inferred from the first input (glia_nn_lazy_linear()). */
+inline Module LazyLinear(int64_t out_features, bool bias) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_linear(out_features, bias ? 1 : 0, nullptr, o); });
+}
+/** torch.nn.LazyConv1d(out_channels, kernel_size, ...): glia_nn_conv1d with in_channels inferred at the first forward (input.shape[1], or shape[0] for an unbatched input), as glia_nn_lazy_linear (glia_nn_lazy_conv1d()). */
+inline Module LazyConv1d(int64_t out_channels, int64_t kernel_size, const ops::NnConvndOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv1d(out_channels, kernel_size, &options, nullptr, o); });
+}
+/** torch.nn.LazyConv2d: glia_nn_conv2d with in_channels inferred, as glia_nn_lazy_conv1d (glia_nn_lazy_conv2d()). */
+inline Module LazyConv2d(int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const ops::NnConv2dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv2d(out_channels, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.LazyConv3d: glia_nn_conv3d with in_channels inferred, as glia_nn_lazy_conv1d (glia_nn_lazy_conv3d()). */
+inline Module LazyConv3d(int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const ops::NnConvndOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv3d(out_channels, kernel_d, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.LazyConvTranspose1d: glia_nn_conv_transpose1d with in_channels inferred (weight [in, out / groups, k]), as glia_nn_lazy_conv1d (glia_nn_lazy_conv_transpose1d()). */
+inline Module LazyConvTranspose1d(int64_t out_channels, int64_t kernel_size, const ops::NnConvTransposendOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv_transpose1d(out_channels, kernel_size, &options, nullptr, o); });
+}
+/** torch.nn.LazyConvTranspose2d: glia_nn_conv_transpose2d with in_channels inferred (glia_nn_lazy_conv_transpose2d()). */
+inline Module LazyConvTranspose2d(int64_t out_channels, int64_t kernel_h, int64_t kernel_w, const ops::NnConvTranspose2dOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv_transpose2d(out_channels, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.LazyConvTranspose3d: glia_nn_conv_transpose3d with in_channels inferred (glia_nn_lazy_conv_transpose3d()). */
+inline Module LazyConvTranspose3d(int64_t out_channels, int64_t kernel_d, int64_t kernel_h, int64_t kernel_w, const ops::NnConvTransposendOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_conv_transpose3d(out_channels, kernel_d, kernel_h, kernel_w, &options, nullptr, o); });
+}
+/** torch.nn.LazyBatchNorm1d(eps, momentum, affine, track_running_stats): glia_nn_batch_norm1d with num_features inferred at the first forward (input.shape[1]) (glia_nn_lazy_batch_norm1d()). */
+inline Module LazyBatchNorm1d(const ops::BatchNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_batch_norm1d(&options, nullptr, o); });
+}
+/** torch.nn.LazyBatchNorm2d: as glia_nn_lazy_batch_norm1d (glia_nn_lazy_batch_norm2d()). */
+inline Module LazyBatchNorm2d(const ops::BatchNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_batch_norm2d(&options, nullptr, o); });
+}
+/** torch.nn.LazyBatchNorm3d: as glia_nn_lazy_batch_norm1d (glia_nn_lazy_batch_norm3d()). */
+inline Module LazyBatchNorm3d(const ops::BatchNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_batch_norm3d(&options, nullptr, o); });
+}
+/** torch.nn.LazyInstanceNorm1d: glia_nn_instance_norm1d with num_features inferred at the first forward from input.shape[1] (also for an unbatched input, as torch 1.13 does), as glia_nn_lazy_batch_norm1d (glia_nn_lazy_instance_norm1d()). */
+inline Module LazyInstanceNorm1d(const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_instance_norm1d(&options, nullptr, o); });
+}
+/** torch.nn.LazyInstanceNorm2d: as glia_nn_lazy_instance_norm1d (glia_nn_lazy_instance_norm2d()). */
+inline Module LazyInstanceNorm2d(const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_instance_norm2d(&options, nullptr, o); });
+}
+/** torch.nn.LazyInstanceNorm3d: as glia_nn_lazy_instance_norm1d (glia_nn_lazy_instance_norm3d()). */
+inline Module LazyInstanceNorm3d(const ops::InstanceNormOptions& options = {}) {
+  return detail::make([&](glia_module** o) { return glia_nn_lazy_instance_norm3d(&options, nullptr, o); });
 }
 /** torch.nn.LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0): forward is glia_local_response_norm; repr "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)" (glia_nn_local_response_norm()). */
 inline Module LocalResponseNorm(int64_t size, double alpha, double beta, double k) {

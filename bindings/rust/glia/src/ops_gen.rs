@@ -337,6 +337,16 @@ pub fn max_unpool_options() -> sys::glia_max_unpool_options {
     o
 }
 
+/// `glia_nn_conv2d_options` with torch's defaults (`glia_nn_conv2d_options_init`): change its fields and pass `Some(&options)`;
+/// `None` is the same defaults.
+pub fn nn_conv2d_options() -> sys::glia_nn_conv2d_options {
+    // Plain fields only (numbers, arrays, enums): all-zero bytes are a valid value, which the
+    // init function then overwrites.
+    let mut o: sys::glia_nn_conv2d_options = unsafe { std::mem::zeroed() };
+    unsafe { sys::glia_nn_conv2d_options_init(&mut o) };
+    o
+}
+
 /// `glia_nn_conv_transpose2d_options` with torch's defaults (`glia_nn_conv_transpose2d_options_init`): change its fields and pass `Some(&options)`;
 /// `None` is the same defaults.
 pub fn nn_conv_transpose2d_options() -> sys::glia_nn_conv_transpose2d_options {
@@ -2093,6 +2103,86 @@ impl Tensor {
         new_tensor(|o| unsafe { sys::glia_feature_alpha_dropout(self.as_ptr(), p, training as i32, o) })
     }
 
+    /// torch.gcd(a, b): the greatest common divisor of the magnitudes (>= 0; gcd(0, 0) = 0), broadcast and promoted as torch's binary ops; integer dtypes only (else GLIA_ERR_DTYPE, torch's "gcd_cpu" not ... (`glia_gcd`)
+    pub fn gcd(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_gcd(self.as_ptr(), b.as_ptr(), o) })
+    }
+
+    /// torch.lcm(a, b): |a / gcd(a, b) * b| (0 where gcd is 0); as glia_gcd (`glia_lcm`)
+    pub fn lcm(&self, b: &Tensor) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_lcm(self.as_ptr(), b.as_ptr(), o) })
+    }
+
+    /// Tensor.gcd_(other): glia_gcd in place (other broadcasts to self's shape) (`glia_gcd_`)
+    pub fn gcd_(&mut self, other: &Tensor) -> Result<()> {
+        check(unsafe { sys::glia_gcd_(self.as_ptr(), other.as_ptr()) })
+    }
+
+    /// Tensor.lcm_(other): glia_lcm in place (`glia_lcm_`)
+    pub fn lcm_(&mut self, other: &Tensor) -> Result<()> {
+        check(unsafe { sys::glia_lcm_(self.as_ptr(), other.as_ptr()) })
+    }
+
+    /// torch.bincount(input, weights, minlength): counts of each value of a 1-D non-negative integer input (int64), or sums of weights (NULL for none; float32 and float64 weights keep their dtype, others ... (`glia_bincount`)
+    pub fn bincount(&self, weights: Option<&Tensor>, minlength: i64) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_bincount(self.as_ptr(), weights.map_or(ptr::null(), |t| t.as_ptr() as *const _), minlength, o) })
+    }
+
+    /// torch.vander(x, N, increasing): columns x^(N-1), ..., x^0 (x^0, ..., x^(N-1) with increasing) of a 1-D x, columns (torch's N) NULL for len(x); dtype promote_types(x, int64) (`glia_vander`)
+    pub fn vander(&self, columns: Option<i64>, increasing: bool) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_vander(self.as_ptr(), columns.as_ref().map_or(ptr::null(), |v| v as *const _), increasing as i32, o) })
+    }
+
+    /// torch.as_strided(input, size, stride, storage_offset): a view of input's storage with that geometry (storage_offset NULL: input's own offset) (`glia_as_strided`)
+    pub fn as_strided(&self, shape: Option<i64>, strides: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_as_strided(self.as_ptr(), shape.as_ref().map_or(ptr::null(), |v| v as *const _), if strides.is_empty() { ptr::null() } else { strides.as_ptr() }, strides.len() as i64, storage_offset.as_ref().map_or(ptr::null(), |v| v as *const _), o) })
+    }
+
+    /// torch.as_strided_scatter(input, src, size, stride, storage_offset): a contiguous copy of input whose elements at the geometry (offset NULL: 0) are src's (`glia_as_strided_scatter`)
+    pub fn as_strided_scatter(&self, src: &Tensor, shape: Option<i64>, strides: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_as_strided_scatter(self.as_ptr(), src.as_ptr(), shape.as_ref().map_or(ptr::null(), |v| v as *const _), if strides.is_empty() { ptr::null() } else { strides.as_ptr() }, strides.len() as i64, storage_offset.as_ref().map_or(ptr::null(), |v| v as *const _), o) })
+    }
+
+    /// torch.segment_reduce(data, reduce, lengths=, offsets=, axis, unsafe, initial): reduce ("sum", "mean", "max", "min", "prod") over the segments along axis given by lengths or offsets (exactly one ... (`glia_segment_reduce`)
+    pub fn segment_reduce(&self, reduce: &str, lengths: &Tensor, offsets: &Tensor, axis: i64, unsafe_: bool, initial: Option<f64>) -> Result<Tensor> {
+        let reduce_c = cstring(reduce)?;
+        new_tensor(|o| unsafe { sys::glia_segment_reduce(self.as_ptr(), reduce_c.as_ptr(), lengths.as_ptr(), offsets.as_ptr(), axis, unsafe_ as i32, initial.as_ref().map_or(ptr::null(), |v| v as *const _), o) })
+    }
+
+    /// torch.native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps): out_y as glia_batch_norm, out_mean and out_invstd the batch statistics [C] in training (empty in eval) (`glia_native_batch_norm`)
+    pub fn native_batch_norm(&self, weight: &Tensor, bias: &Tensor, running_mean: &mut Tensor, running_var: &mut Tensor, training: bool, momentum: f64, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        let mut o2 = ptr::null_mut();
+        check(unsafe { sys::glia_native_batch_norm(self.as_ptr(), weight.as_ptr(), bias.as_ptr(), running_mean.as_ptr(), running_var.as_ptr(), training as i32, momentum, eps, &mut o0, &mut o1, &mut o2) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        let r2 = unsafe { Tensor::from_raw(o2) };
+        Ok((required(r0)?, required(r1)?, required(r2)?))
+    }
+
+    /// torch.native_layer_norm(x, normalized_shape, weight, bias, eps): out_y as glia_layer_norm, out_mean and out_rstd of shape x.shape[:-n] + [1] * n (`glia_native_layer_norm`)
+    pub fn native_layer_norm(&self, normalized_shape: &[i64], weight: &Tensor, bias: &Tensor, eps: f64) -> Result<(Tensor, Tensor, Tensor)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        let mut o2 = ptr::null_mut();
+        check(unsafe { sys::glia_native_layer_norm(self.as_ptr(), if normalized_shape.is_empty() { ptr::null() } else { normalized_shape.as_ptr() }, normalized_shape.len() as i64, weight.as_ptr(), bias.as_ptr(), eps, &mut o0, &mut o1, &mut o2) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        let r2 = unsafe { Tensor::from_raw(o2) };
+        Ok((required(r0)?, required(r1)?, required(r2)?))
+    }
+
+    /// torch.histogram(input, bins, range, weight, density): bin_edges NULL for `bins` equal bins over range (2 values, NULL: the data's min and max), else those edges (`glia_histogram`)
+    pub fn histogram(&self, bins: i64, bin_edges: Option<&Tensor>, range: Option<f64>, weight: &Tensor, density: bool) -> Result<(Tensor, Tensor)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_histogram(self.as_ptr(), bins, bin_edges.map_or(ptr::null(), |t| t.as_ptr() as *const _), range.as_ref().map_or(ptr::null(), |v| v as *const _), weight.as_ptr(), density as i32, &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, required(r1)?))
+    }
+
     /// uniform_(t, a, b): U(a, b) (`glia_nn_init_uniform_`)
     pub fn nn_init_uniform_(&mut self, a: f64, b: f64) -> Result<()> {
         check(unsafe { sys::glia_nn_init_uniform_(self.as_ptr(), a, b) })
@@ -2687,6 +2777,97 @@ pub mod modules {
     pub fn instance_norm3d(num_features: i64, options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
         let mut m = ptr::null_mut();
         check(unsafe { sys::glia_nn_instance_norm3d(num_features, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyLinear(out_features, bias): a Linear whose in_features is inferred from the first input (`glia_nn_lazy_linear`)
+    pub fn lazy_linear(out_features: i64, bias: bool) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_linear(out_features, bias as i32, ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConv1d(out_channels, kernel_size, ...): glia_nn_conv1d with in_channels inferred at the first forward (input.shape[1], or shape[0] for an unbatched input), as glia_nn_lazy_linear (`glia_nn_lazy_conv1d`)
+    pub fn lazy_conv1d(out_channels: i64, kernel_size: i64, options: Option<&sys::glia_nn_convnd_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv1d(out_channels, kernel_size, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConv2d: glia_nn_conv2d with in_channels inferred, as glia_nn_lazy_conv1d (`glia_nn_lazy_conv2d`)
+    pub fn lazy_conv2d(out_channels: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_conv2d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv2d(out_channels, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConv3d: glia_nn_conv3d with in_channels inferred, as glia_nn_lazy_conv1d (`glia_nn_lazy_conv3d`)
+    pub fn lazy_conv3d(out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_convnd_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv3d(out_channels, kernel_d, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConvTranspose1d: glia_nn_conv_transpose1d with in_channels inferred (weight [in, out / groups, k]), as glia_nn_lazy_conv1d (`glia_nn_lazy_conv_transpose1d`)
+    pub fn lazy_conv_transpose1d(out_channels: i64, kernel_size: i64, options: Option<&sys::glia_nn_conv_transposend_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv_transpose1d(out_channels, kernel_size, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConvTranspose2d: glia_nn_conv_transpose2d with in_channels inferred (`glia_nn_lazy_conv_transpose2d`)
+    pub fn lazy_conv_transpose2d(out_channels: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_conv_transpose2d_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv_transpose2d(out_channels, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyConvTranspose3d: glia_nn_conv_transpose3d with in_channels inferred (`glia_nn_lazy_conv_transpose3d`)
+    pub fn lazy_conv_transpose3d(out_channels: i64, kernel_d: i64, kernel_h: i64, kernel_w: i64, options: Option<&sys::glia_nn_conv_transposend_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_conv_transpose3d(out_channels, kernel_d, kernel_h, kernel_w, options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyBatchNorm1d(eps, momentum, affine, track_running_stats): glia_nn_batch_norm1d with num_features inferred at the first forward (input.shape[1]) (`glia_nn_lazy_batch_norm1d`)
+    pub fn lazy_batch_norm1d(options: Option<&sys::glia_batch_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_batch_norm1d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyBatchNorm2d: as glia_nn_lazy_batch_norm1d (`glia_nn_lazy_batch_norm2d`)
+    pub fn lazy_batch_norm2d(options: Option<&sys::glia_batch_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_batch_norm2d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyBatchNorm3d: as glia_nn_lazy_batch_norm1d (`glia_nn_lazy_batch_norm3d`)
+    pub fn lazy_batch_norm3d(options: Option<&sys::glia_batch_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_batch_norm3d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyInstanceNorm1d: glia_nn_instance_norm1d with num_features inferred at the first forward from input.shape[1] (also for an unbatched input, as torch 1.13 does), as glia_nn_lazy_batch_norm1d (`glia_nn_lazy_instance_norm1d`)
+    pub fn lazy_instance_norm1d(options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_instance_norm1d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyInstanceNorm2d: as glia_nn_lazy_instance_norm1d (`glia_nn_lazy_instance_norm2d`)
+    pub fn lazy_instance_norm2d(options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_instance_norm2d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.LazyInstanceNorm3d: as glia_nn_lazy_instance_norm1d (`glia_nn_lazy_instance_norm3d`)
+    pub fn lazy_instance_norm3d(options: Option<&sys::glia_instance_norm_options>) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_lazy_instance_norm3d(options.map_or(ptr::null(), |o| o as *const _), ptr::null(), &mut m) })?;
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 
