@@ -92,8 +92,8 @@ def param(p, index):
     if m:
         return (m.group(2) or "arg%d" % index), fnptr(m.group(1), split_params(m.group(3)))
     m = re.match(r"^(.*?)(\w+)\s*\[(\d+)\]$", p)
-    if m:
-        return m.group(2), "[%s; %s]" % (rust_type(m.group(1)), m.group(3))
+    if m:  # an array parameter is a pointer in C's calling convention (it decays)
+        return m.group(2), rust_type(m.group(1).strip() + " *")
     m = re.match(r"^(.*[\s*])(\w+)$", p)
     if m and m.group(2) not in PRIMS and m.group(2) not in ("const",) and not m.group(1).strip() in ("", "const", "struct", "enum"):
         return m.group(2), rust_type(m.group(1))

@@ -247,9 +247,9 @@ pub const GLIA_PADDING_SAME: glia_padding_kind = 2;
 #[derive(Copy, Clone)]
 pub struct glia_conv2d_options {
     pub struct_size: usize,
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
-    pub dilation: [i64; 2],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub groups: i64,
     pub padding_kind: glia_padding_kind,
 }
@@ -258,20 +258,20 @@ pub struct glia_conv2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_conv_transpose2d_options {
     pub struct_size: usize,
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
-    pub output_padding: [i64; 2],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub output_padding: *mut i64,
     pub groups: i64,
-    pub dilation: [i64; 2],
+    pub dilation: *mut i64,
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_convnd_options {
     pub struct_size: usize,
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub dilation: [i64; 3],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub groups: i64,
     pub padding_kind: glia_padding_kind,
 }
@@ -280,31 +280,31 @@ pub struct glia_convnd_options {
 #[derive(Copy, Clone)]
 pub struct glia_conv_transposend_options {
     pub struct_size: usize,
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub output_padding: [i64; 3],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub output_padding: *mut i64,
     pub groups: i64,
-    pub dilation: [i64; 3],
+    pub dilation: *mut i64,
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_fold_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 2],
-    pub dilation: [i64; 2],
-    pub padding: [i64; 2],
-    pub stride: [i64; 2],
+    pub kernel_size: *mut i64,
+    pub dilation: *mut i64,
+    pub padding: *mut i64,
+    pub stride: *mut i64,
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_max_pool2d_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 2],
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
-    pub dilation: [i64; 2],
+    pub kernel_size: *mut i64,
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub ceil_mode: i32,
 }
 
@@ -312,9 +312,9 @@ pub struct glia_max_pool2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_avg_pool2d_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 2],
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
+    pub kernel_size: *mut i64,
+    pub stride: *mut i64,
+    pub padding: *mut i64,
     pub ceil_mode: i32,
     pub count_include_pad: i32,
     pub divisor_override: i64,
@@ -346,10 +346,10 @@ pub struct glia_avg_pool1d_options {
 #[derive(Copy, Clone)]
 pub struct glia_max_pool3d_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 3],
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub dilation: [i64; 3],
+    pub kernel_size: *mut i64,
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub ceil_mode: i32,
 }
 
@@ -357,9 +357,9 @@ pub struct glia_max_pool3d_options {
 #[derive(Copy, Clone)]
 pub struct glia_avg_pool3d_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 3],
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
+    pub kernel_size: *mut i64,
+    pub stride: *mut i64,
+    pub padding: *mut i64,
     pub ceil_mode: i32,
     pub count_include_pad: i32,
     pub divisor_override: i64,
@@ -369,10 +369,10 @@ pub struct glia_avg_pool3d_options {
 #[derive(Copy, Clone)]
 pub struct glia_max_unpool_options {
     pub struct_size: usize,
-    pub kernel_size: [i64; 3],
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub output_size: [i64; 3],
+    pub kernel_size: *mut i64,
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub output_size: *mut i64,
 }
 
 #[repr(C)]
@@ -471,9 +471,9 @@ pub struct glia_factory_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv2d_options {
     pub struct_size: usize,
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
-    pub dilation: [i64; 2],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub groups: i64,
     pub bias: i32,
     pub padding_kind: glia_padding_kind,
@@ -484,21 +484,21 @@ pub struct glia_nn_conv2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv_transpose2d_options {
     pub struct_size: usize,
-    pub stride: [i64; 2],
-    pub padding: [i64; 2],
-    pub output_padding: [i64; 2],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub output_padding: *mut i64,
     pub groups: i64,
     pub bias: i32,
-    pub dilation: [i64; 2],
+    pub dilation: *mut i64,
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_nn_convnd_options {
     pub struct_size: usize,
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub dilation: [i64; 3],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub dilation: *mut i64,
     pub groups: i64,
     pub bias: i32,
     pub padding_kind: glia_padding_kind,
@@ -509,12 +509,12 @@ pub struct glia_nn_convnd_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv_transposend_options {
     pub struct_size: usize,
-    pub stride: [i64; 3],
-    pub padding: [i64; 3],
-    pub output_padding: [i64; 3],
+    pub stride: *mut i64,
+    pub padding: *mut i64,
+    pub output_padding: *mut i64,
     pub groups: i64,
     pub bias: i32,
-    pub dilation: [i64; 3],
+    pub dilation: *mut i64,
 }
 
 #[repr(C)]
@@ -621,7 +621,7 @@ pub struct glia_sgd_options {
 pub struct glia_adam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: [f64; 2],
+    pub betas: *mut f64,
     pub eps: f64,
     pub weight_decay: f64,
     pub amsgrad: i32,
@@ -671,7 +671,7 @@ pub struct glia_adagrad_options {
 pub struct glia_adamax_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: [f64; 2],
+    pub betas: *mut f64,
     pub eps: f64,
     pub weight_decay: f64,
     pub maximize: i32,
@@ -694,7 +694,7 @@ pub struct glia_asgd_options {
 pub struct glia_nadam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: [f64; 2],
+    pub betas: *mut f64,
     pub eps: f64,
     pub weight_decay: f64,
     pub momentum_decay: f64,
@@ -705,7 +705,7 @@ pub struct glia_nadam_options {
 pub struct glia_radam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: [f64; 2],
+    pub betas: *mut f64,
     pub eps: f64,
     pub weight_decay: f64,
 }
@@ -715,8 +715,8 @@ pub struct glia_radam_options {
 pub struct glia_rprop_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub etas: [f64; 2],
-    pub step_sizes: [f64; 2],
+    pub etas: *mut f64,
+    pub step_sizes: *mut f64,
     pub maximize: i32,
 }
 
@@ -1375,7 +1375,7 @@ extern "C" {
     pub fn glia_max_unpool2d(x: *const glia_tensor, indices: *const glia_tensor, options: *const glia_max_unpool_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_max_unpool3d(x: *const glia_tensor, indices: *const glia_tensor, options: *const glia_max_unpool_options, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_lp_pool1d(x: *const glia_tensor, norm_type: f64, kernel_size: i64, stride: i64, ceil_mode: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
-    pub fn glia_lp_pool2d(x: *const glia_tensor, norm_type: f64, kernel_size: [i64; 2], stride: *const i64, ceil_mode: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_lp_pool2d(x: *const glia_tensor, norm_type: f64, kernel_size: *const i64, stride: *const i64, ceil_mode: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_batch_norm(x: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, training: i32, momentum: f64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, normalized_ndim: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_group_norm(x: *const glia_tensor, num_groups: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -1550,7 +1550,7 @@ extern "C" {
     pub fn glia_nn_adaptive_max_pool2d(out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_adaptive_max_pool3d(out_t: i64, out_h: i64, out_w: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_lp_pool1d(norm_type: f64, kernel_size: i64, stride: i64, ceil_mode: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
-    pub fn glia_nn_lp_pool2d(norm_type: f64, kernel_size: [i64; 2], stride: *const i64, ceil_mode: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_lp_pool2d(norm_type: f64, kernel_size: *const i64, stride: *const i64, ceil_mode: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_relu(factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_leaky_relu(negative_slope: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_elu(alpha: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
