@@ -1252,8 +1252,7 @@ GLIA_API GLIA_NODISCARD glia_error *glia_tensor_write_out(glia_tensor *out, cons
  * grad, so that what result's node saved is not overwritten.
  * @since 0.2
  */
-GLIA_API GLIA_NODISCARD glia_error *glia_tensor_assign_(glia_tensor *self, const glia_tensor *result,
-                                                        const char *op);
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_assign_(glia_tensor *self, const glia_tensor *result, const char *op);
 /**
  * Metadata in place (torch's t_, transpose_, squeeze_, unsqueeze_): self takes
  * the shape, strides and offset of `view`, a view of self's storage with self's

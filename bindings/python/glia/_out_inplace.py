@@ -18,6 +18,7 @@ glia_tensor_set_geometry_.
 """
 
 import builtins
+import collections
 import functools
 import sys
 import warnings
@@ -58,6 +59,9 @@ _OUT_NAMES = (
 
 # Factories: out's dtype when dtype is not given (torch's rule).
 _FACTORIES = frozenset("arange empty eye full linspace logspace ones rand randint randn randperm range zeros".split())
+
+# Reductions and scans that compute in out's dtype when no dtype is given (torch's rule for them).
+_OUT_DTYPE_COMPUTE = frozenset("sum prod mean nansum nanmean cumsum cumprod".split())
 
 # Elementwise functions: out must not partially overlap an input (torch's TensorIterator check).
 _ELEMENTWISE = frozenset((
@@ -153,6 +157,19 @@ def _tensor_inputs(args, kwargs):
     return ts
 
 
+_OUT_TYPES = {}
+
+
+def _out_type(name, cls):
+    """torch returns torch.return_types.<name>_out (same fields) when out= is given."""
+    t = _OUT_TYPES.get((name, cls))
+    if t is None:
+        t = collections.namedtuple(cls.__name__ + "_out", cls._fields)
+        t.__module__ = cls.__module__
+        _OUT_TYPES[(name, cls)] = t
+    return t
+
+
 def write_out(out, result, name, inputs=()):
     """Writes `result` (a tensor, or a tuple / list of tensors) into `out`; returns what the torch function
     returns with out= (out, or the result's tuple type holding the out tensors)."""
@@ -163,7 +180,7 @@ def write_out(out, result, name, inputs=()):
         for o, r in zip(out, result):
             _write1(o, r, name, inputs)
         if hasattr(result, "_fields"):
-            return type(result)(*out)
+            return _out_type(name, type(result))(*out)
         return type(out)(out) if isinstance(result, list) else tuple(out)
     _write1(out, result, name, inputs)
     return out
@@ -174,12 +191,13 @@ def with_out(fn, name=None):
     name = name or fn.__name__
     factory = name in _FACTORIES
     elementwise = name in _ELEMENTWISE
+    compute_in_out = name in _OUT_DTYPE_COMPUTE
 
     @functools.wraps(fn)
     def f(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        if factory and kwargs.get("dtype") is None and isinstance(out, Tensor):
+        if (factory or compute_in_out) and kwargs.get("dtype") is None and isinstance(out, Tensor):
             kwargs["dtype"] = out.dtype
         result = fn(*args, **kwargs)
         return write_out(out, result, name, _tensor_inputs(args, kwargs) if elementwise else ())
@@ -217,7 +235,11 @@ def inplace_of(compute, name):
     self is cloned first when it requires grad, so that what the result's node saved stays intact."""
 
     def method(self, *args, **kwargs):
-        src = self.clone() if (self.requires_grad and _grad_enabled()) else self
+        # A node of the result may save self's values (atan2_'s saves both operands): self is
+        # cloned whenever a graph is recorded, so that the write leaves what it saved intact.
+        recording = _grad_enabled() and (self.requires_grad or any(
+            isinstance(x, Tensor) and x.requires_grad for x in list(args) + list(kwargs.values())))
+        src = self.clone() if recording else self
         return _assign(self, compute(src, *args, **kwargs), name)
 
     method.__name__ = method.__qualname__ = name
@@ -226,7 +248,13 @@ def inplace_of(compute, name):
 
 def _geometry_of(compute, name):
     def method(self, *args, **kwargs):
-        check(C.glia_tensor_set_geometry_(self._h, compute(self, *args, **kwargs)._h, name.encode()))
+        try:
+            view = compute(self, *args, **kwargs)  # held while the call runs
+        except RuntimeError as e:
+            if str(e).startswith("Dimension out of range"):
+                raise IndexError(str(e)) from None
+            raise
+        check(C.glia_tensor_set_geometry_(self._h, view._h, name.encode()))
         return self
 
     method.__name__ = method.__qualname__ = name
@@ -249,8 +277,6 @@ def _define(cls_or_mod, name, value):
 def _fill_diagonal(self, fill_value, wrap=False):
     # torch's fill_diagonal_: every dim the same size (2-D: any), the main diagonal; wrap continues
     # below a tall matrix's square every (cols + 1) rows.
-    if self.requires_grad and self.is_leaf and _grad_enabled():
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if self.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     shape = list(self.shape)
@@ -301,7 +327,14 @@ def _install_inplace():
         if m is None:
             continue
         _define(Tensor, base + "_", inplace_of(m, base + "_"))
-    _define(Tensor, "fill_diagonal_", inplace_of(_fill_diagonal, "fill_diagonal_"))
+    fill = inplace_of(_fill_diagonal, "fill_diagonal_")
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        if self.requires_grad and self.is_leaf and _grad_enabled():  # torch writes through a view of self
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        return fill(self, fill_value, wrap)
+
+    _define(Tensor, "fill_diagonal_", fill_diagonal_)
 
 
 # ---- aliases and small names ---------------------------------------------------------------------
