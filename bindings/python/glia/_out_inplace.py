@@ -467,11 +467,20 @@ def _install_torch_inplace():
 
 
 def _install_out():
+    # The binding's modules that define torch functions: the wrapped function replaces the original
+    # there too, so that every spelling (glia.special.sinc is glia.sinc) is the same object.
+    mods = [m for m in (sys.modules.get(__package__ + "." + x) for x in
+                        ("_tensor", "_sortscan", "_aliases", "_tensor_more", "_index_extra", "_special", "_stats",
+                         "_random")) if m is not None]
     for n in _OUT_NAMES:
         f = getattr(_pkg, n, None)
         if f is None or not callable(f) or getattr(f, "_glia_with_out", False):
             continue
-        setattr(_pkg, n, with_out(f, n))
+        w = with_out(f, n)
+        setattr(_pkg, n, w)
+        for m in mods:
+            if getattr(m, n, None) is f:
+                setattr(m, n, w)
 
 
 def _install():

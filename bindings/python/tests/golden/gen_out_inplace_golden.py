@@ -98,6 +98,7 @@ VALUES = [
     "out_case(lambda o: torch.cat([a, b], 0, out=o), Z(6, 4))", "out_case(lambda o: torch.cat((a, b), 1, out=o), Z(0))",
     "out_case(lambda o: torch.stack([a, b], 1, out=o), Z(3, 2, 4))", "out_case(lambda o: torch.hstack([a, b], out=o), Z(3, 8))",
     "out_case(lambda o: torch.vstack([a, b], out=o), Z(0))", "out_case(lambda o: torch.concatenate([a, b], out=o), Z(6, 4))",
+    "out_case(lambda o: F.normalize(a, out=o), Z(3, 4))", "out_case(lambda o: F.normalize(a, 1.0, 0, out=o), Z(0))",
     # factories (out's dtype when none is given)
     "out_case(lambda o: torch.zeros(2, 3, out=o), Z(0, dtype=torch.int64))", "out_case(lambda o: torch.ones((2,), out=o), Z(2))",
     "out_case(lambda o: torch.full((2, 2), 3, out=o), Z(0, dtype=torch.int32))",
@@ -217,7 +218,7 @@ ERRORS = [
     "torch.mm(a.requires_grad_(), m, out=Z(3, 5))", "torch.mm(a, m, out=Z(3, 5, dtype=torch.float64))",
     "torch.sort(a.requires_grad_(), out=(Z(0), Z(0, dtype=torch.int64)))",
     "torch.max(a.requires_grad_(), 1, out=(Z(0), Z(0, dtype=torch.int64)))",
-    "torch.add(a, 1, out=Z(3, 4).requires_grad_())",
+    "torch.add(a, 1, out=Z(3, 4).requires_grad_())", "F.normalize(a.requires_grad_(), out=Z(3, 4))",
     "(lambda x: torch.exp(x[:3], out=x[1:]))(torch.arange(4.0))",
     "(lambda x: torch.add(x[1:], 1, out=x[:3]))(torch.arange(4.0))",
     "torch.exp(a, out=Z(4).expand(3, 4))",
