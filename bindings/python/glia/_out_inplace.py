@@ -466,6 +466,38 @@ def _install_torch_inplace():
             _define(_pkg, n, _pkg_method(n))
 
 
+def _install_nn_inplace():
+    # torch.celu_, selu_, threshold_, rrelu_ and the in-place dropouts: torch.nn.functional's forms
+    # (glia.nn is imported after this module, hence the late look-up).
+    def F():
+        from .nn import functional
+        return functional
+
+    def celu_(input, alpha=1.0):  # noqa: A002
+        return F().celu_(input, alpha)
+
+    def selu_(input):  # noqa: A002
+        return F().selu_(input)
+
+    def threshold_(input, threshold, value):  # noqa: A002
+        return F().threshold_(input, threshold, value)
+
+    def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):  # noqa: A002
+        return F().rrelu_(input, lower, upper, training)
+
+    def dropout_(input, p, train):  # noqa: A002
+        return F().dropout(input, p, train, inplace=True)
+
+    def alpha_dropout_(input, p, train):  # noqa: A002
+        return F().alpha_dropout(input, p, train, inplace=True)
+
+    def feature_alpha_dropout_(input, p, train):  # noqa: A002
+        return F().feature_alpha_dropout(input, p, train, inplace=True)
+
+    for f in (celu_, selu_, threshold_, rrelu_, dropout_, alpha_dropout_, feature_alpha_dropout_):
+        _define(_pkg, f.__name__, f)
+
+
 def _install_out():
     # The binding's modules that define torch functions: the wrapped function replaces the original
     # there too, so that every spelling (glia.special.sinc is glia.sinc) is the same object.
@@ -487,6 +519,7 @@ def _install():
     _install_aliases()
     _install_inplace()
     _install_torch_inplace()
+    _install_nn_inplace()
     _install_out()
 
 

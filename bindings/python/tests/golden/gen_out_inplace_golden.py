@@ -171,6 +171,10 @@ VALUES = [
     "torch.neg_(a.clone())", "torch.negative_(a.clone())", "torch.sqrt_(p.clone())", "torch.square_(a.clone())",
     "torch.xlogy_(p.clone(), p)", "torch.zero_(a.clone())", "torch.fill_(a.clone(), 2)", "torch.abs_(a.clone())",
     "torch.clamp_(a.clone(), -0.1, 0.1)", "torch.deg2rad_(a.clone())", "torch.nan_to_num_(a.clone())",
+    "torch.celu_(a.clone())", "torch.celu_(a.clone(), 0.5)", "torch.selu_(a.clone())", "torch.threshold_(a.clone(), 0.1, 20.0)",
+    "torch.rrelu_(a.clone())", "torch.dropout_(a.clone(), 0.5, False)", "torch.dropout_(a.clone(), 0.0, True)",
+    "torch.alpha_dropout_(a.clone(), 0.5, False)", "torch.feature_alpha_dropout_(x4.clone(), 0.5, False)",
+    "ip(a.clone(), 'clamp_min_', 0.1)[1] is not None",
     # aliases and small names
     "torch.absolute(a)", "torch.divide(a, b)", "torch.divide(a, b, rounding_mode='trunc')", "torch.multiply(a, v)",
     "torch.subtract(a, b, alpha=2)", "torch.negative(a)", "torch.greater(a, b)", "torch.greater_equal(a, 0)",
