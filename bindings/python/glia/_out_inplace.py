@@ -416,6 +416,17 @@ def _install_aliases():
     for f in (result_type, promote_types, can_cast, get_num_threads, set_num_threads):
         _define(_pkg, f.__name__.rstrip("_"), f)
 
+    # Methods torch also spells differently (unsafe_*: the same results, torch skips a view check).
+    _define(T, "adjoint", lambda self: self.transpose(-2, -1))  # real dtypes: no conjugation
+    _define(T, "get_device", lambda self: -1 if self.device.type == "cpu" else self.device.index)
+    _define(T, "is_distributed", lambda self: False)
+    _define(T, "unsafe_chunk", lambda self, chunks, dim=0: self.chunk(chunks, dim))
+    _define(T, "unsafe_split", lambda self, split_size, dim=0: self.split(split_size, dim))
+    _define(T, "unsafe_split_with_sizes", lambda self, split_sizes, dim=0: self.split(list(split_sizes), dim))
+    for n in ("adjoint", "get_device", "is_distributed", "is_inference", "unsafe_chunk", "unsafe_split",
+              "unsafe_split_with_sizes"):
+        _define(_pkg, n, _pkg_method(n))
+
     # *_copy: the view ops' results copied (torch's functionalization variants).
     def _copy_of(view):
         def f(input, *args, **kwargs):  # noqa: A002

@@ -198,7 +198,9 @@ VALUES = [
     "torch.expand_copy(v, (2, 4))", "torch.expand_copy(v, (2, 4)).stride()", "torch.view_copy(a, (12,))",
     "torch.slice_copy(a, 1, 0, 3, 2)", "torch.slice_copy(a, 0, 1, 3, 1)", "torch.split_copy(a, 2)", "torch.split_with_sizes_copy(a, [1, 2])",
     "torch.unbind_copy(a, 1)", "torch.unfold_copy(a, 1, 2, 1)", "a.type_as(i)", "i.type_as(d)", "a.is_cpu",
-    "torch.get_num_threads() > 0",
+    "torch.get_num_threads() > 0", "torch.adjoint(a)", "x4.adjoint().shape", "a.get_device()", "torch.get_device(a)",
+    "torch.is_inference(a)", "a.is_distributed()", "torch.is_distributed(a)", "torch.unsafe_chunk(a, 2, 1)",
+    "a.unsafe_chunk(3)", "torch.unsafe_split(a, 2, 1)", "a.unsafe_split(1)", "torch.unsafe_split_with_sizes(a, [1, 3], 1)",
     "out_case(lambda o: torch.t_copy(a, out=o), Z(4, 3))", "out_case(lambda o: torch.absolute(a, out=o), Z(3, 4))",
     "out_case(lambda o: torch.subtract(a, b, out=o), Z(3, 4))", "out_case(lambda o: torch.row_stack([a, b], out=o), Z(6, 4))",
 ]
