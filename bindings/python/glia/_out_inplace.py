@@ -1,8 +1,9 @@
 """torch's out= arguments, in-place variants and small aliases (issue 20).
 
 out=: every glia function that torch 1.13 gives an out= argument takes one (``_OUT_NAMES``, probed
-from torch by tests/golden/gen_out_inplace_golden.py, which checks this list). The function computes
-its result as usual and glia_tensor_write_out writes it into ``out`` with torch's rules: out is
+from torch by bindings/python/tests/golden/gen_out_inplace_golden.py; test_out_inplace.py checks
+this list against it). The function computes its result as usual and glia_tensor_write_out writes
+it into ``out`` with torch's rules: out is
 resized when its shape differs (torch's deprecation warning when it had elements), the result's
 dtype must be castable to out's ("result type Float can't be cast to the desired output type
 Long"), out's version counter is bumped, elementwise functions refuse an out that partially
@@ -231,8 +232,7 @@ def _assign(self, result, name):
 
 
 def inplace_of(compute, name):
-    """Tensor.<name>: compute(self, ...) out of place, then written into self (glia_tensor_assign_).
-    self is cloned first when it requires grad, so that what the result's node saved stays intact."""
+    """Tensor.<name>: compute(self, ...) out of place, then written into self (glia_tensor_assign_)."""
 
     def method(self, *args, **kwargs):
         # A node of the result may save self's values (atan2_'s saves both operands): self is
