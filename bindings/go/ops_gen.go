@@ -1970,6 +1970,42 @@ func (t *Tensor) ReluInPlace() error {
 	return check(e)
 }
 
+// AssignInPlace wraps glia_tensor_assign_: Generic in-place write: self = result (a result computed out of place from self, e.g
+func (t *Tensor) AssignInPlace(result *Tensor, op string) error {
+	h_self, err := t.handle()
+	if err != nil {
+		return err
+	}
+	h_result, err := result.handle()
+	if err != nil {
+		return err
+	}
+	c_op, free_op := cString(op)
+	defer free_op()
+	e := C.gsg_tensor_assign_(h_self, h_result, c_op)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(result)
+	return check(e)
+}
+
+// SetGeometryInPlace wraps glia_tensor_set_geometry_: Metadata in place (torch's t_, transpose_, squeeze_, unsqueeze_): self takes the shape, strides and offset of `view`, a view of self's storage with self's dtype (GLIA_ERR_INVALID_ARGUMENT otherwise), ...
+func (t *Tensor) SetGeometryInPlace(view *Tensor, op string) error {
+	h_self, err := t.handle()
+	if err != nil {
+		return err
+	}
+	h_view, err := view.handle()
+	if err != nil {
+		return err
+	}
+	c_op, free_op := cString(op)
+	defer free_op()
+	e := C.gsg_tensor_set_geometry_(h_self, h_view, c_op)
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(view)
+	return check(e)
+}
+
 // LeakyReluInPlace wraps glia_leaky_relu_: self = glia_leaky_relu(self, negative_slope)
 func (t *Tensor) LeakyReluInPlace(negativeSlope float64) error {
 	h_self, err := t.handle()

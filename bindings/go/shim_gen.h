@@ -223,6 +223,14 @@ static inline glia_error *gsg_relu_(gh self) {
   return glia_relu_(GS_T(self));
 }
 
+static inline glia_error *gsg_tensor_assign_(gh self, gh result, const char *op) {
+  return glia_tensor_assign_(GS_T(self), GS_T(result), op);
+}
+
+static inline glia_error *gsg_tensor_set_geometry_(gh self, gh view, const char *op) {
+  return glia_tensor_set_geometry_(GS_T(self), GS_T(view), op);
+}
+
 static inline glia_error *gsg_leaky_relu_(gh self, double negative_slope) {
   return glia_leaky_relu_(GS_T(self), negative_slope);
 }

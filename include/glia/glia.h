@@ -1215,6 +1215,56 @@ GLIA_API GLIA_NODISCARD glia_error *glia_clamp_(glia_tensor *self, const glia_sc
 /** self = max(self, 0). @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_relu_(glia_tensor *self);
 /*
+ * ---- out= arguments and generic in-place writes (issue 20) ----
+ * What bindings need for torch's out= variants and for in-place variants computed
+ * out of place.
+ */
+/**
+ * torch's out= rule: writes `result` into `out` (converted to out's dtype). out is
+ * resized to result's shape (contiguous) when its shape differs; when it had
+ * elements, *out_resized (may be NULL) is set to 1 and torch's deprecation
+ * warning ("An output with one or more elements was resized since it had shape
+ * [3], which does not match the required output shape [2]. ...") is logged at
+ * GLIA_LOG_WARNING. Errors, nothing written: GLIA_ERR_STATE when grad mode is on
+ * and result or out requires grad ("<op>(): functions with out=... arguments
+ * don't support automatic differentiation, but one of the arguments requires
+ * grad."); GLIA_ERR_DTYPE when result's dtype cannot be cast to out's ("result
+ * type Float can't be cast to the desired output type Long"); GLIA_ERR_DEVICE
+ * when their devices differ; GLIA_ERR_INVALID_ARGUMENT when out has internal
+ * overlap or partially overlaps one of inputs[0, n_inputs) (torch's
+ * "unsupported operation: ..."). Bumps out's version counter. op names the
+ * function in messages ("add").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_write_out(glia_tensor *out, const glia_tensor *result,
+                                                          const glia_tensor *const *inputs, int64_t n_inputs,
+                                                          const char *op, int32_t *out_resized);
+/**
+ * Generic in-place write: self = result (a result computed out of place from
+ * self, e.g. exp(self) for exp_), with torch's in-place rules: the leaf and
+ * inference checks ("a leaf Variable that requires grad is being used in an
+ * in-place operation."), result's dtype castable to self's (GLIA_ERR_DTYPE,
+ * "result type Float can't be cast to the desired output type Long"), result's
+ * shape equal to self's (GLIA_ERR_SHAPE). Bumps self's version counter. In grad
+ * mode self's history becomes result's (self.grad_fn is result's node); a
+ * result without gradient leaves self a zero-gradient node named after op
+ * ("eq_": EqBackward0). Compute result from a clone of self when self requires
+ * grad, so that what result's node saved is not overwritten.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_assign_(glia_tensor *self, const glia_tensor *result, const char *op);
+/**
+ * Metadata in place (torch's t_, transpose_, squeeze_, unsqueeze_): self takes
+ * the shape, strides and offset of `view`, a view of self's storage with self's
+ * dtype (GLIA_ERR_INVALID_ARGUMENT otherwise), and its history. Leaf check and
+ * version bump as glia_tensor_assign_.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_set_geometry_(glia_tensor *self, const glia_tensor *view,
+                                                              const char *op);
+/** torch's Tensor._version: the version counter of a's storage (bumped by every in-place write). @since 0.2 */
+GLIA_API GLIA_NODISCARD glia_error *glia_tensor_version(const glia_tensor *a, int64_t *out);
+/*
  * The in-place activations (torch.nn.functional's inplace=True and *_ forms):
  * each follows the rules above and, as torch, saves the result for
  * leaky_relu_, elu_, celu_, selu_ and rrelu_ (their nodes are torch's

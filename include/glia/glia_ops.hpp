@@ -385,6 +385,16 @@ inline const Tensor& relu_(const Tensor& self) {
   detail::check(glia_relu_(self.get()));
   return self;
 }
+/** Generic in-place write: self = result (a result computed out of place from self, e.g (glia_tensor_assign_()). */
+inline const Tensor& assign_(const Tensor& self, const Tensor& result, const char* op) {
+  detail::check(glia_tensor_assign_(self.get(), result.get(), op));
+  return self;
+}
+/** Metadata in place (torch's t_, transpose_, squeeze_, unsqueeze_): self takes the shape, strides and offset of `view`, a view of self's storage with self's dtype (GLIA_ERR_INVALID_ARGUMENT otherwise), ... (glia_tensor_set_geometry_()). */
+inline const Tensor& set_geometry_(const Tensor& self, const Tensor& view, const char* op) {
+  detail::check(glia_tensor_set_geometry_(self.get(), view.get(), op));
+  return self;
+}
 /** self = glia_leaky_relu(self, negative_slope) (glia_leaky_relu_()). */
 inline const Tensor& leaky_relu_(const Tensor& self, double negative_slope) {
   detail::check(glia_leaky_relu_(self.get(), negative_slope));

@@ -21,6 +21,7 @@ from ._autograd import *  # noqa: F401,F403  no_grad, enable_grad, inference_mod
 from ._random import *  # noqa: F401,F403  Generator, randperm, default_generator
 from ._sampling import *  # noqa: F401,F403  bernoulli, multinomial, normal, poisson; Tensor.random_, cauchy_, ...
 from ._serialization import *  # noqa: F401,F403  save, load
+from . import _out_inplace  # noqa: F401,E402  out= everywhere torch has it, in-place variants, aliases (issue 20)
 from . import autograd, nn, optim, distributed  # noqa: F401,E402
 from . import special  # noqa: F401,E402  torch.special
 from . import utils  # noqa: F401,E402  torch.utils.data

@@ -1246,3 +1246,15 @@ def assert_int_or_pair(arg, arg_name, message):
 
 
 __all__ += ["assert_int_or_pair"]
+
+
+# ---- out= (issue 20, branch h-out): normalize is torch.nn.functional's one function with out= ----
+from .._out_inplace import write_out as _write_out  # noqa: E402
+
+_normalize_without_out = normalize
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002,F811
+    """torch.nn.functional.normalize: input / max(||input||_p over dim, eps); out= as in torch (its div writes it)."""
+    r = _normalize_without_out(input, p, dim, eps)
+    return r if out is None else _write_out(out, r, "div")

@@ -1078,6 +1078,10 @@ extern "C" {
     pub fn glia_copy_non_blocking_(self_: *mut glia_tensor, src: *const glia_tensor) -> *mut glia_error;
     pub fn glia_clamp_(self_: *mut glia_tensor, min: *const glia_scalar, max: *const glia_scalar) -> *mut glia_error;
     pub fn glia_relu_(self_: *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_tensor_write_out(out: *mut glia_tensor, result: *const glia_tensor, inputs: *const *const glia_tensor, n_inputs: i64, op: *const c_char, out_resized: *mut i32) -> *mut glia_error;
+    pub fn glia_tensor_assign_(self_: *mut glia_tensor, result: *const glia_tensor, op: *const c_char) -> *mut glia_error;
+    pub fn glia_tensor_set_geometry_(self_: *mut glia_tensor, view: *const glia_tensor, op: *const c_char) -> *mut glia_error;
+    pub fn glia_tensor_version(a: *const glia_tensor, out: *mut i64) -> *mut glia_error;
     pub fn glia_leaky_relu_(self_: *mut glia_tensor, negative_slope: f64) -> *mut glia_error;
     pub fn glia_elu_(self_: *mut glia_tensor, alpha: f64, scale: f64, input_scale: f64) -> *mut glia_error;
     pub fn glia_celu_(self_: *mut glia_tensor, alpha: f64) -> *mut glia_error;

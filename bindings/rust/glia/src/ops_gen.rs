@@ -643,6 +643,18 @@ impl Tensor {
         check(unsafe { sys::glia_relu_(self.as_ptr()) })
     }
 
+    /// Generic in-place write: self = result (a result computed out of place from self, e.g (`glia_tensor_assign_`)
+    pub fn assign_(&mut self, result: &Tensor, op: &str) -> Result<()> {
+        let op_c = cstring(op)?;
+        check(unsafe { sys::glia_tensor_assign_(self.as_ptr(), result.as_ptr(), op_c.as_ptr()) })
+    }
+
+    /// Metadata in place (torch's t_, transpose_, squeeze_, unsqueeze_): self takes the shape, strides and offset of `view`, a view of self's storage with self's dtype (GLIA_ERR_INVALID_ARGUMENT otherwise), ... (`glia_tensor_set_geometry_`)
+    pub fn set_geometry_(&mut self, view: &Tensor, op: &str) -> Result<()> {
+        let op_c = cstring(op)?;
+        check(unsafe { sys::glia_tensor_set_geometry_(self.as_ptr(), view.as_ptr(), op_c.as_ptr()) })
+    }
+
     /// self = glia_leaky_relu(self, negative_slope) (`glia_leaky_relu_`)
     pub fn leaky_relu_(&mut self, negative_slope: f64) -> Result<()> {
         check(unsafe { sys::glia_leaky_relu_(self.as_ptr(), negative_slope) })
