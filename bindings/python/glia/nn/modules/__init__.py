@@ -26,3 +26,6 @@ __all__ += _transformer_all
 from .legacy import *  # noqa: F401,F403,E402
 from .legacy import __all__ as _legacy_all  # noqa: E402
 __all__ += _legacy_all
+from .sparse_ctc import *  # noqa: F401,F403,E402
+from .sparse_ctc import __all__ as _sparse_ctc_all  # noqa: E402
+__all__ += _sparse_ctc_all
