@@ -261,10 +261,19 @@ void embedding_bag_backward_kernel(const KernelArgs& k) {
   const int64_t pad = k.attr(2).i, n = indices.numel(), num = out.size(0), dim = out.size(1);
   const int64_t* idx = indices.data_ptr<int64_t>();
   const Bags bags = bags_of(k.input(2), n, include_last);
-  std::vector<int64_t> counts;
+  // Note [embedding_bag's scale_grad_by_freq]: torch 1.13's CPU backward (_embedding_bag_dense_backward_cpu_
+  // sum_mean) divides the gradient of the g-th distinct index (in ascending order) by counts[sorted[g]],
+  // sorted being all the indices in ascending order: the index's own count for the smallest ones, another
+  // index's count after a repeated one (indices [1, 1, 3]: row 3 is divided by 2, the count of 1). glia
+  // gives torch's values (its goldens); F.embedding's scale_grad_by_freq divides by the index's own count.
+  std::vector<int64_t> divisor;
   if (by_freq) {
-    counts.assign(static_cast<size_t>(num), 0);
+    std::vector<int64_t> counts(static_cast<size_t>(num), 0), sorted(idx, idx + n);
     for (int64_t i = 0; i < n; ++i) ++counts[idx[i]];
+    std::sort(sorted.begin(), sorted.end());
+    divisor.assign(static_cast<size_t>(num), 1);
+    int64_t g = 0;
+    for (int64_t i = 0; i < n; i += counts[sorted[i]]) divisor[sorted[i]] = counts[sorted[g++]];
   }
   dispatch_floating(g.dtype(), "embedding_bag_backward", [&](auto tag) {
     using T = decltype(tag);
@@ -291,7 +300,7 @@ void embedding_bag_backward_kernel(const KernelArgs& k) {
       for (int64_t i = bags.begin(b); i < bags.end(b); ++i) {
         if (idx[i] == pad) continue;
         C scale = (psw ? static_cast<C>(psw[i]) : C(1)) / bag_div;
-        if (by_freq) scale /= static_cast<C>(counts[idx[i]]);
+        if (by_freq) scale /= static_cast<C>(divisor[idx[i]]);
         T* __restrict dst = po + idx[i] * dim;
         for (int64_t d = 0; d < dim; ++d)
           dst[d] = static_cast<T>(static_cast<C>(dst[d]) + static_cast<C>(src[d]) * scale);

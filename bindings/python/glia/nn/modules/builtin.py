@@ -278,7 +278,7 @@ class Embedding(_Builtin):
         rows, cols = embeddings.shape
         embedding = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, padding_idx=padding_idx,
                         max_norm=max_norm, norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq,
-                        sparse=sparse)
+                        sparse=sparse, dtype=embeddings.dtype)
         embedding.weight.requires_grad = not freeze
         return embedding
 

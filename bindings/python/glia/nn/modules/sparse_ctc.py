@@ -190,7 +190,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 input_subset = input.index_select(0, row_indices)
                 cluster_output = self.tail[i - 1](input_subset)
                 cluster_index = self.shortlist_size + i - 1
-                gather_inds = _t.where(target_mask, target.new_zeros(()) + cluster_index, gather_inds)
+                gather_inds = _t.where(target_mask, target * 0 + cluster_index, gather_inds)
                 cluster_logprob = F.log_softmax(cluster_output, dim=1)
                 local_logprob = cluster_logprob.gather(1, relative_target.unsqueeze(1))
                 output = _ix.index_copy(output, 0, row_indices, local_logprob.squeeze(1))
