@@ -6485,6 +6485,84 @@ func (t *Tensor) Embedding(indices *Tensor, paddingIdx *int64, maxNorm *float64,
 	return wrapOpt(o[0]), nil
 }
 
+// EmbeddingEx wraps glia_embedding_ex: glia_embedding with torch's scale_grad_by_freq: when nonzero, each row's gradient is divided by the number of times its index occurs in indices (torch.nn.functional.embedding(..., ...
+func (t *Tensor) EmbeddingEx(indices *Tensor, paddingIdx *int64, maxNorm *float64, normType float64, scaleGradByFreq bool) (*Tensor, error) {
+	h_weight, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_indices, err := indices.handle()
+	if err != nil {
+		return nil, err
+	}
+	has_padding_idx, v_padding_idx := optInt64(paddingIdx)
+	has_max_norm, v_max_norm := optFloat64(maxNorm)
+	var o [1]C.gh
+	e := C.gsg_embedding_ex(h_weight, h_indices, has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(normType), flag(scaleGradByFreq), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(indices)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// EmbeddingBag wraps glia_embedding_bag: torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, per_sample_weights, include_last_offset, padding_idx): per bag, the sum, mean or ...
+func (t *Tensor) EmbeddingBag(input *Tensor, offsets *Tensor, maxNorm *float64, normType float64, scaleGradByFreq bool, mode string, perSampleWeights *Tensor, includeLastOffset bool, paddingIdx *int64) (*Tensor, error) {
+	h_weight, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_input, err := input.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_offsets, err := optHandle(offsets)
+	if err != nil {
+		return nil, err
+	}
+	has_max_norm, v_max_norm := optFloat64(maxNorm)
+	c_mode, free_mode := cString(mode)
+	defer free_mode()
+	h_per_sample_weights, err := optHandle(perSampleWeights)
+	if err != nil {
+		return nil, err
+	}
+	has_padding_idx, v_padding_idx := optInt64(paddingIdx)
+	var o [1]C.gh
+	e := C.gsg_embedding_bag(h_weight, h_input, h_offsets, has_max_norm, v_max_norm, C.double(normType), flag(scaleGradByFreq), c_mode, h_per_sample_weights, flag(includeLastOffset), has_padding_idx, v_padding_idx, &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(input)
+	runtime.KeepAlive(offsets)
+	runtime.KeepAlive(perSampleWeights)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// CtcLoss wraps glia_ctc_loss: torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity): the connectionist temporal classification loss, torch's CPU algorithm
+func (t *Tensor) CtcLoss(targets *Tensor, inputLengths []int64, targetLengths []int64, blank int64, reduction Reduction, zeroInfinity bool) (*Tensor, error) {
+	h_log_probs, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_targets, err := targets.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_ctc_loss(h_log_probs, h_targets, int64Ptr(inputLengths), C.int64_t(len(inputLengths)), int64Ptr(targetLengths), C.int64_t(len(targetLengths)), C.int64_t(blank), C.int(reduction), flag(zeroInfinity), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(targets)
+	runtime.KeepAlive(inputLengths)
+	runtime.KeepAlive(targetLengths)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
 // Dropout wraps glia_dropout: torch.nn.functional.dropout: with training != 0 each element is zeroed with probability p (drawn from glia's generator: glia_manual_seed makes it reproducible) and the others are scaled by 1 / (1 - ...
 func (t *Tensor) Dropout(p float64, training bool) (*Tensor, error) {
 	h_x, err := t.handle()
@@ -7467,6 +7545,30 @@ func NewEmbedding(numEmbeddings int64, embeddingDim int64, paddingIdx *int64, ma
 	has_max_norm, v_max_norm := optFloat64(maxNorm)
 	var o C.gh
 	e := C.gsg_nn_embedding(C.int64_t(numEmbeddings), C.int64_t(embeddingDim), has_padding_idx, v_padding_idx, has_max_norm, v_max_norm, C.double(normType), &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewEmbeddingBag wraps glia_nn_embedding_bag: torch.nn.EmbeddingBag(num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, include_last_offset, padding_idx): weight [num, dim] normal(0, 1) with the padding ...
+func NewEmbeddingBag(numEmbeddings int64, embeddingDim int64, maxNorm *float64, normType float64, scaleGradByFreq bool, mode string, includeLastOffset bool, paddingIdx *int64) (*Module, error) {
+	has_max_norm, v_max_norm := optFloat64(maxNorm)
+	c_mode, free_mode := optCString(mode)
+	defer free_mode()
+	has_padding_idx, v_padding_idx := optInt64(paddingIdx)
+	var o C.gh
+	e := C.gsg_nn_embedding_bag(C.int64_t(numEmbeddings), C.int64_t(embeddingDim), has_max_norm, v_max_norm, C.double(normType), flag(scaleGradByFreq), c_mode, flag(includeLastOffset), has_padding_idx, v_padding_idx, &o)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapModule(o), nil
+}
+
+// NewCTCLoss wraps glia_nn_ctc_loss: torch.nn.CTCLoss(blank, reduction, zero_infinity): glia_module_forward takes [log_probs, targets, input_lengths, target_lengths], the lengths as integral tensors (read on the host), and computes ...
+func NewCTCLoss(blank int64, reduction Reduction, zeroInfinity bool) (*Module, error) {
+	var o C.gh
+	e := C.gsg_nn_ctc_loss(C.int64_t(blank), C.int(reduction), flag(zeroInfinity), &o)
 	if err := check(e); err != nil {
 		return nil, err
 	}

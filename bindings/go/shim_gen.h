@@ -1261,6 +1261,18 @@ static inline glia_error *gsg_embedding(gh weight, gh indices, int32_t has_paddi
   return glia_embedding(GS_T(weight), GS_T(indices), has_padding_idx ? &padding_idx : NULL, has_max_norm ? &max_norm : NULL, norm_type, GS_OUT_T(out));
 }
 
+static inline glia_error *gsg_embedding_ex(gh weight, gh indices, int32_t has_padding_idx, int64_t padding_idx, int32_t has_max_norm, double max_norm, double norm_type, int32_t scale_grad_by_freq, gh *out) {
+  return glia_embedding_ex(GS_T(weight), GS_T(indices), has_padding_idx ? &padding_idx : NULL, has_max_norm ? &max_norm : NULL, norm_type, scale_grad_by_freq, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_embedding_bag(gh weight, gh input, gh offsets, int32_t has_max_norm, double max_norm, double norm_type, int32_t scale_grad_by_freq, const char *mode, gh per_sample_weights, int32_t include_last_offset, int32_t has_padding_idx, int64_t padding_idx, gh *out) {
+  return glia_embedding_bag(GS_T(weight), GS_T(input), GS_T(offsets), has_max_norm ? &max_norm : NULL, norm_type, scale_grad_by_freq, mode, GS_T(per_sample_weights), include_last_offset, has_padding_idx ? &padding_idx : NULL, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_ctc_loss(gh log_probs, gh targets, const int64_t *input_lengths, int64_t n_input_lengths, const int64_t *target_lengths, int64_t n_target_lengths, int64_t blank, int reduction, int32_t zero_infinity, gh *out) {
+  return glia_ctc_loss(GS_T(log_probs), GS_T(targets), input_lengths, n_input_lengths, target_lengths, n_target_lengths, blank, (glia_reduction)reduction, zero_infinity, GS_OUT_T(out));
+}
+
 static inline glia_error *gsg_dropout(gh x, double p, int32_t training, gh *out) {
   return glia_dropout(GS_T(x), p, training, GS_OUT_T(out));
 }
@@ -1547,6 +1559,14 @@ static inline glia_error *gsg_nn_normalize(const double *mean, int64_t n_mean, c
 
 static inline glia_error *gsg_nn_embedding(int64_t num_embeddings, int64_t embedding_dim, int32_t has_padding_idx, int64_t padding_idx, int32_t has_max_norm, double max_norm, double norm_type, gh *out) {
   return glia_nn_embedding(num_embeddings, embedding_dim, has_padding_idx ? &padding_idx : NULL, has_max_norm ? &max_norm : NULL, norm_type, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, int32_t has_max_norm, double max_norm, double norm_type, int32_t scale_grad_by_freq, const char *mode, int32_t include_last_offset, int32_t has_padding_idx, int64_t padding_idx, gh *out) {
+  return glia_nn_embedding_bag(num_embeddings, embedding_dim, has_max_norm ? &max_norm : NULL, norm_type, scale_grad_by_freq, mode, include_last_offset, has_padding_idx ? &padding_idx : NULL, NULL, GS_OUT_M(out));
+}
+
+static inline glia_error *gsg_nn_ctc_loss(int64_t blank, int reduction, int32_t zero_infinity, gh *out) {
+  return glia_nn_ctc_loss(blank, (glia_reduction)reduction, zero_infinity, NULL, GS_OUT_M(out));
 }
 
 static inline glia_error *gsg_nn_constant_pad1d(const int64_t *padding, int64_t n_padding, double value, gh *out) {

@@ -2921,6 +2921,63 @@ GLIA_API GLIA_NODISCARD glia_error *glia_embedding(glia_tensor *weight, const gl
                                                    const int64_t *padding_idx, const double *max_norm, double norm_type,
                                                    glia_tensor **out);
 /**
+ * glia_embedding with torch's scale_grad_by_freq: when nonzero, each row's
+ * gradient is divided by the number of times its index occurs in indices
+ * (torch.nn.functional.embedding(..., scale_grad_by_freq=True)). Arguments
+ * and errors otherwise as glia_embedding's.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_embedding_ex(glia_tensor *weight, const glia_tensor *indices,
+                                                      const int64_t *padding_idx, const double *max_norm,
+                                                      double norm_type, int32_t scale_grad_by_freq, glia_tensor **out);
+/**
+ * torch.nn.functional.embedding_bag(input, weight, offsets, max_norm,
+ * norm_type, scale_grad_by_freq, mode, sparse=False, per_sample_weights,
+ * include_last_offset, padding_idx): per bag, the sum, mean or max of the
+ * rows of weight ([num, dim]; float16, float32 or float64) picked by input
+ * (int64 or int32), giving [bags, dim]. input is 1-D with offsets (1-D, the
+ * start of each bag; with include_last_offset the last entry ends the last
+ * bag) or 2-D [bags, n] with offsets NULL. mode: "sum", "mean" or "max"
+ * (NULL: torch's default "mean"). An empty bag gives zeros. padding_idx (NULL:
+ * none; negative counts from the end): those entries are left out of the
+ * bags (and of a mean's count). per_sample_weights (NULL, or input's shape and
+ * weight's dtype; mode "sum" only) scales each row. max_norm (NULL: none)
+ * renormalises the looked-up rows of weight IN PLACE first, as
+ * glia_embedding. scale_grad_by_freq divides each row's gradient by its
+ * index's count. Gradients flow to weight and per_sample_weights
+ * (EmbeddingBagBackward0). Errors (torch's messages):
+ * GLIA_ERR_INVALID_ARGUMENT (bad mode, offsets, index out of range, padding_idx,
+ * input not 1-D or 2-D), GLIA_ERR_UNSUPPORTED (per_sample_weights with mode
+ * "mean" or "max"), GLIA_ERR_DTYPE, GLIA_ERR_SHAPE (weight not 2-D).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_embedding_bag(glia_tensor *weight, const glia_tensor *input,
+                                                       const glia_tensor *offsets, const double *max_norm,
+                                                       double norm_type, int32_t scale_grad_by_freq, const char *mode,
+                                                       const glia_tensor *per_sample_weights,
+                                                       int32_t include_last_offset, const int64_t *padding_idx,
+                                                       glia_tensor **out);
+/**
+ * torch.nn.functional.ctc_loss(log_probs, targets, input_lengths,
+ * target_lengths, blank, reduction, zero_infinity): the connectionist temporal
+ * classification loss, torch's CPU algorithm. log_probs [T, N, C] (or
+ * unbatched [T, C]), float32 or float64, normally a log_softmax over C;
+ * targets [sum(target_lengths)] (concatenated) or [N, S] (padded), integral
+ * or floating (converted to int64); one input and one target length per batch
+ * element. reduction GLIA_REDUCTION_MEAN divides each loss by its target
+ * length (at least 1) and averages; zero_infinity replaces infinite losses
+ * and their gradients by 0. The gradient (CtcLossBackward0) is torch's, which
+ * assumes log_probs came out of a log_softmax. Errors (torch's messages):
+ * GLIA_ERR_INVALID_ARGUMENT ("blank must be in label range", lengths),
+ * GLIA_ERR_SHAPE (dimensions, targets' sizes), GLIA_ERR_DTYPE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ctc_loss(const glia_tensor *log_probs, const glia_tensor *targets,
+                                                  const int64_t *input_lengths, int64_t n_input_lengths,
+                                                  const int64_t *target_lengths, int64_t n_target_lengths,
+                                                  int64_t blank, glia_reduction reduction, int32_t zero_infinity,
+                                                  glia_tensor **out);
+/**
  * torch.nn.functional.dropout: with training != 0 each element is zeroed with
  * probability p (drawn from glia's generator: glia_manual_seed makes it
  * reproducible) and the others are scaled by 1 / (1 - p); p = 1 gives x * 0.
@@ -4331,6 +4388,39 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding(int64_t num_embeddings, in
                                                       const int64_t *padding_idx, const double *max_norm,
                                                       double norm_type, const glia_factory_options *factory,
                                                       glia_module **out);
+/**
+ * Sets torch's scale_grad_by_freq of a glia_nn_embedding module (the
+ * constructor predates it): nonzero divides each row's gradient by its
+ * index's count in the input. Errors: GLIA_ERR_INVALID_ARGUMENT when module
+ * is not an Embedding.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding_set_scale_grad_by_freq(glia_module *module,
+                                                                             int32_t scale_grad_by_freq);
+/**
+ * torch.nn.EmbeddingBag(num_embeddings, embedding_dim, max_norm, norm_type,
+ * scale_grad_by_freq, mode, sparse=False, include_last_offset, padding_idx):
+ * weight [num, dim] normal(0, 1) with the padding row zeroed. max_norm and
+ * padding_idx may be NULL (None); mode NULL is "mean". glia_module_forward
+ * takes [input, offsets, per_sample_weights] (the last two may be NULL or left
+ * out) and computes glia_embedding_bag. Repr "EmbeddingBag(10, 3, mode=mean)".
+ * Errors: GLIA_ERR_INVALID_ARGUMENT ("padding_idx must be within
+ * num_embeddings", "mode has to be one of sum, mean or max").
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim,
+                                                          const double *max_norm, double norm_type,
+                                                          int32_t scale_grad_by_freq, const char *mode,
+                                                          int32_t include_last_offset, const int64_t *padding_idx,
+                                                          const glia_factory_options *factory, glia_module **out);
+/**
+ * torch.nn.CTCLoss(blank, reduction, zero_infinity): glia_module_forward takes
+ * [log_probs, targets, input_lengths, target_lengths], the lengths as
+ * integral tensors (read on the host), and computes glia_ctc_loss.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_ctc_loss(int64_t blank, glia_reduction reduction, int32_t zero_infinity,
+                                                     const glia_factory_options *factory, glia_module **out);
 
 /** @} */
 /* ---- built-in modules: padding, upsampling, rearrangement ----------------- */

@@ -1532,6 +1532,22 @@ inline Tensor embedding(const Tensor& weight, const Tensor& indices, std::option
   const auto max_norm_ = max_norm.value_or(double{});
   return Tensor::unary([&](glia_tensor** o) { return glia_embedding(weight.get(), indices.get(), padding_idx ? &padding_idx_ : nullptr, max_norm ? &max_norm_ : nullptr, norm_type, o); });
 }
+/** glia_embedding with torch's scale_grad_by_freq: when nonzero, each row's gradient is divided by the number of times its index occurs in indices (torch.nn.functional.embedding(..., ... (glia_embedding_ex()). */
+inline Tensor embedding_ex(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx, std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq) {
+  const auto padding_idx_ = padding_idx.value_or(int64_t{});
+  const auto max_norm_ = max_norm.value_or(double{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_embedding_ex(weight.get(), indices.get(), padding_idx ? &padding_idx_ : nullptr, max_norm ? &max_norm_ : nullptr, norm_type, scale_grad_by_freq ? 1 : 0, o); });
+}
+/** torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, per_sample_weights, include_last_offset, padding_idx): per bag, the sum, mean or ... (glia_embedding_bag()). */
+inline Tensor embedding_bag(const Tensor& weight, const Tensor& input, const Tensor& offsets, std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, const char* mode, const Tensor& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  const auto max_norm_ = max_norm.value_or(double{});
+  const auto padding_idx_ = padding_idx.value_or(int64_t{});
+  return Tensor::unary([&](glia_tensor** o) { return glia_embedding_bag(weight.get(), input.get(), offsets.get(), max_norm ? &max_norm_ : nullptr, norm_type, scale_grad_by_freq ? 1 : 0, mode, per_sample_weights.get(), include_last_offset ? 1 : 0, padding_idx ? &padding_idx_ : nullptr, o); });
+}
+/** torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity): the connectionist temporal classification loss, torch's CPU algorithm (glia_ctc_loss()). */
+inline Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Shape& input_lengths, const Shape& target_lengths, int64_t blank, glia_reduction reduction, bool zero_infinity) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_ctc_loss(log_probs.get(), targets.get(), input_lengths.empty() ? nullptr : input_lengths.data(), static_cast<int64_t>(input_lengths.size()), target_lengths.empty() ? nullptr : target_lengths.data(), static_cast<int64_t>(target_lengths.size()), blank, reduction, zero_infinity ? 1 : 0, o); });
+}
 /** torchvision.transforms.functional.normalize on a floating x of shape [..., C, H, W]: (x - mean[c]) / std[c], with mean and std (n_mean / n_std values, each count 1 or C) converted to x's dtype first (glia_normalize()). */
 inline Tensor normalize(const Tensor& x, const std::vector<double>& mean, const std::vector<double>& std) {
   return Tensor::unary([&](glia_tensor** o) { return glia_normalize(x.get(), mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std.empty() ? nullptr : std.data(), static_cast<int64_t>(std.size()), o); });
@@ -1883,6 +1899,16 @@ inline Module Unflatten(int64_t dim, const Shape& sizes) {
 /** torchvision.transforms.Normalize(mean, std) as a module over glia_normalize (the values are copied) (glia_nn_normalize()). */
 inline Module Normalize(const std::vector<double>& mean, const std::vector<double>& std) {
   return detail::make([&](glia_module** o) { return glia_nn_normalize(mean.empty() ? nullptr : mean.data(), static_cast<int64_t>(mean.size()), std.empty() ? nullptr : std.data(), static_cast<int64_t>(std.size()), nullptr, o); });
+}
+/** torch.nn.EmbeddingBag(num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, include_last_offset, padding_idx): weight [num, dim] normal(0, 1) with the padding ... (glia_nn_embedding_bag()). */
+inline Module EmbeddingBag(int64_t num_embeddings, int64_t embedding_dim, std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, const char* mode, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  const auto max_norm_ = max_norm.value_or(double{});
+  const auto padding_idx_ = padding_idx.value_or(int64_t{});
+  return detail::make([&](glia_module** o) { return glia_nn_embedding_bag(num_embeddings, embedding_dim, max_norm ? &max_norm_ : nullptr, norm_type, scale_grad_by_freq ? 1 : 0, mode, include_last_offset ? 1 : 0, padding_idx ? &padding_idx_ : nullptr, nullptr, o); });
+}
+/** torch.nn.CTCLoss(blank, reduction, zero_infinity): glia_module_forward takes [log_probs, targets, input_lengths, target_lengths], the lengths as integral tensors (read on the host), and computes ... (glia_nn_ctc_loss()). */
+inline Module CTCLoss(int64_t blank, glia_reduction reduction, bool zero_infinity) {
+  return detail::make([&](glia_module** o) { return glia_nn_ctc_loss(blank, reduction, zero_infinity ? 1 : 0, nullptr, o); });
 }
 /** torch.nn.ConstantPad1d(padding, value): pads the last dim with `value` (glia_nn_constant_pad1d()). */
 inline Module ConstantPad1d(const Shape& padding, double value) {

@@ -12,10 +12,17 @@ namespace {
 struct EmbeddingBackward : Node {
   SavedTensor indices;
   int64_t num_weights = 0, padding_idx = -1;
+  bool scale_grad_by_freq = false;
   const char* name() const override { return "EmbeddingBackward0"; }
   bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& g) override {
-    return {ops::embedding_backward(g[0], indices.unpack(name()), num_weights, padding_idx)};
+    Tensor idx = indices.unpack(name());
+    if (!scale_grad_by_freq) return {ops::embedding_backward(g[0], idx, num_weights, padding_idx)};
+    // torch divides each gradient row by the count of its index among all indices (padding_idx's
+    // included): the counts are embedding_backward of ones, looked up again per index.
+    const Tensor& gr = g[0];
+    Tensor counts = ops::embedding_backward(ones(Dims{idx.numel(), 1}, gr.dtype(), gr.device()), idx, num_weights, -1);
+    return {ops::embedding_backward(div(gr, ops::embedding(counts, idx)), idx, num_weights, padding_idx)};
   }
   void release_variables() override { indices.release(); }
 };
@@ -31,7 +38,7 @@ struct NormalizeBackward : Node {
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx,
-                 std::optional<double> max_norm, double norm_type) {
+                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq) {
   ops::check_embedding(weight, indices);
   const int64_t num = weight.size(0);
   int64_t pad = -1;
@@ -51,6 +58,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
     n->indices = SavedTensor(indices);
     n->num_weights = num;
     n->padding_idx = pad;
+    n->scale_grad_by_freq = scale_grad_by_freq;
     set_history(n.get(), {&weight}, {&out});
   }
   return out;

@@ -177,6 +177,7 @@ class Embedding : public Module {
   std::optional<int64_t> padding_idx;  // resolved to [0, num_embeddings)
   std::optional<double> max_norm;
   double norm_type;
+  bool scale_grad_by_freq = false;  // glia_nn_embedding_set_scale_grad_by_freq
 };
 
 }  // namespace glia::nn

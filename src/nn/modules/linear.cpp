@@ -89,7 +89,7 @@ void Embedding::reset_parameters() {
 
 TensorList Embedding::forward(const TensorList& inputs) {
   check_tensor_inputs(inputs, 1);
-  return {embedding(param("weight"), inputs[0], padding_idx, max_norm, norm_type)};
+  return {embedding(param("weight"), inputs[0], padding_idx, max_norm, norm_type, scale_grad_by_freq)};
 }
 
 std::string Embedding::extra_repr() const {
@@ -97,6 +97,7 @@ std::string Embedding::extra_repr() const {
   if (padding_idx) s += ", padding_idx=" + std::to_string(*padding_idx);
   if (max_norm) s += ", max_norm=" + py_float(*max_norm);
   if (norm_type != 2.0) s += ", norm_type=" + py_float(norm_type);
+  if (scale_grad_by_freq) s += ", scale_grad_by_freq=True";
   return s;
 }
 

@@ -283,12 +283,12 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,  # noqa: A002
               sparse=False):
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("glia: embedding(scale_grad_by_freq=True / sparse=True) is not supported")
+    if sparse:
+        raise NotImplementedError("glia: embedding(sparse=True) is not supported")
     pi = None if padding_idx is None else byref(c_int64(int(padding_idx)))
     mn = None if max_norm is None else byref(c_double(float(max_norm)))
-    return _new(C.glia_embedding, _tensor_arg("embedding", "weight", 2, weight),
-                _tensor_arg("embedding", "input", 1, input), pi, mn, float(norm_type))
+    return _new(C.glia_embedding_ex, _tensor_arg("embedding", "weight", 2, weight),
+                _tensor_arg("embedding", "input", 1, input), pi, mn, float(norm_type), int(bool(scale_grad_by_freq)))
 
 
 _PAD_MODES = {"constant": GLIA_PAD_CONSTANT, "reflect": GLIA_PAD_REFLECT, "replicate": GLIA_PAD_REPLICATE,
@@ -1258,3 +1258,76 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002,F811
     """torch.nn.functional.normalize: input / max(||input||_p over dim, eps); out= as in torch (its div writes it)."""
     r = _normalize_without_out(input, p, dim, eps)
     return r if out is None else _write_out(out, r, "div")
+# ---- EmbeddingBag and CTC loss (h-embctc, issue 21): glia_embedding_bag, glia_ctc_loss; torch's Python-level
+# checks (its ValueErrors) here, ATen's in C.
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,  # noqa: A002
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    fn = "embedding_bag"
+    if (isinstance(weight, Tensor) and isinstance(input, Tensor) and str(weight.dtype) == "torch.int64"
+            and input.is_floating_point()):
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. "
+                      "Usage `embedding_bag(weight, input, ...)` is deprecated, "
+                      "and should now be `embedding_bag(input, weight, ...)`.")
+        weight, input = input, weight
+    _tensor_arg(fn, "input", 1, input)
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError("embedding_bag: If per_sample_weights ({}) is not None, then it must have the same shape as "
+                         "the input ({})".format(per_sample_weights.shape, input.shape))
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type {}".format(str(type(offsets))))
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError("input has to be 1D or 2D Tensor, but got Tensor of dimension {}".format(input.dim()))
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  "supported for mode='sum' (got mode='{}'). Please open a feature request on "
+                                  "GitHub.".format(mode))
+    if sparse:
+        raise NotImplementedError("glia: embedding_bag(sparse=True) is not supported")
+    mn = None if max_norm is None else byref(c_double(float(max_norm)))
+    pi = None if padding_idx is None else byref(c_int64(int(padding_idx)))
+    return _new(C.glia_embedding_bag, _tensor_arg(fn, "weight", 2, weight), input._h,
+                _tensor_arg(fn, "offsets", 3, offsets, True), mn, float(norm_type), int(bool(scale_grad_by_freq)),
+                mode.encode(), _tensor_arg(fn, "per_sample_weights", 9, per_sample_weights, True),
+                int(bool(include_last_offset)), pi)
+
+
+def _ctc_lengths(v, what):
+    if isinstance(v, Tensor):
+        if v.is_floating_point() or str(v.dtype) == "torch.bool":
+            raise RuntimeError("%s must be integral" % what)
+        v = v.reshape(-1).tolist()
+    elif isinstance(v, numbers.Integral):
+        v = [v]
+    return [int(x) for x in v]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",  # noqa: A002
+             zero_infinity=False):
+    fn = "ctc_loss"
+    if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
+        raise TypeError("ctc_loss() received an invalid combination of arguments: input_lengths and "
+                        "target_lengths must both be Tensors or both be lists of ints")
+    il = _ctc_lengths(input_lengths, "input_lengths")
+    tl = _ctc_lengths(target_lengths, "target_lengths")
+    il_a, n_il = _i64(il)
+    tl_a, n_tl = _i64(tl)
+    return _new(C.glia_ctc_loss, _tensor_arg(fn, "log_probs", 1, log_probs), _tensor_arg(fn, "targets", 2, targets),
+                il_a, n_il, tl_a, n_tl, int(blank), _reduction(reduction), int(bool(zero_infinity)))
+
+
+__all__ += ["embedding_bag", "ctc_loss"]

@@ -1384,6 +1384,9 @@ extern "C" {
     pub fn glia_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, normalized_ndim: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_group_norm(x: *const glia_tensor, num_groups: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_embedding(weight: *mut glia_tensor, indices: *const glia_tensor, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_embedding_ex(weight: *mut glia_tensor, indices: *const glia_tensor, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, scale_grad_by_freq: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_embedding_bag(weight: *mut glia_tensor, input: *const glia_tensor, offsets: *const glia_tensor, max_norm: *const f64, norm_type: f64, scale_grad_by_freq: i32, mode: *const c_char, per_sample_weights: *const glia_tensor, include_last_offset: i32, padding_idx: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_ctc_loss(log_probs: *const glia_tensor, targets: *const glia_tensor, input_lengths: *const i64, n_input_lengths: i64, target_lengths: *const i64, n_target_lengths: i64, blank: i64, reduction: glia_reduction, zero_infinity: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_dropout(x: *const glia_tensor, p: f64, training: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_normalize(x: *const glia_tensor, mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_instance_norm(x: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, use_input_stats: i32, momentum: f64, eps: f64, out: *mut *mut glia_tensor) -> *mut glia_error;
@@ -1588,6 +1591,9 @@ extern "C" {
     pub fn glia_nn_unflatten(dim: i64, sizes: *const i64, n_sizes: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_normalize(mean: *const f64, n_mean: i64, std: *const f64, n_std: i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_embedding(num_embeddings: i64, embedding_dim: i64, padding_idx: *const i64, max_norm: *const f64, norm_type: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_embedding_set_scale_grad_by_freq(module: *mut glia_module, scale_grad_by_freq: i32) -> *mut glia_error;
+    pub fn glia_nn_embedding_bag(num_embeddings: i64, embedding_dim: i64, max_norm: *const f64, norm_type: f64, scale_grad_by_freq: i32, mode: *const c_char, include_last_offset: i32, padding_idx: *const i64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
+    pub fn glia_nn_ctc_loss(blank: i64, reduction: glia_reduction, zero_infinity: i32, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_constant_pad1d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_constant_pad2d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_constant_pad3d(padding: *const i64, n_padding: i64, value: f64, factory: *const glia_factory_options, out: *mut *mut glia_module) -> *mut glia_error;

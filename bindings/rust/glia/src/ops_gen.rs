@@ -2045,6 +2045,22 @@ impl Tensor {
         new_tensor(|o| unsafe { sys::glia_embedding(self.as_ptr(), indices.as_ptr(), padding_idx.as_ref().map_or(ptr::null(), |v| v as *const _), max_norm.as_ref().map_or(ptr::null(), |v| v as *const _), norm_type, o) })
     }
 
+    /// glia_embedding with torch's scale_grad_by_freq: when nonzero, each row's gradient is divided by the number of times its index occurs in indices (torch.nn.functional.embedding(..., ... (`glia_embedding_ex`)
+    pub fn embedding_ex(&mut self, indices: &Tensor, padding_idx: Option<i64>, max_norm: Option<f64>, norm_type: f64, scale_grad_by_freq: bool) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_embedding_ex(self.as_ptr(), indices.as_ptr(), padding_idx.as_ref().map_or(ptr::null(), |v| v as *const _), max_norm.as_ref().map_or(ptr::null(), |v| v as *const _), norm_type, scale_grad_by_freq as i32, o) })
+    }
+
+    /// torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, per_sample_weights, include_last_offset, padding_idx): per bag, the sum, mean or ... (`glia_embedding_bag`)
+    pub fn embedding_bag(&mut self, input: &Tensor, offsets: Option<&Tensor>, max_norm: Option<f64>, norm_type: f64, scale_grad_by_freq: bool, mode: &str, per_sample_weights: Option<&Tensor>, include_last_offset: bool, padding_idx: Option<i64>) -> Result<Tensor> {
+        let mode_c = cstring(mode)?;
+        new_tensor(|o| unsafe { sys::glia_embedding_bag(self.as_ptr(), input.as_ptr(), offsets.map_or(ptr::null(), |t| t.as_ptr() as *const _), max_norm.as_ref().map_or(ptr::null(), |v| v as *const _), norm_type, scale_grad_by_freq as i32, mode_c.as_ptr(), per_sample_weights.map_or(ptr::null(), |t| t.as_ptr() as *const _), include_last_offset as i32, padding_idx.as_ref().map_or(ptr::null(), |v| v as *const _), o) })
+    }
+
+    /// torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity): the connectionist temporal classification loss, torch's CPU algorithm (`glia_ctc_loss`)
+    pub fn ctc_loss(&self, targets: &Tensor, input_lengths: &[i64], target_lengths: &[i64], blank: i64, reduction: Reduction, zero_infinity: bool) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_ctc_loss(self.as_ptr(), targets.as_ptr(), if input_lengths.is_empty() { ptr::null() } else { input_lengths.as_ptr() }, input_lengths.len() as i64, if target_lengths.is_empty() { ptr::null() } else { target_lengths.as_ptr() }, target_lengths.len() as i64, blank, reduction.to_raw(), zero_infinity as i32, o) })
+    }
+
     /// torch.nn.functional.dropout: with training != 0 each element is zeroed with probability p (drawn from glia's generator: glia_manual_seed makes it reproducible) and the others are scaled by 1 / (1 - ... (`glia_dropout`)
     pub fn dropout(&self, p: f64, training: bool) -> Result<Tensor> {
         new_tensor(|o| unsafe { sys::glia_dropout(self.as_ptr(), p, training as i32, o) })
@@ -2613,6 +2629,21 @@ pub mod modules {
     pub fn normalize(mean: &[f64], std: &[f64]) -> Result<Module> {
         let mut m = ptr::null_mut();
         check(unsafe { sys::glia_nn_normalize(if mean.is_empty() { ptr::null() } else { mean.as_ptr() }, mean.len() as i64, if std.is_empty() { ptr::null() } else { std.as_ptr() }, std.len() as i64, ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.EmbeddingBag(num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq, mode, sparse=False, include_last_offset, padding_idx): weight [num, dim] normal(0, 1) with the padding ... (`glia_nn_embedding_bag`)
+    pub fn embedding_bag(num_embeddings: i64, embedding_dim: i64, max_norm: Option<f64>, norm_type: f64, scale_grad_by_freq: bool, mode: Option<&str>, include_last_offset: bool, padding_idx: Option<i64>) -> Result<Module> {
+        let mode_c = match mode { Some(s) => Some(cstring(s)?), None => None };
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_embedding_bag(num_embeddings, embedding_dim, max_norm.as_ref().map_or(ptr::null(), |v| v as *const _), norm_type, scale_grad_by_freq as i32, mode_c.as_ref().map_or(ptr::null(), |c| c.as_ptr()), include_last_offset as i32, padding_idx.as_ref().map_or(ptr::null(), |v| v as *const _), ptr::null(), &mut m) })?;
+        unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
+    }
+
+    /// torch.nn.CTCLoss(blank, reduction, zero_infinity): glia_module_forward takes [log_probs, targets, input_lengths, target_lengths], the lengths as integral tensors (read on the host), and computes ... (`glia_nn_ctc_loss`)
+    pub fn ctc_loss(blank: i64, reduction: Reduction, zero_infinity: bool) -> Result<Module> {
+        let mut m = ptr::null_mut();
+        check(unsafe { sys::glia_nn_ctc_loss(blank, reduction.to_raw(), zero_infinity as i32, ptr::null(), &mut m) })?;
         unsafe { Module::from_raw(m) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
     }
 

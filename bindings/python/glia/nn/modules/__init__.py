@@ -32,3 +32,6 @@ __all__ += _lazy_all
 from .sync_batchnorm import *  # noqa: F401,F403,E402
 from .sync_batchnorm import __all__ as _sync_batchnorm_all  # noqa: E402
 __all__ += _sync_batchnorm_all
+from .sparse_ctc import *  # noqa: F401,F403,E402
+from .sparse_ctc import __all__ as _sparse_ctc_all  # noqa: E402
+__all__ += _sparse_ctc_all

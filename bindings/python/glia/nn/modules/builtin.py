@@ -274,8 +274,8 @@ class Dropout(_Builtin):
 class Embedding(_Builtin):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):
-        if scale_grad_by_freq or sparse:
-            raise NotImplementedError("glia: Embedding(scale_grad_by_freq/sparse) is not supported")
+        if sparse:
+            raise NotImplementedError("glia: Embedding(sparse=True) is not supported")
         pi = c_int64(padding_idx) if padding_idx is not None else None
         mn = c_double(max_norm) if max_norm is not None else None
         self._make(C.glia_nn_embedding, num_embeddings, embedding_dim, byref(pi) if pi is not None else None,
@@ -283,8 +283,24 @@ class Embedding(_Builtin):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx if padding_idx is None or padding_idx >= 0 else num_embeddings + padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if scale_grad_by_freq:
+            check(C.glia_nn_embedding_set_scale_grad_by_freq(self._h, 1))
         if _weight is not None:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
             self.load_state_dict({"weight": _weight})
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        rows, cols = embeddings.shape
+        embedding = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, padding_idx=padding_idx,
+                        max_norm=max_norm, norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq,
+                        sparse=sparse, dtype=embeddings.dtype)
+        embedding.weight.requires_grad = not freeze
+        return embedding
 
 
 class Flatten(_Builtin):
