@@ -23,5 +23,6 @@ from ._serialization import *  # noqa: F401,F403  save, load
 from . import autograd, nn, optim, distributed  # noqa: F401,E402
 from . import special  # noqa: F401,E402  torch.special
 from . import utils  # noqa: F401,E402  torch.utils.data
+from .nn.functional import conv_tbc  # noqa: F401,E402  torch.conv_tbc (h-grid)
 
 __version__ = _ffi.C.glia_version_string().decode()

@@ -26,3 +26,6 @@ __all__ += _transformer_all
 from .legacy import *  # noqa: F401,F403,E402
 from .legacy import __all__ as _legacy_all  # noqa: E402
 __all__ += _legacy_all
+from .fractional import *  # noqa: F401,F403,E402
+from .fractional import __all__ as _fractional_all  # noqa: E402
+__all__ += _fractional_all
