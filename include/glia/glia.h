@@ -5062,8 +5062,8 @@ GLIA_API GLIA_NODISCARD glia_error *glia_affine_grid(const glia_tensor *theta, c
  * torch.nn.functional.fractional_max_pool2d(x, kernel_size, output_size, output_ratio, return_indices,
  * _random_samples) on x [N, C, H, W] or [C, H, W], float32 / float64. kernel_size: 1 value (square) or 2;
  * output_size (1 or 2 values) or output_ratio (1 or 2 values, the output size is int(input size * ratio)),
- * NULL with count 0 for None; output_size wins when both are given, as in torch's functional. random_samples: [N, C, 2] in x's dtype
- * (per plane the offsets of the w and the h windows, in [0, 1)), or NULL for uniform draws from glia's
+ * NULL with count 0 for None; output_size wins when both are given, as in torch's functional. random_samples: [N, C, 2]
+ * in x's dtype (per plane the offsets of the w and the h windows, in [0, 1)), or NULL for uniform draws from glia's
  * generator (glia_manual_seed), as torch.rand. The window starts are torch's (int((i + u) * alpha) - int(u *
  * alpha), alpha = (in - k) / (out - 1), the last at in - k), so given the samples the result is torch's.
  * out_indices (NULL: not returned) the int64 flat positions in each H * W plane. Differentiable

@@ -1,10 +1,11 @@
 // glia_grid_sample, glia_affine_grid, glia_fractional_max_pool2d / 3d (autograd/fn/grid.h): argument checks,
 // torch.nn.functional's Python-level defaults (None align_corners with its warning, output_ratio, the
 // default random samples) and the exception barrier.
+#include "autograd/fn/grid.h"
+
 #include <cmath>
 #include <vector>
 
-#include "autograd/fn/grid.h"
 #include "capi/api.h"
 #include "core/log.h"
 
@@ -56,8 +57,8 @@ glia_error* fractional_entry(const glia_tensor* x, const int64_t* kernel_size, i
     } else {
       std::vector<double> r(output_ratio, output_ratio + n_output_ratio);
       if (r.size() == 1) r.assign(static_cast<size_t>(k), r[0]);
-      GLIA_CHECK(static_cast<int64_t>(r.size()) == k, InvalidArgument, name, ": output_ratio must be a single float or ",
-                 k, " floats, got ", r.size());
+      GLIA_CHECK(static_cast<int64_t>(r.size()) == k, InvalidArgument, name,
+                 ": output_ratio must be a single float or ", k, " floats, got ", r.size());
       // torch: [int(input.size(-k + j) * ratio[j])]
       for (int64_t j = 0; j < k; ++j) {
         const int64_t d = xt.dim() - k + j;
@@ -86,9 +87,9 @@ glia_error* glia_grid_sample(const glia_tensor* input, const glia_tensor* grid, 
     const int m = static_cast<int>(mode), p = static_cast<int>(padding);
     GLIA_CHECK(m >= 0 && m <= 2, InvalidArgument,
                "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: ", m);
-    GLIA_CHECK(p >= 0 && p <= 2, InvalidArgument,
-               "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: ",
-               p);
+    GLIA_CHECK(
+        p >= 0 && p <= 2, InvalidArgument,
+        "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: ", p);
     const bool align = align_arg(align_corners, fn);
     *out = tensor_handle(grid_sample(x, g, m, p, align));
   });

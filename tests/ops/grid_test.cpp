@@ -112,8 +112,7 @@ TEST(Grid, FractionalSampleChecks) {
   const int64_t k[2] = {2, 2}, o[2] = {4, 4}, k0[2] = {0, 2};
   glia_tensor *y = nullptr, *idx = nullptr;
   enum glia_error_code code = GLIA_OK;
-  std::string msg =
-      glia_test::error_text(glia_fractional_max_pool2d(x, k, 2, o, 2, nullptr, 0, s, &y, &idx), &code);
+  std::string msg = glia_test::error_text(glia_fractional_max_pool2d(x, k, 2, o, 2, nullptr, 0, s, &y, &idx), &code);
   EXPECT_EQ(code, GLIA_ERR_SHAPE);
   EXPECT_NE(msg.find("fractional_max_pool2d(): expected _random_samples of shape [2, 3, 2], but got [1, 3, 2]"),
             std::string::npos)

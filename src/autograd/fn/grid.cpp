@@ -5,8 +5,8 @@
 #include "autograd/fn/convnd.h"
 #include "autograd/fn/linalg.h"
 #include "autograd/fn/reduce.h"
-#include "autograd/grad_mode.h"
 #include "autograd/fn/shape.h"
+#include "autograd/grad_mode.h"
 #include "ops/conv.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -100,9 +100,7 @@ struct FractionalMaxPoolBackward : Node {
   Dims x_shape, in4;  // x's shape; x as [N, C, (T *) H, W]
   DType dtype;
   bool three = false;
-  const char* name() const override {
-    return three ? "FractionalMaxPool3DBackward0" : "FractionalMaxPool2DBackward0";
-  }
+  const char* name() const override { return three ? "FractionalMaxPool3DBackward0" : "FractionalMaxPool2DBackward0"; }
   bool backward_is_differentiable() const override { return false; }
   TensorList apply(TensorList&& grads) override {
     Tensor idx = indices.unpack(name());
@@ -132,14 +130,14 @@ struct ConvTbcBackward : Node {
     ConvTransposeNdOptions t;
     t.padding[0] = pad;
     // dL/dx[s, b, c] = sum_k sum_o gy[s - k + pad, b, o] w[k, c, o]
-    Tensor gx = glia::permute(glia::conv_transpose1d(glia::permute(gy, Dims{1, 2, 0}), glia::permute(w, Dims{2, 1, 0}),
-                                                     Tensor(), t),
-                              Dims{2, 0, 1});
+    Tensor gx = glia::permute(
+        glia::conv_transpose1d(glia::permute(gy, Dims{1, 2, 0}), glia::permute(w, Dims{2, 1, 0}), Tensor(), t),
+        Dims{2, 0, 1});
     // dL/dw[k, c, o] = sum_t sum_b x[t + k - pad, b, c] gy[t, b, o]: a convolution over t with B as channels
     ConvNdOptions o;
     o.padding[0] = pad;
-    Tensor gw = glia::permute(glia::conv1d(glia::permute(x, Dims{2, 1, 0}), glia::permute(gy, Dims{2, 1, 0}), Tensor(), o),
-                              Dims{2, 0, 1});
+    Tensor gw = glia::permute(
+        glia::conv1d(glia::permute(x, Dims{2, 1, 0}), glia::permute(gy, Dims{2, 1, 0}), Tensor(), o), Dims{2, 0, 1});
     Tensor gb = glia::sum(gy, Dims{0, 1});
     return {gx, gw, gb};
   }

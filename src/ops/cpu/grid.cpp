@@ -21,20 +21,21 @@ namespace glia::ops {
 namespace {
 
 void check_grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode) {
-  GLIA_CHECK(input.device() == grid.device(), Device, "grid_sampler(): expected input and grid to be on same device, but input is on ",
-             input.device(), " and grid is on ", grid.device());
+  GLIA_CHECK(input.device() == grid.device(), Device,
+             "grid_sampler(): expected input and grid to be on same device, but input is on ", input.device(),
+             " and grid is on ", grid.device());
   GLIA_CHECK(input.dim() >= 1 && grid.dim() >= 1, Shape,
              "grid_sampler(): expected input and grid with at least one dimension, but got input with sizes ",
              input.shape(), " and grid with sizes ", grid.shape());
   GLIA_CHECK(input.size(0) == grid.size(0), Shape,
-             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes ", input.shape(),
-             " and grid with sizes ", grid.shape());
+             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes ",
+             input.shape(), " and grid with sizes ", grid.shape());
   GLIA_CHECK(grid.size(grid.dim() - 1) == input.dim() - 2, Shape, "grid_sampler(): expected grid to have size ",
              input.dim() - 2, " in last dimension, but got grid with sizes ", grid.shape());
   for (int64_t i = 2; i < input.dim(); ++i)
     GLIA_CHECK(input.size(i) > 0, Shape,
-               "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes ", input.shape(),
-               " with dimension ", i, " being empty");
+               "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes ",
+               input.shape(), " with dimension ", i, " being empty");
   if (input.dim() == 4) {
     GLIA_CHECK(input.dim() == grid.dim(), Shape,
                "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes ",
@@ -99,9 +100,8 @@ Tensor fractional_max_pool(const Tensor& input, int64_t k, IntSpan kernel_size, 
   else
     GLIA_CHECK(nd == 3 || nd == 4, Shape, fn, ": Expected 3D or 4D tensor, but got: ", input.shape());
   for (int64_t i = 1; i < nd; ++i)
-    GLIA_CHECK(input.size(i) > 0, Shape, fn,
-               ": Expected input to have non-zero size for non-batch dimensions, but got", input.shape(),
-               " with dimension ", i, " being empty.");
+    GLIA_CHECK(input.size(i) > 0, Shape, fn, ": Expected input to have non-zero size for non-batch dimensions, but got",
+               input.shape(), " with dimension ", i, " being empty.");
   const bool batched = nd == k + 2;
   const int64_t b = batched ? 1 : 0;
   static const char* dim_names[3] = {"time", "height", "width"};
@@ -502,7 +502,8 @@ void fractional_into(const T* xp, const T* sp, T* yp, int64_t* ip, int64_t P, in
                    bool ok = true;
                    for (int d = 0; d < 3; ++d)
                      for (int64_t i = 0; i < out[d]; ++i) {
-                       const int64_t v = (d == 0 && k == 2) ? 0 : fractional_start<T>(smp[d], in[d], out[d], pool[d], i);
+                       const int64_t v =
+                           (d == 0 && k == 2) ? 0 : fractional_start<T>(smp[d], in[d], out[d], pool[d], i);
                        seq[d][static_cast<size_t>(i)] = v;
                        ok = ok && v >= 0 && v + pool[d] <= in[d];
                      }
