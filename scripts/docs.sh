@@ -27,9 +27,9 @@ rm -rf "$out"
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 
-major=$(sed -n 's/^#define GLIA_VERSION_MAJOR \([0-9]*\)$/\1/p' include/glia/glia.h)
-minor=$(sed -n 's/^#define GLIA_VERSION_MINOR \([0-9]*\)$/\1/p' include/glia/glia.h)
-patch=$(sed -n 's/^#define GLIA_VERSION_PATCH \([0-9]*\)$/\1/p' include/glia/glia.h)
+major=$(sed -n 's/^#define GLIA_VERSION_MAJOR \([0-9]*\)$/\1/p' include/glia/glia_base.h)
+minor=$(sed -n 's/^#define GLIA_VERSION_MINOR \([0-9]*\)$/\1/p' include/glia/glia_base.h)
+patch=$(sed -n 's/^#define GLIA_VERSION_PATCH \([0-9]*\)$/\1/p' include/glia/glia_base.h)
 
 t0=$(date +%s.%N)
 GLIA_DOCS_OUT=$out GLIA_VERSION="$major.$minor.$patch" doxygen docs/api/Doxyfile >"$out/doxygen.log" 2>&1

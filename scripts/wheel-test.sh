@@ -42,11 +42,11 @@ step "building the wheel from a copy of bindings/python"
 src=$tmp/src/bindings/python
 mkdir -p "$src" "$tmp/src/include/glia"
 cp -r "$root/bindings/python/glia" "$root/bindings/python/pyproject.toml" "$root/bindings/python/setup.py" "$src/"
-cp "$root/include/glia/glia.h" "$tmp/src/include/glia/"
+cp "$root/include/glia/glia.h" "$root/include/glia/glia_base.h" "$tmp/src/include/glia/"
 find "$src" -name __pycache__ -prune -exec rm -rf {} +
 GLIA_BUILD_DIR=$build "$py" -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/dist" "$src"
 
-version=$(sed -nE 's/^#define GLIA_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)$/\2/p' "$root/include/glia/glia.h" | paste -sd.)
+version=$(sed -nE 's/^#define GLIA_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)$/\2/p' "$root/include/glia/glia_base.h" | paste -sd.)
 platform=$("$py" -c 'import sysconfig; print(sysconfig.get_platform().replace("-", "_").replace(".", "_"))')
 wheel=$tmp/dist/glia-$version-py3-none-$platform.whl
 if [ ! -f "$wheel" ]; then

@@ -467,6 +467,20 @@ def _c_int(toks, consts):
     return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, {}))
 
 
+def _with_included(path, text):
+    """`text` of a public header with its `#include "glia/..."` lines replaced by those headers' text
+    (glia.h includes glia/glia_base.h)."""
+    inc = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+    def one(m):
+        with open(os.path.join(inc, m.group(1)), encoding="utf-8") as f:
+            body = f.read()
+        # its own extern "C" block is the includer's already
+        return re.sub(r'#ifdef __cplusplus\n(?:extern "C" \{|\}[^\n]*)\n#endif\n', "", body)
+
+    return re.sub(r'^#include "(glia/[A-Za-z0-9_]+\.h)"[ \t]*$', one, text, flags=re.M)
+
+
 class Header:
     """The functions, structs, enums and typedefs of glia.h."""
 
@@ -474,7 +488,7 @@ class Header:
         self.path = path
         try:
             with open(path, encoding="utf-8") as f:
-                raw = f.read()
+                raw = _with_included(path, f.read())
         except OSError as e:
             raise ParseError("cannot read %s: %s" % (path, e))
         try:

@@ -171,10 +171,25 @@ def struct_order(h):
     return order
 
 
+def _with_included(path, text):
+    """`text` of a public header with its `#include "glia/..."` lines replaced by those headers' text
+    (glia.h includes glia/glia_base.h)."""
+    inc = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+    def one(m):
+        with open(os.path.join(inc, m.group(1)), encoding="utf-8") as f:
+            body = f.read()
+        # its own extern "C" block is the includer's already
+        return re.sub(r'#ifdef __cplusplus\n(?:extern "C" \{|\}[^\n]*)\n#endif\n', "", body)
+
+    return re.sub(r'^#include "(glia/[A-Za-z0-9_]+\.h)"[ \t]*$', one, text, flags=re.M)
+
+
 def generate(header=HEADER):
     ast = json.loads(
         subprocess.run(
-            ["clang", "-x", "c", "-std=c99", "-Xclang", "-ast-dump=json", "-fsyntax-only", header],
+            ["clang", "-x", "c", "-std=c99", "-I", os.path.dirname(os.path.dirname(os.path.abspath(header))),
+             "-Xclang", "-ast-dump=json", "-fsyntax-only", header],
             check=True,
             capture_output=True,
         ).stdout
@@ -188,7 +203,7 @@ def generate(header=HEADER):
         "",
     ]
     with open(header, encoding="utf-8") as f:
-        text = f.read()
+        text = _with_included(header, f.read())
     for part in ("MAJOR", "MINOR", "PATCH"):
         m = re.search(r"#define\s+GLIA_VERSION_%s\s+(\d+)" % part, text)
         out.append("GLIA_VERSION_%s = %s" % (part, m.group(1)))

@@ -1,6 +1,6 @@
 """Builds the glia wheel (metadata in pyproject.toml; this file adds what it cannot say).
 
-- The version is the C library's: GLIA_VERSION_MAJOR/MINOR/PATCH of include/glia/glia.h, the
+- The version is the C library's: GLIA_VERSION_MAJOR/MINOR/PATCH of include/glia/glia_base.h, the
   header the library and glia/_cdefs.py are made from.
 - build_py copies libglia.so.0, and libglia_cuda.so.0 when the CUDA backend was built, from the
   CMake build directory named by GLIA_BUILD_DIR into glia/_lib/ of the wheel, where
@@ -24,7 +24,7 @@ from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HEADER = os.path.join(HERE, "..", "..", "include", "glia", "glia.h")
+HEADER = os.path.join(HERE, "..", "..", "include", "glia", "glia_base.h")  # GLIA_VERSION_*
 CORE = "libglia.so.0"
 CUDA = "libglia_cuda.so.0"  # present in the build when CMake found the CUDA toolkit (GLIA_CUDA)
 

@@ -11,7 +11,9 @@ endif()
 
 # The lines that hold `@since` or GLIA_API, as a list: `;` and brackets replaced first, since a CMake
 # list splits at `;` and not inside unbalanced brackets; clang-format's "@since\n * 0.2" joined.
+file(READ ${CPACK_GLIA_SOURCE_DIR}/include/glia/glia_base.h glia_base_header)
 file(READ ${CPACK_GLIA_SOURCE_DIR}/include/glia/glia.h glia_header)
+string(PREPEND glia_header "${glia_base_header}")
 string(REPLACE ";" "," glia_header "${glia_header}")
 string(REPLACE "[" "(" glia_header "${glia_header}")
 string(REPLACE "]" ")" glia_header "${glia_header}")

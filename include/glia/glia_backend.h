@@ -32,7 +32,7 @@
 #ifndef GLIA_GLIA_BACKEND_H
 #define GLIA_GLIA_BACKEND_H
 
-#include "glia/glia.h"
+#include "glia/glia_base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -31,10 +31,24 @@ def exported_symbols(nm, library):
     return symbols
 
 
+def _with_included(path, text):
+    """`text` of a public header with its `#include "glia/..."` lines replaced by those headers' text
+    (glia.h includes glia/glia_base.h)."""
+    inc = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+    def one(m):
+        with open(os.path.join(inc, m.group(1)), encoding="utf-8") as f:
+            body = f.read()
+        # its own extern "C" block is the includer's already
+        return re.sub(r'#ifdef __cplusplus\n(?:extern "C" \{|\}[^\n]*)\n#endif\n', "", body)
+
+    return re.sub(r'^#include "(glia/[A-Za-z0-9_]+\.h)"[ \t]*$', one, text, flags=re.M)
+
+
 def declared_functions(header):
-    """Names of the functions that glia.h declares with GLIA_API."""
+    """Names of the functions that glia.h (and the headers it includes) declares with GLIA_API."""
     with open(header, encoding="utf-8") as f:
-        text = f.read()
+        text = _with_included(header, f.read())
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
@@ -48,7 +62,7 @@ def soname(readelf, library):
 
 def header_major(header):
     with open(header, encoding="utf-8") as f:
-        m = re.search(r"#define\s+GLIA_VERSION_MAJOR\s+(\d+)", f.read())
+        m = re.search(r"#define\s+GLIA_VERSION_MAJOR\s+(\d+)", _with_included(header, f.read()))
     return m.group(1) if m else None
 
 

@@ -19,5 +19,6 @@ set_tests_properties(abi.struct_layout PROPERTIES LABELS abi SKIP_RETURN_CODE 77
 # The naming rules of docs/c-api.md ("one spelling per concept"): out-parameters, array lengths, optional
 # arguments, padding_mode vs padding_kind.
 add_test(NAME abi.naming
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/naming.py ${PROJECT_SOURCE_DIR}/include/glia/glia.h)
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/naming.py ${PROJECT_SOURCE_DIR}/include/glia/glia_base.h
+          ${PROJECT_SOURCE_DIR}/include/glia/glia.h)
 set_tests_properties(abi.naming PROPERTIES LABELS abi)

@@ -37,7 +37,7 @@ run_consumer() {  # <binary>
 echo "== cmake --install $build --prefix $prefix"
 quiet "$work/install.log" "$cmake" --install "$build" --prefix "$prefix"
 missing=0
-for f in include/glia/glia.h "$libdir/libglia.so" "$libdir/libglia.so.$major" \
+for f in include/glia/glia.h include/glia/glia_base.h "$libdir/libglia.so" "$libdir/libglia.so.$major" \
   "$libdir/cmake/glia/gliaConfig.cmake" "$libdir/cmake/glia/gliaConfigVersion.cmake" "$libdir/pkgconfig/glia.pc"; do
   [ -e "$prefix/$f" ] || { echo "FAILED: the installed tree lacks $f"; missing=1; }
 done

@@ -104,8 +104,22 @@ def safe_name(n):
     return n + "_" if n in RUST_KEYWORDS else n
 
 
+def _with_included(path, text):
+    """`text` of a public header with its `#include "glia/..."` lines replaced by those headers' text
+    (glia.h includes glia/glia_base.h)."""
+    inc = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+    def one(m):
+        with open(os.path.join(inc, m.group(1)), encoding="utf-8") as f:
+            body = f.read()
+        # its own extern "C" block is the includer's already
+        return re.sub(r'#ifdef __cplusplus\n(?:extern "C" \{|\}[^\n]*)\n#endif\n', "", body)
+
+    return re.sub(r'^#include "(glia/[A-Za-z0-9_]+\.h)"[ \t]*$', one, text, flags=re.M)
+
+
 def main():
-    text = open(HEADER).read()
+    text = _with_included(HEADER, open(HEADER).read())
     s = strip_comments(text)
     s = re.sub(r"static inline[^{]*\{.*?\n\}", " ", s, flags=re.S)
     defines = re.findall(r"#define\s+(GLIA_(?:VERSION_MAJOR|VERSION_MINOR|VERSION_PATCH|MODULE_MAX_OUTPUTS|HOOK_\w+))\s+(\w+)", s)

@@ -43,6 +43,29 @@ pub struct glia_error {
     _marker: core::marker::PhantomData<(*mut u8, core::marker::PhantomPinned)>,
 }
 
+pub type glia_log_level = c_int;
+pub const GLIA_LOG_DEBUG: glia_log_level = 0;
+pub const GLIA_LOG_INFO: glia_log_level = 1;
+pub const GLIA_LOG_WARNING: glia_log_level = 2;
+pub const GLIA_LOG_ERROR: glia_log_level = 3;
+
+pub type glia_dtype = c_int;
+pub const GLIA_FLOAT32: glia_dtype = 0;
+pub const GLIA_FLOAT64: glia_dtype = 1;
+pub const GLIA_FLOAT16: glia_dtype = 2;
+pub const GLIA_BFLOAT16: glia_dtype = 3;
+pub const GLIA_INT64: glia_dtype = 4;
+pub const GLIA_INT32: glia_dtype = 5;
+pub const GLIA_UINT8: glia_dtype = 6;
+pub const GLIA_BOOL: glia_dtype = 7;
+pub const GLIA_INT8: glia_dtype = 8;
+pub const GLIA_INT16: glia_dtype = 9;
+
+pub type glia_device_type = c_int;
+pub const GLIA_CPU: glia_device_type = 0;
+pub const GLIA_CUDA: glia_device_type = 1;
+pub const GLIA_PRIVATEUSE1: glia_device_type = 2;
+
 pub type glia_parallel_task_fn = Option<unsafe extern "C" fn(*mut c_void, i64)>;
 
 pub type glia_parallel_for_fn = Option<unsafe extern "C" fn(*mut c_void, i64, glia_parallel_task_fn, *mut c_void) -> *mut glia_error>;
@@ -67,30 +90,7 @@ pub struct glia_memory_stats {
     pub allocations: u64,
 }
 
-pub type glia_log_level = c_int;
-pub const GLIA_LOG_DEBUG: glia_log_level = 0;
-pub const GLIA_LOG_INFO: glia_log_level = 1;
-pub const GLIA_LOG_WARNING: glia_log_level = 2;
-pub const GLIA_LOG_ERROR: glia_log_level = 3;
-
 pub type glia_log_fn = Option<unsafe extern "C" fn(*mut c_void, glia_log_level, *const c_char)>;
-
-pub type glia_dtype = c_int;
-pub const GLIA_FLOAT32: glia_dtype = 0;
-pub const GLIA_FLOAT64: glia_dtype = 1;
-pub const GLIA_FLOAT16: glia_dtype = 2;
-pub const GLIA_BFLOAT16: glia_dtype = 3;
-pub const GLIA_INT64: glia_dtype = 4;
-pub const GLIA_INT32: glia_dtype = 5;
-pub const GLIA_UINT8: glia_dtype = 6;
-pub const GLIA_BOOL: glia_dtype = 7;
-pub const GLIA_INT8: glia_dtype = 8;
-pub const GLIA_INT16: glia_dtype = 9;
-
-pub type glia_device_type = c_int;
-pub const GLIA_CPU: glia_device_type = 0;
-pub const GLIA_CUDA: glia_device_type = 1;
-pub const GLIA_PRIVATEUSE1: glia_device_type = 2;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -887,6 +887,8 @@ extern "C" {
     pub fn glia_error_free(error: *mut glia_error);
     pub fn glia_error_new(code: glia_error_code, message: *const c_char) -> *mut glia_error;
     pub fn glia_error_code_name(code: glia_error_code) -> *const c_char;
+    pub fn glia_dtype_size(dtype: glia_dtype) -> usize;
+    pub fn glia_dtype_name(dtype: glia_dtype) -> *const c_char;
     pub fn glia_version() -> u32;
     pub fn glia_version_string() -> *const c_char;
     pub fn glia_set_num_threads(n_threads: i32) -> *mut glia_error;
@@ -903,8 +905,6 @@ extern "C" {
     pub fn glia_backend_load(name: *const c_char) -> *mut glia_error;
     pub fn glia_cuda_is_available() -> i32;
     pub fn glia_cuda_device_count() -> i32;
-    pub fn glia_dtype_size(dtype: glia_dtype) -> usize;
-    pub fn glia_dtype_name(dtype: glia_dtype) -> *const c_char;
     pub fn glia_backend_status(type_: glia_device_type, out_device_count: *mut i32, buffer: *mut c_char, capacity: usize, out_length: *mut usize) -> *mut glia_error;
     pub fn glia_device_synchronize(device: glia_device) -> *mut glia_error;
     pub fn glia_device_memory_stats_get(device: glia_device, out_stats: *mut glia_memory_stats) -> *mut glia_error;
