@@ -8214,6 +8214,93 @@ func NewTripletMarginLoss(margin float64, p float64, eps float64, swap bool, red
 	return wrapModule(o), nil
 }
 
+// AffineGrid wraps glia_affine_grid: torch.nn.functional.affine_grid(theta, size, align_corners): the sampling grid of the affine maps theta [N, 2, 3] for size [N, C, H, W] (result [N, H, W, 2]) or theta [N, 3, 4] for [N, C, D, H, W] ...
+func (t *Tensor) AffineGrid(size []int64, alignCorners bool) (*Tensor, error) {
+	h_theta, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_affine_grid(h_theta, int64Ptr(size), C.int64_t(len(size)), flag(alignCorners), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(size)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
+// FractionalMaxPool2d wraps glia_fractional_max_pool2d: torch.nn.functional.fractional_max_pool2d(x, kernel_size, output_size, output_ratio, return_indices, _random_samples) on x [N, C, H, W] or [C, H, W], float32 / float64
+func (t *Tensor) FractionalMaxPool2d(kernelSize []int64, outputSize []int64, outputRatio []float64, randomSamples *Tensor) (*Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	h_random_samples, err := randomSamples.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_fractional_max_pool2d(h_x, int64Ptr(kernelSize), C.int64_t(len(kernelSize)), int64Ptr(outputSize), C.int64_t(len(outputSize)), float64Ptr(outputRatio), C.int64_t(len(outputRatio)), h_random_samples, &o[0], &o[1])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(kernelSize)
+	runtime.KeepAlive(outputSize)
+	runtime.KeepAlive(outputRatio)
+	runtime.KeepAlive(randomSamples)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
+// FractionalMaxPool3d wraps glia_fractional_max_pool3d: torch.nn.functional.fractional_max_pool3d: as glia_fractional_max_pool2d on x [N, C, T, H, W] or [C, T, H, W] with 1 or 3 values per list, random_samples [N, C, 3] (the t, h and w offsets) and ...
+func (t *Tensor) FractionalMaxPool3d(kernelSize []int64, outputSize []int64, outputRatio []float64, randomSamples *Tensor) (*Tensor, *Tensor, error) {
+	h_x, err := t.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	h_random_samples, err := randomSamples.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	var o [2]C.gh
+	e := C.gsg_fractional_max_pool3d(h_x, int64Ptr(kernelSize), C.int64_t(len(kernelSize)), int64Ptr(outputSize), C.int64_t(len(outputSize)), float64Ptr(outputRatio), C.int64_t(len(outputRatio)), h_random_samples, &o[0], &o[1])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(kernelSize)
+	runtime.KeepAlive(outputSize)
+	runtime.KeepAlive(outputRatio)
+	runtime.KeepAlive(randomSamples)
+	if err := check(e); err != nil {
+		return nil, nil, err
+	}
+	return wrapOpt(o[0]), wrapOpt(o[1]), nil
+}
+
+// ConvTbc wraps glia_conv_tbc: torch.conv_tbc(input, weight, bias, pad) (also torch.nn.functional.conv_tbc): a 1-D convolution in time, batch, channel layout: input [T, B, Cin], weight [K, Cin, Cout], bias [Cout] give [T + 2 * pad ...
+func (t *Tensor) ConvTbc(weight *Tensor, bias *Tensor, pad int64) (*Tensor, error) {
+	h_input, err := t.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_weight, err := weight.handle()
+	if err != nil {
+		return nil, err
+	}
+	h_bias, err := bias.handle()
+	if err != nil {
+		return nil, err
+	}
+	var o [1]C.gh
+	e := C.gsg_conv_tbc(h_input, h_weight, h_bias, C.int64_t(pad), &o[0])
+	runtime.KeepAlive(t)
+	runtime.KeepAlive(weight)
+	runtime.KeepAlive(bias)
+	if err := check(e); err != nil {
+		return nil, err
+	}
+	return wrapOpt(o[0]), nil
+}
+
 // NnInitUniformInPlace wraps glia_nn_init_uniform_: uniform_(t, a, b): U(a, b)
 func (t *Tensor) NnInitUniformInPlace(a float64, b float64) error {
 	h_tensor, err := t.handle()

@@ -1817,6 +1817,22 @@ static inline glia_error *gsg_nn_triplet_margin_loss(double margin, double p, do
   return glia_nn_triplet_margin_loss(margin, p, eps, swap, (glia_reduction)reduction, NULL, GS_OUT_M(out));
 }
 
+static inline glia_error *gsg_affine_grid(gh theta, const int64_t *size, int64_t n_size, int32_t align_corners, gh *out) {
+  return glia_affine_grid(GS_T(theta), size, n_size, align_corners, GS_OUT_T(out));
+}
+
+static inline glia_error *gsg_fractional_max_pool2d(gh x, const int64_t *kernel_size, int64_t n_kernel_size, const int64_t *output_size, int64_t n_output_size, const double *output_ratio, int64_t n_output_ratio, gh random_samples, gh *out, gh *out_indices) {
+  return glia_fractional_max_pool2d(GS_T(x), kernel_size, n_kernel_size, output_size, n_output_size, output_ratio, n_output_ratio, GS_T(random_samples), GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_fractional_max_pool3d(gh x, const int64_t *kernel_size, int64_t n_kernel_size, const int64_t *output_size, int64_t n_output_size, const double *output_ratio, int64_t n_output_ratio, gh random_samples, gh *out, gh *out_indices) {
+  return glia_fractional_max_pool3d(GS_T(x), kernel_size, n_kernel_size, output_size, n_output_size, output_ratio, n_output_ratio, GS_T(random_samples), GS_OUT_T(out), GS_OUT_T(out_indices));
+}
+
+static inline glia_error *gsg_conv_tbc(gh input, gh weight, gh bias, int64_t pad, gh *out) {
+  return glia_conv_tbc(GS_T(input), GS_T(weight), GS_T(bias), pad, GS_OUT_T(out));
+}
+
 static inline glia_error *gsg_nn_init_uniform_(gh tensor, double a, double b) {
   return glia_nn_init_uniform_(GS_T(tensor), a, b);
 }

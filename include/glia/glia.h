@@ -5318,6 +5318,103 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *con
 
 /** @} */
 /** @} */
+/* ---- grid sampling and fractional max pooling (torch.nn.functional, issue 21) ---- */
+/** The interpolation modes of glia_grid_sample (torch's mode strings). @since 0.2 */
+typedef enum glia_grid_sample_mode GLIA_ENUM_BASE {
+  GLIA_GRID_SAMPLE_BILINEAR = 0, /**< "bilinear" (trilinear for 5-D inputs) */
+  GLIA_GRID_SAMPLE_NEAREST = 1,  /**< "nearest": the nearest pixel, ties to even */
+  GLIA_GRID_SAMPLE_BICUBIC = 2   /**< "bicubic": 4-D inputs, Keys' kernel with A = -0.75 */
+} glia_grid_sample_mode;
+
+/** The padding modes of glia_grid_sample (torch's padding_mode strings). @since 0.2 */
+typedef enum glia_grid_padding GLIA_ENUM_BASE {
+  GLIA_GRID_PADDING_ZEROS = 0,     /**< "zeros": 0 outside the input */
+  GLIA_GRID_PADDING_BORDER = 1,    /**< "border": the border pixel */
+  GLIA_GRID_PADDING_REFLECTION = 2 /**< "reflection": reflected at the border */
+} glia_grid_padding;
+
+/**
+ * torch.nn.functional.grid_sample(input, grid, mode, padding_mode, align_corners): input [N, C, H, W] sampled
+ * at grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]) gives [N, C, Ho, Wo]; input [N, C, D, H, W] with grid
+ * [N, Do, Ho, Wo, 3] gives [N, C, Do, Ho, Wo]. float32 / float64, one dtype. align_corners: -1 for None
+ * (False, logging torch's warning "Default grid_sample and affine_grid behavior has changed ..."), else
+ * 0 / 1. Differentiable in input and grid (GridSampler2DBackward0 / GridSampler3DBackward0, first
+ * derivatives). Errors with torch's messages: GLIA_ERR_SHAPE ("grid_sampler(): expected grid and input to
+ * have same batch size, ...", the grid's last dimension, empty spatial dims, the number of dims,
+ * "grid_sampler(): bicubic interpolation only supports 4D input"), GLIA_ERR_DTYPE (other dtypes, "expected
+ * scalar type Double but found Float"), GLIA_ERR_DEVICE; GLIA_ERR_INVALID_ARGUMENT for an unknown mode,
+ * padding or align_corners value.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_grid_sample(const glia_tensor *input, const glia_tensor *grid,
+                                                     glia_grid_sample_mode mode, glia_grid_padding padding,
+                                                     int32_t align_corners, glia_tensor **out);
+
+/**
+ * torch.nn.functional.affine_grid(theta, size, align_corners): the sampling grid of the affine maps theta
+ * [N, 2, 3] for size [N, C, H, W] (result [N, H, W, 2]) or theta [N, 3, 4] for [N, C, D, H, W] ([N, D, H, W,
+ * 3]); floating theta. align_corners as glia_grid_sample's (-1: None, with torch's warning); unit-size grids
+ * with align_corners log torch's warning. Differentiable (AffineGridGeneratorBackward0, itself
+ * differentiable). Errors with torch's messages: GLIA_ERR_INVALID_ARGUMENT ("Expected theta to have floating
+ * point type, ...", "Expected a batch of 2D affine matrices of shape Nx2x3 for size [1, 1, 2, 2]. Got
+ * torch.Size([1, 3, 3]).", "Expected non-zero, positive output size. Got [1, 1, 0, 2]"), GLIA_ERR_UNSUPPORTED
+ * (a size of other length), GLIA_ERR_SHAPE (theta's batch is not size[0]).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_affine_grid(const glia_tensor *theta, const int64_t *size, int64_t n_size,
+                                                     int32_t align_corners, glia_tensor **out);
+
+/**
+ * torch.nn.functional.fractional_max_pool2d(x, kernel_size, output_size, output_ratio, return_indices,
+ * _random_samples) on x [N, C, H, W] or [C, H, W], float32 / float64. kernel_size: 1 value (square) or 2;
+ * output_size (1 or 2 values) or output_ratio (1 or 2 values, the output size is int(input size * ratio)),
+ * NULL with count 0 for None; output_size wins when both are given, as in torch's functional. random_samples: [N, C, 2]
+ * in x's dtype (per plane the offsets of the w and the h windows, in [0, 1)), or NULL for uniform draws from glia's
+ * generator (glia_manual_seed), as torch.rand. The window starts are torch's (int((i + u) * alpha) - int(u *
+ * alpha), alpha = (in - k) / (out - 1), the last at in - k), so given the samples the result is torch's.
+ * out_indices (NULL: not returned) the int64 flat positions in each H * W plane. Differentiable
+ * (FractionalMaxPool2DBackward0). Errors with torch's messages: GLIA_ERR_INVALID_ARGUMENT (neither
+ * output_size nor output_ratio; list lengths: "fractional_max_pool2d: kernel_size must either be a single
+ * Int or tuple of Ints"; a kernel size <= 0 or samples outside [0, 1) that put a window outside x, where torch
+ * reads out of bounds), GLIA_ERR_SHAPE ("fractional_max_pool2d(): Expected 3D or 4D tensor, but got: [7,
+ * 8]", "fractional_max_pool2d(): pool height 2 too large relative to input height 7", random_samples of
+ * another shape), GLIA_ERR_DTYPE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_fractional_max_pool2d(const glia_tensor *x, const int64_t *kernel_size,
+                                                               int64_t n_kernel_size, const int64_t *output_size,
+                                                               int64_t n_output_size, const double *output_ratio,
+                                                               int64_t n_output_ratio,
+                                                               const glia_tensor *random_samples, glia_tensor **out,
+                                                               glia_tensor **out_indices);
+/**
+ * torch.nn.functional.fractional_max_pool3d: as glia_fractional_max_pool2d on x [N, C, T, H, W] or [C, T, H,
+ * W] with 1 or 3 values per list, random_samples [N, C, 3] (the t, h and w offsets) and indices flat in each
+ * T * H * W volume (FractionalMaxPool3DBackward0; torch's "fractional_max_pool3d_out(): ..." messages).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_fractional_max_pool3d(const glia_tensor *x, const int64_t *kernel_size,
+                                                               int64_t n_kernel_size, const int64_t *output_size,
+                                                               int64_t n_output_size, const double *output_ratio,
+                                                               int64_t n_output_ratio,
+                                                               const glia_tensor *random_samples, glia_tensor **out,
+                                                               glia_tensor **out_indices);
+
+/**
+ * torch.conv_tbc(input, weight, bias, pad) (also torch.nn.functional.conv_tbc): a 1-D convolution in time,
+ * batch, channel layout: input [T, B, Cin], weight [K, Cin, Cout], bias [Cout] give [T + 2 * pad - K + 1, B,
+ * Cout]; out[t, b, o] = bias[o] + sum_k sum_c input[t + k - pad, b, c] * weight[k, c, o] (zero outside the
+ * input; a negative pad crops). float32 / float64 (glia's conv1d; torch also takes integers). Differentiable
+ * in all three (ConvTbcBackward0, itself differentiable). Errors with torch's messages: GLIA_ERR_SHAPE
+ * ("Input must have 3 dims: time, batch, in_channel", "Weight tensor must have 3 dims: kernel_width,
+ * in_channels, out_channels.", "Bias must be 1-D", "Input dim 2 (input channels) is not == dim 1 in the weight
+ * tensor", "Bias size must equal dim 2 in the weight tensor (output channels).", "Trying to create tensor with
+ * negative dimension -1: [-1, 2, 4]"), GLIA_ERR_DTYPE.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_conv_tbc(const glia_tensor *input, const glia_tensor *weight,
+                                                  const glia_tensor *bias, int64_t pad, glia_tensor **out);
+
 /* ------------------------------------------------------------------------ */
 /* torch.nn.init and torch.nn.utils                                           */
 /* ------------------------------------------------------------------------ */

@@ -1663,6 +1663,26 @@ inline std::tuple<Tensor, Tensor> histogram(const Tensor& input, int64_t bins, c
   detail::check(glia_histogram(input.get(), bins, bin_edges.get(), range ? &range_ : nullptr, weight.get(), density ? 1 : 0, &o[0], &o[1]));
   return {Tensor(o[0]), Tensor(o[1])};
 }
+/** torch.nn.functional.affine_grid(theta, size, align_corners): the sampling grid of the affine maps theta [N, 2, 3] for size [N, C, H, W] (result [N, H, W, 2]) or theta [N, 3, 4] for [N, C, D, H, W] ... (glia_affine_grid()). */
+inline Tensor affine_grid(const Tensor& theta, const Shape& size, bool align_corners) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_affine_grid(theta.get(), size.empty() ? nullptr : size.data(), static_cast<int64_t>(size.size()), align_corners ? 1 : 0, o); });
+}
+/** torch.nn.functional.fractional_max_pool2d(x, kernel_size, output_size, output_ratio, return_indices, _random_samples) on x [N, C, H, W] or [C, H, W], float32 / float64 (glia_fractional_max_pool2d()). */
+inline std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& x, const Shape& kernel_size, const Shape& output_size, const std::vector<double>& output_ratio, const Tensor& random_samples) {
+  glia_tensor* o[2] = {};
+  detail::check(glia_fractional_max_pool2d(x.get(), kernel_size.empty() ? nullptr : kernel_size.data(), static_cast<int64_t>(kernel_size.size()), output_size.empty() ? nullptr : output_size.data(), static_cast<int64_t>(output_size.size()), output_ratio.empty() ? nullptr : output_ratio.data(), static_cast<int64_t>(output_ratio.size()), random_samples.get(), &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.nn.functional.fractional_max_pool3d: as glia_fractional_max_pool2d on x [N, C, T, H, W] or [C, T, H, W] with 1 or 3 values per list, random_samples [N, C, 3] (the t, h and w offsets) and ... (glia_fractional_max_pool3d()). */
+inline std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& x, const Shape& kernel_size, const Shape& output_size, const std::vector<double>& output_ratio, const Tensor& random_samples) {
+  glia_tensor* o[2] = {};
+  detail::check(glia_fractional_max_pool3d(x.get(), kernel_size.empty() ? nullptr : kernel_size.data(), static_cast<int64_t>(kernel_size.size()), output_size.empty() ? nullptr : output_size.data(), static_cast<int64_t>(output_size.size()), output_ratio.empty() ? nullptr : output_ratio.data(), static_cast<int64_t>(output_ratio.size()), random_samples.get(), &o[0], &o[1]));
+  return {Tensor(o[0]), Tensor(o[1])};
+}
+/** torch.conv_tbc(input, weight, bias, pad) (also torch.nn.functional.conv_tbc): a 1-D convolution in time, batch, channel layout: input [T, B, Cin], weight [K, Cin, Cout], bias [Cout] give [T + 2 * pad ... (glia_conv_tbc()). */
+inline Tensor conv_tbc(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t pad) {
+  return Tensor::unary([&](glia_tensor** o) { return glia_conv_tbc(input.get(), weight.get(), bias.get(), pad, o); });
+}
 /** uniform_(t, a, b): U(a, b) (glia_nn_init_uniform_()). */
 inline const Tensor& nn_init_uniform_(const Tensor& tensor, double a, double b) {
   detail::check(glia_nn_init_uniform_(tensor.get(), a, b));

@@ -25,5 +25,6 @@ from . import _out_inplace  # noqa: F401,E402  out= everywhere torch has it, in-
 from . import autograd, nn, optim, distributed  # noqa: F401,E402
 from . import special  # noqa: F401,E402  torch.special
 from . import utils  # noqa: F401,E402  torch.utils.data
+from .nn.functional import conv_tbc  # noqa: F401,E402  torch.conv_tbc (h-grid)
 
 __version__ = _ffi.C.glia_version_string().decode()

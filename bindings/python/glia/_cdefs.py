@@ -97,6 +97,14 @@ GLIA_VALUE_SET = 10
 GLIA_VALUE_TENSOR = 11
 GLIA_VALUE_DEVICE = 12
 GLIA_VALUE_DTYPE = 13
+# enum glia_grid_sample_mode
+GLIA_GRID_SAMPLE_BILINEAR = 0
+GLIA_GRID_SAMPLE_NEAREST = 1
+GLIA_GRID_SAMPLE_BICUBIC = 2
+# enum glia_grid_padding
+GLIA_GRID_PADDING_ZEROS = 0
+GLIA_GRID_PADDING_BORDER = 1
+GLIA_GRID_PADDING_REFLECTION = 2
 # enum glia_fan_mode
 GLIA_FAN_IN = 0
 GLIA_FAN_OUT = 1
@@ -1144,6 +1152,11 @@ FUNCTIONS = {
     "glia_nn_parameter_dict_pop": (c_void_p, [c_void_p, c_char_p, POINTER(c_void_p)], ["dict", "key", "out"]),
     "glia_nn_dict_clear": (c_void_p, [c_void_p], ["dict"]),
     "glia_nn_container_len": (c_void_p, [c_void_p, POINTER(c_int64)], ["container", "out"]),
+    "glia_grid_sample": (c_void_p, [c_void_p, c_void_p, c_int, c_int, c_int32, POINTER(c_void_p)], ["input", "grid", "mode", "padding", "align_corners", "out"]),
+    "glia_affine_grid": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["theta", "size", "n_size", "align_corners", "out"]),
+    "glia_fractional_max_pool2d": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, POINTER(c_int64), c_int64, POINTER(c_double), c_int64, c_void_p, POINTER(c_void_p), POINTER(c_void_p)], ["x", "kernel_size", "n_kernel_size", "output_size", "n_output_size", "output_ratio", "n_output_ratio", "random_samples", "out", "out_indices"]),
+    "glia_fractional_max_pool3d": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, POINTER(c_int64), c_int64, POINTER(c_double), c_int64, c_void_p, POINTER(c_void_p), POINTER(c_void_p)], ["x", "kernel_size", "n_kernel_size", "output_size", "n_output_size", "output_ratio", "n_output_ratio", "random_samples", "out", "out_indices"]),
+    "glia_conv_tbc": (c_void_p, [c_void_p, c_void_p, c_void_p, c_int64, POINTER(c_void_p)], ["input", "weight", "bias", "pad", "out"]),
     "glia_nn_init_uniform_": (c_void_p, [c_void_p, c_double, c_double], ["tensor", "a", "b"]),
     "glia_nn_init_normal_": (c_void_p, [c_void_p, c_double, c_double], ["tensor", "mean", "std"]),
     "glia_nn_init_constant_": (c_void_p, [c_void_p, c_double], ["tensor", "value"]),

@@ -1331,3 +1331,127 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 __all__ += ["embedding_bag", "ctc_loss"]
+# ---- grid sampling and fractional max pooling (h-grid, issue 21) ------------------------------------------------
+# F.grid_sample / F.affine_grid over glia_grid_sample / glia_affine_grid and F.fractional_max_pool2d / 3d(_with_indices)
+# over glia_fractional_max_pool2d / 3d, with torch's Python-level checks, warnings and defaults (align_corners None
+# warns and is False; output_ratio gives int(size * ratio); no _random_samples: uniform draws from glia's generator).
+
+_GRID_MODES = {"bilinear": _cd.GLIA_GRID_SAMPLE_BILINEAR, "nearest": _cd.GLIA_GRID_SAMPLE_NEAREST,
+               "bicubic": _cd.GLIA_GRID_SAMPLE_BICUBIC}
+_GRID_PADDINGS = {"zeros": _cd.GLIA_GRID_PADDING_ZEROS, "border": _cd.GLIA_GRID_PADDING_BORDER,
+                  "reflection": _cd.GLIA_GRID_PADDING_REFLECTION}
+_GRID_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                       "grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         "got: '{}'".format(mode))
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         "'reflection', but got: '{}'".format(padding_mode))
+    if align_corners is None:
+        warnings.warn(_GRID_ALIGN_WARNING)
+        align_corners = False
+    return _new(C.glia_grid_sample, _tensor_arg("grid_sample", "input", 1, input),
+                _tensor_arg("grid_sample", "grid", 2, grid), _GRID_MODES[mode], _GRID_PADDINGS[padding_mode],
+                int(bool(align_corners)))
+
+
+def affine_grid(theta, size, align_corners=None):
+    _tensor_arg("affine_grid", "theta", 1, theta)
+    if align_corners is None:
+        warnings.warn(_GRID_ALIGN_WARNING)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError("Expected theta to have floating point type, but got {}".format(theta.dtype))
+    size = list(size)
+    shown = "torch.Size({})".format(list(theta.shape))
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size {}. Got {}."
+                             .format(size, shown))
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size {}. Got {}."
+                             .format(size, shown))
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  "respectively. Got size {}.".format(size))
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.")
+    elif min(size) <= 0:
+        raise ValueError("Expected non-zero, positive output size. Got {}".format(size))
+    s, n = _i64(size)
+    out = c_void_p()
+    # align_corners is passed as given (the unit-size warning was issued here).
+    check(C.glia_affine_grid(theta._h, s, n, int(bool(align_corners)), byref(out)),
+          codes={_cd.GLIA_ERR_UNSUPPORTED: NotImplementedError})
+    return Tensor._wrap(out.value)
+
+
+def _fractional(k, input, kernel_size, output_size, output_ratio, return_indices, _random_samples):  # noqa: A002
+    fn = "fractional_max_pool%dd" % k
+    x = _tensor_arg(fn, "input", 1, input)
+    if output_size is None and output_ratio is None:
+        raise ValueError("%s requires specifying either an output_size or an output_ratio" % fn)
+    if output_size is None:
+        if isinstance(output_ratio, numbers.Number):
+            ratio = (float(output_ratio),) * k
+        else:
+            ratio = tuple(float(r) for r in output_ratio)
+            if len(ratio) == 1:
+                ratio = ratio * k
+        output_size = [int(input.size(j - k) * ratio[j]) for j in range(k)]
+    ks = [int(kernel_size)] if isinstance(kernel_size, numbers.Integral) else [int(v) for v in kernel_size]
+    os_ = [int(output_size)] if isinstance(output_size, numbers.Integral) else [int(v) for v in output_size]
+    what = "Ints" if k == 2 else "three Ints"
+    # torch's list arguments: one int, or exactly k of them.
+    if not isinstance(kernel_size, numbers.Integral) and len(ks) != k:
+        raise RuntimeError("%s: kernel_size must either be a single Int or tuple of %s" % (fn, what))
+    if not isinstance(output_size, numbers.Integral) and len(os_) != k:
+        raise RuntimeError("%s: output_size must either be a single Int or tuple of %s" % (fn, what))
+    kp, kn = _i64(ks)
+    op, on = _i64(os_)
+    samples = _tensor_arg(fn, "_random_samples", 6, _random_samples, True)
+    out, idx = c_void_p(), c_void_p()
+    check(getattr(C, "glia_" + fn)(x, kp, kn, op, on, None, 0, samples, byref(out),
+                                   byref(idx) if return_indices else None))
+    r = Tensor._wrap(out.value)
+    return (r, Tensor._wrap(idx.value)) if return_indices else r
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                                       return_indices=False, _random_samples=None):
+    return _fractional(2, input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,  # noqa: A002
+                          _random_samples=None):
+    return _fractional(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                                       return_indices=False, _random_samples=None):
+    return _fractional(3, input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,  # noqa: A002
+                          _random_samples=None):
+    return _fractional(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def conv_tbc(input, weight, bias, pad=0):  # noqa: A002
+    """torch.conv_tbc (also torch.nn.functional.conv_tbc): input [T, B, Cin], weight [K, Cin, Cout], bias [Cout]."""
+    return _new(C.glia_conv_tbc, _tensor_arg("conv_tbc", "input", 1, input), _tensor_arg("conv_tbc", "weight", 2, weight),
+                _tensor_arg("conv_tbc", "bias", 3, bias), int(pad))
+
+
+__all__ += ["grid_sample", "affine_grid", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "conv_tbc"]

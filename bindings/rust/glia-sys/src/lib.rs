@@ -594,6 +594,16 @@ pub struct glia_instance_norm_options {
     pub track_running_stats: i32,
 }
 
+pub type glia_grid_sample_mode = c_int;
+pub const GLIA_GRID_SAMPLE_BILINEAR: glia_grid_sample_mode = 0;
+pub const GLIA_GRID_SAMPLE_NEAREST: glia_grid_sample_mode = 1;
+pub const GLIA_GRID_SAMPLE_BICUBIC: glia_grid_sample_mode = 2;
+
+pub type glia_grid_padding = c_int;
+pub const GLIA_GRID_PADDING_ZEROS: glia_grid_padding = 0;
+pub const GLIA_GRID_PADDING_BORDER: glia_grid_padding = 1;
+pub const GLIA_GRID_PADDING_REFLECTION: glia_grid_padding = 2;
+
 pub type glia_fan_mode = c_int;
 pub const GLIA_FAN_IN: glia_fan_mode = 0;
 pub const GLIA_FAN_OUT: glia_fan_mode = 1;
@@ -1712,6 +1722,11 @@ extern "C" {
     pub fn glia_nn_parameter_dict_pop(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_dict_clear(dict: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_container_len(container: *const glia_module, out: *mut i64) -> *mut glia_error;
+    pub fn glia_grid_sample(input: *const glia_tensor, grid: *const glia_tensor, mode: glia_grid_sample_mode, padding: glia_grid_padding, align_corners: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_affine_grid(theta: *const glia_tensor, size: *const i64, n_size: i64, align_corners: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_fractional_max_pool2d(x: *const glia_tensor, kernel_size: *const i64, n_kernel_size: i64, output_size: *const i64, n_output_size: i64, output_ratio: *const f64, n_output_ratio: i64, random_samples: *const glia_tensor, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_fractional_max_pool3d(x: *const glia_tensor, kernel_size: *const i64, n_kernel_size: i64, output_size: *const i64, n_output_size: i64, output_ratio: *const f64, n_output_ratio: i64, random_samples: *const glia_tensor, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_conv_tbc(input: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, pad: i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_init_uniform_(tensor: *mut glia_tensor, a: f64, b: f64) -> *mut glia_error;
     pub fn glia_nn_init_normal_(tensor: *mut glia_tensor, mean: f64, std: f64) -> *mut glia_error;
     pub fn glia_nn_init_constant_(tensor: *mut glia_tensor, value: f64) -> *mut glia_error;

@@ -2211,6 +2211,36 @@ impl Tensor {
         Ok((required(r0)?, required(r1)?))
     }
 
+    /// torch.nn.functional.affine_grid(theta, size, align_corners): the sampling grid of the affine maps theta [N, 2, 3] for size [N, C, H, W] (result [N, H, W, 2]) or theta [N, 3, 4] for [N, C, D, H, W] ... (`glia_affine_grid`)
+    pub fn affine_grid(&self, size: &[i64], align_corners: bool) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_affine_grid(self.as_ptr(), if size.is_empty() { ptr::null() } else { size.as_ptr() }, size.len() as i64, align_corners as i32, o) })
+    }
+
+    /// torch.nn.functional.fractional_max_pool2d(x, kernel_size, output_size, output_ratio, return_indices, _random_samples) on x [N, C, H, W] or [C, H, W], float32 / float64 (`glia_fractional_max_pool2d`)
+    pub fn fractional_max_pool2d(&self, kernel_size: &[i64], output_size: &[i64], output_ratio: &[f64], random_samples: &Tensor) -> Result<(Tensor, Option<Tensor>)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_fractional_max_pool2d(self.as_ptr(), if kernel_size.is_empty() { ptr::null() } else { kernel_size.as_ptr() }, kernel_size.len() as i64, if output_size.is_empty() { ptr::null() } else { output_size.as_ptr() }, output_size.len() as i64, if output_ratio.is_empty() { ptr::null() } else { output_ratio.as_ptr() }, output_ratio.len() as i64, random_samples.as_ptr(), &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, r1))
+    }
+
+    /// torch.nn.functional.fractional_max_pool3d: as glia_fractional_max_pool2d on x [N, C, T, H, W] or [C, T, H, W] with 1 or 3 values per list, random_samples [N, C, 3] (the t, h and w offsets) and ... (`glia_fractional_max_pool3d`)
+    pub fn fractional_max_pool3d(&self, kernel_size: &[i64], output_size: &[i64], output_ratio: &[f64], random_samples: &Tensor) -> Result<(Tensor, Tensor)> {
+        let mut o0 = ptr::null_mut();
+        let mut o1 = ptr::null_mut();
+        check(unsafe { sys::glia_fractional_max_pool3d(self.as_ptr(), if kernel_size.is_empty() { ptr::null() } else { kernel_size.as_ptr() }, kernel_size.len() as i64, if output_size.is_empty() { ptr::null() } else { output_size.as_ptr() }, output_size.len() as i64, if output_ratio.is_empty() { ptr::null() } else { output_ratio.as_ptr() }, output_ratio.len() as i64, random_samples.as_ptr(), &mut o0, &mut o1) })?;
+        let r0 = unsafe { Tensor::from_raw(o0) };
+        let r1 = unsafe { Tensor::from_raw(o1) };
+        Ok((required(r0)?, required(r1)?))
+    }
+
+    /// torch.conv_tbc(input, weight, bias, pad) (also torch.nn.functional.conv_tbc): a 1-D convolution in time, batch, channel layout: input [T, B, Cin], weight [K, Cin, Cout], bias [Cout] give [T + 2 * pad ... (`glia_conv_tbc`)
+    pub fn conv_tbc(&self, weight: &Tensor, bias: &Tensor, pad: i64) -> Result<Tensor> {
+        new_tensor(|o| unsafe { sys::glia_conv_tbc(self.as_ptr(), weight.as_ptr(), bias.as_ptr(), pad, o) })
+    }
+
     /// uniform_(t, a, b): U(a, b) (`glia_nn_init_uniform_`)
     pub fn nn_init_uniform_(&mut self, a: f64, b: f64) -> Result<()> {
         check(unsafe { sys::glia_nn_init_uniform_(self.as_ptr(), a, b) })

@@ -35,3 +35,6 @@ __all__ += _sync_batchnorm_all
 from .sparse_ctc import *  # noqa: F401,F403,E402
 from .sparse_ctc import __all__ as _sparse_ctc_all  # noqa: E402
 __all__ += _sparse_ctc_all
+from .fractional import *  # noqa: F401,F403,E402
+from .fractional import __all__ as _fractional_all  # noqa: E402
+__all__ += _fractional_all
