@@ -51,7 +51,7 @@ OUT_OF_SCOPE = [  # (category, reason, pattern on the name)
      r"complex|conj|^real$|imag|^angle|polar|view_as_real|chalf|cfloat|cdouble|^is_neg$|resolve_neg"),
     ("sparse layouts", "glia's tensors are dense and strided",
      r"sparse|coalesce|to_dense|^indices$|^values$|^(crow|ccol|col|row)_indices|^smm$|sspaddmm|hspmm|spmm|"
-     r"saddmm|^dense_dim$|^sparse_dim$|^nnz$|_nnz|to_sparse|sparse_mask|^is_coalesced$|^layout$"),
+     r"saddmm|^dense_dim$|^sparse_dim$|^nnz$|_nnz|to_sparse|sparse_mask|^is_coalesced$|^layout$|^SparseAdam$"),
     ("quantization", "quantized dtypes and observers are not in glia's scope",
      r"quantiz|^q_|int_repr|qscheme|fbgemm|dequantize|fake_quant|^is_quantized$|^qint|^quint|_qparams"),
     ("fft and spectral", "torch.fft and the spectral ops (stft, window functions) are outside torch.nn's needs",
@@ -61,9 +61,11 @@ OUT_OF_SCOPE = [  # (category, reason, pattern on the name)
      r"slogdet|logdet|pinverse|matrix_power|matrix_rank|lobpcg|lowrank|matrix_exp|^linalg"),
     ("special functions", "torch.special's functions (Bessel, gamma family, ...) are outside torch.nn's needs",
      None),  # names of torch.special (names.json), and special_*
-    ("backend-specific entry points", "cuDNN, MIOpen, MKL-DNN, NNPACK, Vulkan, ... internals of torch's backends",
+    ("backend-specific entry points", "cuDNN, MIOpen, MKL-DNN, NNPACK, Vulkan, ... internals of torch's backends "
+     "(and nn.utils.convert_conv2d_weight_memory_format, cuDNN's channels_last helper)",
      r"cudnn|miopen|mkldnn|nnpack|xnnpack|vulkan|fbgemm|^(is_)?(mps|ipu|xpu|hpu|ort|meta|mlc)$|^is_vulkan|nested|"
-     r"^pin_memory$|^is_pinned$|share_memory|^record_stream$|^is_shared$|^storage|^untyped_storage$"),
+     r"^pin_memory$|^is_pinned$|share_memory|^record_stream$|^is_shared$|^storage|^untyped_storage$|"
+     r"^convert_conv2d_weight_memory_format$"),  # cuDNN's channels_last conv weights
 ]
 
 
