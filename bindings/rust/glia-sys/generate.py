@@ -76,7 +76,7 @@ def split_params(s):
     return out
 
 
-RUST_KEYWORDS = {"type", "fn", "ref", "mut", "self", "in", "match", "move", "box", "use", "where", "loop", "impl", "mod", "str", "dyn", "priv"}
+RUST_KEYWORDS = {"type", "fn", "ref", "mut", "self", "in", "match", "move", "box", "use", "where", "loop", "impl", "mod", "str", "dyn", "priv", "unsafe", "async", "await", "const", "static", "struct", "enum", "trait", "crate", "super", "extern", "let", "if", "else", "while", "for", "return", "break", "continue", "true", "false", "as", "pub", "yield", "macro", "override", "final", "virtual", "abstract", "become", "do", "typeof", "unsized", "try"}
 
 
 def fnptr(ret, params):
@@ -86,12 +86,15 @@ def fnptr(ret, params):
     return "Option<unsafe extern \"C\" fn(" + ", ".join(args) + ")" + tail + ">"
 
 
-def param(p, index):
-    """'const glia_tensor *a' -> (name, type). Handles function pointers and arrays."""
+def param(p, index, field=False):
+    """'const glia_tensor *a' -> (name, type). Handles function pointers and arrays (a struct field's array is
+    an array; a parameter's decays to a pointer)."""
     m = re.match(r"^(.*?)\(\s*\*\s*(\w*)\s*\)\s*\((.*)\)$", p, re.S)
     if m:
         return (m.group(2) or "arg%d" % index), fnptr(m.group(1), split_params(m.group(3)))
     m = re.match(r"^(.*?)(\w+)\s*\[(\d+)\]$", p)
+    if m and field:
+        return m.group(2), "[%s; %s]" % (rust_type(m.group(1)), m.group(3))
     if m:  # an array parameter is a pointer in C's calling convention (it decays)
         return m.group(2), rust_type(m.group(1).strip() + " *")
     m = re.match(r"^(.*[\s*])(\w+)$", p)
@@ -187,7 +190,7 @@ def main():
             for i, f in enumerate(x.strip() for x in sm.group(2).split(";")):
                 if not f:
                     continue
-                fname, fty = param(f, i)
+                fname, fty = param(f, i, field=True)
                 w("    pub %s: %s," % (safe_name(fname), fty))
             w("}")
             w("")

@@ -247,9 +247,9 @@ pub const GLIA_PADDING_SAME: glia_padding_kind = 2;
 #[derive(Copy, Clone)]
 pub struct glia_conv2d_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
+    pub dilation: [i64; 2],
     pub groups: i64,
     pub padding_kind: glia_padding_kind,
 }
@@ -258,20 +258,20 @@ pub struct glia_conv2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_conv_transpose2d_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub output_padding: *mut i64,
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
+    pub output_padding: [i64; 2],
     pub groups: i64,
-    pub dilation: *mut i64,
+    pub dilation: [i64; 2],
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_convnd_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
     pub groups: i64,
     pub padding_kind: glia_padding_kind,
 }
@@ -280,31 +280,31 @@ pub struct glia_convnd_options {
 #[derive(Copy, Clone)]
 pub struct glia_conv_transposend_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub output_padding: *mut i64,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_padding: [i64; 3],
     pub groups: i64,
-    pub dilation: *mut i64,
+    pub dilation: [i64; 3],
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_fold_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub dilation: *mut i64,
-    pub padding: *mut i64,
-    pub stride: *mut i64,
+    pub kernel_size: [i64; 2],
+    pub dilation: [i64; 2],
+    pub padding: [i64; 2],
+    pub stride: [i64; 2],
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_max_pool2d_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub kernel_size: [i64; 2],
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
+    pub dilation: [i64; 2],
     pub ceil_mode: i32,
 }
 
@@ -312,9 +312,9 @@ pub struct glia_max_pool2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_avg_pool2d_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
+    pub kernel_size: [i64; 2],
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
     pub ceil_mode: i32,
     pub count_include_pad: i32,
     pub divisor_override: i64,
@@ -346,10 +346,10 @@ pub struct glia_avg_pool1d_options {
 #[derive(Copy, Clone)]
 pub struct glia_max_pool3d_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
     pub ceil_mode: i32,
 }
 
@@ -357,9 +357,9 @@ pub struct glia_max_pool3d_options {
 #[derive(Copy, Clone)]
 pub struct glia_avg_pool3d_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
     pub ceil_mode: i32,
     pub count_include_pad: i32,
     pub divisor_override: i64,
@@ -369,10 +369,10 @@ pub struct glia_avg_pool3d_options {
 #[derive(Copy, Clone)]
 pub struct glia_max_unpool_options {
     pub struct_size: usize,
-    pub kernel_size: *mut i64,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub output_size: *mut i64,
+    pub kernel_size: [i64; 3],
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_size: [i64; 3],
 }
 
 #[repr(C)]
@@ -471,9 +471,9 @@ pub struct glia_factory_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv2d_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
+    pub dilation: [i64; 2],
     pub groups: i64,
     pub bias: i32,
     pub padding_kind: glia_padding_kind,
@@ -484,21 +484,21 @@ pub struct glia_nn_conv2d_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv_transpose2d_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub output_padding: *mut i64,
+    pub stride: [i64; 2],
+    pub padding: [i64; 2],
+    pub output_padding: [i64; 2],
     pub groups: i64,
     pub bias: i32,
-    pub dilation: *mut i64,
+    pub dilation: [i64; 2],
 }
 
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_nn_convnd_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub dilation: *mut i64,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub dilation: [i64; 3],
     pub groups: i64,
     pub bias: i32,
     pub padding_kind: glia_padding_kind,
@@ -509,12 +509,12 @@ pub struct glia_nn_convnd_options {
 #[derive(Copy, Clone)]
 pub struct glia_nn_conv_transposend_options {
     pub struct_size: usize,
-    pub stride: *mut i64,
-    pub padding: *mut i64,
-    pub output_padding: *mut i64,
+    pub stride: [i64; 3],
+    pub padding: [i64; 3],
+    pub output_padding: [i64; 3],
     pub groups: i64,
     pub bias: i32,
-    pub dilation: *mut i64,
+    pub dilation: [i64; 3],
 }
 
 #[repr(C)]
@@ -631,7 +631,7 @@ pub struct glia_sgd_options {
 pub struct glia_adam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: *mut f64,
+    pub betas: [f64; 2],
     pub eps: f64,
     pub weight_decay: f64,
     pub amsgrad: i32,
@@ -681,7 +681,7 @@ pub struct glia_adagrad_options {
 pub struct glia_adamax_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: *mut f64,
+    pub betas: [f64; 2],
     pub eps: f64,
     pub weight_decay: f64,
     pub maximize: i32,
@@ -704,7 +704,7 @@ pub struct glia_asgd_options {
 pub struct glia_nadam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: *mut f64,
+    pub betas: [f64; 2],
     pub eps: f64,
     pub weight_decay: f64,
     pub momentum_decay: f64,
@@ -715,7 +715,7 @@ pub struct glia_nadam_options {
 pub struct glia_radam_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub betas: *mut f64,
+    pub betas: [f64; 2],
     pub eps: f64,
     pub weight_decay: f64,
 }
@@ -725,8 +725,8 @@ pub struct glia_radam_options {
 pub struct glia_rprop_options {
     pub struct_size: usize,
     pub lr: f64,
-    pub etas: *mut f64,
-    pub step_sizes: *mut f64,
+    pub etas: [f64; 2],
+    pub step_sizes: [f64; 2],
     pub maximize: i32,
 }
 
@@ -1437,7 +1437,7 @@ extern "C" {
     pub fn glia_as_strided(input: *const glia_tensor, shape: *const i64, strides: *const i64, ndim: i64, storage_offset: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_as_strided_scatter(input: *const glia_tensor, src: *const glia_tensor, shape: *const i64, strides: *const i64, ndim: i64, storage_offset: *const i64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_gradient(input: *const glia_tensor, spacing: *const f64, n_spacing: i64, coordinates: *const *const glia_tensor, n_coordinates: i64, dims: *const i64, n_dims: i64, edge_order: i64, outs: *mut *mut glia_tensor, capacity: i64, out_count: *mut i64) -> *mut glia_error;
-    pub fn glia_segment_reduce(data: *const glia_tensor, reduce: *const c_char, lengths: *const glia_tensor, offsets: *const glia_tensor, axis: i64, unsafe: i32, initial: *const f64, out: *mut *mut glia_tensor) -> *mut glia_error;
+    pub fn glia_segment_reduce(data: *const glia_tensor, reduce: *const c_char, lengths: *const glia_tensor, offsets: *const glia_tensor, axis: i64, unsafe_: i32, initial: *const f64, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_native_batch_norm(x: *const glia_tensor, weight: *const glia_tensor, bias: *const glia_tensor, running_mean: *mut glia_tensor, running_var: *mut glia_tensor, training: i32, momentum: f64, eps: f64, out_y: *mut *mut glia_tensor, out_mean: *mut *mut glia_tensor, out_invstd: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_native_layer_norm(x: *const glia_tensor, normalized_shape: *const i64, normalized_ndim: i64, weight: *const glia_tensor, bias: *const glia_tensor, eps: f64, out_y: *mut *mut glia_tensor, out_mean: *mut *mut glia_tensor, out_rstd: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_histogram(input: *const glia_tensor, bins: i64, bin_edges: *const glia_tensor, range: *const f64, weight: *const glia_tensor, density: i32, out_hist: *mut *mut glia_tensor, out_bin_edges: *mut *mut glia_tensor) -> *mut glia_error;
