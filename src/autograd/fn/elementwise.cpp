@@ -1,5 +1,4 @@
 #include "autograd/fn/elementwise.h"
-#include "autograd/fn/random.h"
 
 #include <cmath>
 
@@ -754,7 +753,9 @@ void addc_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar&
   if (record) set_history(n.get(), {&self, &t1, &t2}, {&self});
 }
 
-void overwrite_(const Tensor& self, const char* node_name) {
+}  // namespace
+
+void overwrite_history(const Tensor& self, const char* node_name) {
   bump_version(self);
   if (any_requires_grad({&self})) {
     auto n = make_ref<OverwriteBackward>();
@@ -763,9 +764,6 @@ void overwrite_(const Tensor& self, const char* node_name) {
     set_history(n.get(), {&self}, {&self});
   }
 }
-}  // namespace
-
-void overwrite_history(const Tensor& self, const char* node_name) { overwrite_(self, node_name); }
 
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   addc_(self, t1, t2, value, false);
@@ -777,13 +775,13 @@ void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scal
 void zero_(const Tensor& self) {
   check_inplace(self, "zero_");
   ops::fill_(self, Scalar::from_int(0));
-  overwrite_(self, "ZeroBackward0");
+  overwrite_history(self, "ZeroBackward0");
 }
 
 void fill_(const Tensor& self, const Scalar& value) {
   check_inplace(self, "fill_");
   ops::fill_(self, value);
-  overwrite_(self, "FillBackward2");
+  overwrite_history(self, "FillBackward2");
 }
 
 void copy_(const Tensor& self, const Tensor& src, bool non_blocking) {

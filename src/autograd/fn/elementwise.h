@@ -64,6 +64,9 @@ void add_scalar_(const Tensor& self, const Scalar& s, double alpha = 1.0);
 void mul_scalar_(const Tensor& self, const Scalar& s);
 void addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void addcdiv_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+// After an op overwrote `self` in place (fill_, zero_, the random fills): bumps its version and, when it
+// requires grad, records node_name, whose gradient for the old value is zero.
+void overwrite_history(const Tensor& self, const char* node_name);
 void zero_(const Tensor& self);
 void fill_(const Tensor& self, const Scalar& value);
 void copy_(const Tensor& self, const Tensor& src, bool non_blocking = false);

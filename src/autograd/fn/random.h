@@ -10,10 +10,6 @@
 
 namespace glia {
 
-// After an op overwrote `self` in place (fill_, the random fills): bumps its version and, when it requires
-// grad, records node_name, whose gradient for the old value is zero (defined in fn/elementwise.cpp).
-void overwrite_history(const Tensor& self, const char* node_name);
-
 Tensor bernoulli(const Tensor& p, const uint64_t* seed);
 // torch.bernoulli(input, p): input's shape and dtype, 1 with probability p (no gradient).
 Tensor bernoulli_scalar(const Tensor& input, double p, const uint64_t* seed);
