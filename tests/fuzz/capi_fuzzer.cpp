@@ -124,7 +124,10 @@ void keep_optimizer(State& s, int k, glia_optimizer* o) {
 glia_tensor* T(State& s, Reader& r) {
   uint8_t b = r.u8();
   if (glia::fuzz::trace()) std::fprintf(stderr, "   tensor arg %d\n", b);
-  if (b < 232) return s.t[b % kT];
+  if (b < 232) {
+    if (glia::fuzz::trace() && s.t[b % kT]) glia::fuzz::trace_shape(s.t[b % kT]);
+    return s.t[b % kT];
+  }
   if (b < 240) return nullptr;
   if (b < 248) return static_cast<glia_tensor*>(s.dead[b % kDead]);
   if (b == 248) return reinterpret_cast<glia_tensor*>(s.m[0]);

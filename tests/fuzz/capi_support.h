@@ -155,6 +155,30 @@ inline bool trace() {
   return on;
 }
 
+// Under GLIA_FUZZ_TRACE: the dtype, shape and strides of a live tensor argument.
+inline void trace_shape(const glia_tensor* t) {
+  int64_t nd = 0;
+  glia_dtype dt{};
+  glia_error* e = glia_tensor_ndim(t, &nd);
+  if (!e) e = glia_tensor_dtype(t, &dt);
+  if (e || nd < 0 || nd > 16) {
+    glia_error_free(e);
+    return;
+  }
+  int64_t shape[16], strides[16];
+  e = glia_tensor_shape(t, nd, shape);
+  if (!e) e = glia_tensor_strides(t, nd, strides);
+  if (e) {
+    glia_error_free(e);
+    return;
+  }
+  std::fprintf(stderr, "     %s [", glia_dtype_name(dt));
+  for (int64_t i = 0; i < nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "", static_cast<long long>(shape[i]));
+  std::fprintf(stderr, "] strides [");
+  for (int64_t i = 0; i < nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "", static_cast<long long>(strides[i]));
+  std::fprintf(stderr, "]\n");
+}
+
 // Checks and frees the answer of `fn`; returns its code (0 for success).
 inline int check(glia_error* e, const char* fn) {
   if (trace()) std::fprintf(stderr, "%s: %s\n", fn, e ? glia_error_message(e) : "ok");

@@ -105,3 +105,19 @@ TEST(Linalg, EmptyInnerDimension) {
                 glia::zeros(Dims{2, 4}, t, glia::Device{}), 0);
   }
 }
+
+// A batch of 2^40 products with no output elements is nothing to compute: it returns at once
+// (the C-API fuzzer's matmul of two [2^20, 2^20, 0, 0] tensors looped 2^40 times;
+// tests/fuzz/corpus/capi/regress-matmul-empty-batch). Without the fix this test runs into ctest's
+// timeout.
+TEST(Linalg, EmptyProductsOfAHugeBatchReturnAtOnce) {
+  for (DType t : {DType::Float32, DType::BFloat16, DType::Int64}) {
+    SCOPED_TRACE(glia::dtype_name(t));
+    Tensor a = glia::empty(Dims{int64_t{1} << 40, 0, 5}, t, glia::Device{});
+    Tensor b = glia::empty(Dims{int64_t{1} << 40, 5, 0}, t, glia::Device{});
+    Tensor out = glia::ops::bmm(a, b);
+    EXPECT_EQ(out.shape(), (Dims{int64_t{1} << 40, 0, 0}));
+    Tensor c = glia::empty(Dims{int64_t{1} << 20, int64_t{1} << 20, 0, 0}, t, glia::Device{});
+    EXPECT_EQ(glia::matmul(c, c).shape(), (Dims{int64_t{1} << 20, int64_t{1} << 20, 0, 0}));
+  }
+}

@@ -280,6 +280,9 @@ void run_gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const Tensor& out,
               double alpha, const char* op) {
   DType t = out.dtype();
   if (t == DType::Float16 || t == DType::Bool) not_implemented_for(op, t);
+  // An output without elements has nothing to compute: a batch of 2^40 empty products must not
+  // loop 2^40 times (found by tests/fuzz: matmul of two [2^20, 2^20, 0, 0] tensors hung).
+  if (batch == 0 || M == 0 || N == 0) return;
   if (t == DType::BFloat16) {
     // Compute in float32, round once on store.
     Tensor af = to_dtype(a, DType::Float32), bf = to_dtype(b, DType::Float32);
