@@ -5316,6 +5316,37 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_dict_clear(glia_module *dict);
 /** len(container) for the five containers above. @since 0.1 */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_container_len(const glia_module *container, int64_t *out);
 
+/**
+ * torch.nn.DataParallel(module, device_ids, output_device, dim): one
+ * process, several devices. A module whose child "module" is `module`
+ * (state-dict keys "module.<name>"), called with glia_module_forward. Each
+ * forward scatters every input along `dim` (torch.chunk's sizes, one chunk
+ * per device; fewer chunks use fewer devices), runs `module` on each device
+ * in parallel, one thread per device, with that device's copies of the
+ * parameters and buffers (copied from device_ids[0] at every forward), and
+ * gathers each output on `output_device` by concatenating along `dim` (0-d
+ * outputs become a vector with one entry per device, with torch's
+ * warning). Backward sums the replicas' gradients into the parameters of
+ * `module`. Replica 0's buffers are the module's own, so BatchNorm's running
+ * statistics follow the first device's chunk, as in torch. Hooks of `module`
+ * and its children run once per device, on that device's thread.
+ * `device_ids`: `num_devices` distinct devices of one type other than the
+ * CPU; with one device, `module` is moved there now (torch's rule); with
+ * none (device_ids may then be NULL), forward calls `module` as it is.
+ * `output_device`: NULL for device_ids[0]; the CPU is allowed.
+ * Errors here: GLIA_ERR_DEVICE (a CPU entry, mixed types, an index past the
+ * backend's device count), GLIA_ERR_INVALID_ARGUMENT (a repeated device,
+ * num_devices < 0). Errors of forward: GLIA_ERR_DEVICE (torch's "module must
+ * have its parameters and buffers on device cuda:0 (device_ids[0]) but
+ * found one of them on device: cpu"), GLIA_ERR_STATE (uninitialised lazy
+ * parameters), and a replica's error with its code, prefixed "DataParallel:
+ * caught an error in replica 1 on device cuda:1: ".
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_nn_data_parallel(glia_module *module, const glia_device *device_ids,
+                                                          int64_t num_devices, const glia_device *output_device,
+                                                          int64_t dim, glia_module **out);
+
 /** @} */
 /** @} */
 /* ---- grid sampling and fractional max pooling (torch.nn.functional, issue 21) ---- */

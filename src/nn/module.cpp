@@ -13,6 +13,7 @@ namespace glia::nn {
 namespace {
 
 thread_local bool t_skip_init = false;
+thread_local ReplicaTensors* t_replica = nullptr;  // Note [DataParallel replicas]; trivially destructible
 
 // torch's _addindent: indents every line after the first.
 std::string add_indent(const std::string& s, int spaces) {
@@ -40,6 +41,20 @@ auto find_named(V& v, const std::string& name) -> decltype(&v[0]) {
 }  // namespace
 
 bool skip_init_enabled() { return t_skip_init; }
+
+ReplicaTensors::Entries& ReplicaTensors::of(const Module* m) { return entries_[m]; }
+ReplicaTensors::Entries* ReplicaTensors::find(const Module* m) {
+  auto it = entries_.find(m);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+ReplicaTensors* thread_replica() { return t_replica; }
+ReplicaGuard::ReplicaGuard(ReplicaTensors* r) : prev_(t_replica) { t_replica = r; }
+ReplicaGuard::~ReplicaGuard() { t_replica = prev_; }
+
+namespace {
+// The replica entries of `m` on this thread (null when the thread runs no replica of it).
+ReplicaTensors::Entries* replica_of(const Module* m) { return t_replica ? t_replica->find(m) : nullptr; }
+}  // namespace
 SkipInitGuard::SkipInitGuard(bool enabled) : prev_(t_skip_init) { t_skip_init = enabled; }
 SkipInitGuard::~SkipInitGuard() { t_skip_init = prev_; }
 
@@ -166,6 +181,10 @@ ModuleRef* Module::find_child(const std::string& name) {
 // tensor attribute of the same name, found after the parameters, so the lookup
 // of an ordinary parameter does the same work as before (no allocation).
 const Tensor& Module::param(const std::string& name) const {
+  if (ReplicaTensors::Entries* r = replica_of(this)) {
+    if (NamedTensor* e = find_named(r->params, name)) return e->value;
+    if (NamedTensor* e = find_named(r->attrs, name)) return e->value;
+  }
   for (const auto& e : params_)
     if (e.name == name) return e.value;
   for (const auto& e : attrs_)
@@ -174,6 +193,10 @@ const Tensor& Module::param(const std::string& name) const {
 }
 // A buffer parametrized in Python (parametrize, prune) is a tensor attribute too.
 const Tensor& Module::buffer(const std::string& name) const {
+  if (ReplicaTensors::Entries* r = replica_of(this)) {
+    if (NamedTensor* e = find_named(r->buffers, name)) return e->value;
+    if (NamedTensor* e = find_named(r->attrs, name)) return e->value;
+  }
   for (const auto& e : buffers_)
     if (e.name == name) return e.value;
   for (const auto& e : attrs_)
@@ -187,6 +210,13 @@ void Module::set_tensor_attribute(const std::string& name, const Tensor& t) {
   GLIA_CHECK(!find_parameter(name), InvalidArgument, "cannot assign '", torch_typename(t), "' as parameter '", name,
              "' (torch.nn.Parameter or None expected)");
   GLIA_CHECK(!find_buffer(name) && !find_child(name), InvalidArgument, "attribute '", name, "' already exists");
+  if (ReplicaTensors::Entries* r = replica_of(this)) {  // the replica's attribute, not the module's
+    if (NamedTensor* e = find_named(r->attrs, name))
+      e->value = t;
+    else
+      r->attrs.push_back({name, t});
+    return;
+  }
   if (NamedTensor* e = find_named(attrs_, name))
     e->value = t;
   else
@@ -194,15 +224,21 @@ void Module::set_tensor_attribute(const std::string& name, const Tensor& t) {
 }
 
 const Tensor* Module::find_tensor_attribute(const std::string& name) const {
+  if (ReplicaTensors::Entries* r = replica_of(this)) {
+    const NamedTensor* e = find_named(r->attrs, name);
+    return e ? &e->value : nullptr;
+  }
   for (const auto& e : attrs_)
     if (e.name == name) return &e.value;
   return nullptr;
 }
 
 bool Module::remove_tensor_attribute(const std::string& name) {
-  for (auto it = attrs_.begin(); it != attrs_.end(); ++it)
+  ReplicaTensors::Entries* r = replica_of(this);
+  std::vector<NamedTensor>& attrs = r ? r->attrs : attrs_;
+  for (auto it = attrs.begin(); it != attrs.end(); ++it)
     if (it->name == name) {
-      attrs_.erase(it);
+      attrs.erase(it);
       return true;
     }
   return false;
@@ -253,6 +289,8 @@ Tensor Module::get_parameter(const std::string& target) {
     fail(Code::NotFound, mod->type_name(), " has no attribute `", name, "`");
   }
   GLIA_CHECK(p->defined(), NotFound, "`", name, "` is not an nn.Parameter");
+  if (ReplicaTensors::Entries* r = replica_of(mod.get()))  // Note [DataParallel replicas]
+    if (NamedTensor* e = find_named(r->params, name)) return e->value;
   return *p;
 }
 
@@ -265,6 +303,8 @@ Tensor Module::get_buffer(const std::string& target) {
     fail(Code::NotFound, mod->type_name(), " has no attribute `", name, "`");
   }
   GLIA_CHECK(b->defined(), NotFound, "`", name, "` is not a buffer");
+  if (ReplicaTensors::Entries* r = replica_of(mod.get()))
+    if (NamedTensor* e = find_named(r->buffers, name)) return e->value;
   return *b;
 }
 

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "autograd/node.h"
@@ -260,6 +261,47 @@ class Module : public RefCounted {
   void note_call_hooks();
 
   friend class ModuleAccess;  // module.cpp internals (load_state_dict, hooks)
+};
+
+// Note [DataParallel replicas]: torch's DataParallel copies the module tree for
+// every device (nn.parallel.replicate) and gives each copy that device's
+// copies of the parameters and buffers. glia runs the one module tree on one
+// thread per device instead, each thread bound to a ReplicaTensors: for every
+// module of the tree, the values its parameters, buffers and tensor attributes
+// have on that replica's device. While a thread is bound, param(), buffer(),
+// find_tensor_attribute(), get_parameter() and get_buffer() read the binding,
+// and set_tensor_attribute() / remove_tensor_attribute() change it, not the
+// module (a weight that a pre-hook computes stays with its replica, as on
+// torch's replica objects). Replica 0's buffers are the module's own tensors,
+// so in-place updates there (BatchNorm's running statistics) are kept, as
+// torch keeps them. Everything else about the module (hooks, training flag,
+// children) is shared. A thread that is not bound pays one thread-local load
+// per lookup. nn/modules/data_parallel.cpp makes and binds the replicas.
+class ReplicaTensors {
+ public:
+  struct Entries {
+    std::vector<NamedTensor> params, buffers, attrs;
+  };
+  // The entries of `m`, made empty on first use.
+  Entries& of(const Module* m);
+  // Null when `m` has no entries (a module outside the replicated tree).
+  Entries* find(const Module* m);
+
+ private:
+  std::unordered_map<const Module*, Entries> entries_;
+};
+// The calling thread's binding (null when it runs no replica).
+ReplicaTensors* thread_replica();
+// Binds the calling thread to `r` (may be null) for the guard's lifetime.
+class ReplicaGuard {
+ public:
+  explicit ReplicaGuard(ReplicaTensors* r);
+  ~ReplicaGuard();
+  ReplicaGuard(const ReplicaGuard&) = delete;
+  ReplicaGuard& operator=(const ReplicaGuard&) = delete;
+
+ private:
+  ReplicaTensors* prev_;
 };
 
 // A module built with its parameters left uninitialised (torch.nn.utils.skip_init):

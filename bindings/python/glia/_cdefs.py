@@ -1152,6 +1152,7 @@ FUNCTIONS = {
     "glia_nn_parameter_dict_pop": (c_void_p, [c_void_p, c_char_p, POINTER(c_void_p)], ["dict", "key", "out"]),
     "glia_nn_dict_clear": (c_void_p, [c_void_p], ["dict"]),
     "glia_nn_container_len": (c_void_p, [c_void_p, POINTER(c_int64)], ["container", "out"]),
+    "glia_nn_data_parallel": (c_void_p, [c_void_p, POINTER(glia_device), c_int64, POINTER(glia_device), c_int64, POINTER(c_void_p)], ["module", "device_ids", "num_devices", "output_device", "dim", "out"]),
     "glia_grid_sample": (c_void_p, [c_void_p, c_void_p, c_int, c_int, c_int32, POINTER(c_void_p)], ["input", "grid", "mode", "padding", "align_corners", "out"]),
     "glia_affine_grid": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, c_int32, POINTER(c_void_p)], ["theta", "size", "n_size", "align_corners", "out"]),
     "glia_fractional_max_pool2d": (c_void_p, [c_void_p, POINTER(c_int64), c_int64, POINTER(c_int64), c_int64, POINTER(c_double), c_int64, c_void_p, POINTER(c_void_p), POINTER(c_void_p)], ["x", "kernel_size", "n_kernel_size", "output_size", "n_output_size", "output_ratio", "n_output_ratio", "random_samples", "out", "out_indices"]),

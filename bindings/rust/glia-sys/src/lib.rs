@@ -1722,6 +1722,7 @@ extern "C" {
     pub fn glia_nn_parameter_dict_pop(dict: *mut glia_module, key: *const c_char, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_nn_dict_clear(dict: *mut glia_module) -> *mut glia_error;
     pub fn glia_nn_container_len(container: *const glia_module, out: *mut i64) -> *mut glia_error;
+    pub fn glia_nn_data_parallel(module: *mut glia_module, device_ids: *const glia_device, num_devices: i64, output_device: *const glia_device, dim: i64, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_grid_sample(input: *const glia_tensor, grid: *const glia_tensor, mode: glia_grid_sample_mode, padding: glia_grid_padding, align_corners: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_affine_grid(theta: *const glia_tensor, size: *const i64, n_size: i64, align_corners: i32, out: *mut *mut glia_tensor) -> *mut glia_error;
     pub fn glia_fractional_max_pool2d(x: *const glia_tensor, kernel_size: *const i64, n_kernel_size: i64, output_size: *const i64, n_output_size: i64, output_ratio: *const f64, n_output_ratio: i64, random_samples: *const glia_tensor, out: *mut *mut glia_tensor, out_indices: *mut *mut glia_tensor) -> *mut glia_error;
