@@ -83,6 +83,23 @@ def test_handle_remove_and_context_manager():
     assert calls == [1]
 
 
+def test_handle_remove_drops_the_hook_dict_entry_and_prepend_comes_first():
+    # torch: module._forward_pre_hooks / _forward_hooks hold the live hooks, in call order.
+    m = Scale()
+    f1, f2, f3 = (lambda *a: None), (lambda *a: None), (lambda *a: None)
+    h1 = m.register_forward_pre_hook(f1)
+    h2 = m.register_forward_pre_hook(f2, prepend=True)
+    assert list(m._forward_pre_hooks.values()) == [f2, f1]
+    assert list(m._forward_pre_hooks) == [h2.id, h1.id]
+    h1.remove()
+    assert list(m._forward_pre_hooks.values()) == [f2]
+    with m.register_forward_hook(f3) as h3:
+        assert list(m._forward_hooks) == [h3.id]
+    assert len(m._forward_hooks) == 0
+    h2.remove()
+    assert len(m._forward_pre_hooks) == 0
+
+
 def test_hooks_run_when_module_is_called_from_c():
     inner = Scale(3.0)
     lin = nn.Linear(2, 2)

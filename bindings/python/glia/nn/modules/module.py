@@ -257,16 +257,19 @@ _slots = itertools.count(1)
 class RemovableHandle:
     """What register_*_hook returns: .remove() (idempotent), usable as a context manager."""
 
-    def __init__(self, module, hook_id, slot):
+    def __init__(self, module, hook_id, slot, registry=None):
         self._module = weakref.ref(module)
         self.id = hook_id
         self._slot = slot
+        self._registry = registry  # the module's _forward_hooks (...) dict, as torch's hooks_dict_ref
 
     def remove(self):
         mod = self._module()
         if mod is None or self._slot is None:
             return
         slot, self._slot = self._slot, None
+        if self._registry is not None:
+            self._registry.pop(self.id, None)
         mod._hook_fns.pop(slot, None)
         err = C.glia_module_remove_hook(mod._h, self.id)
         if err:
@@ -618,7 +621,9 @@ class Module:
             self._hook_fns.pop(slot, None)
             raise
         registry[hid.value] = hook
-        handle = RemovableHandle(self, hid.value, slot)
+        if flags & 1:  # prepend: first in the dict too, as torch's move_to_end(last=False)
+            registry.move_to_end(hid.value, last=False)
+        handle = RemovableHandle(self, hid.value, slot, registry)
         return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False):
