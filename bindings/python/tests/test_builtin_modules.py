@@ -308,3 +308,12 @@ def test_buffers_seen_through_attributes_after_dtype_change():
 def test_parameter_str_is_its_repr():
     p = nn.Parameter(glia.tensor([0.0, 1.5]))
     assert str(p) == repr(p) == "Parameter containing:\ntensor([0.0000, 1.5000], requires_grad=True)"
+
+
+def test_conv_transpose2d_has_torchs_attributes():
+    # torch.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2) in torch 1.13
+    m = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2)
+    assert (m.in_channels, m.out_channels, m.kernel_size) == (4, 2, (3, 3))
+    assert (m.stride, m.padding, m.output_padding, m.dilation) == ((2, 2), (1, 1), (1, 1), (1, 1))
+    assert (m.groups, m.padding_mode, m.transposed) == (2, "zeros", True)
+    assert m.weight.shape == (4, 1, 3, 3)

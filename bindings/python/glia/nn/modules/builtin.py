@@ -168,6 +168,9 @@ class ConvTranspose2d(_Builtin):
         self._make(C.glia_nn_conv_transpose2d, in_channels, out_channels, kh, kw, byref(o),
                    _factory(device, dtype), none_params=() if bias else ("bias",))
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
+        self.stride, self.padding, self.output_padding = _pair(stride), _pair(padding), _pair(output_padding)
+        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
+        self.transposed = True
 
 
 class MaxPool2d(_Builtin):
