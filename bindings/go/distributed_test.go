@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -325,6 +326,33 @@ func TestDistProcessGroupOverTCPStore(t *testing.T) {
 		}
 		return expectValues("min", x, []float32{1, 1, 1})
 	})
+}
+
+func TestDistProcessGroupFromEnv(t *testing.T) {
+	requireGloo(t)
+	if os.Getenv("MASTER_ADDR") != "" {
+		t.Skip("MASTER_ADDR is set: env:// not tested")
+	}
+	_, err := NewProcessGroupFromEnv(nil)
+	ok(t, expectError("from env", err, ErrInvalidArgument,
+		"glia_process_group_create_from_env: environment variable MASTER_ADDR expected, but not set"))
+	probe := Must(NewTCPStore("127.0.0.1", 0, true, 5*time.Second)) // a free port, released at once
+	port := Must(probe.Port())
+	probe.Release()
+	t.Setenv("MASTER_ADDR", "127.0.0.1")
+	t.Setenv("MASTER_PORT", fmt.Sprint(port))
+	t.Setenv("RANK", "0")
+	t.Setenv("WORLD_SIZE", "1")
+	o := DefaultProcessGroupOptions()
+	o.Hostname = "127.0.0.1"
+	g := Must(NewProcessGroupFromEnv(&o))
+	defer g.Release()
+	if r, n := Must(g.Rank()), Must(g.Size()); r != 0 || n != 1 {
+		t.Fatalf("rank %d of %d", r, n)
+	}
+	x := Must(FromFloat32([]float32{1, 2}, 2))
+	ok(t, g.AllReduce(x, ReduceSum))
+	ok(t, expectValues("world of one", x, []float32{1, 2}))
 }
 
 // param is the module's parameter `name` (panics when missing).

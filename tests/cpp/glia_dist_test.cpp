@@ -226,6 +226,41 @@ TEST(Dist, ProcessGroupOverTcpStoreWithQueriedPort) {
   });
 }
 
+TEST(Dist, ProcessGroupFromEnv) {
+  REQUIRE_GLOO();
+  if (std::getenv("MASTER_ADDR")) GTEST_SKIP() << "MASTER_ADDR is set: env:// not tested";
+  try {
+    ProcessGroup::from_env();
+    ADD_FAILURE() << "from_env without MASTER_ADDR did not throw";
+  } catch (const glia::Error& e) {
+    EXPECT_EQ(e.code(), GLIA_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(e.message(),
+              "glia_process_group_create_from_env: environment variable MASTER_ADDR expected, but not set");
+  }
+  int32_t port = 0;
+  {
+    Store probe = Store::tcp("127.0.0.1", 0, true, 5000);  // a free port, released at once
+    port = probe.port();
+  }
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+  ::setenv("RANK", "0", 1);
+  ::setenv("WORLD_SIZE", "1", 1);
+  glia::dist::ProcessGroupOptions o;
+  o.hostname = "127.0.0.1";
+  try {
+    ProcessGroup g = ProcessGroup::from_env(o);
+    EXPECT_EQ(g.rank(), 0);
+    EXPECT_EQ(g.size(), 1);
+    Tensor t = Tensor::from_vector<float>({1, 2});
+    g.all_reduce(t);
+    EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{1, 2}));
+  } catch (const glia::Error& e) {
+    ADD_FAILURE() << e.what();
+  }
+  for (const char* v : {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE"}) ::unsetenv(v);
+}
+
 // A Linear(3, 2) with fixed parameters, the same on every rank.
 glia::Module fixed_linear() {
   glia::Module m = glia::nn::Linear(3, 2);

@@ -244,6 +244,19 @@ fn process_group_over_a_tcp_store_with_its_queried_port() {
     });
 }
 
+#[test]
+fn process_group_from_env_names_the_missing_variable() {
+    if no_gloo() || std::env::var_os("MASTER_ADDR").is_some() {
+        return;
+    }
+    let e = ProcessGroup::from_env(&ProcessGroupOptions::default()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        e.message(),
+        "glia_process_group_create_from_env: environment variable MASTER_ADDR expected, but not set"
+    );
+}
+
 /// A Linear(3, 2) with fixed parameters, the same on every rank.
 fn fixed_linear() -> Module {
     let m = nn::linear(3, 2, true).unwrap();
