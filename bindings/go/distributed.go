@@ -790,3 +790,55 @@ func SetSyncBatchNormProcessGroup(m *Module, group *ProcessGroup) error {
 	runtime.KeepAlive(group)
 	return err
 }
+
+// ---- DataParallel ----
+
+// DeviceType is a kind of device (glia_device_type).
+type DeviceType int32
+
+// The device types.
+const (
+	DeviceCPU         DeviceType = C.GLIA_CPU
+	DeviceCUDA        DeviceType = C.GLIA_CUDA
+	DevicePrivateUse1 DeviceType = C.GLIA_PRIVATEUSE1
+)
+
+// Device is a device: its type and index (0 for the CPU; -1 for CUDA is the current device).
+type Device struct {
+	Type  DeviceType
+	Index int32
+}
+
+// NewDataParallel is torch.nn.DataParallel(module, device_ids, output_device, dim): one process,
+// several devices of one backend other than the CPU. Forward scatters the inputs along dim, runs a
+// replica per device and gathers the outputs on outputDevice (nil: deviceIDs[0]); backward sums
+// the replicas' gradients into module's parameters. No deviceIDs: forward calls module as it is.
+// Errors: ErrDevice (a CPU entry, mixed types, a device the backend does not have),
+// ErrInvalidArgument (a repeated device).
+func NewDataParallel(m *Module, deviceIDs []Device, outputDevice *Device, dim int64) (*Module, error) {
+	types := make([]C.int32_t, len(deviceIDs))
+	indices := make([]C.int32_t, len(deviceIDs))
+	for i, d := range deviceIDs {
+		types[i], indices[i] = C.int32_t(d.Type), C.int32_t(d.Index)
+	}
+	var tp, ip *C.int32_t
+	if len(deviceIDs) > 0 {
+		tp, ip = &types[0], &indices[0]
+	}
+	var has, ot, oi C.int32_t
+	if outputDevice != nil {
+		has, ot, oi = 1, C.int32_t(outputDevice.Type), C.int32_t(outputDevice.Index)
+	}
+	var r *Module
+	err := m.do(func(h C.gh) *C.glia_error {
+		var out C.gh
+		e := C.gs_nn_data_parallel(h, tp, ip, C.int64_t(len(deviceIDs)), has, ot, oi, C.int64_t(dim), &out)
+		if e == nil {
+			r = wrapModule(out)
+		}
+		return e
+	})
+	runtime.KeepAlive(types)
+	runtime.KeepAlive(indices)
+	return r, err
+}

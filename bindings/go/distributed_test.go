@@ -619,3 +619,19 @@ func TestDistSyncBatchNorm(t *testing.T) {
 		return distCloseTo("local", Must(Must(bn.Call(x)).Float32s()), []float32{-1 / s1, 1 / s1}, 1e-6)
 	})
 }
+
+func TestDataParallelConstruction(t *testing.T) {
+	lin := Must(fixedLinear())
+	dp := Must(NewDataParallel(lin, nil, nil, 0))
+	defer dp.Release()
+	if name := Must(dp.TypeName()); name != "DataParallel" {
+		t.Fatalf("type name %q", name)
+	}
+	x := distRows(distX, 3, 0, 4)
+	if got, want := Must(Must(dp.Call(x)).Float32s()), Must(Must(lin.Call(x)).Float32s()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("forward: %v, the module's: %v", got, want)
+	}
+	_, err := NewDataParallel(lin, []Device{{DeviceCPU, 0}}, nil, 0)
+	ok(t, expectError("CPU device", err, ErrDevice, "DataParallel: device_ids[0] is the CPU; DataParallel replicates "+
+		"over the devices of a backend (cuda or another loaded one), pass no device_ids to run on the CPU"))
+}

@@ -124,6 +124,25 @@ static inline glia_error *gs_nn_sync_batch_norm_set_process_group(gh m, gh g) {
   return glia_nn_sync_batch_norm_set_process_group(GS_M(m), GS_G(g));
 }
 
+/* ---- DataParallel: devices as (type, index) pairs ---- */
+static inline glia_error *gs_nn_data_parallel(gh m, const int32_t *types, const int32_t *indices, int64_t n,
+                                              int32_t has_output, int32_t output_type, int32_t output_index,
+                                              int64_t dim, gh *out) {
+  glia_device *ids = NULL;
+  if (n > 0) {
+    ids = (glia_device *)malloc((size_t)n * sizeof *ids);
+    if (!ids) return glia_error_new(GLIA_ERR_OUT_OF_MEMORY, "glia (Go): DataParallel: out of memory");
+    for (int64_t i = 0; i < n; ++i) {
+      ids[i].type = (glia_device_type)types[i];
+      ids[i].index = indices[i];
+    }
+  }
+  glia_device output = {(glia_device_type)output_type, output_index};
+  glia_error *e = glia_nn_data_parallel(GS_M(m), ids, n < 0 ? 0 : n, has_output ? &output : NULL, dim, GS_OUT_M(out));
+  free(ids);
+  return e;
+}
+
 /* callbacks.c: a Go comm hook (user_data is a runtime/cgo.Handle) */
 glia_error *gs_ddp_register_comm_hook(gh m, uintptr_t handle);
 

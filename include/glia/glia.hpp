@@ -2074,6 +2074,20 @@ inline Module SyncBatchNorm(int64_t num_features, const dist::ProcessGroup& proc
   return detail::make(
       [&](glia_module** m) { return glia_nn_sync_batch_norm(num_features, &o, process_group.get(), nullptr, m); });
 }
+/**
+ * torch.nn.DataParallel(module, device_ids, output_device, dim): one process, several devices of one
+ * backend; forward scatters the inputs along `dim`, runs a replica per device, gathers the outputs on
+ * `output_device` (nullopt: device_ids[0]). No device_ids: forward calls `module` as it is
+ * (glia_nn_data_parallel()).
+ */
+inline Module DataParallel(const Module& module, const std::vector<glia_device>& device_ids = {},
+                           std::optional<glia_device> output_device = std::nullopt, int64_t dim = 0) {
+  return detail::make([&](glia_module** m) {
+    return glia_nn_data_parallel(module.get(), device_ids.empty() ? nullptr : device_ids.data(),
+                                 static_cast<int64_t>(device_ids.size()), output_device ? &*output_device : nullptr,
+                                 dim, m);
+  });
+}
 /** `sync_bn.process_group = group` for a module made by SyncBatchNorm (empty: none)
  * (glia_nn_sync_batch_norm_set_process_group()). */
 inline void set_sync_batch_norm_process_group(const Module& sync_batch_norm, const dist::ProcessGroup& group) {

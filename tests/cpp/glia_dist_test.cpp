@@ -428,4 +428,23 @@ TEST(Dist, SyncBatchNormUsesTheStatisticsOfBothRanks) {
   });
 }
 
+TEST(Dist, DataParallelConstruction) {
+  glia::Module lin = fixed_linear();
+  // no devices: forward is the module's own
+  glia::Module dp = glia::nn::DataParallel(lin);
+  EXPECT_EQ(dp.type_name(), "DataParallel");
+  Tensor x = rows(kX, 3, 0, 4);
+  EXPECT_EQ(dp(x).to_vector<float>(), lin(x).to_vector<float>());
+  EXPECT_EQ(dp.parameter("module.weight").to_vector<float>(), lin.parameter("weight").to_vector<float>());
+  try {
+    glia::nn::DataParallel(lin, {glia_device{GLIA_CPU, 0}});
+    ADD_FAILURE() << "DataParallel on the CPU did not throw";
+  } catch (const glia::Error& e) {
+    EXPECT_EQ(e.code(), GLIA_ERR_DEVICE);
+    EXPECT_EQ(e.message(),
+              "DataParallel: device_ids[0] is the CPU; DataParallel replicates over the devices of a backend (cuda "
+              "or another loaded one), pass no device_ids to run on the CPU");
+  }
+}
+
 }  // namespace

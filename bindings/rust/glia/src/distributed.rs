@@ -30,7 +30,7 @@ use std::time::Duration;
 use crate::dict::path_cstring;
 use crate::nn::Module;
 use crate::sys;
-use crate::{check, cstring, free_boxed, run_callback, Error, ErrorCode, Result, Tensor};
+use crate::{check, cstring, free_boxed, run_callback, Device, Error, ErrorCode, Result, Tensor};
 
 /// `torch.distributed.is_gloo_available()`: whether this build of glia has
 /// the Gloo backend (without it, creating a process group is
@@ -771,4 +771,36 @@ pub fn sync_batch_norm(
 pub fn set_sync_batch_norm_process_group(module: &Module, process_group: Option<&ProcessGroup>) -> Result<()> {
     let g = process_group.map_or(ptr::null_mut(), |g| g.as_ptr());
     check(unsafe { sys::glia_nn_sync_batch_norm_set_process_group(module.as_ptr(), g) })
+}
+
+// ---- DataParallel ------------------------------------------------------------------------------
+
+/// `torch.nn.DataParallel(module, device_ids, output_device, dim)`: one
+/// process, several devices of one backend other than the CPU. Forward
+/// scatters the inputs along `dim`, runs a replica per device and gathers the
+/// outputs on `output_device` (`None`: `device_ids[0]`); backward sums the
+/// replicas' gradients into `module`'s parameters. No `device_ids`: forward
+/// calls `module` as it is. Errors: `GLIA_ERR_DEVICE` (a CPU entry, mixed
+/// types, a device the backend does not have), `GLIA_ERR_INVALID_ARGUMENT`
+/// (a repeated device).
+pub fn data_parallel(
+    module: &Module,
+    device_ids: &[Device],
+    output_device: Option<Device>,
+    dim: i64,
+) -> Result<Module> {
+    let ids: Vec<sys::glia_device> = device_ids.iter().map(|d| d.to_raw()).collect();
+    let out_dev = output_device.map(|d| d.to_raw());
+    let mut out = ptr::null_mut();
+    check(unsafe {
+        sys::glia_nn_data_parallel(
+            module.as_ptr(),
+            if ids.is_empty() { ptr::null() } else { ids.as_ptr() },
+            ids.len() as i64,
+            out_dev.as_ref().map_or(ptr::null(), |d| d as *const _),
+            dim,
+            &mut out,
+        )
+    })?;
+    unsafe { Module::from_raw(out) }.ok_or_else(|| Error::new(ErrorCode::Internal, "glia returned no module"))
 }

@@ -13,7 +13,7 @@ use glia::distributed::{
 };
 use glia::nn::{self, Module};
 use glia::optim::{Optimizer, SgdOptions};
-use glia::{no_grad, ErrorCode, Tensor};
+use glia::{no_grad, Device, ErrorCode, Tensor};
 
 /// A fresh directory under the system temp dir, removed when dropped.
 struct TempDir(PathBuf);
@@ -448,4 +448,19 @@ fn sync_batch_norm_uses_the_statistics_of_both_ranks() {
         let s1 = (1.0f64 + 1e-5).sqrt() as f32;
         assert_close(&f32s(&bn.forward(&x).unwrap()), &[-1. / s1, 1. / s1], 1e-6);
     });
+}
+
+#[test]
+fn data_parallel_without_devices_and_its_device_errors() {
+    let lin = fixed_linear();
+    let dp = nn::data_parallel(&lin, &[], None, 0).unwrap();
+    assert_eq!(dp.type_name(), "DataParallel");
+    let x = rows(&X, 3, 0, 4);
+    assert_eq!(f32s(&dp.forward(&x).unwrap()), f32s(&lin.forward(&x).unwrap()));
+    let e = nn::data_parallel(&lin, &[Device::Cpu], None, 0).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Device);
+    assert_eq!(
+        e.message(),
+        "DataParallel: device_ids[0] is the CPU; DataParallel replicates over the devices of a backend (cuda or another loaded one), pass no device_ids to run on the CPU"
+    );
 }
