@@ -39,3 +39,15 @@ glia_error *gs_module_add_forward_hook(gh m, uintptr_t handle, uint64_t *out_id)
 glia_error *gs_tensor_register_hook(gh t, uintptr_t handle, uint64_t *out_id) {
   return glia_tensor_register_hook(GS_T(t), gs_tensor_hook_tramp, (void *)handle, gs_free_handle, out_id);
 }
+
+/* ---- DDP communication hooks (distributed.go) ---- */
+#include "shim_dist.h"
+
+static glia_error *gs_ddp_comm_hook_tramp(void *user_data, glia_tensor *bucket, int64_t bucket_index,
+                                          int64_t bucket_count) {
+  return goDDPCommHook((uintptr_t)user_data, (uintptr_t)bucket, bucket_index, bucket_count);
+}
+
+glia_error *gs_ddp_register_comm_hook(gh m, uintptr_t handle) {
+  return glia_ddp_register_comm_hook(GS_M(m), gs_ddp_comm_hook_tramp, (void *)handle, gs_free_handle);
+}

@@ -47,3 +47,9 @@ func goTensorHook(ud C.uintptr_t, grad C.uintptr_t, repl *C.uintptr_t) (ret *C.g
 	defer recoverInto(&ret, "tensor hook")
 	return runTensorHook(uintptr(ud), uintptr(grad), repl)
 }
+
+//export goDDPCommHook
+func goDDPCommHook(ud C.uintptr_t, bucket C.uintptr_t, index, count C.int64_t) (ret *C.glia_error) {
+	defer recoverInto(&ret, "DDP comm hook")
+	return runDDPCommHook(uintptr(ud), uintptr(bucket), int64(index), int64(count))
+}

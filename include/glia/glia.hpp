@@ -1654,4 +1654,450 @@ inline void Stream::wait(const Event& event) const { detail::check(glia_stream_w
 // The generated wrappers of the other regular ops (glia::ops, more glia::nn constructors).
 #include "glia/glia_ops.hpp"
 
+// ---- distributed training (torch.distributed, docs/distributed.md) ----
+namespace glia {
+inline namespace cxx {
+/** @addtogroup cpp
+ * @{ */
+
+/** torch.distributed: key-value stores, process groups and their collectives (glia.h, "Distributed training"). */
+namespace dist {
+
+/** torch.distributed.ReduceOp (glia_reduce_op); AVG takes floating tensors only. */
+enum class ReduceOp : int32_t {
+  SUM = GLIA_REDUCE_SUM,
+  AVG = GLIA_REDUCE_AVG,
+  PRODUCT = GLIA_REDUCE_PRODUCT,
+  MIN = GLIA_REDUCE_MIN,
+  MAX = GLIA_REDUCE_MAX
+};
+
+/** torch.distributed.is_gloo_available(): whether this build of glia has the Gloo backend. */
+inline bool is_gloo_available() {
+  int32_t v = 0;
+  glia::detail::check(glia_dist_is_gloo_available(&v));
+  return v != 0;
+}
+
+/** A key-value store for rendezvous (torch's Store): FileStore, TCPStore, PrefixStore or a Redis store. */
+class Store : public glia::detail::Handle<glia_store, glia_store_retain, glia_store_release> {
+  using Base = glia::detail::Handle<glia_store, glia_store_retain, glia_store_release>;
+
+ public:
+  using Base::Base;
+  /** get() without arguments is still the C handle (Handle::get). */
+  using Base::get;
+
+  /** torch's FileStore(path, num_workers): the last of num_workers stores to be released removes the file
+   * (glia_store_file_create()). */
+  static Store file(const std::string& path, int64_t num_workers = -1) {
+    glia_store* s = nullptr;
+    glia::detail::check(glia_store_file_create(path.c_str(), num_workers, &s));
+    return Store(s);
+  }
+  /** torch's TCPStore(host, port, is_master, timeout): a server binds port (0: a free one, see port()), every
+   * store connects to it, retrying for timeout_ms (glia_store_tcp_create()). */
+  static Store tcp(const std::string& host, int32_t port, bool is_server, int64_t timeout_ms = 300000) {
+    glia_store* s = nullptr;
+    glia::detail::check(glia_store_tcp_create(host.c_str(), port, is_server ? 1 : 0, timeout_ms, &s));
+    return Store(s);
+  }
+  /** torch's PrefixStore(prefix, store): keys become "<prefix>/<key>" in `store` (glia_store_prefix_create()). */
+  static Store prefix(const std::string& prefix, const Store& store) {
+    glia_store* s = nullptr;
+    glia::detail::check(glia_store_prefix_create(prefix.c_str(), store.get(), &s));
+    return Store(s);
+  }
+  /** A store in a Redis server at host:port (glia_store_redis_create()). */
+  static Store redis(const std::string& host, int32_t port, int64_t timeout_ms = 300000) {
+    glia_store* s = nullptr;
+    glia::detail::check(glia_store_redis_create(host.c_str(), port, timeout_ms, &s));
+    return Store(s);
+  }
+
+  /** The port of a TCP store: the bound one for a server made with port 0 (TCPStore.port). */
+  int32_t port() const {
+    int32_t p = 0;
+    glia::detail::check(glia_store_tcp_port(get(), &p));
+    return p;
+  }
+  /** set(key, value): any bytes. */
+  void set(const std::string& key, const std::string& value) {
+    glia::detail::check(glia_store_set(get(), key.c_str(), value.data(), value.size()));
+  }
+  /** get(key): waits up to the store's timeout for the key (GLIA_ERR_IO after it). */
+  std::string get(const std::string& key) {
+    return read_value([&](void* b, size_t c, size_t* n) { return glia_store_get(get(), key.c_str(), b, c, n); });
+  }
+  /** add(key, amount): the value is a decimal integer (absent: 0); stores and returns value + amount. */
+  int64_t add(const std::string& key, int64_t amount) {
+    int64_t v = 0;
+    glia::detail::check(glia_store_add(get(), key.c_str(), amount, &v));
+    return v;
+  }
+  /** compare_set(key, expected, desired): sets desired when the value is expected (or the key is absent and
+   * expected is empty); returns the value the key has afterwards. */
+  std::string compare_set(const std::string& key, const std::string& expected, const std::string& desired) {
+    return read_value([&](void* b, size_t c, size_t* n) {
+      return glia_store_compare_set(get(), key.c_str(), expected.data(), expected.size(), desired.data(),
+                                    desired.size(), b, c, n);
+    });
+  }
+  /** wait(keys, timeout): returns when every key exists; timeout_ms < 0: the store's timeout (GLIA_ERR_IO after it,
+   * naming the missing keys). */
+  void wait(const std::vector<std::string>& keys, int64_t timeout_ms = -1) {
+    std::vector<const char*> k = c_keys(keys);
+    glia::detail::check(glia_store_wait(get(), k.data(), static_cast<int64_t>(k.size()), timeout_ms));
+  }
+  /** check(keys): whether every key exists now. */
+  bool check(const std::vector<std::string>& keys) {
+    std::vector<const char*> k = c_keys(keys);
+    int32_t r = 0;
+    glia::detail::check(glia_store_check(get(), k.data(), static_cast<int64_t>(k.size()), &r));
+    return r != 0;
+  }
+  /** delete_key(key): whether the key existed. */
+  bool delete_key(const std::string& key) {
+    int32_t r = 0;
+    glia::detail::check(glia_store_delete_key(get(), key.c_str(), &r));
+    return r != 0;
+  }
+  /** num_keys(). */
+  int64_t num_keys() {
+    int64_t n = 0;
+    glia::detail::check(glia_store_num_keys(get(), &n));
+    return n;
+  }
+  /** set_timeout: the timeout of get and wait, in milliseconds (> 0). */
+  void set_timeout(int64_t timeout_ms) { glia::detail::check(glia_store_set_timeout(get(), timeout_ms)); }
+
+ private:
+  template <class F>
+  static std::string read_value(F&& call) {
+    // One call usually does: the value is copied into a buffer, and its full length comes back.
+    std::string s(64, '\0');
+    size_t n = 0;
+    glia::detail::check(call(&s[0], s.size(), &n));
+    if (n > s.size()) {
+      s.assign(n, '\0');
+      glia::detail::check(call(&s[0], s.size(), &n));
+    }
+    s.resize(n);
+    return s;
+  }
+  static std::vector<const char*> c_keys(const std::vector<std::string>& keys) {
+    std::vector<const char*> k;
+    for (const std::string& key : keys) k.push_back(key.c_str());
+    return k;
+  }
+};
+
+/** The handle of a collective in flight (torch's Work), from the *_async collectives. */
+class Work : public glia::detail::Handle<glia_work, glia_work_retain, glia_work_release> {
+  using Base = glia::detail::Handle<glia_work, glia_work_retain, glia_work_release>;
+
+ public:
+  using Base::Base;
+  /** Work.wait(timeout): waits until the collective completes and throws its error; timeout_ms < 0: as long as it
+   * runs (GLIA_ERR_IO when timeout_ms passes first; the collective goes on). */
+  void wait(int64_t timeout_ms = -1) { glia::detail::check(glia_work_wait(get(), timeout_ms)); }
+  /** Work.is_completed(): whether the collective finished (successfully or not). */
+  bool is_completed() const {
+    int32_t r = 0;
+    glia::detail::check(glia_work_is_completed(get(), &r));
+    return r != 0;
+  }
+};
+
+/** Options of a process group (glia_process_group_options); empty strings are the C API's NULL defaults. */
+struct ProcessGroupOptions {
+  /** GLIA_DIST_BACKEND_GLOO (NCCL is not built yet). */
+  glia_dist_backend backend = GLIA_DIST_BACKEND_GLOO;
+  /** Every collective's (and the rendezvous') timeout; torch's `timeout`. */
+  int64_t timeout_ms = 300000;
+  /** The address this rank's sockets bind to ("": this host's name, else 127.0.0.1). */
+  std::string hostname;
+  /** Or a network interface ("lo", "eth0"; "": GLOO_SOCKET_IFNAME). */
+  std::string iface;
+  /** The rendezvous keys live under "<group_name>/" ("": "default"). */
+  std::string group_name;
+  /** The C struct; its strings point into this object. */
+  glia_process_group_options c() const {
+    glia_process_group_options o;
+    glia_process_group_options_init(&o);
+    o.backend = backend;
+    o.timeout_ms = timeout_ms;
+    o.hostname = hostname.empty() ? nullptr : hostname.c_str();
+    o.iface = iface.empty() ? nullptr : iface.c_str();
+    o.group_name = group_name.empty() ? nullptr : group_name.c_str();
+    return o;
+  }
+};
+
+/**
+ * A process group (torch's ProcessGroup). Every rank calls the same collectives in the same order.
+ * Each collective works in place, as torch's; the plain form waits for it (async_op=False), the
+ * *_async form returns a Work (async_op=True) and the tensors must not be used until its wait()
+ * returns.
+ */
+class ProcessGroup
+    : public glia::detail::Handle<glia_process_group, glia_process_group_retain, glia_process_group_release> {
+  using Base = glia::detail::Handle<glia_process_group, glia_process_group_retain, glia_process_group_release>;
+
+ public:
+  using Base::Base;
+
+  /** init_process_group(backend, store=store, rank, world_size): waits for every rank up to the timeout
+   * (glia_process_group_create()). */
+  static ProcessGroup create(const Store& store, int64_t rank, int64_t world_size,
+                             const ProcessGroupOptions& options = {}) {
+    const glia_process_group_options o = options.c();
+    glia_process_group* g = nullptr;
+    glia::detail::check(glia_process_group_create(store.get(), rank, world_size, &o, &g));
+    return ProcessGroup(g);
+  }
+  /** init_process_group(backend, init_method="env://"): MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+   * (glia_process_group_create_from_env(); what glia-run sets). */
+  static ProcessGroup from_env(const ProcessGroupOptions& options = {}) {
+    const glia_process_group_options o = options.c();
+    glia_process_group* g = nullptr;
+    glia::detail::check(glia_process_group_create_from_env(&o, &g));
+    return ProcessGroup(g);
+  }
+
+  /** get_rank(group). */
+  int64_t rank() const {
+    int64_t r = 0;
+    glia::detail::check(glia_process_group_rank(get(), &r));
+    return r;
+  }
+  /** get_world_size(group). */
+  int64_t size() const {
+    int64_t n = 0;
+    glia::detail::check(glia_process_group_size(get(), &n));
+    return n;
+  }
+
+  /** all_reduce(tensor, op), in place on every rank. */
+  void all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::SUM) {
+    glia::detail::check(glia_process_group_all_reduce(get(), tensor.get(), c_op(op), nullptr));
+  }
+  /** all_reduce(tensor, op, async_op=True). */
+  Work all_reduce_async(const Tensor& tensor, ReduceOp op = ReduceOp::SUM) {
+    return launch([&](glia_work** w) { return glia_process_group_all_reduce(get(), tensor.get(), c_op(op), w); });
+  }
+  /** broadcast(tensor, src=root): root's tensor is copied into every rank's. */
+  void broadcast(const Tensor& tensor, int64_t root) {
+    glia::detail::check(glia_process_group_broadcast(get(), tensor.get(), root, nullptr));
+  }
+  /** broadcast(tensor, src=root, async_op=True). */
+  Work broadcast_async(const Tensor& tensor, int64_t root) {
+    return launch([&](glia_work** w) { return glia_process_group_broadcast(get(), tensor.get(), root, w); });
+  }
+  /** reduce(tensor, dst=root, op): root's tensor receives the reduction; the others' are unchanged. */
+  void reduce(const Tensor& tensor, int64_t root, ReduceOp op = ReduceOp::SUM) {
+    glia::detail::check(glia_process_group_reduce(get(), tensor.get(), root, c_op(op), nullptr));
+  }
+  /** reduce(tensor, dst=root, op, async_op=True). */
+  Work reduce_async(const Tensor& tensor, int64_t root, ReduceOp op = ReduceOp::SUM) {
+    return launch([&](glia_work** w) { return glia_process_group_reduce(get(), tensor.get(), root, c_op(op), w); });
+  }
+  /** all_gather(outputs, input): outputs[r] (world size of them, input's shape and dtype) receives rank r's input. */
+  void all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
+    std::vector<glia_tensor*> o = raw(outputs);
+    glia::detail::check(
+        glia_process_group_all_gather(get(), o.data(), static_cast<int64_t>(o.size()), input.get(), nullptr));
+  }
+  /** all_gather(outputs, input, async_op=True). */
+  Work all_gather_async(const std::vector<Tensor>& outputs, const Tensor& input) {
+    std::vector<glia_tensor*> o = raw(outputs);
+    return launch([&](glia_work** w) {
+      return glia_process_group_all_gather(get(), o.data(), static_cast<int64_t>(o.size()), input.get(), w);
+    });
+  }
+  /** reduce_scatter(output, inputs, op): output receives the reduction over the ranks of inputs[rank]. */
+  void reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::SUM) {
+    std::vector<glia_tensor*> i = raw(inputs);
+    glia::detail::check(glia_process_group_reduce_scatter(get(), output.get(), i.data(), static_cast<int64_t>(i.size()),
+                                                          c_op(op), nullptr));
+  }
+  /** reduce_scatter(output, inputs, op, async_op=True). */
+  Work reduce_scatter_async(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::SUM) {
+    std::vector<glia_tensor*> i = raw(inputs);
+    return launch([&](glia_work** w) {
+      return glia_process_group_reduce_scatter(get(), output.get(), i.data(), static_cast<int64_t>(i.size()), c_op(op),
+                                               w);
+    });
+  }
+  /** barrier(): returns when every rank has entered it. */
+  void barrier() { glia::detail::check(glia_process_group_barrier(get(), nullptr)); }
+  /** barrier(async_op=True). */
+  Work barrier_async() {
+    return launch([&](glia_work** w) { return glia_process_group_barrier(get(), w); });
+  }
+
+ private:
+  static glia_reduce_op c_op(ReduceOp op) { return static_cast<glia_reduce_op>(op); }
+  static std::vector<glia_tensor*> raw(const std::vector<Tensor>& ts) {
+    std::vector<glia_tensor*> r;
+    for (const Tensor& t : ts) r.push_back(t.get());
+    return r;
+  }
+  template <class F>
+  static Work launch(F&& call) {
+    glia_work* w = nullptr;
+    glia::detail::check(call(&w));
+    return Work(w);
+  }
+};
+
+}  // namespace dist
+
+namespace nn {
+
+/** DistributedDataParallel's keyword arguments (glia_ddp_options), torch's defaults. */
+struct DDPOptions {
+  /** Bucket size in MiB; the first bucket closes at 1 MiB (torch's). */
+  double bucket_cap_mb = 25;
+  /** A parameter without a gradient is reduced as zero instead of failing backward. */
+  bool find_unused_parameters = false;
+  /** Rank 0's buffers are broadcast before every synchronised forward. */
+  bool broadcast_buffers = true;
+  /** Each .grad becomes a view of its bucket after the first synchronised backward. */
+  bool gradient_as_bucket_view = false;
+};
+
+/** torch's DDP communication hooks built into glia (glia_ddp_comm_hook). */
+enum class BuiltinCommHook : int32_t {
+  ALLREDUCE = GLIA_DDP_COMM_HOOK_ALLREDUCE,
+  FP16_COMPRESS = GLIA_DDP_COMM_HOOK_FP16_COMPRESS,
+  BF16_COMPRESS = GLIA_DDP_COMM_HOOK_BF16_COMPRESS
+};
+
+/**
+ * torch.nn.parallel.DistributedDataParallel(module, process_group=group): a Module whose child
+ * "module" is `module` (state-dict keys "module.<name>"); rank 0's parameters and buffers are
+ * broadcast to every rank here, and backward averages the gradients over the group
+ * (glia_nn_distributed_data_parallel()).
+ */
+class DistributedDataParallel : public Module {
+ public:
+  /** Every rank calls it with the same model. */
+  DistributedDataParallel(const Module& module, const dist::ProcessGroup& group, const DDPOptions& options = {})
+      : Module(make(module, group, options)) {}
+
+  /** `with ddp.no_sync():` — backward only accumulates local gradients while the guard lives; the next
+   * backward after it averages the accumulated ones. */
+  class NoSyncGuard {
+   public:
+    /** Turns gradient synchronisation off (glia_ddp_set_require_backward_grad_sync(ddp, 0)). */
+    explicit NoSyncGuard(const DistributedDataParallel& ddp) : ddp_(ddp) {
+      glia::detail::check(glia_ddp_set_require_backward_grad_sync(ddp_.get(), 0));
+    }
+    /** Turns it back on (torch's no_sync restores the previous flag; the C API has no getter, so this sets 1). */
+    ~NoSyncGuard() { glia_error_free(glia_ddp_set_require_backward_grad_sync(ddp_.get(), 1)); }
+    NoSyncGuard(const NoSyncGuard&) = delete;
+    NoSyncGuard& operator=(const NoSyncGuard&) = delete;
+
+   private:
+    Module ddp_;
+  };
+
+  /** A guard for `with ddp.no_sync():` (C++17 guaranteed elision: `auto guard = ddp.no_sync();`). */
+  NoSyncGuard no_sync() const { return NoSyncGuard(*this); }
+  /** torch's require_backward_grad_sync = flag (no_sync() sets false). */
+  void set_require_backward_grad_sync(bool flag) {
+    glia::detail::check(glia_ddp_set_require_backward_grad_sync(get(), flag ? 1 : 0));
+  }
+  /** torch's _register_builtin_comm_hook (at most one hook per DDP module: a second is GLIA_ERR_STATE). */
+  void register_builtin_comm_hook(BuiltinCommHook hook) {
+    glia::detail::check(glia_ddp_register_builtin_comm_hook(get(), static_cast<glia_ddp_comm_hook>(hook)));
+  }
+  /** hook(bucket, index, count): must replace the bucket (a 1-D tensor of this rank's gradients) by its average
+   * over the group; runs on backward's thread, buckets in the same order on every rank. An exception fails the
+   * backward with GLIA_ERR_CALLBACK. */
+  using CommHook = std::function<void(const Tensor& bucket, int64_t index, int64_t count)>;
+  /** torch's register_comm_hook(state, hook), the state captured by the std::function. */
+  void register_comm_hook(CommHook hook) {
+    auto* heap = new CommHook(std::move(hook));
+    auto cb = [](void* user, glia_tensor* bucket, int64_t index, int64_t count) -> glia_error* {
+      return glia::detail::guard([&] { (*static_cast<CommHook*>(user))(Tensor::borrow(bucket), index, count); });
+    };
+    // free_user_data runs even when the registration fails.
+    glia::detail::check(glia_ddp_register_comm_hook(get(), cb, heap, glia::detail::delete_user_data<CommHook>));
+  }
+  /** The number of gradient buckets. */
+  int64_t bucket_count() const {
+    int64_t count = 0, buckets = 0;
+    glia::detail::check(glia_ddp_bucket_parameters(get(), 0, nullptr, 0, &count, &buckets));
+    return buckets;
+  }
+  /** GradBucket.parameters() of bucket `index` (in reduction order: the last parameters first), as indices into
+   * the parameters that require grad, in registration order. */
+  std::vector<int64_t> bucket_parameters(int64_t index) const {
+    int64_t count = 0;
+    glia::detail::check(glia_ddp_bucket_parameters(get(), index, nullptr, 0, &count, nullptr));
+    std::vector<int64_t> idx(static_cast<size_t>(count));
+    glia::detail::check(glia_ddp_bucket_parameters(get(), index, idx.data(), count, &count, nullptr));
+    idx.resize(static_cast<size_t>(count));
+    return idx;
+  }
+
+ private:
+  static Module make(const Module& module, const dist::ProcessGroup& group, const DDPOptions& options) {
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.bucket_cap_mb = options.bucket_cap_mb;
+    o.find_unused_parameters = options.find_unused_parameters ? 1 : 0;
+    o.broadcast_buffers = options.broadcast_buffers ? 1 : 0;
+    o.gradient_as_bucket_view = options.gradient_as_bucket_view ? 1 : 0;
+    glia_module* m = nullptr;
+    glia::detail::check(glia_nn_distributed_data_parallel(module.get(), group.get(), &o, &m));
+    return Module(m);
+  }
+};
+
+/**
+ * torch.nn.SyncBatchNorm(num_features, eps, momentum, affine, track_running_stats, process_group):
+ * in training with a group of more than one rank, the batch statistics are those of every rank's
+ * batch; otherwise BatchNorm. An empty `process_group`: none (glia_nn_sync_batch_norm()).
+ */
+inline Module SyncBatchNorm(int64_t num_features, const dist::ProcessGroup& process_group = dist::ProcessGroup(),
+                            double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                            bool track_running_stats = true) {
+  glia_batch_norm_options o;
+  glia_batch_norm_options_init(&o);
+  o.eps = eps;
+  o.momentum = momentum;
+  o.affine = affine ? 1 : 0;
+  o.track_running_stats = track_running_stats ? 1 : 0;
+  return detail::make(
+      [&](glia_module** m) { return glia_nn_sync_batch_norm(num_features, &o, process_group.get(), nullptr, m); });
+}
+/**
+ * torch.nn.DataParallel(module, device_ids, output_device, dim): one process, several devices of one
+ * backend; forward scatters the inputs along `dim`, runs a replica per device, gathers the outputs on
+ * `output_device` (nullopt: device_ids[0]). No device_ids: forward calls `module` as it is
+ * (glia_nn_data_parallel()).
+ */
+inline Module DataParallel(const Module& module, const std::vector<glia_device>& device_ids = {},
+                           std::optional<glia_device> output_device = std::nullopt, int64_t dim = 0) {
+  return detail::make([&](glia_module** m) {
+    return glia_nn_data_parallel(module.get(), device_ids.empty() ? nullptr : device_ids.data(),
+                                 static_cast<int64_t>(device_ids.size()), output_device ? &*output_device : nullptr,
+                                 dim, m);
+  });
+}
+/** `sync_bn.process_group = group` for a module made by SyncBatchNorm (empty: none)
+ * (glia_nn_sync_batch_norm_set_process_group()). */
+inline void set_sync_batch_norm_process_group(const Module& sync_batch_norm, const dist::ProcessGroup& group) {
+  glia::detail::check(glia_nn_sync_batch_norm_set_process_group(sync_batch_norm.get(), group.get()));
+}
+
+}  // namespace nn
+
+/** @} */
+}  // namespace cxx
+}  // namespace glia
+
 #endif  // GLIA_GLIA_HPP

@@ -2,7 +2,8 @@
 # warnings, as a user's project would), and examples/cpp/train.cpp as a test.
 set(GLIA_CPP_WARNINGS -Wall -Wextra -Werror -pedantic)
 
-add_executable(cpp_tests ${CMAKE_CURRENT_LIST_DIR}/glia_hpp_test.cpp ${CMAKE_CURRENT_LIST_DIR}/glia_ops_test.cpp)
+add_executable(cpp_tests ${CMAKE_CURRENT_LIST_DIR}/glia_hpp_test.cpp ${CMAKE_CURRENT_LIST_DIR}/glia_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/glia_dist_test.cpp)
 set_target_properties(cpp_tests PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
 target_compile_options(cpp_tests PRIVATE ${GLIA_CPP_WARNINGS})
 target_include_directories(cpp_tests PRIVATE ${PROJECT_SOURCE_DIR}/include)

@@ -94,6 +94,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub use glia_sys as sys;
 
 mod dict;
+pub mod distributed;
 pub mod nn;
 pub mod optim;
 mod ops_gen;

@@ -9,6 +9,8 @@ use crate::sys;
 use crate::tensor::new_tensor;
 use crate::{check, cstring, free_boxed, read_string, run_callback, Error, ErrorCode, Result, Tensor, TensorDict};
 
+/// torch.nn.SyncBatchNorm and torch.nn.DataParallel (they live in [`crate::distributed`]).
+pub use crate::distributed::{data_parallel, sync_batch_norm};
 /// The generated module constructors (`ops_gen.rs`, scripts/gen_wrappers.py).
 pub use crate::ops_gen::modules::*;
 
