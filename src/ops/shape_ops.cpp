@@ -47,7 +47,14 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
     strides.push_back(t.strides()[static_cast<size_t>(d)]);
   }
   shape.push_back(len);
-  strides.push_back(t.strides()[static_cast<size_t>(d1)] + t.strides()[static_cast<size_t>(d2)]);
+  // The diagonal's stride is the sum of the two; it overflows only for a tensor without elements
+  // (a [0, 2^63 - 1] tensor has stride 2^63 - 1; found by tests/fuzz), whose view any stride fits.
+  int64_t step = 0;
+  if (__builtin_add_overflow(t.strides()[static_cast<size_t>(d1)], t.strides()[static_cast<size_t>(d2)], &step)) {
+    GLIA_CHECK(t.numel() == 0, Shape, "diagonal: integer overflow computing the stride of the diagonal");
+    step = 1;
+  }
+  strides.push_back(step);
   return make_view(t, shape, strides, off);
 }
 

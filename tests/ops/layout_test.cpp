@@ -385,6 +385,17 @@ TEST(Layout, UnfoldHugeStep) {
   EXPECT_EQ(v.strides(), (glia::Dims{5, INT64_MAX, 1}));
 }
 
+// The diagonal of a [0, 2^63 - 1] tensor (strides [2^63 - 1, 1]): the stride sum overflowed int64
+// (UB the C-API fuzzer's one-hour run found, tests/fuzz/corpus/capi/regress-diagonal-stride). The
+// view is empty, so any stride fits; glia gives 1.
+TEST(Layout, DiagonalOfAnEmptyTensorWithAHugeStride) {
+  Tensor x = glia::zeros(glia::Dims{0, INT64_MAX}, glia::DType::Float64, glia::Device{});
+  ASSERT_EQ(x.strides(), (glia::Dims{INT64_MAX, 1}));
+  Tensor d = glia::diagonal(x, 0, 0, 1);
+  EXPECT_EQ(d.shape(), (glia::Dims{0}));
+  EXPECT_EQ(d.strides(), (glia::Dims{1}));
+}
+
 // glia_split counts its pieces before making views, as glia_tensor_split: a dim of 2^50 entries of
 // a tensor without elements is not made into 2^50 views for a caller with room for two
 // (tests/fuzz/corpus/capi/regress-split-count).
