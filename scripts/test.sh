@@ -59,9 +59,10 @@ release_ok=$?
 run_preset asan
 
 # (b2) ThreadSanitizer: the concurrency tests (ctest preset tsan: core_tests Parallel.*, capi_tests
-# Threads.*; docs/testing.md) in build/tsan. Only libglia and those two test binaries are built, to
-# keep CI's time down; a reported data race fails its test. A failed build counts as one failed test.
-run_preset tsan core_tests capi_tests
+# Threads.*, data_parallel_tests DataParallel.*; docs/testing.md) in build/tsan. Only libglia, the
+# test device and those three test binaries are built, to keep CI's time down; a reported data race
+# fails its test. A failed build counts as one failed test.
+run_preset tsan core_tests capi_tests data_parallel_tests glia_testdevice
 
 # (c) Bindings: each bindings/<lang>/test.sh gets the Release build in GLIA_BUILD_DIR and counts as one test
 # (exit status 77: skipped, its toolchain is missing).

@@ -41,3 +41,14 @@ target_compile_definitions(testdevice_minimal_backend PRIVATE GLIA_TESTDEVICE_MI
 add_dependencies(testdevice_minimal_backend glia_testdevice)
 add_test(NAME testdevice.minimal_backend COMMAND testdevice_minimal_backend)
 set_tests_properties(testdevice.minimal_backend PROPERTIES LABELS testdevice ENVIRONMENT GLIA_TESTDEVICE_MINIMAL=1)
+
+# DataParallel's replicas on threads (data_parallel.cpp): a binary of its own, so that the tsan stage
+# (scripts/test.sh) builds and runs it under ThreadSanitizer with little more than libglia.
+add_executable(data_parallel_tests ${CMAKE_CURRENT_LIST_DIR}/data_parallel.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+target_link_libraries(data_parallel_tests PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+target_include_directories(data_parallel_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(data_parallel_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>"
+  GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
+add_dependencies(data_parallel_tests glia_testdevice)
+gtest_discover_tests(data_parallel_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
