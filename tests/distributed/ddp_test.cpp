@@ -946,4 +946,42 @@ TEST(DistributedDataParallel, SetStaticGraph) {
   });
 }
 
+// static_graph: a parameter unused in the first iteration that gets a gradient later is torch's error.
+TEST(DistributedDataParallel, StaticGraphChangedGraph) {
+  REQUIRE_GLOO();
+  with_group(2, false, [](int rank, glia_process_group* g) {
+    Batch b;
+    Model m;
+    if (build(6, m, 8, true)) return 1;
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.static_graph = 1;
+    glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+    std::vector<glia_tensor*> ps = parameters(m.seq);  // ps[0]: "unused"
+    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+    for (int it = 0; it < 2; ++it) {
+      if (step_backward(ddp, x, y, 1.0)) return 1;
+      glia_tensor* gr = nullptr;
+      DOK(glia_tensor_grad(ps[0], &gr));
+      DCHECK(gr != nullptr && values(gr) == std::vector<float>(5, 0.f));  // as find_unused_parameters
+      DOK(glia_tensor_release(gr));
+    }
+    glia_tensor *out = nullptr, *loss = nullptr, *extra = nullptr, *total = nullptr;
+    int64_t count = 0;
+    DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+    DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+    DOK(glia_sum(ps[0], nullptr, 0, 0, &extra));
+    DOK(glia_add(loss, extra, 1.0, &total));
+    DERR(glia_tensor_backward(total, nullptr, 0), GLIA_ERR_STATE,
+         "Your training graph has changed in this iteration, e.g., one parameter is unused in first iteration, but "
+         "then got used in the second iteration. this is not compatible with static_graph set to True.");
+    for (auto* t : {x, y, out, loss, extra, total}) DOK(glia_tensor_release(t));
+    for (auto* p : ps) DOK(glia_tensor_release(p));
+    DOK(glia_module_release(ddp));
+    return 0;
+  });
+}
+
 }  // namespace
