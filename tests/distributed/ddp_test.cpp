@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -928,13 +929,29 @@ TEST(DistributedDataParallel, SetStaticGraph) {
     Batch b;
     Model m;
     if (build_kind(kTwice, rank, 4, m)) return 1;
+    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+    // A caller built before static_graph existed: its struct_size ends before it, so it is not read.
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.struct_size = offsetof(glia_ddp_options, static_graph);
+    o.static_graph = 1;
     glia_module* ddp = nullptr;
+    DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+    {
+      glia_tensor *out = nullptr, *loss = nullptr;
+      int64_t count = 0;
+      DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+      DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+      DERR(glia_tensor_backward(loss, nullptr, 0), GLIA_ERR_CALLBACK, "has been marked as ready twice");
+      DOK(glia_tensor_release(out));
+      DOK(glia_tensor_release(loss));
+    }
+    DOK(glia_module_release(ddp));
     DOK(glia_nn_distributed_data_parallel(m.seq, g, nullptr, &ddp));
     DERR(glia_ddp_set_static_graph(m.seq), GLIA_ERR_INVALID_ARGUMENT,
          "argument 'module' is not a DistributedDataParallel");
     DOK(glia_ddp_set_static_graph(ddp));
-    glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
-    glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
     for (int it = 0; it < 3; ++it)
       if (step_backward(ddp, x, y, 1.0)) return 1;  // the layer used twice is no error
     DERR(glia_ddp_set_static_graph(ddp), GLIA_ERR_STATE,
