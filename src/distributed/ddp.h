@@ -53,7 +53,7 @@ namespace glia::dist {
 //   delay_all_reduce); the parameters whose hook never fired are the unused ones. Later backwards
 //   treat a parameter as ready after that many hook calls (a parameter whose gradient arrives in
 //   several reentrant backwards, e.g. checkpointed twice, is reduced once, after its last
-//   contribution) and mark the unused ones ready (zero) at the first hook, without waiting; a hook
+//   contribution) and mark the unused ones ready (their .grad, zero when none) at the first hook; a hook
 //   of a parameter unused in the first iteration is torch's "Your training graph has changed" error.
 // Not torch's: a parameter unused on every rank (find_unused_parameters, static_graph) ends with a
 // zero .grad where torch leaves it None; the end-of-backward callback is queued by the first hook
