@@ -6570,7 +6570,7 @@ GLIA_API glia_error *glia_work_release(glia_work *work);
 /**
  * DistributedDataParallel options; glia_ddp_options_init sets torch's
  * defaults: bucket_cap_mb 25, find_unused_parameters 0, broadcast_buffers 1,
- * gradient_as_bucket_view 0.
+ * gradient_as_bucket_view 0, static_graph 0.
  * @since 0.2
  */
 typedef struct glia_ddp_options {
@@ -6582,6 +6582,11 @@ typedef struct glia_ddp_options {
   /** 1: each parameter's .grad becomes a view of its bucket after its first synchronised backward, so
    * gradients accumulate in the bucket and need no copy back (torch's option). @since 0.2 */
   int32_t gradient_as_bucket_view;
+  /** 1: torch's static_graph=True: the first synchronised backward counts how many times each
+   * parameter's gradient hook fires and finds the unused parameters; later backwards reduce a
+   * parameter after that many hook calls (a parameter reached by several reentrant backwards, e.g.
+   * checkpointed twice, is reduced once) and the unused ones without waiting. @since 0.2 */
+  int32_t static_graph;
 } glia_ddp_options;
 
 /** Fills in the defaults and struct_size. @since 0.2 */
@@ -6602,7 +6607,13 @@ GLIA_API void glia_ddp_options_init(glia_ddp_options *options);
  * A backward in which a parameter got no gradient fails with GLIA_ERR_STATE
  * (torch's "Expected to have finished reduction in the prior iteration ...
  * Parameter indices which did not receive grad for rank 0: 4") unless
- * find_unused_parameters.
+ * find_unused_parameters or static_graph; one in which a parameter's
+ * gradient arrives twice (reentrant backwards) fails with GLIA_ERR_STATE
+ * ("Expected to mark a variable ready only once. ...") unless static_graph.
+ * As torch 1.13, the first synchronised backward records the order in which
+ * the gradients arrive (with static_graph the second), and the next forward
+ * rebuilds the buckets once in that order (rank 0's order on every rank;
+ * not with find_unused_parameters unless static_graph).
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_module *module, glia_process_group *group,
@@ -6616,6 +6627,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  * @since 0.2
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
+/**
+ * torch's DDP._set_static_graph(): as the static_graph option, for a module
+ * that has not run a synchronised forward yet. Errors: GLIA_ERR_STATE after
+ * one ("set_static_graph() should be called before training loop starts and
+ * after DistributedDataParallel is constructed."), GLIA_ERR_INVALID_ARGUMENT
+ * for a module that is not a DistributedDataParallel.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_static_graph(glia_module *module);
 
 /**
  * DDP's built-in communication hooks (torch's dist.BuiltinCommHookType and
@@ -6670,9 +6690,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_ddp_register_comm_hook(glia_module *mod
 /**
  * The parameters of bucket `bucket_index` (torch's GradBucket.parameters()):
  * their indices among the DDP module's parameters that require grad, in
- * registration order, written to out_indices (up to `capacity`);
- * *out_count gets the number (call with capacity 0 to learn it). Buckets are
- * numbered in the order they are reduced (the last parameters first).
+ * their order in the bucket's buffer (registration order until the buckets
+ * are rebuilt, then gradient-arrival order), written to out_indices (up to
+ * `capacity`); *out_count gets the number (call with capacity 0 to learn
+ * it). Buckets are numbered in the order they are reduced (the last
+ * parameters first; after the rebuild, the first gradients first).
  * *out_bucket_count (may be NULL) gets the number of buckets.
  * Errors: GLIA_ERR_INVALID_ARGUMENT (not a DistributedDataParallel, index out of range).
  * @since 0.2

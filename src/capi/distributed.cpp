@@ -453,6 +453,7 @@ void glia_ddp_options_init(glia_ddp_options* options) {
   options->find_unused_parameters = 0;
   options->broadcast_buffers = 1;
   options->gradient_as_bucket_view = 0;
+  options->static_graph = 0;
 }
 
 glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_group* group,
@@ -472,6 +473,8 @@ glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_
       o.broadcast_buffers = options->broadcast_buffers != 0;
       if (options->struct_size >= offsetof(glia_ddp_options, gradient_as_bucket_view) + sizeof(int32_t))
         o.gradient_as_bucket_view = options->gradient_as_bucket_view != 0;
+      if (options->struct_size >= offsetof(glia_ddp_options, static_graph) + sizeof(int32_t))
+        o.static_graph = options->static_graph != 0;
     }
     nn::ModuleRef ddp = make_ref<DistributedDataParallel>(m, Ref<ProcessGroup>::share(g), o);
     *out = module_handle(ddp);
@@ -494,6 +497,11 @@ DistributedDataParallel* ddp_arg(glia_module* module, const char* fn) {
   return d;
 }
 }  // namespace
+
+glia_error* glia_ddp_set_static_graph(glia_module* module) {
+  const char* fn = "glia_ddp_set_static_graph";
+  return guard([&] { ddp_arg(module, fn)->set_static_graph(); });
+}
 
 glia_error* glia_ddp_register_builtin_comm_hook(glia_module* module, glia_ddp_comm_hook hook) {
   const char* fn = "glia_ddp_register_builtin_comm_hook";
@@ -534,8 +542,7 @@ glia_error* glia_ddp_bucket_parameters(glia_module* module, int64_t bucket_index
     std::vector<std::vector<size_t>> b = d->bucket_indices();
     GLIA_CHECK(bucket_index >= 0 && bucket_index < static_cast<int64_t>(b.size()), InvalidArgument, fn,
                ": bucket_index ", bucket_index, " is out of range for ", b.size(), " buckets");
-    std::vector<size_t> idx = b[static_cast<size_t>(bucket_index)];
-    std::sort(idx.begin(), idx.end());
+    const std::vector<size_t>& idx = b[static_cast<size_t>(bucket_index)];
     for (size_t i = 0; i < idx.size() && static_cast<int64_t>(i) < capacity; ++i)
       out_indices[i] = static_cast<int64_t>(idx[i]);
     *out_count = static_cast<int64_t>(idx.size());

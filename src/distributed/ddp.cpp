@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -53,54 +54,24 @@ DistributedDataParallel::DistributedDataParallel(nn::ModuleRef module, Ref<Proce
   for (const Tensor& p : module_->parameters()) group_->broadcast(p, 0)->wait(Millis(-1));
   for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait(Millis(-1));
 
-  // torch's compute_bucket_assignment_by_size, then the list reversed.
+  // torch 1.13's DDP._ddp_init_helper: one bucket per dtype (sys.maxsize) when the buckets will be
+  // rebuilt after the first iteration, else 1 MiB then bucket_cap_mb; the list reversed.
   const int64_t cap = static_cast<int64_t>(options.bucket_cap_mb * 1024 * 1024);
-  struct Open {
-    std::vector<size_t> params;
-    int64_t bytes = 0;
-    int closed = 0;  // buckets of this dtype closed so far (the first closes at 1 MiB)
-  };
-  std::map<int, Open> open;
-  std::vector<std::vector<size_t>> assignment;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Open& b = open[static_cast<int>(params_[i].dtype())];
-    b.params.push_back(i);
-    b.bytes += params_[i].numel() * static_cast<int64_t>(params_[i].impl()->itemsize());
-    int64_t limit = b.closed == 0 ? std::min(kFirstBucketBytes, cap) : cap;
-    if (b.bytes >= limit) {
-      assignment.push_back(std::move(b.params));
-      b.params.clear();
-      b.bytes = 0;
-      b.closed++;
-    }
-  }
-  for (auto& [dt, b] : open)
-    if (!b.params.empty()) assignment.push_back(std::move(b.params));
-  // Buckets in order of their first parameter, then reversed (torch sorts by min index).
-  std::sort(assignment.begin(), assignment.end(), [](const auto& a, const auto& b) { return a[0] < b[0]; });
+  std::vector<size_t> order(params_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const bool rebuilds = options.static_graph || !options.find_unused_parameters;
+  const int64_t unlimited = std::numeric_limits<int64_t>::max();
+  std::vector<std::vector<size_t>> assignment =
+      assign_buckets(order, rebuilds ? unlimited : kFirstBucketBytes, rebuilds ? unlimited : cap);
+  // Buckets in order of their first parameter (torch sorts by min index), then reversed.
+  std::sort(assignment.begin(), assignment.end(), [](const auto& x, const auto& y) { return x[0] < y[0]; });
   std::reverse(assignment.begin(), assignment.end());
-
   bucket_of_.assign(params_.size(), 0);
   slot_of_.assign(params_.size(), 0);
   ready_.assign(params_.size(), 0);
-  for (auto& idx : assignment) {
-    Bucket b;
-    int64_t total = 0;
-    for (size_t i : idx) total += params_[i].numel();
-    b.flat = zeros1(total, params_[idx[0]].dtype());
-    int64_t offset = 0;
-    for (size_t i : idx) {
-      const Tensor& p = params_[i];
-      Dims strides = contiguous_strides(p.shape());
-      bucket_of_[i] = buckets_.size();
-      slot_of_[i] = b.views.size();
-      b.views.push_back(make_view(b.flat, p.shape(), strides, b.flat.offset() + offset));
-      offset += p.numel();
-    }
-    b.params = idx;
-    b.pending = idx.size();
-    buckets_.push_back(std::move(b));
-  }
+  hook_counts_.assign(params_.size(), 0);
+  hooks_left_.assign(params_.size(), 0);
+  install_buckets(assignment);
   for (size_t i = 0; i < params_.size(); ++i)
     hook_ids_.push_back(add_post_accumulate_grad_hook(params_[i], [this, i](const Tensor&) { on_grad_ready(i); }));
 }
@@ -117,6 +88,100 @@ void DistributedDataParallel::register_comm_hook(CommHook kind, CommHookFn fn) {
   hook_registered_ = true;
   hook_ = kind;
   hook_fn_ = std::move(fn);
+}
+
+// torch's compute_bucket_assignment_by_size over the parameters in `order`: one open bucket per dtype,
+// closed once it holds `first_limit` bytes (its dtype's first bucket) or `limit` (the others); the
+// buckets in the order they closed, then the open ones.
+std::vector<std::vector<size_t>> DistributedDataParallel::assign_buckets(const std::vector<size_t>& order,
+                                                                         int64_t first_limit, int64_t limit) const {
+  struct Open {
+    std::vector<size_t> params;
+    int64_t bytes = 0;
+    int closed = 0;
+  };
+  std::map<int, Open> open;
+  std::vector<std::vector<size_t>> assignment;
+  for (size_t i : order) {
+    Open& b = open[static_cast<int>(params_[i].dtype())];
+    b.params.push_back(i);
+    b.bytes += params_[i].numel() * static_cast<int64_t>(params_[i].impl()->itemsize());
+    if (b.bytes >= (b.closed == 0 ? first_limit : limit)) {
+      assignment.push_back(std::move(b.params));
+      b.params.clear();
+      b.bytes = 0;
+      b.closed++;
+    }
+  }
+  for (auto& [dt, b] : open)
+    if (!b.params.empty()) assignment.push_back(std::move(b.params));
+  return assignment;
+}
+
+// New buckets; a gradient that is a bucket view (gradient_as_bucket_view) moves into its new slot.
+void DistributedDataParallel::install_buckets(const std::vector<std::vector<size_t>>& assignment) {
+  std::vector<Bucket> buckets;
+  for (const auto& idx : assignment) {
+    Bucket b;
+    int64_t total = 0;
+    for (size_t i : idx) total += params_[i].numel();
+    b.flat = zeros1(total, params_[idx[0]].dtype());
+    int64_t offset = 0;
+    for (size_t i : idx) {
+      const Tensor& p = params_[i];
+      bucket_of_[i] = buckets.size();
+      slot_of_[i] = b.views.size();
+      b.views.push_back(make_view(b.flat, p.shape(), contiguous_strides(p.shape()), b.flat.offset() + offset));
+      offset += p.numel();
+    }
+    b.params = idx;
+    b.pending = idx.size();
+    buckets.push_back(std::move(b));
+  }
+  if (options_.gradient_as_bucket_view) {
+    GradModeGuard no_grad(false);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      Tensor& g = autograd_meta(params_[i]).grad;
+      if (!g.defined()) continue;
+      const Tensor& view = buckets[bucket_of_[i]].views[slot_of_[i]];
+      ops::copy_(view, g);
+      g = view;
+    }
+  }
+  buckets_ = std::move(buckets);
+}
+
+// torch's Reducer::rebuild_buckets and sync_bucket_indices: the buckets over the parameters in
+// gradient-arrival order, rank 0's assignment on every rank.
+void DistributedDataParallel::rebuild_buckets() {
+  const int64_t cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
+  std::vector<std::vector<size_t>> assignment = assign_buckets(arrival_, kFirstBucketBytes, cap);
+  const size_t n = params_.size();
+  // [bucket count, bucket sizes..., parameter indices...]: at most 1 + 2n entries.
+  Tensor msg = zeros1(static_cast<int64_t>(1 + 2 * n), DType::Int64);
+  int64_t* m = msg.data_ptr<int64_t>();
+  m[0] = static_cast<int64_t>(assignment.size());
+  size_t at = 1 + assignment.size();
+  for (size_t k = 0; k < assignment.size(); ++k) {
+    m[1 + k] = static_cast<int64_t>(assignment[k].size());
+    for (size_t i : assignment[k]) m[at++] = static_cast<int64_t>(i);
+  }
+  group_->broadcast(msg, 0)->wait(Millis(-1));
+  assignment.assign(static_cast<size_t>(m[0]), {});
+  at = 1 + assignment.size();
+  for (size_t k = 0; k < assignment.size(); ++k)
+    for (int64_t j = 0; j < m[1 + k]; ++j) assignment[k].push_back(static_cast<size_t>(m[at++]));
+  install_buckets(assignment);
+  rebuilt_ = true;
+  rebuild_ready_ = false;
+  arrival_.clear();
+}
+
+void DistributedDataParallel::set_static_graph() {
+  GLIA_CHECK(iterations_ == 0, State,
+             "set_static_graph() should be called before training loop starts and after DistributedDataParallel is "
+             "constructed.");
+  options_.static_graph = true;
 }
 
 std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
@@ -163,6 +228,11 @@ void DistributedDataParallel::verify_same_model() {
 }
 
 TensorList DistributedDataParallel::forward(const TensorList& inputs) {
+  if (grad_mode_enabled()) {
+    if (sync_) ++iterations_;
+    // torch calls _rebuild_buckets in every forward with grad mode on; it acts once.
+    if (rebuild_ready_ && should_rebuild()) rebuild_buckets();
+  }
   if (options_.broadcast_buffers && sync_ && group_->size() > 1) {
     GradModeGuard no_grad(false);
     for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait(Millis(-1));
@@ -190,6 +260,20 @@ void DistributedDataParallel::on_grad_ready(size_t i) {
     });
     callback_queued_ = true;
   }
+  if (options_.static_graph) {
+    if (iterations_ <= 1) {  // the first iteration counts; finalize reduces everything (delay_all_reduce)
+      ++hook_counts_[i];
+      return;
+    }
+    if (!marked_unused_) {  // the parameters unused in the first iteration are ready at once
+      marked_unused_ = true;
+      for (size_t u : static_unused_) mark_ready(u);
+    }
+    GLIA_CHECK(hooks_left_[i] > 0, State,
+               "Your training graph has changed in this iteration, e.g., one parameter is unused in first iteration, "
+               "but then got used in the second iteration. this is not compatible with static_graph set to True.");
+    if (--hooks_left_[i] > 0) return;
+  }
   GLIA_CHECK(!ready_[i], State,
              "Expected to mark a variable ready only once. This error is caused by one of the following reasons: 1) "
              "Use of a module parameter outside the `forward` function. Please make sure model parameters are not "
@@ -200,12 +284,23 @@ void DistributedDataParallel::on_grad_ready(size_t i) {
              "backward passes multiple times, and hence marking a variable ready multiple times. DDP does not "
              "support such use cases in default. You can try to use _set_static_graph() as a workaround if your "
              "module graph does not change over iterations.\nParameter at index ",
-             i, " has been marked as ready twice.");
+             i,
+             " has been marked as ready twice. This means that multiple autograd engine  hooks have fired for this "
+             "particular parameter during this iteration. You can set the environment variable "
+             "TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print parameter names for further debugging.");
+  if (should_rebuild() && !rebuild_ready_) arrival_.push_back(i);
+  mark_ready(i);
+}
+
+// The parameter's gradient (zeros when it has none) into its bucket slot; a full bucket goes out.
+void DistributedDataParallel::mark_ready(size_t i) {
   ready_[i] = 1;
   Bucket& b = buckets_[bucket_of_[i]];
   Tensor& g = autograd_meta(params_[i]).grad;
   const Tensor& view = b.views[slot_of_[i]];
-  if (!(options_.gradient_as_bucket_view && g.impl() == view.impl())) {
+  if (!g.defined()) {
+    ops::fill_(view, Scalar::from_int(0));
+  } else if (!(options_.gradient_as_bucket_view && g.impl() == view.impl())) {
     GradModeGuard no_grad(false);
     ops::copy_(view, g);
     if (options_.gradient_as_bucket_view) g = view;  // later backwards accumulate into the bucket
@@ -258,11 +353,24 @@ void DistributedDataParallel::reset_iteration() {
     b.work = Ref<Work>();
   }
   std::fill(ready_.begin(), ready_.end(), 0);
+  hooks_left_ = hook_counts_;
+  marked_unused_ = false;
+  if (!rebuild_ready_) arrival_.clear();  // an iteration that failed records nothing
   next_bucket_ = 0;
   callback_queued_ = false;
 }
 
 void DistributedDataParallel::finalize() {
+  if (options_.static_graph && iterations_ <= 1) {
+    // torch's delay_all_reduce: every gradient into its bucket now; the unused are remembered.
+    static_unused_.clear();
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (hook_counts_[i] == 0) static_unused_.push_back(i);
+      mark_ready(i);
+    }
+  } else if (options_.static_graph && should_rebuild() && !rebuild_ready_) {
+    for (size_t u : static_unused_) arrival_.push_back(u);  // torch pushes them at the end
+  }
   std::vector<size_t> unused;
   for (size_t i = 0; i < params_.size(); ++i)
     if (!ready_[i]) unused.push_back(i);
@@ -314,6 +422,7 @@ void DistributedDataParallel::finalize() {
       }
     }
   }
+  if (should_rebuild() && arrival_.size() == params_.size()) rebuild_ready_ = true;
   reset_iteration();
 }
 

@@ -16,9 +16,19 @@ namespace glia::dist {
 // - construction checks that every rank has the same parameters (count and shapes, torch's
 //   message), then broadcasts parameters and buffers from rank 0;
 // - the parameters that require grad are bucketed as torch's compute_bucket_assignment_by_size:
-//   in registration order, one dtype per bucket, the first bucket closed at 1 MiB and the others at
-//   bucket_cap_mb, and the bucket list reversed (the last layers, whose gradients come first in
-//   backward, are reduced first);
+//   in registration order, one dtype per bucket, the bucket list reversed (the last layers, whose
+//   gradients come first in backward, are reduced first). As torch 1.13 does, when the buckets will
+//   be rebuilt (static_graph or not find_unused_parameters) the first iteration has one bucket per
+//   dtype; otherwise the first bucket closes at 1 MiB (kFirstBucketBytes) and the others at
+//   bucket_cap_mb;
+// - bucket rebuild (torch's Reducer::rebuild_buckets): the first synchronised backward records the
+//   order in which the gradients became ready (with static_graph the second, as torch: the first
+//   one only counts hooks), and the next forward with grad mode on rebuilds the buckets once over
+//   the parameters in that order (first bucket 1 MiB, then bucket_cap_mb, one dtype per bucket, no
+//   sort), rank 0's assignment broadcast to every rank (torch's sync_bucket_indices). Gradients
+//   that are views of the old buckets (gradient_as_bucket_view) are copied into the new ones and
+//   redirected, so what no_sync accumulated is kept. Only when static_graph or not
+//   find_unused_parameters (torch's should_rebuild_buckets);
 // - a post-accumulate-grad hook per parameter copies its .grad into its bucket; a full bucket is
 //   all-reduced (averaged) at once, in bucket order on every rank (a bucket waits for the ones
 //   before it), so communication overlaps the rest of backward;
@@ -38,14 +48,23 @@ namespace glia::dist {
 //   divided by the world size there, summed over the group, and cast back), or a host callback
 //   that must leave the bucket's average in the bucket (it runs on backward's thread when the
 //   bucket is ready, buckets in the same order on every rank).
-// Not (yet) torch's: buckets are not rebuilt in gradient-arrival order after the first iteration,
-// and with find_unused_parameters a parameter unused on every rank ends with a zero .grad where
-// torch leaves it None.
+// - static_graph (torch's static_graph=True / _set_static_graph()): the first synchronised backward
+//   only counts how many times each parameter's hook fires and reduces everything at its end (torch's
+//   delay_all_reduce); the parameters whose hook never fired are the unused ones. Later backwards
+//   treat a parameter as ready after that many hook calls (a parameter whose gradient arrives in
+//   several reentrant backwards, e.g. checkpointed twice, is reduced once, after its last
+//   contribution) and mark the unused ones ready (their .grad, zero when none) at the first hook; a hook
+//   of a parameter unused in the first iteration is torch's "Your training graph has changed" error.
+// Not torch's: a parameter unused on every rank (find_unused_parameters, static_graph) ends with a
+// zero .grad where torch leaves it None; the end-of-backward callback is queued by the first hook
+// that fires (torch's _DDPSink queues it at the outputs in a static graph's first iteration), so the
+// first gradient of a backward must not come from a reentrant (nested) backward.
 struct DDPOptions {
   double bucket_cap_mb = 25;
   bool find_unused_parameters = false;
   bool broadcast_buffers = true;
   bool gradient_as_bucket_view = false;
+  bool static_graph = false;
 };
 
 enum class CommHook { Allreduce = 0, Fp16Compress = 1, Bf16Compress = 2, Callback = 3 };
@@ -68,6 +87,10 @@ class DistributedDataParallel final : public nn::Module {
   // torch's register_comm_hook / register_builtin_comm_hook (kind Callback needs `fn`). Once only:
   // "register_comm_hook or register_builtin_comm_hook can only be called once." (State).
   void register_comm_hook(CommHook kind, CommHookFn fn = {});
+  // torch's _set_static_graph(): before the first iteration only ("set_static_graph() should be called
+  // before training loop starts and after DistributedDataParallel is constructed.", State).
+  void set_static_graph();
+  bool static_graph() const { return options_.static_graph; }
 
  private:
   struct Bucket {
@@ -79,7 +102,13 @@ class DistributedDataParallel final : public nn::Module {
     Ref<Work> work;
   };
   void verify_same_model();
+  std::vector<std::vector<size_t>> assign_buckets(const std::vector<size_t>& order, int64_t first_limit,
+                                                  int64_t limit) const;
+  void install_buckets(const std::vector<std::vector<size_t>>& assignment);
+  bool should_rebuild() const { return (options_.static_graph || !options_.find_unused_parameters) && !rebuilt_; }
+  void rebuild_buckets();
   void on_grad_ready(size_t index);
+  void mark_ready(size_t index);
   void launch_ready_buckets();
   void finalize();
   void reset_iteration();
@@ -93,6 +122,14 @@ class DistributedDataParallel final : public nn::Module {
   std::vector<size_t> bucket_of_, slot_of_;
   std::vector<char> ready_;
   size_t next_bucket_ = 0;
+  int64_t iterations_ = 0;             // synchronised forwards with grad mode on (torch's num_iterations_)
+  std::vector<size_t> arrival_;        // gradient-arrival order of the iteration being recorded
+  bool rebuild_ready_ = false;         // arrival_ holds every parameter: the next forward rebuilds
+  bool rebuilt_ = false;               // once only
+  std::vector<int64_t> hook_counts_;   // static_graph: hook calls per parameter in the first iteration
+  std::vector<int64_t> hooks_left_;    // ... still expected in this iteration
+  std::vector<size_t> static_unused_;  // static_graph: the parameters unused in the first iteration
+  bool marked_unused_ = false;
   bool callback_queued_ = false;
   bool sync_ = true;
   bool hook_registered_ = false;

@@ -316,7 +316,7 @@ glia_reduce_lr_on_plateau_options._fields_ = [("struct_size", c_size_t), ("mode"
 glia_cyclic_lr_options._fields_ = [("struct_size", c_size_t), ("step_size_up", c_double), ("step_size_down", c_double), ("mode", c_int), ("gamma", c_double), ("scale_fn", glia_lr_scale_fn), ("scale_fn_user_data", c_void_p), ("free_scale_fn_user_data", CFUNCTYPE(None, c_void_p)), ("scale_mode", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64)]
 glia_one_cycle_lr_options._fields_ = [("struct_size", c_size_t), ("total_steps", POINTER(c_int64)), ("epochs", POINTER(c_int64)), ("steps_per_epoch", POINTER(c_int64)), ("pct_start", c_double), ("anneal_strategy", c_int), ("cycle_momentum", c_int32), ("base_momentum", c_double), ("max_momentum", c_double), ("base_momentums", POINTER(c_double)), ("max_momentums", POINTER(c_double)), ("n_momentums", c_int64), ("div_factor", c_double), ("final_div_factor", c_double), ("three_phase", c_int32)]
 glia_process_group_options._fields_ = [("struct_size", c_size_t), ("backend", c_int32), ("timeout_ms", c_int64), ("hostname", c_char_p), ("iface", c_char_p), ("group_name", c_char_p)]
-glia_ddp_options._fields_ = [("struct_size", c_size_t), ("bucket_cap_mb", c_double), ("find_unused_parameters", c_int32), ("broadcast_buffers", c_int32), ("gradient_as_bucket_view", c_int32)]
+glia_ddp_options._fields_ = [("struct_size", c_size_t), ("bucket_cap_mb", c_double), ("find_unused_parameters", c_int32), ("broadcast_buffers", c_int32), ("gradient_as_bucket_view", c_int32), ("static_graph", c_int32)]
 
 # Functions: name -> (restype, [argtypes], [parameter names])
 FUNCTIONS = {
@@ -1286,6 +1286,7 @@ FUNCTIONS = {
     "glia_ddp_options_init": (None, [POINTER(glia_ddp_options)], ["options"]),
     "glia_nn_distributed_data_parallel": (c_void_p, [c_void_p, c_void_p, POINTER(glia_ddp_options), POINTER(c_void_p)], ["module", "group", "options", "out"]),
     "glia_ddp_set_require_backward_grad_sync": (c_void_p, [c_void_p, c_int32], ["module", "flag"]),
+    "glia_ddp_set_static_graph": (c_void_p, [c_void_p], ["module"]),
     "glia_ddp_register_builtin_comm_hook": (c_void_p, [c_void_p, c_int], ["module", "hook"]),
     "glia_ddp_register_comm_hook": (c_void_p, [c_void_p, glia_ddp_comm_hook_fn, c_void_p, CFUNCTYPE(None, c_void_p)], ["module", "fn", "user_data", "free_user_data"]),
     "glia_ddp_bucket_parameters": (c_void_p, [c_void_p, c_int64, POINTER(c_int64), c_int64, POINTER(c_int64), POINTER(c_int64)], ["module", "bucket_index", "out_indices", "capacity", "out_count", "out_bucket_count"]),

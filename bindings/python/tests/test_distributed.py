@@ -432,6 +432,29 @@ def test_ddp_unused_parameters(group1):
     assert model.used.weight.grad.tolist() == [[3.0, 3.0]]
 
 
+def test_ddp_static_graph(group1):
+    # the parameter unused in the first iteration is ready at once afterwards: no error, as
+    # find_unused_parameters gives
+    for make in (lambda m: glia.nn.parallel.DistributedDataParallel(m, static_graph=True),
+                 lambda m: glia.nn.parallel.DistributedDataParallel(m)):
+        model = TwoHeads()
+        ddp = make(model)
+        if not ddp.static_graph:
+            ddp._set_static_graph()
+        assert ddp.static_graph
+        for _ in range(3):
+            model.zero_grad()
+            ddp(glia.ones(3, 2)).sum().backward()
+            assert model.used.weight.grad.tolist() == [[3.0, 3.0]]
+        with pytest.warns(UserWarning, match="You've set static_graph to be True, no need to set it again."):
+            ddp._set_static_graph()
+    ddp = glia.nn.parallel.DistributedDataParallel(glia.nn.Linear(2, 1))
+    ddp(glia.ones(3, 2)).sum().backward()
+    with pytest.raises(RuntimeError, match=r"set_static_graph\(\) should be called before training loop starts"):
+        ddp._set_static_graph()
+    assert not ddp.static_graph
+
+
 def test_new_group(group1):
     g = dist.new_group()
     assert g is not dist.group.WORLD and dist.get_world_size(g) == 1 and dist.get_rank(g) == 0

@@ -38,8 +38,6 @@ class DistributedDataParallel(Module):
                 "DistributedDataParallel device_ids and output_device arguments only work with "
                 "single-device/multiple-device GPU modules or CPU modules, but got device_ids {}, output_device {}, "
                 "and module parameters {}.".format(device_ids, output_device, {p.device for p in params}))
-        if static_graph:
-            raise RuntimeError("glia: DistributedDataParallel(static_graph=True) is not supported yet")
         if check_reduction:
             warnings.warn("The `check_reduction` argument in `DistributedDataParallel` module is deprecated. "
                           "Please avoid using it.")
@@ -50,6 +48,7 @@ class DistributedDataParallel(Module):
         o.find_unused_parameters = int(bool(find_unused_parameters))
         o.broadcast_buffers = int(bool(broadcast_buffers))
         o.gradient_as_bucket_view = int(bool(gradient_as_bucket_view))
+        o.static_graph = int(bool(static_graph))
         out = c_void_p()
         _dist._check(C.glia_nn_distributed_data_parallel(module._h, group._h, byref(o), byref(out)))
         self._adopt(out.value)
@@ -63,8 +62,23 @@ class DistributedDataParallel(Module):
         d["find_unused_parameters"] = bool(find_unused_parameters)
         d["bucket_bytes_cap"] = int(bucket_cap_mb * 1024 * 1024)
         d["gradient_as_bucket_view"] = bool(gradient_as_bucket_view)
-        d["static_graph"] = False
+        d["static_graph"] = bool(static_graph)
         d["_sync"] = True
+
+    def _set_static_graph(self):
+        """torch's _set_static_graph(): static_graph=True after construction, before the first iteration."""
+        if self.static_graph:
+            warnings.warn("You've set static_graph to be True, no need to set it again.")
+            return
+        _dist._check(C.glia_ddp_set_static_graph(self._h))
+        self.__dict__["static_graph"] = True
+        if self.find_unused_parameters:
+            warnings.warn(
+                "You passed find_unused_parameters=true to DistributedDataParallel, "
+                "`_set_static_graph` will detect unused parameters automatically, so "
+                "you do not need to set find_unused_parameters=true, just be sure these "
+                "unused parameters will not change during training loop while calling "
+                "`_set_static_graph`.")
 
     @property
     def require_backward_grad_sync(self):
