@@ -677,15 +677,25 @@ func (d *DistributedDataParallel) SetRequireBackwardGradSync(sync bool) error {
 	return d.Module.do(func(h C.gh) *C.glia_error { return C.gs_ddp_set_require_backward_grad_sync(h, flag(sync)) })
 }
 
+// RequireBackwardGradSync is torch's require_backward_grad_sync (false inside NoSync).
+func (d *DistributedDataParallel) RequireBackwardGradSync() (bool, error) {
+	var out C.int32_t
+	err := d.Module.do(func(h C.gh) *C.glia_error { return C.gs_ddp_require_backward_grad_sync(h, &out) })
+	return out != 0, err
+}
+
 // NoSync is `with ddp.no_sync():` — it runs f with gradient synchronisation off (backward only
-// accumulates local gradients; the next synchronised backward averages them), then turns it back
-// on, also when f panics. torch restores the previous flag; the C API has no getter for it, so a
-// nested NoSync ends synchronised.
+// accumulates local gradients; the next synchronised backward averages them), then restores the
+// flag it found, as torch's no_sync does, also when f panics (a nested NoSync leaves it off).
 func (d *DistributedDataParallel) NoSync(f func() error) error {
+	previous, err := d.RequireBackwardGradSync()
+	if err != nil {
+		return err
+	}
 	if err := d.SetRequireBackwardGradSync(false); err != nil {
 		return err
 	}
-	defer d.SetRequireBackwardGradSync(true) //nolint:errcheck // the flag of a live DDP module
+	defer d.SetRequireBackwardGradSync(previous) //nolint:errcheck // the flag of a live DDP module
 	return f()
 }
 

@@ -498,7 +498,17 @@ func TestDistDDPMatchesOneProcessOnTheWholeBatch(t *testing.T) {
 			}
 		}
 		ok(ddp.ZeroGrad())
-		ok(ddp.NoSync(backward))
+		ok(ddp.NoSync(func() error {
+			// torch's no_sync restores the flag it found: a nested one leaves it off
+			ok(ddp.NoSync(func() error { return nil }))
+			if Must(ddp.RequireBackwardGradSync()) {
+				return fmt.Errorf("no_sync: synchronisation back on after a nested NoSync")
+			}
+			return backward()
+		}))
+		if !Must(ddp.RequireBackwardGradSync()) {
+			return fmt.Errorf("no_sync: synchronisation still off after NoSync")
+		}
 		l0, l1, err := gathered()
 		ok(err)
 		if reflect.DeepEqual(l0, l1) {

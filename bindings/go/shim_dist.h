@@ -110,6 +110,9 @@ static inline glia_error *gs_ddp_create(gh m, gh g, double bucket_cap_mb, int32_
 static inline glia_error *gs_ddp_set_require_backward_grad_sync(gh m, int32_t flag) {
   return glia_ddp_set_require_backward_grad_sync(GS_M(m), flag);
 }
+static inline glia_error *gs_ddp_require_backward_grad_sync(gh m, int32_t *out) {
+  return glia_ddp_require_backward_grad_sync(GS_M(m), out);
+}
 static inline glia_error *gs_ddp_register_builtin_comm_hook(gh m, int hook) {
   return glia_ddp_register_builtin_comm_hook(GS_M(m), (glia_ddp_comm_hook)hook);
 }

@@ -6628,6 +6628,15 @@ GLIA_API GLIA_NODISCARD glia_error *glia_nn_distributed_data_parallel(glia_modul
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_ddp_set_require_backward_grad_sync(glia_module *module, int32_t flag);
 /**
+ * Reads torch's require_backward_grad_sync: *out = 1 when backward averages
+ * gradients (the default), 0 inside no_sync(). A wrapper's no_sync scope
+ * reads it first and restores it at the end, so nested scopes work as
+ * torch's. Errors: GLIA_ERR_INVALID_ARGUMENT for a module that is not a
+ * DistributedDataParallel.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_ddp_require_backward_grad_sync(const glia_module *module, int32_t *out);
+/**
  * torch's DDP._set_static_graph(): as the static_graph option, for a module
  * that has not run a synchronised forward yet. Errors: GLIA_ERR_STATE after
  * one ("set_static_graph() should be called before training loop starts and

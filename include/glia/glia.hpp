@@ -1992,19 +1992,27 @@ class DistributedDataParallel : public Module {
    public:
     /** Turns gradient synchronisation off (glia_ddp_set_require_backward_grad_sync(ddp, 0)). */
     explicit NoSyncGuard(const DistributedDataParallel& ddp) : ddp_(ddp) {
+      glia::detail::check(glia_ddp_require_backward_grad_sync(ddp_.get(), &previous_));
       glia::detail::check(glia_ddp_set_require_backward_grad_sync(ddp_.get(), 0));
     }
-    /** Turns it back on (torch's no_sync restores the previous flag; the C API has no getter, so this sets 1). */
-    ~NoSyncGuard() { glia_error_free(glia_ddp_set_require_backward_grad_sync(ddp_.get(), 1)); }
+    /** Restores the flag it found, as torch's no_sync does (nested guards end unsynchronised). */
+    ~NoSyncGuard() { glia_error_free(glia_ddp_set_require_backward_grad_sync(ddp_.get(), previous_)); }
     NoSyncGuard(const NoSyncGuard&) = delete;
     NoSyncGuard& operator=(const NoSyncGuard&) = delete;
 
    private:
     Module ddp_;
+    int32_t previous_ = 1;
   };
 
   /** A guard for `with ddp.no_sync():` (C++17 guaranteed elision: `auto guard = ddp.no_sync();`). */
   NoSyncGuard no_sync() const { return NoSyncGuard(*this); }
+  /** torch's require_backward_grad_sync (false inside no_sync()). */
+  bool require_backward_grad_sync() const {
+    int32_t flag = 1;
+    glia::detail::check(glia_ddp_require_backward_grad_sync(get(), &flag));
+    return flag != 0;
+  }
   /** torch's require_backward_grad_sync = flag (no_sync() sets false). */
   void set_require_backward_grad_sync(bool flag) {
     glia::detail::check(glia_ddp_set_require_backward_grad_sync(get(), flag ? 1 : 0));

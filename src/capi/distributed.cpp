@@ -481,6 +481,16 @@ glia_error* glia_nn_distributed_data_parallel(glia_module* module, glia_process_
   });
 }
 
+glia_error* glia_ddp_require_backward_grad_sync(const glia_module* module, int32_t* out) {
+  const char* fn = "glia_ddp_require_backward_grad_sync";
+  return guard([&] {
+    auto* d = dynamic_cast<DistributedDataParallel*>(module_raw(module, fn, "module"));
+    GLIA_CHECK(d, InvalidArgument, fn, ": argument 'module' is not a DistributedDataParallel");
+    check_out(out, fn, "out");
+    *out = d->require_backward_grad_sync() ? 1 : 0;
+  });
+}
+
 glia_error* glia_ddp_set_require_backward_grad_sync(glia_module* module, int32_t flag) {
   const char* fn = "glia_ddp_set_require_backward_grad_sync";
   return guard([&] {

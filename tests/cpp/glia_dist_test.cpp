@@ -333,10 +333,16 @@ TEST(Dist, DistributedDataParallelMatchesOneProcessOnTheWholeBatch) {
       return std::make_pair(all[0].to_vector<float>(), all[1].to_vector<float>());
     };
     ddp.zero_grad();
+    EXPECT_TRUE(ddp.require_backward_grad_sync());
     {
       auto guard = ddp.no_sync();
+      {
+        auto nested = ddp.no_sync();  // torch's no_sync restores the flag it found: off here
+      }
+      EXPECT_FALSE(ddp.require_backward_grad_sync());
       glia::F::mse_loss(ddp(x), y).backward();
     }
+    EXPECT_TRUE(ddp.require_backward_grad_sync());
     auto local = gathered_grads();
     EXPECT_NE(local.first, local.second);
     ddp.zero_grad();

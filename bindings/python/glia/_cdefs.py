@@ -1286,6 +1286,7 @@ FUNCTIONS = {
     "glia_ddp_options_init": (None, [POINTER(glia_ddp_options)], ["options"]),
     "glia_nn_distributed_data_parallel": (c_void_p, [c_void_p, c_void_p, POINTER(glia_ddp_options), POINTER(c_void_p)], ["module", "group", "options", "out"]),
     "glia_ddp_set_require_backward_grad_sync": (c_void_p, [c_void_p, c_int32], ["module", "flag"]),
+    "glia_ddp_require_backward_grad_sync": (c_void_p, [c_void_p, POINTER(c_int32)], ["module", "out"]),
     "glia_ddp_set_static_graph": (c_void_p, [c_void_p], ["module"]),
     "glia_ddp_register_builtin_comm_hook": (c_void_p, [c_void_p, c_int], ["module", "hook"]),
     "glia_ddp_register_comm_hook": (c_void_p, [c_void_p, glia_ddp_comm_hook_fn, c_void_p, CFUNCTYPE(None, c_void_p)], ["module", "fn", "user_data", "free_user_data"]),

@@ -1857,6 +1857,7 @@ extern "C" {
     pub fn glia_ddp_options_init(options: *mut glia_ddp_options);
     pub fn glia_nn_distributed_data_parallel(module: *mut glia_module, group: *mut glia_process_group, options: *const glia_ddp_options, out: *mut *mut glia_module) -> *mut glia_error;
     pub fn glia_ddp_set_require_backward_grad_sync(module: *mut glia_module, flag: i32) -> *mut glia_error;
+    pub fn glia_ddp_require_backward_grad_sync(module: *const glia_module, out: *mut i32) -> *mut glia_error;
     pub fn glia_ddp_set_static_graph(module: *mut glia_module) -> *mut glia_error;
     pub fn glia_ddp_register_builtin_comm_hook(module: *mut glia_module, hook: glia_ddp_comm_hook) -> *mut glia_error;
     pub fn glia_ddp_register_comm_hook(module: *mut glia_module, fn_: glia_ddp_comm_hook_fn, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>) -> *mut glia_error;

@@ -646,6 +646,12 @@ impl DistributedDataParallel {
         self.module
     }
 
+    /// torch's `require_backward_grad_sync` (false inside `no_sync`).
+    pub fn require_backward_grad_sync(&self) -> Result<bool> {
+        let mut flag: i32 = 1;
+        check(unsafe { sys::glia_ddp_require_backward_grad_sync(self.module.as_ptr(), &mut flag) })?;
+        Ok(flag != 0)
+    }
     /// torch's `require_backward_grad_sync = flag` (`no_sync` sets false).
     pub fn set_require_backward_grad_sync(&self, flag: bool) -> Result<()> {
         check(unsafe { sys::glia_ddp_set_require_backward_grad_sync(self.module.as_ptr(), flag as i32) })
@@ -659,8 +665,9 @@ impl DistributedDataParallel {
     }
     /// [`no_sync`](Self::no_sync) as a guard: synchronisation is off until it is dropped.
     pub fn no_sync_guard(&self) -> Result<NoSyncGuard<'_>> {
+        let previous = self.require_backward_grad_sync()?;
         self.set_require_backward_grad_sync(false)?;
-        Ok(NoSyncGuard { ddp: self })
+        Ok(NoSyncGuard { ddp: self, previous })
     }
     /// torch's `_register_builtin_comm_hook` (at most one hook per DDP module:
     /// a second is `GLIA_ERR_STATE`).
@@ -734,16 +741,16 @@ impl DistributedDataParallel {
 }
 
 /// Gradient synchronisation of a [`DistributedDataParallel`] is off while it
-/// lives ([`DistributedDataParallel::no_sync_guard`]). Dropping it turns it
-/// back on (torch's `no_sync` restores the previous flag; the C API has no
-/// getter for it, so nested guards end synchronised).
+/// lives ([`DistributedDataParallel::no_sync_guard`]). Dropping it restores
+/// the flag it found, as torch's `no_sync` does (a nested guard leaves it off).
 pub struct NoSyncGuard<'a> {
     ddp: &'a DistributedDataParallel,
+    previous: bool,
 }
 
 impl Drop for NoSyncGuard<'_> {
     fn drop(&mut self) {
-        let _ = self.ddp.set_require_backward_grad_sync(true);
+        let _ = self.ddp.set_require_backward_grad_sync(self.previous);
     }
 }
 

@@ -355,8 +355,15 @@ fn ddp_matches_one_process_training_on_the_whole_batch() {
             (f32s(&all[0]), f32s(&all[1]))
         };
         ddp.zero_grad().unwrap();
-        ddp.no_sync(|| ddp.forward(&x).unwrap().mse_loss(&y).unwrap().backward().unwrap())
-            .unwrap();
+        assert!(ddp.require_backward_grad_sync().unwrap());
+        ddp.no_sync(|| {
+            // torch's no_sync restores the flag it found: a nested one leaves it off
+            ddp.no_sync(|| ()).unwrap();
+            assert!(!ddp.require_backward_grad_sync().unwrap());
+            ddp.forward(&x).unwrap().mse_loss(&y).unwrap().backward().unwrap()
+        })
+        .unwrap();
+        assert!(ddp.require_backward_grad_sync().unwrap());
         let (l0, l1) = gathered_grads();
         assert_ne!(l0, l1);
         ddp.zero_grad().unwrap();
