@@ -396,6 +396,39 @@ TEST(Layout, DiagonalOfAnEmptyTensorWithAHugeStride) {
   EXPECT_EQ(d.strides(), (glia::Dims{1}));
 }
 
+// cat of tensors without elements whose sizes along `dim` sum past 2^63 - 1: the sum overflowed
+// int64 (UB the C-API fuzzer found, tests/fuzz/corpus/capi/regress-cat-size-overflow); the shape
+// cannot be represented, so it is an error.
+TEST(Layout, CatSizeOverflowIsAShapeError) {
+  const int64_t big = int64_t{4629771060592574719};
+  Tensor a = glia::zeros(glia::Dims{0, big, 0}, glia::DType::Float32, glia::Device{});
+  try {
+    glia::cat({a, a}, 1);
+    ADD_FAILURE() << "cat of sizes summing past 2^63 succeeded";
+  } catch (const glia::Error& e) {
+    EXPECT_EQ(e.code(), glia::Code::Shape);
+    EXPECT_STREQ(e.what(), "cat: integer overflow computing the size of dimension 1 of the result");
+  }
+  EXPECT_EQ(glia::cat({a, a}, 0).shape(), (glia::Dims{0, big, 0}));
+}
+
+// where's dtype error for every condition dtype: its name table had eight entries, so an int8 or
+// int16 condition read past its end (ASan, tests/fuzz/corpus/capi/regress-where-cond-dtype).
+TEST(Layout, WhereConditionDtypeErrorNamesEveryDtype) {
+  Tensor x = glia::zeros(glia::Dims{2}, glia::DType::Float32, glia::Device{});
+  for (auto [t, name] : {std::pair{glia::DType::Int8, "Char"}, std::pair{glia::DType::Int16, "Short"},
+                         std::pair{glia::DType::Float32, "Float"}}) {
+    try {
+      glia::where(glia::zeros(glia::Dims{2}, t, glia::Device{}), x, x);
+      ADD_FAILURE() << "where with a " << name << " condition succeeded";
+    } catch (const glia::Error& e) {
+      EXPECT_EQ(e.code(), glia::Code::DType);
+      EXPECT_EQ(std::string(e.what()),
+                std::string("where expected condition to be a boolean tensor, but got a tensor with dtype ") + name);
+    }
+  }
+}
+
 // glia_split counts its pieces before making views, as glia_tensor_split: a dim of 2^50 entries of
 // a tensor without elements is not made into 2^50 views for a caller with room for two
 // (tests/fuzz/corpus/capi/regress-split-count).

@@ -335,7 +335,9 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
                  ". Expected size ", first->shape()[d], " but got size ", t.shape()[d], " for tensor number ", i,
                  " in the list.");
     }
-    total += t.shape()[dim];
+    // Tensors without elements may have sizes near 2^63 whose sum overflows (found by tests/fuzz).
+    GLIA_CHECK(!__builtin_add_overflow(total, t.shape()[dim], &total), Shape,
+               "cat: integer overflow computing the size of dimension ", dim, " of the result");
   }
   Dims shape = first->shape();
   shape[dim] = total;
