@@ -1,10 +1,9 @@
 // Activations (relu, leaky_relu, elu, gelu, silu, softplus, hardtanh) and the
 // fused first-order backward kernels of the activations.
-#include <immintrin.h>
-
 #include <cmath>
 #include <type_traits>
 
+#include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
 
@@ -49,13 +48,7 @@ Tensor backward_meta(KernelId id, const Tensor& grad, const Tensor& x, std::init
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-bool has_avx512f() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-}
+bool has_avx512f() { return cpu_features().avx512f; }
 
 // Note [relu fast paths]: relu and its backward (threshold_backward) on contiguous float32 CPU
 // tensors of one shape run AVX-512 loops (the generic maps compile to SSE2); same rule as the
@@ -65,6 +58,7 @@ bool relu_fast(const Tensor& a) {
 }
 
 // out[i] = x[i] <= t ? 0 : g[i] over [b, e) (for relu g == x and t == 0).
+#if GLIA_X86
 __attribute__((target("avx512f"))) void threshold_avx512(const float* __restrict x, const float* __restrict g, float t,
                                                          int64_t b, int64_t e, float* __restrict out) {
   const __m512 tv = _mm512_set1_ps(t);
@@ -79,6 +73,12 @@ __attribute__((target("avx512f"))) void threshold_avx512(const float* __restrict
     _mm512_mask_storeu_ps(out + i, m, _mm512_maskz_loadu_ps(static_cast<__mmask16>(m & ~le), g + i));
   }
 }
+#else
+void threshold_avx512(const float* __restrict x, const float* __restrict g, float t, int64_t b, int64_t e,
+                      float* __restrict out) {
+  x86_only();
+}
+#endif
 
 // out = (x <= t ? 0 : g): float32, contiguous, one shape (relu_fast(x)).
 void threshold_fast(const Tensor& out, const Tensor& x, const Tensor& g, float t) {

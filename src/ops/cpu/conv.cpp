@@ -4,8 +4,6 @@
 // Note [Op = meta + kernel + rule].
 #include "ops/conv.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -16,6 +14,7 @@
 #include "core/checked.h"
 #include "core/dispatch.h"
 #include "core/scratch.h"
+#include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
@@ -166,17 +165,12 @@ inline void valid_range(int64_t W, int64_t Wo, int64_t s, int64_t p, int64_t off
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-bool has_avx512f() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-}
+bool has_avx512f() { return cpu_features().avx512f; }
 
 // d[ow] = ow in [ow0, ow1) ? src[ow] : 0 for ow < Wo, 16 columns a step with masked loads and stores
 // (an im2col row at stride 1: the rows are short, a memmove call per row cost more than the copy).
 // Masked-off lanes are not read (`src` may point before the input row for padded columns).
+#if GLIA_X86
 __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int64_t Wo, int64_t ow0, int64_t ow1,
                                                           float* d) {
   for (int64_t ow = 0; ow < Wo; ow += 16) {
@@ -193,6 +187,9 @@ __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int6
       _mm512_mask_storeu_ps(d + ow, static_cast<__mmask16>((1u << n) - 1), v);
   }
 }
+#else
+void im2col_row_avx512(const float* src, int64_t Wo, int64_t ow0, int64_t ow1, float* d) { x86_only(); }
+#endif
 
 // All output rows [oh0, oh1) of one (channel, ki, kj) row block of im2col at stride 1 in width, for
 // Wo <= 64: the load and store masks of the (at most four) 16-column chunks are computed once, each
@@ -201,6 +198,7 @@ __attribute__((target("avx512f"))) void im2col_row_avx512(const float* src, int6
 // stores are slow on some cores): a row's last vector spills up to 15 elements into the next row or
 // row block, which im2col writes afterwards (it fills its buffer in ascending order); the buffer has
 // 16 elements of slack for the last row (ColBuffer::kSlack).
+#if GLIA_X86
 __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, const ConvGeom& g, int64_t ki, int64_t kj,
                                                            int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1,
                                                            float* dst) {
@@ -228,6 +226,12 @@ __attribute__((target("avx512f"))) void im2col_rows_avx512(const float* xc, cons
     }
   }
 }
+#else
+void im2col_rows_avx512(const float* xc, const ConvGeom& g, int64_t ki, int64_t kj, int64_t oh0, int64_t oh1,
+                        int64_t ow0, int64_t ow1, float* dst) {
+  x86_only();
+}
+#endif
 
 // cols [C * kh * kw, (oh1 - oh0) * Wo]: output rows [oh0, oh1) of the im2col matrix of one image's
 // channels x [C, H, W].
@@ -279,6 +283,7 @@ void im2col(const T* __restrict x, int64_t C, const ConvGeom& g, int64_t oh0, in
 // registers and is stored once (adding each kj's row in memory stalled on store forwarding: the
 // masked stores of neighbouring kj overlap). src: the block's kw row groups, each [oh1 - oh0, Wo]
 // at a distance L; xc [H, W].
+#if GLIA_X86
 __attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t ki,
                                                            int64_t oh0, int64_t oh1, float* xc) {
   const int64_t nch = (g.W + 15) / 16;
@@ -307,12 +312,19 @@ __attribute__((target("avx512f"))) void col2im_rows_avx512(const float* src, int
     }
   }
 }
+#else
+void col2im_rows_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t ki, int64_t oh0, int64_t oh1,
+                        float* xc) {
+  x86_only();
+}
+#endif
 
 // col2im_rows_avx512 for all kernel rows of one channel at once (kw <= 16): each input row is loaded
 // and stored once per block with every (ki, kj) contribution added in registers. Per kernel row, the
 // row's masked store stalled the next kernel row's load of it (no store forwarding from masked
 // stores): most of the time of a LeNet step's col2im. src: the channel's kh * kw row groups [oh1 -
 // oh0, Wo] at a distance L; xc [H, W].
+#if GLIA_X86
 __attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t oh0,
                                                             int64_t oh1, float* xc, bool overwrite) {
   const int64_t nch = (g.W + 15) / 16;
@@ -356,6 +368,12 @@ __attribute__((target("avx512f"))) void col2im_plane_avx512(const float* src, in
     }
   }
 }
+#else
+void col2im_plane_avx512(const float* src, int64_t L, const ConvGeom& g, int64_t oh0, int64_t oh1, float* xc,
+                         bool overwrite) {
+  x86_only();
+}
+#endif
 
 // Whether col2im takes col2im_plane_avx512 for T.
 template <class T>
@@ -450,6 +468,7 @@ inline bool use_direct_avx512(const ConvGeom& g, int64_t Cg, int64_t Og) {
 
 // y [NB, Ho, Wo] (plane stride HoWo) = conv of the group's input channels x [Cg, H, W] with w [NB, K]
 // (+ bias [NB] when non-null).
+#if GLIA_X86
 template <int NB>
 __attribute__((target("avx512f,fma"))) void direct_fwd_avx512(const float* x, const float* w, const float* bias,
                                                               int64_t Cg, const ConvGeom& g, float* y) {
@@ -519,6 +538,12 @@ __attribute__((target("avx512f,fma"))) void direct_fwd_avx512(const float* x, co
       for (int b = 0; b < NB; ++b) _mm512_mask_storeu_ps(y + b * HoWo + oh * g.Wo + ow0, sm, acc[b]);
     }
 }
+#else
+template <int NB>
+void direct_fwd_avx512(const float* x, const float* w, const float* bias, int64_t Cg, const ConvGeom& g, float* y) {
+  x86_only();
+}
+#endif
 
 void direct_fwd_block(const float* x, const float* w, const float* bias, int64_t nb, int64_t Cg, const ConvGeom& g,
                       float* y) {
@@ -542,6 +567,7 @@ void direct_fwd_block(const float* x, const float* w, const float* bias, int64_t
 // caller) += gy [Og, Ho, Wo] x shifted input rows of image x [C, H, W], for the output channels
 // [o0, o0 + NO) of group gr and the taps kj0 .. kj0 + NJ - 1 of kernel row ki of input channel c.
 // NO x NJ accumulators stay in registers over the image; one masked input load feeds NO FMAs.
+#if GLIA_X86
 template <int NO, int NJ>
 __attribute__((target("avx512f,fma"))) void direct_wgrad_avx512(const float* x, const float* gy, int64_t Cg,
                                                                 const ConvGeom& g, int64_t o0, int64_t c, int64_t ki,
@@ -579,6 +605,13 @@ __attribute__((target("avx512f,fma"))) void direct_wgrad_avx512(const float* x, 
     for (int j = 0; j < NJ; ++j)
       _mm512_storeu_ps(acc + ((o0 + o) * K + (c * g.kh + ki) * g.kw + kj0 + j) * 16, a[o][j]);
 }
+#else
+template <int NO, int NJ>
+void direct_wgrad_avx512(const float* x, const float* gy, int64_t Cg, const ConvGeom& g, int64_t o0, int64_t c,
+                         int64_t ki, int64_t kj0, float* acc) {
+  x86_only();
+}
+#endif
 
 template <int NO>
 void direct_wgrad_taps(const float* x, const float* gy, int64_t Cg, const ConvGeom& g, int64_t o0, int64_t c,
@@ -965,6 +998,7 @@ void conv2d_backward_weight_into(const Tensor& gy, const Tensor& x, const ConvGe
 }
 
 // Sum of the N planes q + n * stride [HW] in float64: 16 floats a step into two 8-double accumulators.
+#if GLIA_X86
 __attribute__((target("avx512f"))) double plane_sum_avx512(const float* q, int64_t N, int64_t stride, int64_t HW) {
   __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
   for (int64_t n = 0; n < N; ++n, q += stride) {
@@ -981,6 +1015,9 @@ __attribute__((target("avx512f"))) double plane_sum_avx512(const float* q, int64
   }
   return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
 }
+#else
+double plane_sum_avx512(const float* q, int64_t N, int64_t stride, int64_t HW) { x86_only(); }
+#endif
 
 // Runs a convolution kernel with its attributes (kernels.def: stride, padding, dilation, groups);
 // the tensor counts vary with the optional bias and kept columns, hence no initializer lists.

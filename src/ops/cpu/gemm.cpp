@@ -5,7 +5,7 @@
 // on a CPU with AVX-512. glia packs both operands (any strides, so transposed
 // operands cost nothing extra) and runs a register-tile microkernel:
 //   AVX-512F: 8 rows x 32 columns (16 zmm accumulators), AVX2+FMA: 6 x 16 (12 ymm),
-// chosen once at run time (__builtin_cpu_supports). Blocking: K in slices of
+// chosen once at run time (Note [CPU features]). Blocking: K in slices of
 // kKC (the packed B micro-panel, kKC x NR, stays in L1 while the A panels of an
 // M block stream from L2), M in blocks of kMC. Edge tiles run the same kernel
 // into a local tile and are added in scalar code. Large GEMMs (own_sgemm_preferred)
@@ -14,14 +14,13 @@
 // there (to test it).
 #include "ops/cpu/gemm.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "core/scratch.h"
+#include "ops/cpu/cpu_features.h"
 
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_* placeholders.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -42,6 +41,7 @@ constexpr int kMaxMR = 8, kMaxNR = 32;
 using Kernel = void (*)(int64_t kc, const float* Ap, const float* Bp, int64_t ldb, float* C, int64_t ldc, float alpha,
                         float beta);
 
+#if GLIA_X86
 __attribute__((target("avx512f,fma"))) void kernel_avx512(int64_t kc, const float* __restrict Ap,
                                                           const float* __restrict Bp, int64_t ldb, float* __restrict C,
                                                           int64_t ldc, float alpha, float beta) {
@@ -72,7 +72,14 @@ __attribute__((target("avx512f,fma"))) void kernel_avx512(int64_t kc, const floa
     }
   }
 }
+#else
+void kernel_avx512(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, int64_t ldb, float* __restrict C,
+                   int64_t ldc, float alpha, float beta) {
+  x86_only();
+}
+#endif
 
+#if GLIA_X86
 __attribute__((target("avx2,fma"))) void kernel_avx2(int64_t kc, const float* __restrict Ap, const float* __restrict Bp,
                                                      int64_t ldb, float* __restrict C, int64_t ldc, float alpha,
                                                      float beta) {
@@ -103,6 +110,12 @@ __attribute__((target("avx2,fma"))) void kernel_avx2(int64_t kc, const float* __
     }
   }
 }
+#else
+void kernel_avx2(int64_t kc, const float* __restrict Ap, const float* __restrict Bp, int64_t ldb, float* __restrict C,
+                 int64_t ldc, float alpha, float beta) {
+  x86_only();
+}
+#endif
 
 struct Isa {
   int mr = 0, nr = 0;
@@ -112,10 +125,10 @@ struct Isa {
 Isa pick_isa() {
   const char* env = std::getenv("GLIA_OWN_GEMM");
   if (env && std::strcmp(env, "0") == 0) return {};
-  __builtin_cpu_init();
+  const CpuFeatures& f = cpu_features();
   // GLIA_OWN_GEMM=avx2 picks the AVX2 kernel on an AVX-512 CPU (to test it).
-  if (__builtin_cpu_supports("avx512f") && !(env && std::strcmp(env, "avx2") == 0)) return {8, 32, kernel_avx512};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {6, 16, kernel_avx2};
+  if (f.avx512f && !(env && std::strcmp(env, "avx2") == 0)) return {8, 32, kernel_avx512};
+  if (f.avx2 && f.fma) return {6, 16, kernel_avx2};
   return {};
 }
 
@@ -128,6 +141,7 @@ const Isa& isa() {
 
 // dst[k * ldd + c] = src[c * lds + k] for c < rows (<= 16), k < 16: a 16x16 in-register transpose
 // (rows beyond `rows` read as zero; only `rows` columns of dst are written).
+#if GLIA_X86
 __attribute__((target("avx512f"))) void transpose16(const float* src, int64_t lds, int rows, float* dst, int64_t ldd) {
   __m512 r[16], t[16];
 #pragma GCC unroll 16
@@ -156,6 +170,9 @@ __attribute__((target("avx512f"))) void transpose16(const float* src, int64_t ld
     _mm512_mask_storeu_ps(dst + (12 + j) * ldd, m, _mm512_shuffle_f32x4(x1, y1, 0xdd));
   }
 }
+#else
+void transpose16(const float* src, int64_t lds, int rows, float* dst, int64_t ldd) { x86_only(); }
+#endif
 
 // dst[k * ldd + c] = src[c * lds + k] for c < n, k < kc, with the 16x16 transpose where available.
 void transpose_into(const float* src, int64_t lds, int64_t n, int64_t kc, float* dst, int64_t ldd, bool avx512) {

@@ -1,17 +1,16 @@
 // Unary floating math and rounding (ops/math.h): meta parts and CPU kernels.
 // The per-element formulas live in ops/cpu/math_fns.h (shared with other
 // backends); the loops are map_unary's (Note [Elementwise fast paths]).
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "ops/math.h"
+
 #include <cmath>
 #include <limits>
 
+#include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
 #include "ops/cpu/math_fns.h"
 #include "ops/cpu/vmath.h"
 #include "ops/elementwise.h"
-#include "ops/math.h"
 
 namespace glia::ops {
 
@@ -271,13 +270,8 @@ using ops::unary_kernel;
 namespace vmath {
 bool available() {
 #if GLIA_HAVE_HWY && defined(__x86_64__)
-  // F16C through cpuid: clang's __builtin_cpu_supports does not know "f16c" (the fuzz build uses clang).
-  static const bool ok = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
-    return f16c && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
-  }();
-  return ok;
+  const CpuFeatures& f = cpu_features();
+  return f.f16c && f.avx2 && f.fma && f.bmi2;
 #else
   return false;
 #endif

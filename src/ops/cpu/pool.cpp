@@ -1,7 +1,5 @@
 // 2-D pooling: one pass per output plane, parallel over the N * C planes. Meta parts (glia::ops)
 // and CPU kernels (glia::cpu), Note [Op = meta + kernel + rule].
-#include <immintrin.h>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +8,7 @@
 #include "core/checked.h"
 #include "core/dispatch.h"
 #include "ops/conv.h"
+#include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
 #include "ops/linalg.h"
 
@@ -26,6 +25,7 @@ namespace {
 // One row of 2x2 / stride-2 max pooling (float, AVX-512, 16 outputs a step, masked tail): rows r0
 // and r1 of the input, Wo outputs into dst and their flat indices (base + column) into id. Same rule
 // as the scalar loop: taps in scan order, the first maximum, a NaN wins (the last one).
+#if GLIA_X86
 __attribute__((target("avx512f"))) void max_pool_2x2_row_avx512(const float* r0, const float* r1, int64_t W, int64_t Wo,
                                                                 int64_t base, float* dst, int64_t* id) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -64,14 +64,14 @@ __attribute__((target("avx512f"))) void max_pool_2x2_row_avx512(const float* r0,
                              _mm512_add_epi64(b64, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(rel, 1))));
   }
 }
-
-bool has_avx512f() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
+#else
+void max_pool_2x2_row_avx512(const float* r0, const float* r1, int64_t W, int64_t Wo, int64_t base, float* dst,
+                             int64_t* id) {
+  x86_only();
 }
+#endif
+
+bool has_avx512f() { return cpu_features().avx512f; }
 
 // torch's pooling_output_shape.
 // torch's pooling_output_shape, with Checked arithmetic (Note [Checked sizes]); also checks that
