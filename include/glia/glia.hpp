@@ -1665,11 +1665,11 @@ namespace dist {
 
 /** torch.distributed.ReduceOp (glia_reduce_op); AVG takes floating tensors only. */
 enum class ReduceOp : int32_t {
-  SUM = GLIA_REDUCE_SUM,
-  AVG = GLIA_REDUCE_AVG,
-  PRODUCT = GLIA_REDUCE_PRODUCT,
-  MIN = GLIA_REDUCE_MIN,
-  MAX = GLIA_REDUCE_MAX
+  SUM = GLIA_REDUCE_SUM,         /**< the sum over the ranks */
+  AVG = GLIA_REDUCE_AVG,         /**< the mean over the ranks (floating tensors) */
+  PRODUCT = GLIA_REDUCE_PRODUCT, /**< the product over the ranks */
+  MIN = GLIA_REDUCE_MIN,         /**< the elementwise minimum */
+  MAX = GLIA_REDUCE_MAX          /**< the elementwise maximum */
 };
 
 /** torch.distributed.is_gloo_available(): whether this build of glia has the Gloo backend. */
@@ -1969,9 +1969,9 @@ struct DDPOptions {
 
 /** torch's DDP communication hooks built into glia (glia_ddp_comm_hook). */
 enum class BuiltinCommHook : int32_t {
-  ALLREDUCE = GLIA_DDP_COMM_HOOK_ALLREDUCE,
-  FP16_COMPRESS = GLIA_DDP_COMM_HOOK_FP16_COMPRESS,
-  BF16_COMPRESS = GLIA_DDP_COMM_HOOK_BF16_COMPRESS
+  ALLREDUCE = GLIA_DDP_COMM_HOOK_ALLREDUCE,         /**< the default: each bucket averaged */
+  FP16_COMPRESS = GLIA_DDP_COMM_HOOK_FP16_COMPRESS, /**< torch's fp16_compress_hook */
+  BF16_COMPRESS = GLIA_DDP_COMM_HOOK_BF16_COMPRESS  /**< torch's bf16_compress_hook */
 };
 
 /**
