@@ -45,12 +45,18 @@ void fill_replica(Module& root, Device device, ReplicaTensors& out) {
 }
 
 // What a replica's thread inherits from the caller (torch's parallel_apply sets grad mode and the
-// device's current stream in each thread).
+// device's current stream in each thread); the stream is the caller's current one of the replica's device.
 struct ThreadState {
   bool grad = true;
   bool inference = false;
-  Ref<Stream> stream;
 };
+
+// `d`'s index names one of its backend's devices ("device_ids[1]", "output_device" in the message).
+void check_index(Device d, const std::string& what) {
+  int32_t count = backend_device_count(d.type);
+  GLIA_CHECK(d.index >= 0 && d.index < count, Device, "DataParallel: ", what, " is ", device_type_name(d.type), ":",
+             d.index, ", but ", device_type_name(d.type), " has ", count, " device", count == 1 ? "" : "s");
+}
 
 // Joins the replicas' threads on every way out (a joinable std::thread's destructor terminates).
 struct JoinAll {
@@ -69,11 +75,11 @@ struct ReplicaResult {
 };
 
 void run_replica(Module& m, ReplicaTensors& tensors, const TensorList& inputs, const ThreadState& st,
-                 ReplicaResult& r) {
+                 const Stream& stream, ReplicaResult& r) {
   try {
     set_inference_mode(st.inference);
     set_grad_mode(st.grad);
-    if (st.stream) set_current_stream(*st.stream, "DataParallel");
+    set_current_stream(stream, "DataParallel");
     ReplicaGuard bind(&tensors);
     r.outputs = m.call(inputs);
   } catch (const Error& e) {
@@ -103,22 +109,14 @@ DataParallel::DataParallel(ModuleRef module, std::vector<Device> device_ids, std
                "one), pass no device_ids to run on the CPU");
     GLIA_CHECK(d.type == device_ids_[0].type, Device, "DataParallel: device_ids[", i, "] is ", d,
                ", expected a device of the type of device_ids[0] (", device_type_name(device_ids_[0].type), ")");
-    int32_t count = backend_device_count(d.type);
-    GLIA_CHECK(d.index >= 0 && d.index < count, Device, "DataParallel: device_ids[", i, "] is ",
-               device_type_name(d.type), ":", d.index, ", but ", device_type_name(d.type), " has ", count, " device",
-               count == 1 ? "" : "s");
+    check_index(d, "device_ids[" + std::to_string(i) + "]");
     for (size_t j = 0; j < i; ++j)
       GLIA_CHECK(!(device_ids_[j] == d), InvalidArgument, "DataParallel: device_ids[", i, "] repeats device_ids[", j,
                  "] (", d, ")");
   }
   if (output_device) {
-    Device o = *output_device;
-    if (!o.is_cpu()) {
-      int32_t count = backend_device_count(o.type);
-      GLIA_CHECK(o.index >= 0 && o.index < count, Device, "DataParallel: output_device is ", device_type_name(o.type),
-                 ":", o.index, ", but ", device_type_name(o.type), " has ", count, " device", count == 1 ? "" : "s");
-    }
-    output_device_ = o;
+    if (!output_device->is_cpu()) check_index(*output_device, "output_device");
+    output_device_ = *output_device;
   } else if (!device_ids_.empty()) {
     output_device_ = device_ids_[0];
   }
@@ -158,17 +156,13 @@ TensorList DataParallel::forward(const TensorList& inputs) {
 
   std::vector<ReplicaTensors> tensors(replicas);
   for (size_t i = 0; i < replicas; ++i) fill_replica(*module_, device_ids_[i], tensors[i]);
-  std::vector<ThreadState> states(replicas);
-  for (size_t i = 0; i < replicas; ++i) {
-    states[i].grad = grad_mode_enabled();
-    states[i].inference = inference_mode();
-    states[i].stream = current_stream(device_ids_[i], "DataParallel");
-  }
+  const ThreadState state{grad_mode_enabled(), inference_mode()};
+  std::vector<Ref<Stream>> streams(replicas);
+  for (size_t i = 0; i < replicas; ++i) streams[i] = current_stream(device_ids_[i], "DataParallel");
 
-  // Replica 0 on this thread, the others on threads of their own (torch's parallel_apply).
+  // Replica 0 on this thread (whose modes and stream are already the ones it needs), the others on
+  // threads of their own (torch's parallel_apply).
   std::vector<ReplicaResult> results(replicas);
-  Ref<Stream> keep_stream = current_stream(src, "DataParallel");  // this thread's, put back afterwards
-  GradModeGuard keep_grad(grad_mode_enabled());
   std::vector<std::thread> threads;
   threads.reserve(replicas - 1);
   {
@@ -176,16 +170,15 @@ TensorList DataParallel::forward(const TensorList& inputs) {
     for (size_t i = 1; i < replicas; ++i) {
       try {
         threads.emplace_back(run_replica, std::ref(*module_), std::ref(tensors[i]), std::cref(shards[i]),
-                             std::cref(states[i]), std::ref(results[i]));
+                             std::cref(state), std::cref(*streams[i]), std::ref(results[i]));
       } catch (const std::system_error& e) {
         results[i].failed = true;
         results[i].code = Code::OutOfMemory;
         results[i].message = std::string("could not start its thread: ") + e.what();
       }
     }
-    run_replica(*module_, tensors[0], shards[0], states[0], results[0]);
+    run_replica(*module_, tensors[0], shards[0], state, *streams[0], results[0]);
   }
-  set_current_stream(*keep_stream, "DataParallel");
   for (size_t i = 0; i < replicas; ++i)
     if (results[i].failed)
       fail(results[i].code, "DataParallel: caught an error in replica ", i, " on device ", device_ids_[i], ": ",
