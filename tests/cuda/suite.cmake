@@ -69,3 +69,17 @@ if(TARGET glia_cuda)
       --architectures "${GLIA_CUDA_ARCHITECTURES}" --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
   set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
 endif()
+
+# Training parity (tests/cuda/parity_test.cpp): the W3 MLP and the W4 LeNet, 20 steps on the CPU and on cuda:0
+# from the same weights, losses and parameters within a float32 tolerance. Label cuda_parity: run by
+# scripts/gpu-check.sh's parity-cuda stage; skipped (and says so) without a GPU.
+if(TARGET glia_cuda)
+  add_executable(cuda_parity_tests ${CMAKE_CURRENT_LIST_DIR}/parity_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+  target_link_libraries(cuda_parity_tests PRIVATE glia GTest::gtest_main GTest::gtest)
+  target_include_directories(cuda_parity_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(cuda_parity_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
+  target_compile_options(cuda_parity_tests PRIVATE ${GLIA_WARNINGS})
+  add_dependencies(cuda_parity_tests glia_cuda)
+  gtest_discover_tests(cuda_parity_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX cuda. PROPERTIES LABELS cuda_parity)
+endif()

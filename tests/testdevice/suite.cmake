@@ -52,3 +52,15 @@ target_compile_definitions(data_parallel_tests PRIVATE GLIA_TESTDEVICE_PATH="$<T
   GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
 add_dependencies(data_parallel_tests glia_testdevice)
 gtest_discover_tests(data_parallel_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS testdevice)
+
+# Training parity on the test device (tests/cuda/parity_test.cpp, which on a GPU compares the CPU with cuda:0):
+# the MLP and LeNet trained 20 steps on the CPU and on testdevice:0 must agree (bit for bit here).
+add_executable(testdevice_parity_tests ${PROJECT_SOURCE_DIR}/tests/cuda/parity_test.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+target_link_libraries(testdevice_parity_tests PRIVATE glia GTest::gtest_main GTest::gtest)
+target_include_directories(testdevice_parity_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(testdevice_parity_tests PRIVATE GLIA_TESTDEVICE_PATH="$<TARGET_FILE:glia_testdevice>"
+  GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
+target_compile_options(testdevice_parity_tests PRIVATE ${GLIA_WARNINGS})
+add_dependencies(testdevice_parity_tests glia_testdevice)
+gtest_discover_tests(testdevice_parity_tests DISCOVERY_TIMEOUT 60 TEST_PREFIX testdevice. PROPERTIES LABELS testdevice)
