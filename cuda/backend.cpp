@@ -437,7 +437,8 @@ const glia_backend kTable{sizeof(glia_backend),
                           &stream_native,
                           &event_query,
                           &event_create_with_flags,
-                          &event_elapsed_time};
+                          &event_elapsed_time,
+                          glia::cuda::nccl_collectives()};
 
 }  // namespace
 

@@ -83,6 +83,7 @@ glia_kernel_fn softmax_kernel_for(Kid id);  // softmax.cu
 glia_kernel_fn blas_kernel(Kid id);         // blas.cpp
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
+const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)
 
 // The copy kernel on views (dst <- src, any dtypes and strides, same shape), for the other kernel files.
 glia_error* copy_views(const glia_kernel_tensor& dst, const glia_kernel_tensor& src, cudaStream_t stream);

@@ -6377,7 +6377,7 @@ typedef enum glia_reduce_op GLIA_ENUM_BASE {
 /** Process-group backends (torch's Backend). @since 0.2 */
 typedef enum glia_dist_backend GLIA_ENUM_BASE {
   GLIA_DIST_BACKEND_GLOO = 0, /**< CPU tensors over TCP (Gloo) */
-  GLIA_DIST_BACKEND_NCCL = 1  /**< CUDA tensors (not built yet: GLIA_ERR_UNSUPPORTED) */
+  GLIA_DIST_BACKEND_NCCL = 1  /**< tensors of one device: NCCL for CUDA (glia_process_group_options.device) */
 } glia_dist_backend;
 
 /** Stores *out = 1 when this build has the Gloo backend (torch.distributed.is_gloo_available). @since 0.2 */
@@ -6481,6 +6481,14 @@ typedef struct glia_process_group_options {
   const char *hostname;   /**< address this rank's sockets bind to, or NULL */
   const char *iface;      /**< or a network interface ("lo", "eth0"), or NULL */
   const char *group_name; /**< keys of the rendezvous live under "<group_name>/" */
+  /**
+   * GLIA_DIST_BACKEND_NCCL only: the device of this rank's tensors (default
+   * {GLIA_CUDA, -1}: index -1 is LOCAL_RANK when set, else rank % the device
+   * count). The collectives are those of the device's backend: NCCL for CUDA
+   * (libnccl.so.2, loaded at the first such group), or a plugin backend's own
+   * (the test device's, in one process). @since 0.2
+   */
+  glia_device device;
 } glia_process_group_options;
 
 /** Fills in the defaults and struct_size. @since 0.2 */
@@ -6518,8 +6526,11 @@ GLIA_API GLIA_NODISCARD glia_error *glia_process_group_size(const glia_process_g
  * collective then runs on the group's thread. With out NULL the call waits
  * for it (torch's async_op=False); otherwise *out is its work handle
  * (async_op=True) and the tensors must not be used until glia_work_wait
- * succeeds. Tensors: CPU, float32, float64, int32, int64 or uint8, any
- * strides. Errors: GLIA_ERR_DEVICE (not a CPU tensor), GLIA_ERR_DTYPE,
+ * succeeds. Tensors: CPU for Gloo, on the group's device for NCCL (where a
+ * collective is queued on the caller's current stream and its work completes
+ * when it has run on the device); float32, float64, float16, bfloat16, int32,
+ * int64, int8 or uint8, any strides. Errors: GLIA_ERR_DEVICE (a tensor
+ * elsewhere than the backend communicates), GLIA_ERR_DTYPE,
  * GLIA_ERR_SHAPE, GLIA_ERR_INVALID_ARGUMENT (bad root, list length, op), and
  * when waiting GLIA_ERR_IO for a collective that failed ("ProcessGroupGloo::
  * allreduce failed on rank 1 of 2: ..."); after one failure the group fails

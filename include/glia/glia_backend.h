@@ -123,6 +123,48 @@ typedef struct glia_backend_memory_stats {
   uint64_t allocations;       /**< number of blocks handed out so far */
 } glia_backend_memory_stats;
 
+/**
+ * Collective communication of a backend (NCCL for CUDA): communicators of
+ * `size` processes (or threads), one device each, and collectives queued on a
+ * stream of that device. Reached through glia_backend.collectives; the core's
+ * process group (GLIA_DIST_BACKEND_NCCL) exchanges the unique id through its
+ * store, orders the collectives on the callers' streams and watches their
+ * completion with events, its timeout and comm_error (Note [Device process
+ * groups] in src/distributed/process_group_device.cpp). Counts are elements
+ * of `dtype`; `op` is a glia_reduce_op value (0 sum, 1 avg, 2 product, 3 min,
+ * 4 max). Every function returns NULL on success, else an error made with
+ * error_new.
+ */
+typedef struct glia_backend_collectives {
+  size_t struct_size;    /**< sizeof(glia_backend_collectives) of the backend */
+  const char *name;      /**< the library's name in messages: "NCCL" */
+  size_t unique_id_size; /**< bytes of a communicator's unique id (NCCL: 128) */
+  /** Fills `out` (unique_id_size bytes) with a new communicator id; called by rank 0 only. */
+  glia_error *(*unique_id)(void *out);
+  /** Joins communicator `id` as `rank` of `size` on `device`; fails after timeout_ms when the others do not
+   * all join (blocking: returns once the communicator is ready). */
+  glia_error *(*comm_init)(const void *id, int32_t size, int32_t rank, int32_t device, int64_t timeout_ms,
+                           void **out_comm);
+  /** Frees a communicator; abort = 1 first aborts its pending work (a failed or timed-out collective). */
+  void (*comm_destroy)(void *comm, int32_t abort);
+  /** NULL while the communicator is healthy, else the error it hit asynchronously (a peer died...). */
+  glia_error *(*comm_error)(void *comm);
+  /** recv = op over the ranks of send (send == recv: in place). */
+  glia_error *(*all_reduce)(void *comm, const void *send, void *recv, size_t count, glia_dtype dtype, int32_t op,
+                            void *stream);
+  /** recv = root's send (on root, send == recv allowed). */
+  glia_error *(*broadcast)(void *comm, const void *send, void *recv, size_t count, glia_dtype dtype, int32_t root,
+                           void *stream);
+  /** On root, recv = op over the ranks of send; recv is not written elsewhere. */
+  glia_error *(*reduce)(void *comm, const void *send, void *recv, size_t count, glia_dtype dtype, int32_t op,
+                        int32_t root, void *stream);
+  /** recv (size * count elements) = every rank's send, in rank order. */
+  glia_error *(*all_gather)(void *comm, const void *send, void *recv, size_t count, glia_dtype dtype, void *stream);
+  /** recv (count elements) = op over the ranks of send's block `rank` (send has size * count elements). */
+  glia_error *(*reduce_scatter)(void *comm, const void *send, void *recv, size_t count, glia_dtype dtype, int32_t op,
+                                void *stream);
+} glia_backend_collectives;
+
 /** What a backend offers libglia. Lives as long as the backend library. */
 typedef struct glia_backend {
   size_t struct_size;           /**< sizeof(glia_backend) of the backend: the core reads only the fields it covers */
@@ -220,6 +262,9 @@ typedef struct glia_backend {
   /** Milliseconds from `start` to `end`, two timing events recorded on the same device; the core has
    * waited for both. */
   glia_error *(*event_elapsed_time)(void *start, void *end, float *out_ms);
+  /** Collectives between processes on this backend's devices (NCCL for CUDA). NULL: the backend has none,
+   * and GLIA_DIST_BACKEND_NCCL process groups on its devices are GLIA_ERR_UNSUPPORTED. */
+  const glia_backend_collectives *collectives;
 } glia_backend;
 
 /** Flags of glia_backend.event_create_with_flags. */

@@ -95,14 +95,30 @@ ProcessGroupOptions options_arg(const glia_process_group_options* o, const char*
              sizeof(glia_process_group_options), " (use glia_process_group_options_init)");
   GLIA_CHECK(o->backend == GLIA_DIST_BACKEND_GLOO || o->backend == GLIA_DIST_BACKEND_NCCL, InvalidArgument, fn,
              ": options->backend is not a glia_dist_backend (", o->backend, ")");
-  GLIA_CHECK(o->backend == GLIA_DIST_BACKEND_GLOO, Unsupported, fn,
-             ": the NCCL backend is not built in this glia (it comes with the CUDA backend)");
+  if (o->backend == GLIA_DIST_BACKEND_NCCL) {
+    r.nccl = true;
+    if (o->struct_size >= offsetof(glia_process_group_options, device) + sizeof(glia_device)) {
+      GLIA_CHECK(o->device.type == GLIA_CUDA || o->device.type == GLIA_PRIVATEUSE1, InvalidArgument, fn,
+                 ": options->device must be a CUDA or PrivateUse1 device for the NCCL backend, got device type ",
+                 static_cast<int>(o->device.type));
+      GLIA_CHECK(o->device.index >= -1, InvalidArgument, fn, ": options->device.index is ", o->device.index,
+                 ", expected -1 (LOCAL_RANK) or a device index");
+      r.device = Device{static_cast<DeviceType>(o->device.type), o->device.index};
+    } else {
+      r.device = Device{DeviceType::CUDA, -1};
+    }
+  }
   r.timeout = timeout_arg(o->timeout_ms, fn);
   if (o->hostname) r.hostname = o->hostname;
   if (o->iface) r.iface = o->iface;
   if (o->group_name) r.group_name = o->group_name;
   GLIA_CHECK(!r.group_name.empty(), InvalidArgument, fn, ": options->group_name is empty");
   return r;
+}
+
+Ref<ProcessGroup> make_group(Ref<Store> store, int rank, int size, const ProcessGroupOptions& o) {
+  if (o.nccl) return make_process_group_device(std::move(store), rank, size, o.device, o);
+  return make_process_group_gloo(std::move(store), rank, size, o);
 }
 
 int64_t env_int(const char* name, const char* fn) {
@@ -286,6 +302,7 @@ glia_error* glia_store_release(glia_store* store) {
 void glia_process_group_options_init(glia_process_group_options* options) {
   if (!options) return;
   *options = glia_process_group_options{};
+  options->device = glia_device{GLIA_CUDA, -1};
   options->struct_size = sizeof(glia_process_group_options);
   options->backend = GLIA_DIST_BACKEND_GLOO;
   options->timeout_ms = Store::kDefaultTimeout.count();
@@ -302,8 +319,7 @@ glia_error* glia_process_group_create(glia_store* store, int64_t rank, int64_t w
     GLIA_CHECK(rank >= 0 && rank < world_size, InvalidArgument, fn, ": argument 'rank' is ", rank,
                ", expected a rank in [0, ", world_size, ")");
     ProcessGroupOptions o = options_arg(options, fn);
-    Ref<ProcessGroup> g =
-        make_process_group_gloo(Ref<Store>::share(s), static_cast<int>(rank), static_cast<int>(world_size), o);
+    Ref<ProcessGroup> g = make_group(Ref<Store>::share(s), static_cast<int>(rank), static_cast<int>(world_size), o);
     *out = static_cast<glia_process_group*>(handle_for(g.get(), HandleType::ProcessGroup));
   });
 }
@@ -323,7 +339,7 @@ glia_error* glia_process_group_create_from_env(const glia_process_group_options*
                ", expected a positive size");
     GLIA_CHECK(rank >= 0 && rank < world, InvalidArgument, fn, ": RANK is ", rank, ", expected [0, ", world, ")");
     Ref<Store> store = make_ref<TCPStore>(addr, static_cast<int>(port), rank == 0, o.timeout);
-    Ref<ProcessGroup> g = make_process_group_gloo(store, static_cast<int>(rank), static_cast<int>(world), o);
+    Ref<ProcessGroup> g = make_group(store, static_cast<int>(rank), static_cast<int>(world), o);
     *out = static_cast<glia_process_group*>(handle_for(g.get(), HandleType::ProcessGroup));
   });
 }

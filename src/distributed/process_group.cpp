@@ -9,7 +9,9 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/stream.h"
 #include "ops/elementwise.h"
+#include "ops/index.h"
 
 namespace glia::dist {
 
@@ -86,7 +88,16 @@ void ProcessGroup::fail_collective(const char* what, const std::string& why) con
 Ref<Work> ProcessGroup::enqueue(const char* what, std::vector<Tensor> keep, std::function<void()> body) {
   Ref<Work> w = make_ref<Work>(what);
   w->keep_alive = std::move(keep);
-  w->run = std::move(body);
+  if (!device_.is_cpu()) {
+    // The caller's current stream of the group's device becomes the worker's (Note [Process groups]).
+    Ref<Stream> st = current_stream(device_, what);
+    w->run = [st, b = std::move(body), what] {
+      set_current_stream(*st, what);
+      b();
+    };
+  } else {
+    w->run = std::move(body);
+  }
   {
     std::lock_guard<std::mutex> g(mu_);
     GLIA_CHECK(!stop_, State, "ProcessGroup", backend_name(), "::", what, ": the process group is shut down");
@@ -144,8 +155,7 @@ namespace {
 
 void check_tensor(const ProcessGroup& pg, const char* what, const Tensor& t, const char* arg) {
   GLIA_CHECK(t.defined(), InvalidArgument, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg, " is undefined");
-  GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", pg.backend_name(), "::", what, ": ", arg,
-             " must be a CPU tensor for the ", pg.backend_name(), " backend, got a tensor on ", t.device());
+  pg.check_device(what, t, arg);
   DType d = t.dtype();
   // torch's ProcessGroupGloo types (GENERATE_ALL_TYPES: int8 but not int16), plus bfloat16 (which
   // torch 1.13's Gloo lacks and its bf16 compression hook needs). The 16-bit floats reduce in float.
@@ -236,21 +246,9 @@ Ref<Work> ProcessGroup::allgather(const std::vector<Tensor>& outputs, const Tens
   std::vector<Tensor> keep = outputs;
   keep.push_back(in);
   keep.push_back(flat);
-  int64_t n = input.numel();
-  size_t bytes = static_cast<size_t>(n) * input.impl()->itemsize();
-  return enqueue("allgather", std::move(keep), [this, outputs, in, flat, bytes] {
+  return enqueue("allgather", std::move(keep), [this, outputs, in, flat] {
     run_allgather(flat, in);
-    auto* src = static_cast<const uint8_t*>(flat.data());
-    for (size_t r = 0; r < outputs.size(); ++r) {
-      const Tensor& o = outputs[r];
-      if (o.is_contiguous()) {
-        std::memcpy(o.data(), src + r * bytes, bytes);
-      } else {
-        Tensor tmp = empty(o.shape(), o.dtype(), o.device());
-        std::memcpy(tmp.data(), src + r * bytes, bytes);
-        ops::copy_(o, tmp);
-      }
-    }
+    for (size_t r = 0; r < outputs.size(); ++r) ops::copy_(outputs[r], ops::select(flat, 0, static_cast<int64_t>(r)));
   });
 }
 
@@ -268,23 +266,40 @@ Ref<Work> ProcessGroup::reduce_scatter(const Tensor& output, const std::vector<T
                "::reduce_scatter: invalid tensor size at index ", i, " (expected ", IntSpan(output.shape()), ", got ",
                IntSpan(inputs[i].shape()), ")");
   }
-  // Gloo has no reduce-scatter of its options API: all-reduce the concatenated inputs and keep
-  // this rank's slice (the same result; size times the traffic of a ring reduce-scatter).
+  // The inputs concatenated, on the calling thread (so in order with the caller's work on its stream).
   Dims flat_shape = output.shape();
   flat_shape.insert(0, size_);
   Tensor flat = empty(flat_shape, output.dtype(), output.device());
-  size_t bytes = static_cast<size_t>(output.numel()) * output.impl()->itemsize();
-  for (size_t r = 0; r < inputs.size(); ++r) {
-    Tensor in = inputs[r].is_contiguous() ? inputs[r] : Staged(inputs[r]).buf;
-    std::memcpy(static_cast<uint8_t*>(flat.data()) + r * bytes, in.data(), bytes);
-  }
+  for (size_t r = 0; r < inputs.size(); ++r) ops::copy_(ops::select(flat, 0, static_cast<int64_t>(r)), inputs[r]);
   Staged s(output);
-  int me = rank_;
-  return enqueue("reduce_scatter", {s.user, s.buf, flat}, [this, s, flat, op, bytes, me] {
-    run_allreduce(flat, op);
-    std::memcpy(s.buf.data(), static_cast<const uint8_t*>(flat.data()) + static_cast<size_t>(me) * bytes, bytes);
+  return enqueue("reduce_scatter", {s.user, s.buf, flat}, [this, s, flat, op] {
+    run_reduce_scatter(s.buf, flat, op);
     s.finish();
   });
+}
+
+void ProcessGroup::check_device(const char* what, const Tensor& t, const char* arg) const {
+  GLIA_CHECK(t.device().is_cpu(), Device, "ProcessGroup", backend_name(), "::", what, ": ", arg,
+             " must be a CPU tensor for the ", backend_name(), " backend, got a tensor on ", t.device());
+}
+
+void ProcessGroup::run_reduce_scatter(const Tensor& output, const Tensor& flat_in, ReduceOp op) {
+  run_allreduce(flat_in, op);
+  ops::copy_(output, ops::select(flat_in, 0, rank_));
+}
+
+void check_rendezvous(Store& group, int rank, int size, const std::string& group_name, const char* who) {
+  std::string sz = std::to_string(size);
+  Bytes want(sz.begin(), sz.end());
+  Bytes got = group.compare_set("init/world_size", {}, want);
+  GLIA_CHECK(got == want, InvalidArgument, who, ": rank ", rank, " was given world size ", size,
+             " but the store holds world size ", std::string(got.begin(), got.end()), " for group '", group_name,
+             "' (a wrong world size, or a store left by an earlier run)");
+  int64_t arrived = group.add("init/arrived", 1);
+  GLIA_CHECK(arrived <= size, State, who, ": rank ", rank, " is arrival ", arrived, " at group '", group_name,
+             "' of world size ", size,
+             ": the store already holds the rendezvous of an earlier run (a stale FileStore file or a reused "
+             "TCPStore server); use a fresh store");
 }
 
 Ref<Work> ProcessGroup::barrier() {

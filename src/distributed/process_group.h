@@ -24,8 +24,10 @@ namespace glia::dist {
 // (torch's async_op=True) or the C API waits for it at once. The tensors stay referenced by the
 // Work until it completes. A collective that fails (a peer died, the timeout passed) fails its
 // Work with Error(IO) naming the collective and the rank; the group is then unusable (Gloo's
-// pairs are closed), as torch's is. A backend implements run_*; the NCCL backend of the CUDA
-// build slots in beside ProcessGroupGloo.
+// pairs are closed), as torch's is. A backend implements run_*: ProcessGroupGloo on CPU tensors, and
+// ProcessGroupDevice (NCCL) on tensors of one device, through the backend's collectives. Every
+// collective's body runs on the worker thread with the caller's current stream of the group's
+// device made current there, so the copies and the collective are ordered after the caller's work.
 enum class ReduceOp : int32_t { Sum = 0, Avg = 1, Product = 2, Min = 3, Max = 4 };
 const char* reduce_op_name(ReduceOp op);
 
@@ -57,6 +59,8 @@ struct ProcessGroupOptions {
   std::string hostname;  // address the group's sockets bind to (default: this host's name, else loopback)
   std::string iface;     // or a network interface (GLOO_SOCKET_IFNAME's role)
   std::string group_name = "default";
+  bool nccl = false;  // the device backend's collectives (make_process_group_device) instead of Gloo
+  Device device{DeviceType::CUDA, -1};
 };
 
 class ProcessGroup : public RefCounted {
@@ -79,6 +83,11 @@ class ProcessGroup : public RefCounted {
   Ref<Work> reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op);
   Ref<Work> barrier();
 
+  // The device of the group's tensors: the CPU for Gloo, one device for a device backend (NCCL).
+  Device device() const { return device_; }
+  // Throws Error(Device) unless `t` lives where this backend communicates (`arg` names it).
+  virtual void check_device(const char* what, const Tensor& t, const char* arg) const;
+
  protected:
   // Backends: the collectives on checked, contiguous CPU tensors, run on the worker thread.
   virtual void run_allreduce(const Tensor& t, ReduceOp op) = 0;
@@ -86,6 +95,9 @@ class ProcessGroup : public RefCounted {
   virtual void run_allgather(const Tensor& flat_out, const Tensor& input) = 0;
   virtual void run_reduce(const Tensor& t, int root, ReduceOp op) = 0;
   virtual void run_barrier() = 0;
+  // output = the reduction of every rank's block `rank` of flat_in ([size, *output.shape], contiguous).
+  // Default: all-reduce flat_in and keep this rank's block (size times the traffic of a ring reduce-scatter).
+  virtual void run_reduce_scatter(const Tensor& output, const Tensor& flat_in, ReduceOp op);
   // The Work for `what`, queued; `body` runs on the worker thread.
   Ref<Work> enqueue(const char* what, std::vector<Tensor> keep, std::function<void()> body);
   void stop_worker();
@@ -94,6 +106,7 @@ class ProcessGroup : public RefCounted {
   int rank_;
   int size_;
   Millis timeout_;
+  Device device_{};  // set by device backends' constructors
 
  private:
   void worker();
@@ -110,5 +123,15 @@ class ProcessGroup : public RefCounted {
 // between all ranks. Error(Unsupported) when glia was built without Gloo.
 Ref<ProcessGroup> make_process_group_gloo(Ref<Store> store, int rank, int size, const ProcessGroupOptions& options);
 bool have_gloo();
+
+// Creates a process group over the collectives of `device`'s backend (NCCL for CUDA; Note [Device
+// process groups] in process_group_device.cpp): rank 0's communicator id goes through `store` (under
+// "<group_name>/"), then every rank joins the communicator on `device`. An index of -1 picks
+// LOCAL_RANK when set, else rank % the device count.
+Ref<ProcessGroup> make_process_group_device(Ref<Store> store, int rank, int size, Device device,
+                                            const ProcessGroupOptions& options);
+// Throws unless the rendezvous under `group` is fresh and every rank gives world size `size`
+// (Note [Stale rendezvous] in process_group_gloo.cpp); `who` names the backend in messages.
+void check_rendezvous(Store& group, int rank, int size, const std::string& group_name, const char* who);
 
 }  // namespace glia::dist

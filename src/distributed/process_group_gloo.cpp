@@ -329,17 +329,7 @@ Ref<ProcessGroup> make_process_group_gloo(Ref<Store> store, int rank, int size, 
              o.timeout.count(), " ms");
   Ref<Store> group = make_ref<PrefixStore>(o.group_name, store);
   group->set_timeout(o.timeout);
-  std::string sz = std::to_string(size);
-  Bytes want(sz.begin(), sz.end());
-  Bytes got = group->compare_set("init/world_size", {}, want);
-  GLIA_CHECK(got == want, InvalidArgument, "ProcessGroupGloo: rank ", rank, " was given world size ", size,
-             " but the store holds world size ", std::string(got.begin(), got.end()), " for group '", o.group_name,
-             "' (a wrong world size, or a store left by an earlier run)");
-  int64_t arrived = group->add("init/arrived", 1);
-  GLIA_CHECK(arrived <= size, State, "ProcessGroupGloo: rank ", rank, " is arrival ", arrived, " at group '",
-             o.group_name, "' of world size ", size,
-             ": the store already holds the rendezvous of an earlier run (a stale FileStore file or a reused "
-             "TCPStore server); use a fresh store");
+  check_rendezvous(*group, rank, size, o.group_name, "ProcessGroupGloo");
   return make_ref<ProcessGroupGloo>(make_ref<PrefixStore>("gloo", group), rank, size, o);
 }
 

@@ -44,7 +44,7 @@ set_tests_properties(testdevice.minimal_backend PROPERTIES LABELS testdevice ENV
 
 # DataParallel's replicas on threads (data_parallel.cpp): a binary of its own, so that the tsan stage
 # (scripts/test.sh) builds and runs it under ThreadSanitizer with little more than libglia.
-add_executable(data_parallel_tests ${CMAKE_CURRENT_LIST_DIR}/data_parallel.cpp
+add_executable(data_parallel_tests ${CMAKE_CURRENT_LIST_DIR}/data_parallel.cpp ${CMAKE_CURRENT_LIST_DIR}/collectives_test.cpp
   ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
 target_link_libraries(data_parallel_tests PRIVATE glia GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
 target_include_directories(data_parallel_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +53,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "glia/glia_backend.h"
 
@@ -495,6 +497,325 @@ glia_kernel_fn kernel(uint32_t id) {
   return &run_kernel;
 }
 
+// Note [Test device collectives]: glia_backend.collectives for CI machines without a GPU, so the core's
+// device process group (src/distributed/process_group_device.cpp) runs for real: the ranks of a
+// communicator are threads of this process (each with its own process group, store and device). A
+// collective is a rendezvous: each rank posts its buffers under the collective's sequence number, the
+// last to arrive computes the result for everyone (with every buffer unprotected, under g_mu) and wakes
+// the others. A rank that never arrives makes the others fail after the communicator's timeout;
+// comm_destroy with abort = 1 marks the communicator failed, which the others' comm_error and waits
+// report. float16/bfloat16 are refused (the core's NCCL path covers them on a GPU).
+struct TdCommShared {
+  std::mutex mu;
+  std::condition_variable cv;
+  int32_t size = 0;
+  int32_t joined = 0;
+  std::string failed;  // set when a rank aborted
+  struct Slot {
+    const void* send = nullptr;
+    void* recv = nullptr;
+  };
+  struct Op {
+    std::vector<Slot> slots;
+    int32_t arrived = 0;
+    bool done = false;
+    std::string error;
+  };
+  std::map<int64_t, Op> ops;  // by sequence number
+};
+struct TdComm {
+  std::shared_ptr<TdCommShared> shared;
+  int32_t rank = 0, device = 0;
+  int64_t timeout_ms = 0;
+  int64_t seq = 0;
+};
+std::mutex g_comm_mu;
+std::map<std::string, std::weak_ptr<TdCommShared>> g_comms;  // by unique id
+uint64_t g_next_comm_id = 1;
+constexpr size_t kCommIdSize = 16;
+
+glia_error* comm_unique_id(void* out) {
+  std::lock_guard<std::mutex> lock(g_comm_mu);
+  std::memset(out, 0, kCommIdSize);
+  const uint64_t v = g_next_comm_id++;
+  const uint64_t pid = static_cast<uint64_t>(getpid());
+  std::memcpy(out, &v, sizeof v);
+  std::memcpy(static_cast<char*>(out) + 8, &pid, sizeof pid);
+  return nullptr;
+}
+
+glia_error* comm_init(const void* id, int32_t size, int32_t rank, int32_t device, int64_t timeout_ms, void** out) {
+  if (glia_error* e = check_device(device)) return e;
+  if (size < 1 || rank < 0 || rank >= size) return device_error(GLIA_ERR_INVALID_ARGUMENT, "comm_init: bad rank/size");
+  const std::string key(static_cast<const char*>(id), kCommIdSize);
+  std::shared_ptr<TdCommShared> sh;
+  {
+    std::lock_guard<std::mutex> lock(g_comm_mu);
+    sh = g_comms[key].lock();
+    if (!sh) {
+      sh = std::make_shared<TdCommShared>();
+      sh->size = size;
+      g_comms[key] = sh;
+    }
+  }
+  std::unique_lock<std::mutex> lock(sh->mu);
+  if (sh->size != size)
+    return device_error(GLIA_ERR_INVALID_ARGUMENT, "comm_init: rank " + std::to_string(rank) + " gave size " +
+                                                       std::to_string(size) + ", another rank " +
+                                                       std::to_string(sh->size));
+  ++sh->joined;
+  sh->cv.notify_all();
+  if (!sh->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return sh->joined >= size; })) {
+    const int32_t joined = sh->joined--;
+    return device_error(GLIA_ERR_IO, "comm_init timed out after " + std::to_string(timeout_ms) + " ms: " +
+                                         std::to_string(joined) + " of " + std::to_string(size) + " ranks joined");
+  }
+  *out = new TdComm{sh, rank, device, timeout_ms, 0};
+  return nullptr;
+}
+
+void comm_destroy(void* comm, int32_t abort) {
+  auto* c = static_cast<TdComm*>(comm);
+  if (!c) return;
+  if (abort) {
+    std::lock_guard<std::mutex> lock(c->shared->mu);
+    if (c->shared->failed.empty()) c->shared->failed = "rank " + std::to_string(c->rank) + " aborted the communicator";
+    c->shared->cv.notify_all();
+  }
+  delete c;
+}
+
+glia_error* comm_error(void* comm) {
+  auto* c = static_cast<TdComm*>(comm);
+  std::lock_guard<std::mutex> lock(c->shared->mu);
+  return c->shared->failed.empty() ? nullptr : device_error(GLIA_ERR_IO, c->shared->failed);
+}
+
+size_t dtype_size(glia_dtype d) {
+  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 2};  // glia_dtype order
+  return d >= 0 && d <= GLIA_INT16 ? kSize[d] : 0;
+}
+
+template <class T>
+void reduce_into(T* acc, const T* v, size_t n, int32_t op) {
+  for (size_t i = 0; i < n; ++i) {
+    switch (op) {
+      case 0:
+      case 1:
+        acc[i] = static_cast<T>(acc[i] + v[i]);
+        break;
+      case 2:
+        acc[i] = static_cast<T>(acc[i] * v[i]);
+        break;
+      case 3:
+        acc[i] = v[i] < acc[i] ? v[i] : acc[i];
+        break;
+      default:
+        acc[i] = v[i] > acc[i] ? v[i] : acc[i];
+        break;
+    }
+  }
+}
+
+template <class T>
+void divide(T* acc, size_t n, int32_t by) {
+  for (size_t i = 0; i < n; ++i) acc[i] = static_cast<T>(acc[i] / static_cast<T>(by));
+}
+
+// op over `srcs` (each n elements) into dst (which may be one of them); "" or why not.
+std::string reduce_buffers(std::vector<const void*> srcs, void* dst, size_t n, glia_dtype d, int32_t op) {
+  std::vector<char> acc(n * dtype_size(d));
+  std::memcpy(acc.data(), srcs[0], acc.size());
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    for (size_t r = 1; r < srcs.size(); ++r) reduce_into(reinterpret_cast<T*>(acc.data()), static_cast<const T*>(srcs[r]), n, op);
+    if (op == 1) divide(reinterpret_cast<T*>(acc.data()), n, static_cast<int32_t>(srcs.size()));
+  };
+  switch (d) {
+    case GLIA_FLOAT32: run(float{}); break;
+    case GLIA_FLOAT64: run(double{}); break;
+    case GLIA_INT64: run(int64_t{}); break;
+    case GLIA_INT32: run(int32_t{}); break;
+    case GLIA_UINT8: run(uint8_t{}); break;
+    case GLIA_INT8: run(int8_t{}); break;
+    default:
+      return "dtype " + std::to_string(d) + " is not supported by the test device (float32, float64, int64, int32, "
+             "uint8, int8)";
+  }
+  std::memcpy(dst, acc.data(), acc.size());
+  return "";
+}
+
+// Unprotects the allocations behind `ptrs` (each `bytes` long) while `f` runs (under g_mu); "" or why not.
+template <class F>
+std::string with_memory(const std::vector<std::pair<const void*, size_t>>& ptrs, int32_t device, F f) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  std::set<uintptr_t> touched;
+  for (const auto& [p, bytes] : ptrs) {
+    if (!p || bytes == 0) continue;
+    auto a = find(p, bytes, device);
+    if (!a) {
+      // Ranks may sit on different devices: look on every device.
+      for (int32_t d = 0; d < device_count() && !a; ++d) a = find(p, bytes, d);
+    }
+    if (!a) return "a buffer is not test device memory";
+    touched.insert(a->first);
+  }
+  for (uintptr_t b : touched) protect(b, g_allocs[b].len, PROT_READ | PROT_WRITE);
+  std::string e = f();
+  for (uintptr_t b : touched) protect(b, g_allocs[b].len, PROT_NONE);
+  return e;
+}
+
+// One collective: post this rank's buffers; the last rank runs `compute(slots)` for everyone.
+template <class F>
+glia_error* collective(void* comm, const char* what, const void* send, void* recv, void* stream, F compute) {
+  auto* c = static_cast<TdComm*>(comm);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    TdStream* st = known_stream(stream);
+    if (!st || st->device != c->device)
+      return device_error(GLIA_ERR_INTERNAL, std::string("collectives: ") + what +
+                                                 ": the stream is not a stream of testdevice:" +
+                                                 std::to_string(c->device));
+    ++st->kernels;
+  }
+  TdCommShared& sh = *c->shared;
+  std::unique_lock<std::mutex> lock(sh.mu);
+  if (!sh.failed.empty()) return device_error(GLIA_ERR_IO, sh.failed);
+  const int64_t seq = c->seq++;
+  TdCommShared::Op& op = sh.ops[seq];
+  if (op.slots.empty()) op.slots.resize(static_cast<size_t>(sh.size));
+  op.slots[static_cast<size_t>(c->rank)] = {send, recv};
+  if (++op.arrived == sh.size) {
+    op.error = compute(op.slots);
+    op.done = true;
+    sh.cv.notify_all();
+  } else if (!sh.cv.wait_for(lock, std::chrono::milliseconds(c->timeout_ms),
+                             [&] { return op.done || !sh.failed.empty(); })) {
+    std::string missing;
+    for (size_t r = 0; r < op.slots.size(); ++r)
+      if (!op.slots[r].send && !op.slots[r].recv) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    return device_error(GLIA_ERR_IO, std::string("collectives: ") + what + " timed out after " +
+                                         std::to_string(c->timeout_ms) + " ms waiting for rank(s) " + missing);
+  }
+  if (!op.done) return device_error(GLIA_ERR_IO, sh.failed);
+  const std::string err = op.error;
+  if (--op.arrived == 0) sh.ops.erase(seq);
+  if (!err.empty()) return device_error(GLIA_ERR_UNSUPPORTED, std::string("collectives: ") + what + ": " + err);
+  return nullptr;
+}
+
+glia_error* coll_all_reduce(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op,
+                            void* stream) {
+  const int32_t dev = static_cast<TdComm*>(comm)->device;
+  return collective(comm, "all_reduce", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (auto& sl : slots) {
+      ptrs.push_back({sl.send, n * dtype_size(d)});
+      ptrs.push_back({sl.recv, n * dtype_size(d)});
+    }
+    return with_memory(ptrs, dev, [&]() -> std::string {
+      std::vector<const void*> srcs;
+      for (auto& sl : slots) srcs.push_back(sl.send);
+      std::vector<char> result(n * dtype_size(d));
+      if (std::string e = reduce_buffers(srcs, result.data(), n, d, op); !e.empty()) return e;
+      for (auto& sl : slots) std::memcpy(sl.recv, result.data(), result.size());
+      return "";
+    });
+  });
+}
+
+glia_error* coll_broadcast(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t root,
+                           void* stream) {
+  const int32_t dev = static_cast<TdComm*>(comm)->device;
+  return collective(comm, "broadcast", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (auto& sl : slots) {
+      ptrs.push_back({sl.send, n * dtype_size(d)});
+      ptrs.push_back({sl.recv, n * dtype_size(d)});
+    }
+    return with_memory(ptrs, dev, [&]() -> std::string {
+      std::vector<char> v(n * dtype_size(d));
+      std::memcpy(v.data(), slots[static_cast<size_t>(root)].send, v.size());
+      for (auto& sl : slots) std::memcpy(sl.recv, v.data(), v.size());
+      return "";
+    });
+  });
+}
+
+glia_error* coll_reduce(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op, int32_t root,
+                        void* stream) {
+  const int32_t dev = static_cast<TdComm*>(comm)->device;
+  return collective(comm, "reduce", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (auto& sl : slots) {
+      ptrs.push_back({sl.send, n * dtype_size(d)});
+      ptrs.push_back({sl.recv, n * dtype_size(d)});
+    }
+    return with_memory(ptrs, dev, [&]() -> std::string {
+      std::vector<const void*> srcs;
+      for (auto& sl : slots) srcs.push_back(sl.send);
+      std::vector<char> result(n * dtype_size(d));
+      if (std::string e = reduce_buffers(srcs, result.data(), n, d, op); !e.empty()) return e;
+      std::memcpy(slots[static_cast<size_t>(root)].recv, result.data(), result.size());
+      return "";
+    });
+  });
+}
+
+glia_error* coll_all_gather(void* comm, const void* send, void* recv, size_t n, glia_dtype d, void* stream) {
+  const int32_t dev = static_cast<TdComm*>(comm)->device;
+  return collective(comm, "all_gather", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    const size_t bytes = n * dtype_size(d);
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (auto& sl : slots) {
+      ptrs.push_back({sl.send, bytes});
+      ptrs.push_back({sl.recv, bytes * slots.size()});
+    }
+    return with_memory(ptrs, dev, [&]() -> std::string {
+      std::vector<char> all(bytes * slots.size());
+      for (size_t r = 0; r < slots.size(); ++r) std::memcpy(all.data() + r * bytes, slots[r].send, bytes);
+      for (auto& sl : slots) std::memcpy(sl.recv, all.data(), all.size());
+      return "";
+    });
+  });
+}
+
+glia_error* coll_reduce_scatter(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op,
+                                void* stream) {
+  const int32_t dev = static_cast<TdComm*>(comm)->device;
+  return collective(comm, "reduce_scatter", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    const size_t bytes = n * dtype_size(d);
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (auto& sl : slots) {
+      ptrs.push_back({sl.send, bytes * slots.size()});
+      ptrs.push_back({sl.recv, bytes});
+    }
+    return with_memory(ptrs, dev, [&]() -> std::string {
+      for (size_t r = 0; r < slots.size(); ++r) {
+        std::vector<const void*> srcs;
+        for (auto& sl : slots) srcs.push_back(static_cast<const char*>(sl.send) + r * bytes);
+        if (std::string e = reduce_buffers(srcs, slots[r].recv, n, d, op); !e.empty()) return e;
+      }
+      return "";
+    });
+  });
+}
+
+const glia_backend_collectives g_collectives{sizeof(glia_backend_collectives),
+                                             "TestDevice",
+                                             kCommIdSize,
+                                             &comm_unique_id,
+                                             &comm_init,
+                                             &comm_destroy,
+                                             &comm_error,
+                                             &coll_all_reduce,
+                                             &coll_broadcast,
+                                             &coll_reduce,
+                                             &coll_all_gather,
+                                             &coll_reduce_scatter};
+
 glia_backend g_table{sizeof(glia_backend),
                      GLIA_BACKEND_ABI_VERSION,
                      "testdevice",
@@ -527,7 +848,8 @@ glia_backend g_table{sizeof(glia_backend),
                      &stream_native,
                      &event_query,
                      &event_create_with_flags,
-                     &event_elapsed_time};
+                     &event_elapsed_time,
+                     &g_collectives};
 
 }  // namespace
 

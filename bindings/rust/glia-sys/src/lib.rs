@@ -870,6 +870,7 @@ pub struct glia_process_group_options {
     pub hostname: *const c_char,
     pub iface: *const c_char,
     pub group_name: *const c_char,
+    pub device: glia_device,
 }
 
 #[repr(C)]

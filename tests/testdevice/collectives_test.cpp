@@ -1,0 +1,344 @@
+// Process groups over a device backend's collectives (GLIA_DIST_BACKEND_NCCL; Note [Device process groups] in
+// src/distributed/process_group_device.cpp), on the test device, whose collectives run the ranks as threads
+// of this process (Note [Test device collectives] in tests/testdevice/testdevice.cpp): every collective's
+// results, the device checks, timeouts and aborts. On a machine without a GPU, the CUDA backend's NCCL path is
+// checked as far as it goes there: the unique id made by rank 0 and exchanged through the store, then a clear
+// error on every rank.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace {
+
+constexpr glia_device kCpu{GLIA_CPU, 0};
+
+class DeviceCollectives : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    glia_error* e = glia_backend_load(GLIA_TESTDEVICE_PATH);
+    ASSERT_EQ(e, nullptr) << glia_error_message(e);
+  }
+  void SetUp() override {
+    char tmpl[] = "/tmp/glia_devcoll_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // A file store shared by the ranks of one test.
+  glia_store* store() {
+    glia_store* s = nullptr;
+    EXPECT_EQ(glia_store_file_create((dir_ + "/store").c_str(), 0, &s), nullptr);
+    return s;
+  }
+
+  // Runs body(rank) on `size` threads, each with its own store handle.
+  static void ranks(int size, const std::function<void(int)>& body) {
+    std::vector<std::thread> ts;
+    for (int r = 0; r < size; ++r) ts.emplace_back(body, r);
+    for (auto& t : ts) t.join();
+  }
+
+  // The group of `rank` on testdevice:`device` (NCCL backend over the test device's collectives).
+  static glia_error* group(glia_store* s, int rank, int size, int32_t device, int64_t timeout_ms,
+                           glia_process_group** out) {
+    glia_process_group_options o;
+    glia_process_group_options_init(&o);
+    o.backend = GLIA_DIST_BACKEND_NCCL;
+    o.device = glia_device{GLIA_PRIVATEUSE1, device};
+    o.timeout_ms = timeout_ms;
+    return glia_process_group_create(s, rank, size, &o, out);
+  }
+
+  static glia_tensor* on_device(const std::vector<float>& v, int32_t device) {
+    int64_t n = static_cast<int64_t>(v.size());
+    glia_tensor *h = nullptr, *d = nullptr;
+    EXPECT_EQ(glia_tensor_from_data(v.data(), v.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &h), nullptr);
+    const glia_device dev{GLIA_PRIVATEUSE1, device};
+    EXPECT_EQ(glia_tensor_to(h, &dev, nullptr, &d), nullptr);
+    glia_tensor_release(h);
+    return d;
+  }
+
+  static std::vector<float> host(const glia_tensor* t) {
+    int64_t n = 0;
+    EXPECT_EQ(glia_tensor_numel(t, &n), nullptr);
+    std::vector<float> v(static_cast<size_t>(n));
+    EXPECT_EQ(glia_tensor_copy_to_host(t, v.data(), v.size() * sizeof(float)), nullptr);
+    return v;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(DeviceCollectives, EveryCollectiveOnThreeRanks) {
+  constexpr int kSize = 3;
+  std::vector<std::string> failures(kSize);
+  ranks(kSize, [&](int rank) {
+    auto expect = [&](bool ok, const std::string& what) {
+      if (!ok) failures[static_cast<size_t>(rank)] += what + "; ";
+    };
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    // Ranks 0 and 2 share testdevice:0, rank 1 is on testdevice:1.
+    glia_error* e = group(s, rank, kSize, rank % 2, 10000, &g);
+    expect(e == nullptr, std::string("create: ") + (e ? glia_error_message(e) : ""));
+    glia_error_free(e);
+    if (!g) {
+      glia_store_release(s);
+      return;
+    }
+    const float r = static_cast<float>(rank);
+    // all_reduce: sum, avg, min, max of [r + 1, 10 r].
+    const glia_reduce_op ops[] = {GLIA_REDUCE_SUM, GLIA_REDUCE_AVG, GLIA_REDUCE_MIN, GLIA_REDUCE_MAX};
+    const std::vector<std::vector<float>> want = {{6, 30}, {2, 10}, {1, 0}, {3, 20}};
+    for (int k = 0; k < 4; ++k) {
+      glia_tensor* t = on_device({r + 1, 10 * r}, rank % 2);
+      e = glia_process_group_all_reduce(g, t, ops[k], nullptr);
+      expect(e == nullptr, "all_reduce");
+      glia_error_free(e);
+      expect(host(t) == want[static_cast<size_t>(k)], "all_reduce op " + std::to_string(k));
+      glia_tensor_release(t);
+    }
+    // broadcast from rank 1.
+    glia_tensor* b = on_device({r, r, r}, rank % 2);
+    glia_error_free(glia_process_group_broadcast(g, b, 1, nullptr));
+    expect(host(b) == std::vector<float>{1, 1, 1}, "broadcast");
+    glia_tensor_release(b);
+    // reduce to rank 2: rank 2 gets the sum, the others keep their values.
+    glia_tensor* rd = on_device({r + 1}, rank % 2);
+    glia_error_free(glia_process_group_reduce(g, rd, 2, GLIA_REDUCE_SUM, nullptr));
+    expect(host(rd) == std::vector<float>{rank == 2 ? 6.0f : r + 1}, "reduce");
+    glia_tensor_release(rd);
+    // all_gather: outputs[k] = rank k's [k, -k].
+    std::vector<glia_tensor*> outs;
+    for (int k = 0; k < kSize; ++k) outs.push_back(on_device({0, 0}, rank % 2));
+    glia_tensor* in = on_device({r, -r}, rank % 2);
+    e = glia_process_group_all_gather(g, outs.data(), kSize, in, nullptr);
+    expect(e == nullptr, std::string("all_gather: ") + (e ? glia_error_message(e) : ""));
+    glia_error_free(e);
+    for (int k = 0; k < kSize; ++k) {
+      expect(host(outs[static_cast<size_t>(k)]) == std::vector<float>{static_cast<float>(k), -static_cast<float>(k)},
+             "all_gather output " + std::to_string(k));
+      glia_tensor_release(outs[static_cast<size_t>(k)]);
+    }
+    glia_tensor_release(in);
+    // reduce_scatter: inputs[k] = [10 rank + k]; output = sum over ranks of inputs[rank] = 30 + 3 rank... per rank.
+    std::vector<glia_tensor*> ins;
+    for (int k = 0; k < kSize; ++k) ins.push_back(on_device({10 * r + static_cast<float>(k)}, rank % 2));
+    glia_tensor* out = on_device({-1}, rank % 2);
+    e = glia_process_group_reduce_scatter(g, out, ins.data(), kSize, GLIA_REDUCE_SUM, nullptr);
+    expect(e == nullptr, std::string("reduce_scatter: ") + (e ? glia_error_message(e) : ""));
+    glia_error_free(e);
+    expect(host(out) == std::vector<float>{30 + 3 * r}, "reduce_scatter");
+    for (glia_tensor* t : ins) glia_tensor_release(t);
+    glia_tensor_release(out);
+    // An asynchronous all_reduce of a non-contiguous view (the base class stages it), then a barrier.
+    glia_tensor* m = on_device({1, 2, 3, 4}, rank % 2);
+    glia_tensor *m2 = nullptr, *mt = nullptr;
+    const int64_t shape[] = {2, 2};
+    glia_error_free(glia_reshape(m, shape, 2, &m2));
+    glia_error_free(glia_transpose(m2, 0, 1, &mt));
+    glia_work* w = nullptr;
+    e = glia_process_group_all_reduce(g, mt, GLIA_REDUCE_SUM, &w);
+    expect(e == nullptr && w != nullptr, "async all_reduce");
+    glia_error_free(e);
+    if (w) {
+      e = glia_work_wait(w, -1);
+      expect(e == nullptr, "work wait");
+      glia_error_free(e);
+      glia_work_release(w);
+    }
+    expect(host(m) == std::vector<float>{3, 6, 9, 12}, "all_reduce of a transposed view");
+    glia_tensor_release(mt);
+    glia_tensor_release(m2);
+    glia_tensor_release(m);
+    e = glia_process_group_barrier(g, nullptr);
+    expect(e == nullptr, "barrier");
+    glia_error_free(e);
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  for (int r = 0; r < kSize; ++r) EXPECT_EQ(failures[static_cast<size_t>(r)], "") << "rank " << r;
+}
+
+TEST_F(DeviceCollectives, TensorsMustBeOnTheGroupsDevice) {
+  std::vector<std::string> msgs(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, 0, 10000, &g);
+    if (e) {
+      msgs[static_cast<size_t>(rank)] = std::string("create failed: ") + glia_error_message(e);
+      glia_error_free(e);
+      glia_store_release(s);
+      return;
+    }
+    const int64_t n = 2;
+    glia_tensor* cpu = nullptr;
+    glia_error_free(glia_tensor_zeros(&n, 1, nullptr, &cpu));
+    e = glia_process_group_all_reduce(g, cpu, GLIA_REDUCE_SUM, nullptr);
+    msgs[static_cast<size_t>(rank)] = e ? std::to_string(glia_error_code(e)) + " " + glia_error_message(e) : "no error";
+    glia_error_free(e);
+    glia_tensor_release(cpu);
+    // The group still works afterwards: a bad argument fails before anything is queued.
+    glia_tensor* t = on_device({1}, 0);
+    e = glia_process_group_all_reduce(g, t, GLIA_REDUCE_SUM, nullptr);
+    if (e) msgs[static_cast<size_t>(rank)] += std::string(" / then: ") + glia_error_message(e);
+    glia_error_free(e);
+    glia_tensor_release(t);
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  for (const std::string& m : msgs)
+    EXPECT_EQ(m, std::to_string(GLIA_ERR_DEVICE) +
+                     " ProcessGroupTestDevice::allreduce: tensor must be a tensor on testdevice:0 (the group's device) "
+                     "for the TestDevice backend, got a tensor on cpu");
+}
+
+TEST_F(DeviceCollectives, DefaultDeviceIsRankModuloTheDeviceCount) {
+  // Two test devices; device index -1 and no LOCAL_RANK: rank r uses testdevice:(r % 2). Rank 1's tensor on
+  // testdevice:1 is accepted, one on testdevice:0 is not.
+  ASSERT_EQ(std::getenv("LOCAL_RANK"), nullptr) << "the test assumes LOCAL_RANK is not set";
+  std::vector<std::string> got(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, -1, 10000, &g);
+    if (e) {
+      got[static_cast<size_t>(rank)] = glia_error_message(e);
+      glia_error_free(e);
+      glia_store_release(s);
+      return;
+    }
+    glia_tensor* right = on_device({static_cast<float>(rank)}, rank % 2);
+    e = glia_process_group_all_reduce(g, right, GLIA_REDUCE_SUM, nullptr);
+    got[static_cast<size_t>(rank)] = e ? glia_error_message(e) : std::to_string(host(right)[0]);
+    glia_error_free(e);
+    glia_tensor_release(right);
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  EXPECT_EQ(got[0], "1.000000");
+  EXPECT_EQ(got[1], "1.000000");
+}
+
+TEST_F(DeviceCollectives, ARankThatSkipsACollectiveTimesOutTheOthers) {
+  std::string msg0, later0, rank1;
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, rank, 300, &g);
+    if (e) {
+      (rank ? rank1 : msg0) = std::string("create failed: ") + glia_error_message(e);
+      glia_error_free(e);
+      glia_store_release(s);
+      return;
+    }
+    if (rank == 0) {
+      glia_tensor* t = on_device({1}, 0);
+      e = glia_process_group_all_reduce(g, t, GLIA_REDUCE_SUM, nullptr);
+      msg0 = e ? std::to_string(glia_error_code(e)) + " " + glia_error_message(e) : "no error";
+      glia_error_free(e);
+      // The group is broken now: later collectives fail at once, saying why.
+      e = glia_process_group_barrier(g, nullptr);
+      later0 = e ? glia_error_message(e) : "no error";
+      glia_error_free(e);
+      glia_tensor_release(t);
+    }
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  EXPECT_EQ(rank1, "");
+  EXPECT_EQ(msg0, std::to_string(GLIA_ERR_IO) +
+                      " ProcessGroupTestDevice::allreduce failed on rank 0 of 2: testdevice: collectives: all_reduce "
+                      "timed out after 300 ms waiting for rank(s) 1");
+  EXPECT_NE(later0.find("ProcessGroupTestDevice::barrier failed on rank 0 of 2: an earlier collective failed"),
+            std::string::npos)
+      << later0;
+}
+
+TEST_F(DeviceCollectives, ARankThatNeverJoinsFailsCreationWithinTheTimeout) {
+  glia_store* s = store();
+  glia_process_group* g = nullptr;
+  EXPECT_GLIA_MSG(group(s, 0, 2, 0, 200, &g), GLIA_ERR_IO,
+                  "ProcessGroupDevice: rank 0 of 2 could not join the communicator on testdevice:0: testdevice: "
+                  "comm_init timed out after 200 ms: 1 of 2 ranks joined");
+  EXPECT_EQ(g, nullptr);
+  glia_store_release(s);
+}
+
+TEST_F(DeviceCollectives, OptionsAreChecked) {
+  glia_store* s = store();
+  glia_process_group_options o;
+  glia_process_group_options_init(&o);
+  EXPECT_EQ(o.device.type, GLIA_CUDA);
+  EXPECT_EQ(o.device.index, -1);
+  o.backend = GLIA_DIST_BACKEND_NCCL;
+  o.device = kCpu;
+  glia_process_group* g = nullptr;
+  EXPECT_GLIA_MSG(glia_process_group_create(s, 0, 1, &o, &g), GLIA_ERR_INVALID_ARGUMENT,
+                  "glia_process_group_create: options->device must be a CUDA or PrivateUse1 device for the NCCL "
+                  "backend, got device type 0");
+  o.device = glia_device{GLIA_PRIVATEUSE1, -2};
+  EXPECT_GLIA_MSG(glia_process_group_create(s, 0, 1, &o, &g), GLIA_ERR_INVALID_ARGUMENT,
+                  "glia_process_group_create: options->device.index is -2, expected -1 (LOCAL_RANK) or a device index");
+  o.device = glia_device{GLIA_PRIVATEUSE1, 5};
+  EXPECT_GLIA_MSG(glia_process_group_create(s, 0, 1, &o, &g), GLIA_ERR_DEVICE,
+                  "ProcessGroupDevice: rank 0: device testdevice:5 does not exist (2 testdevice devices)");
+  EXPECT_EQ(g, nullptr);
+  glia_store_release(s);
+}
+
+TEST_F(DeviceCollectives, NcclWithoutAGpuExchangesTheIdThenSaysWhy) {
+  if (glia_cuda_device_count() > 0) GTEST_SKIP() << "skipped: a CUDA device is present (the GPU check covers NCCL)";
+  int32_t count = 0;
+  char why[512] = "";
+  size_t len = 0;
+  glia_error_free(glia_backend_status(GLIA_CUDA, &count, why, sizeof why, &len));
+  std::vector<std::string> msgs(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group_options o;
+    glia_process_group_options_init(&o);
+    o.backend = GLIA_DIST_BACKEND_NCCL;
+    o.timeout_ms = 10000;
+    glia_process_group* g = nullptr;
+    glia_error* e = glia_process_group_create(s, rank, 2, &o, &g);
+    msgs[static_cast<size_t>(rank)] = e ? std::to_string(glia_error_code(e)) + " " + glia_error_message(e) : "created";
+    glia_error_free(e);
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  const std::string status = why;
+  if (status.rfind("cannot load libglia_cuda.so.0", 0) == 0) {
+    // No CUDA backend in this build or on this machine: the group says so before any rendezvous.
+    for (int r = 0; r < 2; ++r)
+      EXPECT_EQ(msgs[static_cast<size_t>(r)], std::to_string(GLIA_ERR_DEVICE) + " ProcessGroupNCCL: rank " +
+                                                  std::to_string(r) + ": no backend for cuda devices (" + status + ")");
+    return;
+  }
+  // The CUDA backend loads (no driver or no device): rank 0 made NCCL's unique id and the store holds it for
+  // rank 1; then each rank fails, naming the missing device.
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(msgs[static_cast<size_t>(r)], std::to_string(GLIA_ERR_DEVICE) + " ProcessGroupNCCL: rank " +
+                                                std::to_string(r) + " of 2 has no usable cuda device (" + status + ")");
+  glia_store* s = store();
+  ASSERT_EQ(glia_store_set_timeout(s, 1000), nullptr);
+  size_t id_len = 0;
+  glia_error* e = glia_store_get(s, "default/nccl/unique_id", nullptr, 0, &id_len);
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  EXPECT_EQ(id_len, 128u) << "NCCL's ncclUniqueId is 128 bytes";
+  glia_store_release(s);
+}
+
+}  // namespace
