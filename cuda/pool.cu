@@ -8,9 +8,10 @@
 //     adding the outputs whose windows hold it (core/pool_math.h's inverse ranges) in increasing order, rounding
 //     to the element type after each addition as the CPU's scatter does, so the result is the CPU's bit for
 //     bit. max_pool2d_backward has no geometry (it also serves max_pool3d, adaptive_max_pool2d and the
-//     fractional pools, whose indices point anywhere in the plane): one thread per plane zero-fills it and adds
-//     the gradients in output order, the CPU's loop. Deterministic, but only N * C threads: a sort/segment
-//     formulation for few large planes is future work (docs/cuda.md).
+//     fractional pools, whose indices point anywhere in the plane): one warp per plane zero-fills it and adds
+//     the gradients in output order, 32 outputs a step, the lanes of a step that share an index summed by the
+//     lowest of them in lane order: the CPU's order and bits. Only N * C warps: a sort/segment formulation for
+//     a few large planes is future work (docs/cuda.md).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -80,22 +81,43 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// gx's plane p: zeros, then gx[idx[o]] += gy[o] for the plane's outputs in order (the CPU's loop).
+// gx's plane p: zeros, then gx[idx[o]] += gy[o] for the plane's outputs in increasing o, rounding after each
+// addition (the CPU's loop, so the CPU's bits). One warp per plane, 32 outputs a step: the lanes whose outputs
+// point to one input element find each other (__match_any_sync, sm_70 and newer), and the lowest of them adds
+// their gradients in lane order; steps are ordered by __syncwarp. No atomics.
+constexpr int kWarp = 32;
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     max_pool2d_backward_kernel(int64_t planes, int64_t HW, int64_t HoWo, const T* __restrict gy,
                                const int64_t* __restrict idx, T* __restrict gx) {
   using A = acc_t<T>;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
-  for (int64_t p = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; p < planes; p += step) {
+  __shared__ A grads[kThreads];
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  A* wg = grads + (static_cast<int>(threadIdx.x) - lane);  // this warp's 32 gradients
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (kThreads / kWarp);
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * (kThreads / kWarp) + threadIdx.x / kWarp; p < planes;
+       p += warps) {
     T* dst = gx + p * HW;
-    for (int64_t i = 0; i < HW; ++i) dst[i] = store_as<T>(A(0));
+    for (int64_t i = lane; i < HW; i += kWarp) dst[i] = store_as<T>(A(0));
+    __syncwarp();
     const T* g = gy + p * HoWo;
     const int64_t* ip = idx + p * HoWo;
-    for (int64_t o = 0; o < HoWo; ++o) {
-      const int64_t i = ip[o];
-      if (i < 0 || i >= HW) continue;  // never from the pools; the CPU would write outside the plane
-      dst[i] = store_as<T>(static_cast<A>(load_acc(dst[i])) + static_cast<A>(load_acc(g[o])));
+    for (int64_t base = 0; base < HoWo; base += kWarp) {
+      const int64_t o = base + lane;
+      // An index outside the plane (never from the pools) is dropped, as are the lanes past the end: each
+      // gets a key of its own.
+      int64_t i = o < HoWo ? ip[o] : -1;
+      if (i < 0 || i >= HW) i = -1 - lane;
+      wg[lane] = o < HoWo ? static_cast<A>(load_acc(g[o])) : A(0);
+      const unsigned same = __match_any_sync(0xffffffffu, static_cast<unsigned long long>(i));
+      __syncwarp();
+      if (i >= 0 && lane == __ffs(static_cast<int>(same)) - 1) {
+        T acc = dst[i];
+        for (unsigned m = same; m; m &= m - 1)
+          acc = store_as<T>(static_cast<A>(load_acc(acc)) + wg[__ffs(static_cast<int>(m)) - 1]);
+        dst[i] = acc;
+      }
+      __syncwarp();
     }
   }
 }
@@ -265,9 +287,10 @@ glia_error* k_max_pool2d_backward(const glia_kernel_call* call) {
   if (glia_error* e = prepare(call, gx.device_index, &s)) return e;
   glia_error* e = dispatch_pool(gx.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
-    max_pool2d_backward_kernel<T>
-        <<<grid_for(planes), kThreads, 0, s>>>(planes, HW, HoWo, static_cast<const T*>(gy.data),
-                                               static_cast<const int64_t*>(idx.data), static_cast<T*>(gx.data));
+    const int64_t blocks = (planes + kThreads / kWarp - 1) / (kThreads / kWarp);
+    max_pool2d_backward_kernel<T><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kThreads, 0, s>>>(
+        planes, HW, HoWo, static_cast<const T*>(gy.data), static_cast<const int64_t*>(idx.data),
+        static_cast<T*>(gx.data));
     return nullptr;
   });
   return e ? e : launched(what);
