@@ -6,8 +6,10 @@
 // sums in float64, the elementwise step y = x * scale + shift (layer norm: (x - mean) * scale [* w] [+ b]) and
 // dx = dy * a + x * b + c in acc_t of x (float for float32 and the 16-bit floats).
 //
-// One block per channel (batch norm), row (layer norm) or (sample, group) (group norm); the parameter
-// gradients one block per parameter element. Statistics with Welford's update in float64 (cuda/welford.h):
+// One block per channel (batch norm), row (layer norm) or (sample, group) (group norm); batch norm of an
+// [N, C] input and layer norm's parameter gradients, whose reductions run down columns, take 32 adjacent columns
+// a block (8 row lanes each, so that a warp reads adjacent elements); group norm's parameter gradients one
+// block per channel. Statistics with Welford's update in float64 (cuda/welford.h):
 // thread t adds elements t, t + kThreads, ... in order, then partial results combine in a fixed tree; sums the
 // same way (Note [Deterministic CUDA reductions] in reduce.cu): no atomics, two runs give the same bits. The
 // CPU uses two passes (mean, then squared deviations) in float64: the statistics agree to float64 rounding,
@@ -203,6 +205,126 @@ __global__ void __launch_bounds__(kThreads) batch_norm_backward_kernel(BatchNorm
   }
 }
 
+// ---- [rows, cols] column reductions (batch norm of [N, C], layer norm's parameter gradients): a block holds
+// kCols adjacent columns and kRowLanes row lanes; thread (lane ty, column tx) takes rows ty, ty + kRowLanes, ...
+// in order (a warp reads kCols adjacent elements), then a fixed tree over the row lanes.
+
+constexpr int kCols = 32;
+constexpr int kRowLanes = kThreads / kCols;
+
+// The tree over the row lanes of every thread's partial result; every thread gets its column's.
+__device__ Welford<double> col_welford(Welford<double> v, double* sm, double* sq, double* sn) {
+  const int tid = static_cast<int>(threadIdx.x);
+  sm[tid] = v.mean, sq[tid] = v.m2, sn[tid] = v.n;
+  __syncthreads();
+  for (int s = kRowLanes / 2; s > 0; s /= 2) {
+    if (tid / kCols < s) {
+      const int u = tid + s * kCols;
+      const Welford<double> r =
+          welford_combine(Welford<double>{sm[tid], sq[tid], sn[tid]}, Welford<double>{sm[u], sq[u], sn[u]});
+      sm[tid] = r.mean, sq[tid] = r.m2, sn[tid] = r.n;
+    }
+    __syncthreads();
+  }
+  const int col = tid % kCols;
+  const Welford<double> r{sm[col], sq[col], sn[col]};
+  __syncthreads();
+  return r;
+}
+
+__device__ void col_sum2(double* a, double* b, double* pa, double* pb) {
+  const int tid = static_cast<int>(threadIdx.x);
+  pa[tid] = *a, pb[tid] = *b;
+  __syncthreads();
+  for (int s = kRowLanes / 2; s > 0; s /= 2) {
+    if (tid / kCols < s) pa[tid] += pa[tid + s * kCols], pb[tid] += pb[tid + s * kCols];
+    __syncthreads();
+  }
+  *a = pa[tid % kCols], *b = pb[tid % kCols];
+  __syncthreads();
+}
+
+unsigned col_blocks_for(int64_t cols) {
+  const int64_t b = (cols + kCols - 1) / kCols;
+  return static_cast<unsigned>(b < 65536 ? b : 65536);
+}
+
+// batch norm of x [N, C] (S == 1): the channels are columns.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    batch_norm_cols_kernel(BatchNormArgs a, const T* __restrict x, T* __restrict y) {
+  using C = acc_t<T>;
+  __shared__ double s0[kThreads], s1[kThreads], s2[kThreads];
+  const int tx = static_cast<int>(threadIdx.x) % kCols, ty = static_cast<int>(threadIdx.x) / kCols;
+  for (int64_t cb = blockIdx.x; cb * kCols < a.C; cb += gridDim.x) {
+    const int64_t c = cb * kCols + tx;
+    const bool ok = c < a.C;
+    double mu = 0, rs = 0;
+    if (a.training) {
+      Welford<double> wf;
+      if (ok)
+        for (int64_t n = ty; n < a.N; n += kRowLanes)
+          wf = welford_add(wf, static_cast<double>(load_acc(x[n * a.C + c])));
+      wf = col_welford(wf, s0, s1, s2);
+      double var;
+      mean_var(wf, a.N, &mu, &var);
+      rs = norm::rstd_of(var, a.eps);
+      if (ty == 0 && ok && a.N > 0) {
+        if (a.running_mean)
+          store_f64(a.running_mean, a.rm_t, c,
+                    norm::running_update(load_f64(a.running_mean, a.rm_t, c), mu, a.momentum, 1.0));
+        if (a.running_var)
+          store_f64(a.running_var, a.rv_t, c,
+                    norm::running_update(load_f64(a.running_var, a.rv_t, c), var, a.momentum,
+                                         static_cast<double>(a.N) / static_cast<double>(a.N - 1)));
+      }
+    } else if (ok) {
+      mu = load_f64(a.running_mean, a.rm_t, c);
+      rs = norm::rstd_of(load_f64(a.running_var, a.rv_t, c), a.eps);
+    }
+    if (!ok) continue;
+    if (ty == 0) a.mean[c] = mu, a.rstd[c] = rs;
+    const norm::Affine af = norm::batch_norm_affine(mu, rs, a.w.at(c, 1.0), a.b.at(c, 0.0));
+    const C al = static_cast<C>(af.scale), be = static_cast<C>(af.shift);
+    for (int64_t n = ty; n < a.N; n += kRowLanes)
+      y[n * a.C + c] = store_as<T>(static_cast<C>(load_acc(x[n * a.C + c])) * al + be);
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    batch_norm_backward_cols_kernel(BatchNormBackwardArgs a, const T* __restrict dy, const T* __restrict x,
+                                    T* __restrict dx) {
+  using C = acc_t<T>;
+  __shared__ double s0[kThreads], s1[kThreads];
+  const int tx = static_cast<int>(threadIdx.x) % kCols, ty = static_cast<int>(threadIdx.x) / kCols;
+  for (int64_t cb = blockIdx.x; cb * kCols < a.C; cb += gridDim.x) {
+    const int64_t c = cb * kCols + tx;
+    const bool ok = c < a.C;
+    const double mu = ok ? a.mean[c] : 0, rs = ok ? a.rstd[c] : 0;
+    double s_dy = 0, s_dot = 0;
+    if (ok)
+      for (int64_t n = ty; n < a.N; n += kRowLanes) {
+        const double g = static_cast<double>(load_acc(dy[n * a.C + c]));
+        s_dy += g;
+        s_dot += (static_cast<double>(load_acc(x[n * a.C + c])) - mu) * g;
+      }
+    col_sum2(&s_dy, &s_dot, s0, s1);
+    if (!ok) continue;
+    if (ty == 0) {
+      if (a.dw) a.dw[c] = s_dot * rs;
+      if (a.db) a.db[c] = s_dy;
+    }
+    if (!dx) continue;
+    const norm::Coeffs q = norm::batch_norm_backward_coeffs(a.training, a.N, mu, rs, a.w.at(c, 1.0), s_dy, s_dot);
+    const C ca = static_cast<C>(q.a), cb_ = static_cast<C>(q.b), cc = static_cast<C>(q.c);
+    for (int64_t n = ty; n < a.N; n += kRowLanes) {
+      const int64_t i = n * a.C + c;
+      dx[i] = store_as<T>(static_cast<C>(load_acc(dy[i])) * ca + static_cast<C>(load_acc(x[i])) * cb_ + cc);
+    }
+  }
+}
+
 // ---- layer norm: block per row of n
 
 template <class T>
@@ -266,22 +388,25 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Column sums over the m rows: dw[j] = sum dy * (x - mean) * rstd, db[j] = sum dy; a block per column.
+// Column sums over the m rows: dw[j] = sum dy * (x - mean) * rstd, db[j] = sum dy (kCols columns a block).
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     layer_norm_backward_params_kernel(int64_t m, int64_t n, const T* __restrict dy, const T* __restrict x,
                                       const double* __restrict mean, const double* __restrict rstd,
                                       double* __restrict dw, double* __restrict db) {
   __shared__ double s0[kThreads], s1[kThreads];
-  for (int64_t j = blockIdx.x; j < n; j += gridDim.x) {
+  const int tx = static_cast<int>(threadIdx.x) % kCols, ty = static_cast<int>(threadIdx.x) / kCols;
+  for (int64_t jb = blockIdx.x; jb * kCols < n; jb += gridDim.x) {
+    const int64_t j = jb * kCols + tx;
     double sw = 0, sb = 0;
-    for (int64_t r = threadIdx.x; r < m; r += kThreads) {
-      const double g = static_cast<double>(load_acc(dy[r * n + j]));
-      sw += g * (static_cast<double>(load_acc(x[r * n + j])) - mean[r]) * rstd[r];
-      sb += g;
-    }
-    block_sum2(&sw, &sb, s0, s1);
-    if (threadIdx.x == 0) {
+    if (j < n)
+      for (int64_t r = ty; r < m; r += kRowLanes) {
+        const double g = static_cast<double>(load_acc(dy[r * n + j]));
+        sw += g * (static_cast<double>(load_acc(x[r * n + j])) - mean[r]) * rstd[r];
+        sb += g;
+      }
+    col_sum2(&sw, &sb, s0, s1);
+    if (ty == 0 && j < n) {
       if (dw) dw[j] = sw;
       if (db) db[j] = sb;
     }
@@ -456,8 +581,12 @@ glia_error* k_batch_norm(const glia_kernel_call* call) {
   glia_error* e = dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     if (y.dtype != x.dtype) return make_error(GLIA_ERR_INTERNAL, "cuda: batch_norm: output dtype differs");
-    batch_norm_kernel<T>
-        <<<blocks_for(a.C), kThreads, 0, s>>>(a, static_cast<const T*>(x.data), static_cast<T*>(y.data));
+    if (a.S == 1)  // [N, C]: the channels are columns
+      batch_norm_cols_kernel<T>
+          <<<col_blocks_for(a.C), kThreads, 0, s>>>(a, static_cast<const T*>(x.data), static_cast<T*>(y.data));
+    else
+      batch_norm_kernel<T>
+          <<<blocks_for(a.C), kThreads, 0, s>>>(a, static_cast<const T*>(x.data), static_cast<T*>(y.data));
     return nullptr;
   });
   return e ? e : launched(what);
@@ -507,8 +636,12 @@ glia_error* k_batch_norm_backward(const glia_kernel_call* call) {
   if (glia_error* e = prepare(call, b.x->device_index, &s)) return e;
   glia_error* e = dispatch<Set::kFloat>(b.x->dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
-    batch_norm_backward_kernel<T><<<blocks_for(a.C), kThreads, 0, s>>>(
-        a, static_cast<const T*>(b.dy->data), static_cast<const T*>(b.x->data), static_cast<T*>(b.dx));
+    if (a.S == 1)
+      batch_norm_backward_cols_kernel<T><<<col_blocks_for(a.C), kThreads, 0, s>>>(
+          a, static_cast<const T*>(b.dy->data), static_cast<const T*>(b.x->data), static_cast<T*>(b.dx));
+    else
+      batch_norm_backward_kernel<T><<<blocks_for(a.C), kThreads, 0, s>>>(
+          a, static_cast<const T*>(b.dy->data), static_cast<const T*>(b.x->data), static_cast<T*>(b.dx));
     return nullptr;
   });
   return e ? e : launched(what);
@@ -562,7 +695,8 @@ glia_error* k_layer_norm_backward(const glia_kernel_call* call) {
       layer_norm_backward_dx_kernel<T>
           <<<blocks_for(m), kThreads, 0, s>>>(m, n, b.w, dy, x, b.mean, b.rstd, static_cast<T*>(b.dx));
     if (b.dw || b.db)
-      layer_norm_backward_params_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(m, n, dy, x, b.mean, b.rstd, b.dw, b.db);
+      layer_norm_backward_params_kernel<T>
+          <<<col_blocks_for(n), kThreads, 0, s>>>(m, n, dy, x, b.mean, b.rstd, b.dw, b.db);
     return nullptr;
   });
   return e ? e : launched(what);
