@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/norm_math.h"
 #include "core/parallel.h"
 #include "ops/cpu/loops.h"
 #include "ops/iter.h"
@@ -373,7 +374,7 @@ void update_running(const Tensor& running, const double* stat, double momentum, 
     using T = decltype(tag);
     T* p = running.data_ptr<T>();
     for (int64_t c = 0; c < running.numel(); ++c)
-      p[c] = convert<T, double>(momentum * stat[c] * factor + (1 - momentum) * convert<double, T>(p[c]));
+      p[c] = convert<T, double>(norm::running_update(convert<double, T>(p[c]), stat[c], momentum, factor));
   });
 }
 
@@ -411,7 +412,7 @@ void batch_norm_kernel(const KernelArgs& k) {
     std::vector<double> rm = f64_values(k.input(3)), rv = f64_values(k.input(4));
     for (int64_t c = 0; c < d.c; ++c) {
       mean[c] = rm[c];
-      rstd[c] = 1.0 / std::sqrt(rv[c] + eps);
+      rstd[c] = norm::rstd_of(rv[c], eps);
     }
   }
   std::vector<double> w, b;
@@ -466,15 +467,16 @@ void batch_norm_kernel(const KernelArgs& k) {
             for (int64_t j = 0; j < nb; ++j) {
               mean[c0 + j] = mu[j];
               var[c0 + j] = count > 0 ? sq[j] / static_cast<double>(count) : NAN;
-              rstd[c0 + j] = 1.0 / std::sqrt(var[c0 + j] + eps);
+              rstd[c0 + j] = norm::rstd_of(var[c0 + j], eps);
             }
           }
           C al[kColBlock], be[kColBlock];
           for (int64_t j = 0; j < nb; ++j) {
             const int64_t c = c0 + j;
-            double alpha = rstd[c] * (w.empty() ? 1.0 : w[c]);
-            al[j] = static_cast<C>(alpha);
-            be[j] = static_cast<C>((b.empty() ? 0.0 : b[c]) - mean[c] * alpha);
+            const norm::Affine af =
+                norm::batch_norm_affine(mean[c], rstd[c], w.empty() ? 1.0 : w[c], b.empty() ? 0.0 : b[c]);
+            al[j] = static_cast<C>(af.scale);
+            be[j] = static_cast<C>(af.shift);
           }
           for (int64_t n = 0; n < d.n; ++n) {
             const T* __restrict r = px + n * d.c + c0;
@@ -495,13 +497,13 @@ void batch_norm_kernel(const KernelArgs& k) {
           for (int64_t n = 0; n < d.n; ++n) q += sq_dev_row(px + (n * d.c + c) * d.s, d.s, m);
           mean[c] = m;
           var[c] = count > 0 ? q / static_cast<double>(count) : NAN;
-          rstd[c] = 1.0 / std::sqrt(var[c] + eps);
+          rstd[c] = norm::rstd_of(var[c], eps);
         }
-        double alpha = rstd[c] * (w.empty() ? 1.0 : w[c]);
-        double beta = (b.empty() ? 0.0 : b[c]) - mean[c] * alpha;
+        const norm::Affine af =
+            norm::batch_norm_affine(mean[c], rstd[c], w.empty() ? 1.0 : w[c], b.empty() ? 0.0 : b[c]);
         for (int64_t n = 0; n < d.n; ++n) {
           int64_t off = (n * d.c + c) * d.s;
-          affine_row<T>(px + off, py + off, d.s, static_cast<C>(alpha), static_cast<C>(beta));
+          affine_row<T>(px + off, py + off, d.s, static_cast<C>(af.scale), static_cast<C>(af.shift));
         }
       }
     });
@@ -535,17 +537,11 @@ void batch_norm_backward_kernel(const KernelArgs& k) {
     // dx = dy * rstd * w                                                        (eval)
     // as dx = dy * a + x * bx + cst per channel.
     auto coeffs = [&](int64_t c, double s_dy, double s_dot, C& ca, C& cb, C& cc) {
-      const double k = rstd[c] * (w.empty() ? 1.0 : w[c]);
-      double bx = 0, cst = 0;
-      if (training && count > 0) {
-        double proj = s_dot * rstd[c] * rstd[c] / static_cast<double>(count);
-        double gmean = s_dy / static_cast<double>(count);
-        bx = -proj * k;
-        cst = (mean[c] * proj - gmean) * k;
-      }
-      ca = static_cast<C>(k);
-      cb = static_cast<C>(bx);
-      cc = static_cast<C>(cst);
+      const norm::Coeffs q =
+          norm::batch_norm_backward_coeffs(training, count, mean[c], rstd[c], w.empty() ? 1.0 : w[c], s_dy, s_dot);
+      ca = static_cast<C>(q.a);
+      cb = static_cast<C>(q.b);
+      cc = static_cast<C>(q.c);
     };
     if (d.s == 1) {
       const int64_t blocks = (d.c + kColBlock - 1) / kColBlock;
@@ -635,7 +631,7 @@ void layer_norm_kernel(const KernelArgs& k) {
         T* __restrict yr = py + r * n;
         double mu = sum_row(xr, n) / static_cast<double>(n);
         double var = sq_dev_row(xr, n, mu) / static_cast<double>(n);
-        double rs = 1.0 / std::sqrt(var + eps);
+        double rs = norm::rstd_of(var, eps);
         mean[r] = mu;
         rstd[r] = rs;
         const C scale = static_cast<C>(rs), centre = static_cast<C>(mu);
@@ -687,10 +683,8 @@ void layer_norm_backward_kernel(const KernelArgs& k) {
               grad_sums_row(gr, xr, n, 0.0, dbs, ds);
             else
               weighted_sums_row(gr, xr, w.data(), n, ds, dbs);
-            const double a = rstd[row];
-            const double b = (dbs * mean[row] - ds) * a * a * a / static_cast<double>(n);
-            const double c = -b * mean[row] - dbs * a / static_cast<double>(n);
-            const C ca = static_cast<C>(a), cb = static_cast<C>(b), cc = static_cast<C>(c);
+            const norm::Coeffs q = norm::layer_norm_backward_coeffs(mean[row], rstd[row], ds, dbs, n);
+            const C ca = static_cast<C>(q.a), cb = static_cast<C>(q.b), cc = static_cast<C>(q.c);
             if (w.empty()) {
               for (int64_t i = 0; i < n; ++i)
                 dr[i] = static_cast<T>(ca * static_cast<C>(gr[i]) + cb * static_cast<C>(xr[i]) + cc);
@@ -766,15 +760,14 @@ void group_norm_kernel(const KernelArgs& k) {
         T* yr = py + i * len;
         double mu = len > 0 ? sum_row(xr, len) / static_cast<double>(len) : NAN;
         double var = len > 0 ? sq_dev_row(xr, len, mu) / static_cast<double>(len) : NAN;
-        double rs = 1.0 / std::sqrt(var + eps);
+        double rs = norm::rstd_of(var, eps);
         mean[i] = mu;
         rstd[i] = rs;
         const int64_t g_idx = i % g;
         for (int64_t k = 0; k < dpg; ++k) {
           const int64_t c = g_idx * dpg + k;
-          double scale = rs * (w.empty() ? 1.0 : w[c]);
-          double shift = -scale * mu + (b.empty() ? 0.0 : b[c]);
-          affine_row<T>(xr + k * d.s, yr + k * d.s, d.s, static_cast<C>(scale), static_cast<C>(shift));
+          const norm::Affine af = norm::group_norm_affine(mu, rs, w.empty() ? 1.0 : w[c], b.empty() ? 0.0 : b[c]);
+          affine_row<T>(xr + k * d.s, yr + k * d.s, d.s, static_cast<C>(af.scale), static_cast<C>(af.shift));
         }
       }
     });
@@ -815,9 +808,8 @@ void group_norm_backward_kernel(const KernelArgs& k) {
         }
         if (!pdx) continue;
         const double rs = rstd[i], mu = mean[i];
-        const double s = 1.0 / static_cast<double>(len);
-        const double c2 = (db_g * mu - ds_g) * rs * rs * rs * s;
-        const double c3 = -c2 * mu - db_g * rs * s;
+        const norm::Coeffs q = norm::group_norm_backward_coeffs(mu, rs, ds_g, db_g, len);
+        const double c2 = q.b, c3 = q.c;
         for (int64_t k = 0; k < dpg; ++k) {
           const int64_t c = gi * dpg + k;
           const int64_t off = (nn * d.c + c) * d.s;

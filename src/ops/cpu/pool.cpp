@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/dispatch.h"
+#include "core/pool_math.h"
 #include "ops/conv.h"
 #include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
@@ -106,10 +107,7 @@ void dispatch_pool(DType t, const char* op, bool allow_int64, F&& body) {
   not_implemented_for(op, t);
 }
 
-// The first of the taps start, start + dil, ... that is >= 0 (in one step: a padding of 2^61 is legal).
-inline int64_t first_tap_inside(int64_t start, int64_t dil) {
-  return start >= 0 ? start : start + (-start + dil - 1) / dil * dil;
-}
+using pool::first_tap_inside;  // core/pool_math.h, shared with the CUDA kernels
 
 int64_t plane_grain(int64_t per_plane) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(per_plane, 1)); }
 // Work per plane of a pooling window loop: HoWo * kh * kw, saturated (kernel sizes may be huge).
@@ -253,7 +251,7 @@ void max_pool2d_into(const Tensor& x, const PoolGeom& g, const Tensor& y, const 
               for (int64_t w = w0; w < w1; w += g.dw) {
                 A v = static_cast<A>(src[h * g.W + w]);
                 // torch's rule: a NaN wins (the last one in scan order), else the first maximum.
-                if (v > best || std::isnan(v)) {
+                if (pool::max_pool_takes(v, best)) {
                   best = v;
                   bi = h * g.W + w;
                 }
@@ -291,22 +289,12 @@ void max_pool2d_backward_into(const Tensor& gy, const Tensor& indices, const Poo
   });
 }
 
-// Window of output (oh, ow) of avg_pool2d, clipped, and its divisor (torch's avg_pool2d kernel).
-struct AvgWindow {
-  int64_t h0, h1, w0, w1;
-  double div;  // a kernel of 2^40 x 2^40 is legal: its padded window has more than 2^63 taps
-};
+// Window of output (oh, ow) of avg_pool2d, clipped, and its divisor (core/pool_math.h, shared with the CUDA
+// kernels).
+using pool::AvgWindow;
 inline AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool count_include_pad,
                             int64_t divisor_override) {
-  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-  int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
-  const double pool_size = static_cast<double>(h1 - h0) * static_cast<double>(w1 - w0);
-  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
-  h1 = std::min(h1, g.H), w1 = std::min(w1, g.W);
-  const double div = divisor_override    ? static_cast<double>(divisor_override)
-                     : count_include_pad ? pool_size
-                                         : static_cast<double>((h1 - h0) * (w1 - w0));
-  return {h0, h1, w0, w1, div};
+  return pool::avg_window(oh, ow, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, count_include_pad, divisor_override);
 }
 
 void avg_pool2d_into(const Tensor& x, const PoolGeom& g, bool count_include_pad, int64_t divisor_override,
@@ -364,8 +352,8 @@ void avg_pool2d_backward_into(const Tensor& gy, const PoolGeom& g, bool count_in
   });
 }
 
-inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+using pool::end_index;  // core/pool_math.h, shared with the CUDA kernels
+using pool::start_index;
 
 void adaptive_avg_pool2d_into(const Tensor& x, const Tensor& y) {
   const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), OH = y.size(2), OW = y.size(3);
