@@ -2,7 +2,8 @@
 # as plain C++ and tested on the CPU: on every machine, with or without the CUDA toolkit or a GPU.
 add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/philox_test.cpp ${CMAKE_CURRENT_LIST_DIR}/welford_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/elementwise_ops_test.cpp ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise_ops_test.cpp ${CMAKE_CURRENT_LIST_DIR}/loss_ops_test.cpp
+  ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)
