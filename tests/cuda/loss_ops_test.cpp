@@ -127,7 +127,7 @@ TEST(CudaLossOps, PointwiseMatchesTheCpuFormulasBitForBit) {
         const double v = loss::loss_value(c.kind, x, t, c.pw, c.param);
         ASSERT_TRUE(same(v, cpu::loss_value(c.kind, x, t, c.pw, c.param)))
             << "kind " << c.kind << " x " << x << " t " << t << ": " << v;
-        double dx, dt, cdx, cdt;
+        double dx = 0, dt = 0, cdx = 0, cdt = 0;
         loss::loss_derivs(c.kind, x, t, c.pw, c.param, &dx, &dt);
         cpu::loss_derivs(c.kind, x, t, c.pw, c.param, cdx, cdt);
         ASSERT_TRUE(same(dx, cdx)) << "kind " << c.kind << " x " << x << " t " << t << ": " << dx << " vs " << cdx;
