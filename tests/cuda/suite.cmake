@@ -57,6 +57,8 @@ endif()
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
 if(TARGET glia_cuda)
   add_executable(cuda_tests ${CMAKE_CURRENT_LIST_DIR}/cuda_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+  # The loss and embedding kernels (h-culoss).
+  target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_loss_test.cpp)
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
