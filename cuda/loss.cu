@@ -369,7 +369,8 @@ glia_error* launched(const char* what) {
   return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
-// Runs f over [0, n): with `fin`, reduces f's values (two passes; `part` holds kMaxParts Pairs).
+// Runs f over [0, n) (run_reduce: then fin gets the sum of f's values, in the two passes of Note
+// [Deterministic loss reductions]; `part` holds kMaxParts Pairs).
 template <class F>
 void run_positions(const Ctx& c, int64_t n, const F& f) {
   const Split sp = split_of(n);
