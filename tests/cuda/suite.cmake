@@ -2,7 +2,8 @@
 # as plain C++ and tested on the CPU: on every machine, with or without the CUDA toolkit or a GPU.
 add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/philox_test.cpp ${CMAKE_CURRENT_LIST_DIR}/welford_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/elementwise_ops_test.cpp ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise_ops_test.cpp ${CMAKE_CURRENT_LIST_DIR}/loss_ops_test.cpp
+  ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
 # The pooling and normalisation math shared by the CPU and CUDA kernels (src/core/pool_math.h, norm_math.h).
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pool_norm_math_test.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
@@ -58,6 +59,8 @@ endif()
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
 if(TARGET glia_cuda)
   add_executable(cuda_tests ${CMAKE_CURRENT_LIST_DIR}/cuda_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+  # The loss and embedding kernels (h-culoss).
+  target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_loss_test.cpp)
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
