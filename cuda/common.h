@@ -81,6 +81,7 @@ glia_kernel_fn copy_kernel();               // copy.cu
 glia_kernel_fn reduce_kernel(Kid id);       // reduce.cu
 glia_kernel_fn softmax_kernel_for(Kid id);  // softmax.cu
 glia_kernel_fn blas_kernel(Kid id);         // blas.cpp
+glia_kernel_fn optim_kernel(Kid id);        // optim.cu
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 
