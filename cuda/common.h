@@ -84,6 +84,7 @@ glia_kernel_fn blas_kernel(Kid id);         // blas.cpp
 glia_kernel_fn pool_kernel(Kid id);         // pool.cu
 glia_kernel_fn norm_kernel(Kid id);         // norm.cu
 glia_kernel_fn loss_kernel(Kid id);         // loss.cu (and embedding.cu's, through it)
+glia_kernel_fn optim_kernel(Kid id);        // optim.cu
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)

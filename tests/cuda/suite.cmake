@@ -6,6 +6,8 @@ add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.
   ${PROJECT_SOURCE_DIR}/cuda/caching_allocator.cpp)
 # The pooling and normalisation math shared by the CPU and CUDA kernels (src/core/pool_math.h, norm_math.h).
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pool_norm_math_test.cpp)
+# The optimizers' per-element updates (cuda/optim_ops.h, shared with src/ops/cpu/optim*.cpp).
+target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_ops_test.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)
@@ -59,8 +61,13 @@ endif()
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
 if(TARGET glia_cuda)
   add_executable(cuda_tests ${CMAKE_CURRENT_LIST_DIR}/cuda_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
+<<<<<<< HEAD
   # The loss and embedding kernels (h-culoss).
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_loss_test.cpp)
+=======
+  # Every optimizer's step on cuda:0 against the CPU's, bit for bit (cuda/optim.cu).
+  target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_cuda_test.cpp)
+>>>>>>> h-cuoptim
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")

@@ -4,7 +4,10 @@
 - a file in cuda/ includes headers of cuda/ and src/core/ only;
 - no file of src/ or cuda/ outside src/capi/ includes glia/glia.h (only capi knows the C ABI);
 - no file outside src/ops/cpu/ includes a header of src/ops/cpu/: the CPU's loop helpers and kernels
-  stay behind the kernel table (Note [Op = meta + kernel + rule] in core/dispatch.h).
+  stay behind the kernel table (Note [Op = meta + kernel + rule] in core/dispatch.h);
+- src/ reaches cuda/ only through the backend table, except that src/ops/cpu/ may include cuda/'s shared
+  per-element headers ("cuda/optim_ops.h"): plain C++ for the host compiler (cuda/host_device.h), which
+  include only standard headers and other shared headers, never the CUDA runtime or the backend's own.
 
   check_layers.py --root . --layers core ops autograd nn optim io distributed capi
 """
@@ -38,12 +41,40 @@ def classify(root, path, layers):
     return None
 
 
+def shared_header(path, seen=None):
+    """Whether a cuda/ header is a shared per-element header: host_device.h itself, or a header that
+    includes standard headers (<...>, none of CUDA's) and at least one shared header of cuda/ (so it reaches
+    host_device.h), nothing else."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return True
+    seen.add(path)
+    if not os.path.exists(path):
+        return False
+    if os.path.basename(path) == "host_device.h":
+        return True
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    includes = INCLUDE.findall(text)
+    if not any(quote == '"' for quote, _ in includes):
+        return False
+    for quote, header in includes:
+        if quote == "<":
+            if header.startswith(("cuda", "cub/", "thrust/", "cublas", "cudnn", "curand", "nccl")):
+                return False
+        elif not shared_header(os.path.join(os.path.dirname(path), header), seen):
+            return False
+    return True
+
+
 def include_target(root, path, quote, header, layers):
     """What an include in `path` reaches, as classify() names it."""
     # The compiler looks a quoted include up next to the including file first, then on the
     # include path, whose project directories are src/ and include/.
     candidates = [os.path.join(os.path.dirname(path), header)] if quote == '"' else []
     candidates += [os.path.join(root, "src", header), os.path.join(root, "include", header)]
+    if header.startswith("cuda/"):  # src/ops/cpu/ has the repository root on its include path (shared headers)
+        candidates.append(os.path.join(root, header))
     for candidate in candidates:
         if os.path.exists(candidate):
             return classify(root, candidate, layers)
@@ -89,7 +120,10 @@ def main():
                     if target is not None and target not in ("core", "cuda"):
                         problems.append(f"{where}: cuda/ may include cuda/ and src/core/ only")
                 elif target == "cuda":
-                    problems.append(f"{where}: the core reaches cuda/ only through the backend table")
+                    shared = header.startswith("cuda/") and shared_header(os.path.join(root, header))
+                    if not (in_cpu and shared):
+                        problems.append(f"{where}: the core reaches cuda/ only through the backend table "
+                                        "(src/ops/cpu/ may include cuda/'s shared per-element headers)")
                 elif target is not None and layer is not None and order[target] > order[layer]:
                     problems.append(f"{where}: layer {layer} includes the later layer {target}")
 

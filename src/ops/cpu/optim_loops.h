@@ -1,6 +1,7 @@
 // The optimizers' update loops (ops/cpu/optim.cpp, ops/cpu/optim_extra.cpp):
 // the per-element loop over a parameter, its grad and its states, and
-// Note [Flag-free update loops].
+// Note [Flag-free update loops]. The per-element updates themselves are
+// cuda/optim_ops.h's (shared with the CUDA kernels).
 #pragma once
 
 #include <array>
@@ -31,12 +32,6 @@ void with_flags(F&& f, bool b, B... rest) {
     with_flags([&](auto... c) { f(std::true_type{}, c...); }, rest...);
   else
     with_flags([&](auto... c) { f(std::false_type{}, c...); }, rest...);
-}
-
-template <class T>
-inline T nan_max(T a, T b) {
-  if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
-  return a < b ? b : a;
 }
 
 // Runs body(T{}, p, g, states, begin, end) in parallel over the elements, with
