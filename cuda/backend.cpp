@@ -469,6 +469,8 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = elementwise_kernel(k)) return f;
   if (glia_kernel_fn f = reduce_kernel(k)) return f;
   if (glia_kernel_fn f = softmax_kernel_for(k)) return f;
+  if (glia_kernel_fn f = index_kernel(k)) return f;
+  if (glia_kernel_fn f = reduce_extra_kernel(k)) return f;
   return blas_kernel(k);
 }
 

@@ -81,6 +81,11 @@ glia_kernel_fn copy_kernel();               // copy.cu
 glia_kernel_fn reduce_kernel(Kid id);       // reduce.cu
 glia_kernel_fn softmax_kernel_for(Kid id);  // softmax.cu
 glia_kernel_fn blas_kernel(Kid id);         // blas.cpp
+
+// indexing and padding (index.cu); the other reductions (reduce_extra.cu)
+glia_kernel_fn index_kernel(Kid id);
+glia_kernel_fn reduce_extra_kernel(Kid id);
+
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 
