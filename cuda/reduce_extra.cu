@@ -18,6 +18,7 @@
 #include <string>
 #include <type_traits>
 
+#include "arg_extremum.h"
 #include "common.h"
 #include "launch.cuh"
 #include "reduce.cuh"
@@ -100,38 +101,17 @@ glia_error* same_dtype(const glia_kernel_tensor& a, const glia_kernel_tensor& b,
 
 // ---- max_dim / min_dim / argmax / argmin
 
-template <class A>
-struct Best {
-  A v;
-  int64_t i;  // -1: none yet
-};
-
-// The better of two candidates: a NaN (the lower index among NaNs), else the greater (smaller) value, the lower
-// index on ties. Associative and commutative: the result is the CPU's (the first NaN, else the first extremum).
-template <bool Max, class A>
-__device__ Best<A> better(Best<A> a, Best<A> b) {
-  if (a.i < 0) return b;
-  if (b.i < 0) return a;
-  const bool an = nan_(a.v), bn = nan_(b.v);
-  if (an || bn) {
-    if (an && bn) return a.i <= b.i ? a : b;
-    return an ? a : b;
-  }
-  if (a.v == b.v) return a.i <= b.i ? a : b;
-  return (Max ? a.v > b.v : a.v < b.v) ? a : b;
-}
-
 template <bool Max, class T>
 __global__ void __launch_bounds__(kThreads)
     max_rows_kernel(int64_t n_out, int64_t n, const T* x, T* values, int64_t* indices) {
   using A = acc_t<T>;
-  __shared__ Best<A> part[kThreads];
+  __shared__ ArgCandidate<A> part[kThreads];
   for (int64_t r = blockIdx.x; r < n_out; r += gridDim.x) {
     const T* row = x + r * n;
-    Best<A> b{A(0), -1};
+    ArgCandidate<A> b{A(0), -1};
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
-      b = better<Max>(b, Best<A>{static_cast<A>(load_acc(row[j])), j});
-    b = block_reduce(b, part, [](Best<A> p, Best<A> q) { return better<Max>(p, q); });
+      b = arg_better<Max>(b, ArgCandidate<A>{static_cast<A>(load_acc(row[j])), j});
+    b = block_reduce(b, part, [](ArgCandidate<A> p, ArgCandidate<A> q) { return arg_better<Max>(p, q); });
     if (threadIdx.x == 0) {
       const int64_t bi = b.i < 0 ? 0 : b.i;
       if (values) values[r] = row[bi];
