@@ -1,7 +1,8 @@
 // The other reductions of the CUDA backend (src/ops/cpu/reduce.cpp): the row kernels max_dim, min_dim, argmax,
 // argmin, var, std_dev, logsumexp and the backwards amax_backward, index_reduce_backward, prod_backward,
 // norm_backward (kernels.def: in0 contiguous, n_out rows of n_red elements, kept dims first), and the strided
-// reductions vector_norm, all and any (through reduce.cuh), and the scans cumsum and cumprod.
+// reductions vector_norm, all and any (through reduce.cuh), and the scans cumsum, cumprod, cummax, cummin,
+// logcumsumexp with the backwards cumprod_backward and logcumsumexp_backward.
 //
 // The row kernels run a block per row (32 to 256 threads, the power of two that covers the row), thread t
 // taking elements t, t + blockDim, ... in order, then a fixed tree (Note [Deterministic CUDA reductions] in
@@ -551,6 +552,183 @@ glia_error* k_scan(const glia_kernel_call* call) {
   });
 }
 
+// torch's _log_add_exp_helper (scan.cpp's log_add_exp): log(exp(x) + exp(y)), NaN propagating, infinities
+// kept; std::min / std::max spelled out.
+template <class A>
+__device__ A log_add_exp(A x, A y) {
+  const A lo = y != y ? y : (y < x ? y : x);
+  const A hi = y != y ? y : (x < y ? y : x);
+  if (lo != hi || std::isfinite(lo)) return std::log1p(std::exp(lo - hi)) + hi;
+  return x;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    logcumsumexp_kernel(int64_t slices, int64_t n, int64_t inner, const T* x, T* y) {
+  using A = scan_acc_t<T>;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t sl = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; sl < slices; sl += step) {
+    const int64_t o = sl / inner, i = sl - o * inner;
+    A acc = -std::numeric_limits<A>::infinity();
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t at = (o * n + j) * inner + i;
+      acc = log_add_exp(static_cast<A>(load_acc(x[at])), acc);
+      y[at] = store_as<T>(acc);
+    }
+  }
+}
+
+// cummax / cummin: the value and index of the last element equal to the running extreme (torch's >= / <=); a
+// NaN takes over and each later NaN takes its index.
+template <class T, bool Max>
+__global__ void __launch_bounds__(kThreads)
+    cum_extreme_kernel(int64_t slices, int64_t n, int64_t inner, const T* x, T* v, int64_t* ix) {
+  using A = acc_t<T>;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t sl = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; sl < slices; sl += step) {
+    const int64_t o = sl / inner, i = sl - o * inner;
+    A best = A(0);
+    int64_t bi = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t at = (o * n + j) * inner + i;
+      const A xv = static_cast<A>(load_acc(x[at]));
+      if (j == 0 || nan_(xv) || (!nan_(best) && (Max ? xv >= best : xv <= best))) {
+        best = xv;
+        bi = j;
+      }
+      v[at] = store_as<T>(best);
+      ix[at] = bi;
+    }
+  }
+}
+
+// The [outer, n, inner] shape of a scan's input around dim (0-dim: one element).
+glia_error* scan_shape(const glia_kernel_tensor& x, int64_t dim, const char* what, int64_t* outer, int64_t* n,
+                       int64_t* inner) {
+  *outer = *n = *inner = 1;
+  if (x.ndim > 0 && (dim < 0 || dim >= x.ndim))
+    return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": dim out of range");
+  for (int32_t d = 0; d < x.ndim; ++d) (d < dim ? *outer : d == dim ? *n : *inner) *= x.sizes[d];
+  return nullptr;
+}
+
+glia_error* k_logcumsumexp(const glia_kernel_call* call) {
+  const char* what = "logcumsumexp";
+  const glia_kernel_tensor &x = call->inputs[0], &y = call->outputs[0];
+  if (glia_error* e = same_dtype(x, y, what)) return e;
+  int64_t outer, n, inner;
+  if (glia_error* e = scan_shape(x, x.ndim == 0 ? 0 : call->attrs[0].i, what, &outer, &n, &inner)) return e;
+  if (outer * inner == 0 || n == 0) return nullptr;
+  cudaStream_t s;
+  if (glia_error* e = stream_for(call, y.device_index, &s)) return e;
+  return dispatch<Set::kFloat>(y.dtype, what, [&](auto tag) -> glia_error* {
+    using T = decltype(tag);
+    logcumsumexp_kernel<T><<<grid_for(outer * inner), kThreads, 0, s>>>(
+        outer * inner, n, inner, static_cast<const T*>(x.data), static_cast<T*>(y.data));
+    return launched(what);
+  });
+}
+
+template <bool Max>
+glia_error* k_cum_extreme(const glia_kernel_call* call) {
+  const char* what = Max ? "cummax" : "cummin";
+  const glia_kernel_tensor &x = call->inputs[0], &v = call->outputs[0], &ix = call->outputs[1];
+  if (glia_error* e = same_dtype(x, v, what)) return e;
+  if (ix.dtype != GLIA_INT64)
+    return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": indices not int64");
+  int64_t outer, n, inner;
+  if (glia_error* e = scan_shape(x, x.ndim == 0 ? 0 : call->attrs[0].i, what, &outer, &n, &inner)) return e;
+  if (outer * inner == 0 || n == 0) return nullptr;
+  cudaStream_t s;
+  if (glia_error* e = stream_for(call, v.device_index, &s)) return e;
+  return dispatch<Set::kAll>(x.dtype, what, [&](auto tag) -> glia_error* {
+    using T = decltype(tag);
+    cum_extreme_kernel<T, Max>
+        <<<grid_for(outer * inner), kThreads, 0, s>>>(outer * inner, n, inner, static_cast<const T*>(x.data),
+                                                      static_cast<T*>(v.data), static_cast<int64_t*>(ix.data));
+    return launched(what);
+  });
+}
+
+// ---- the scans' backwards: rows (the dim last), one thread per row, the CPU kernels' serial loops.
+
+// torch's cumprod_backward: before the first zero z the gradient is sum_{i>=j} g_i out_i / x_j; at z it is
+// out_{z-1} * sum_{i>=z} g_i prod_{z<k<=i} x_k; after z 0.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    cumprod_backward_kernel(int64_t rows, int64_t n, const T* x, const T* r, const T* g, T* gi) {
+  using A = scan_acc_t<T>;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; row < rows; row += step) {
+    const T *xr = x + row * n, *rr = r + row * n, *gr = g + row * n;
+    T* orow = gi + row * n;
+    int64_t z = 0;
+    while (z < n && static_cast<A>(load_acc(xr[z])) != 0) ++z;
+    A s = 0;
+    for (int64_t j = z - 1; j >= 0; --j) {
+      s += static_cast<A>(load_acc(gr[j])) * static_cast<A>(load_acc(rr[j]));
+      orow[j] = store_as<T>(s / static_cast<A>(load_acc(xr[j])));
+    }
+    if (z < n) {
+      const A pre = z > 0 ? static_cast<A>(load_acc(rr[z - 1])) : A(1);
+      A c = 1, acc = static_cast<A>(load_acc(gr[z]));
+      for (int64_t i = z + 1; i < n; ++i) {
+        c *= static_cast<A>(load_acc(xr[i]));
+        acc += static_cast<A>(load_acc(gr[i])) * c;
+      }
+      orow[z] = store_as<T>(pre * acc);
+      for (int64_t j = z + 1; j < n; ++j) orow[j] = store_as<T>(A(0));
+    }
+  }
+}
+
+// torch's logcumsumexp_backward: sum_{i>=j} g_i exp(x_j - r_i), the positive and negative gradients summed
+// separately in log space.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    logcumsumexp_backward_kernel(int64_t rows, int64_t n, const T* x, const T* r, const T* g, T* gi) {
+  using A = scan_acc_t<T>;
+  const A lowest = std::numeric_limits<A>::lowest();
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; row < rows; row += step) {
+    const T *xr = x + row * n, *rr = r + row * n, *gr = g + row * n;
+    T* orow = gi + row * n;
+    A pos = lowest, neg = lowest;
+    for (int64_t j = n - 1; j >= 0; --j) {
+      const A gv = static_cast<A>(load_acc(gr[j])), rv = static_cast<A>(load_acc(rr[j]));
+      const A lg = std::log(std::abs(gv));
+      pos = log_add_exp((gv > 0 ? lg : lowest) - rv, pos);
+      neg = log_add_exp((gv < 0 ? lg : lowest) - rv, neg);
+      const A xv = static_cast<A>(load_acc(xr[j]));
+      orow[j] = store_as<T>(std::exp(pos + xv) - std::exp(neg + xv));
+    }
+  }
+}
+
+template <bool LogCumSumExp>
+glia_error* k_scan_backward(const glia_kernel_call* call) {
+  const char* what = LogCumSumExp ? "logcumsumexp_backward" : "cumprod_backward";
+  const glia_kernel_tensor &x = call->inputs[0], &r = call->inputs[1], &g = call->inputs[2], &gi = call->outputs[0];
+  for (const glia_kernel_tensor* t : {&r, &g, &gi})
+    if (glia_error* e = same_dtype(x, *t, what)) return e;
+  const int64_t n = x.ndim == 0 ? 1 : x.sizes[x.ndim - 1];
+  const int64_t rows = n ? view_numel(x) / n : 0;
+  if (rows == 0) return nullptr;
+  cudaStream_t s;
+  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
+    using T = decltype(tag);
+    const T *xp = static_cast<const T*>(x.data), *rp = static_cast<const T*>(r.data),
+            *gp = static_cast<const T*>(g.data);
+    T* op = static_cast<T*>(gi.data);
+    if constexpr (LogCumSumExp)
+      logcumsumexp_backward_kernel<T><<<grid_for(rows), kThreads, 0, s>>>(rows, n, xp, rp, gp, op);
+    else
+      cumprod_backward_kernel<T><<<grid_for(rows), kThreads, 0, s>>>(rows, n, xp, rp, gp, op);
+    return launched(what);
+  });
+}
+
 }  // namespace
 
 glia_kernel_fn reduce_extra_kernel(Kid id) {
@@ -587,6 +765,16 @@ glia_kernel_fn reduce_extra_kernel(Kid id) {
       return &k_scan<false>;
     case Kid::cumprod:
       return &k_scan<true>;
+    case Kid::cummax:
+      return &k_cum_extreme<true>;
+    case Kid::cummin:
+      return &k_cum_extreme<false>;
+    case Kid::logcumsumexp:
+      return &k_logcumsumexp;
+    case Kid::cumprod_backward:
+      return &k_scan_backward<false>;
+    case Kid::logcumsumexp_backward:
+      return &k_scan_backward<true>;
     default:
       return nullptr;
   }
