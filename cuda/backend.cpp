@@ -474,6 +474,8 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = norm_kernel(k)) return f;
   if (glia_kernel_fn f = loss_kernel(k)) return f;
   if (glia_kernel_fn f = optim_kernel(k)) return f;
+  if (glia_kernel_fn f = index_kernel(k)) return f;
+  if (glia_kernel_fn f = reduce_extra_kernel(k)) return f;
   return blas_kernel(k);
 }
 

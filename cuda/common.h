@@ -85,6 +85,11 @@ glia_kernel_fn pool_kernel(Kid id);         // pool.cu
 glia_kernel_fn norm_kernel(Kid id);         // norm.cu
 glia_kernel_fn loss_kernel(Kid id);         // loss.cu (and embedding.cu's, through it)
 glia_kernel_fn optim_kernel(Kid id);        // optim.cu
+
+// indexing and padding (index.cu); the other reductions (reduce_extra.cu)
+glia_kernel_fn index_kernel(Kid id);
+glia_kernel_fn reduce_extra_kernel(Kid id);
+
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)

@@ -1,11 +1,12 @@
 // The CUDA backend (libglia_cuda.so.0, backend ABI v2) through the C API.
 // Without a driver or a device: a clear status and clean errors. With a GPU:
-// copies both ways, printing, the first kernels, the clean error of an op that
+// copies both ways, printing, the first kernels, the index kernels' checks and order, the clean error of an op that
 // has no CUDA kernel yet, the caching allocator's
 // statistics and out-of-memory error, and streams, events, pinned memory and
 // non-blocking copies.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -99,14 +100,81 @@ TEST_F(CudaDevice, TensorsMoveToTheGpuAndBack) {
 TEST_F(CudaDevice, OpsWithoutACudaKernelFailCleanly) {
   std::vector<float> v{1, 2};
   int64_t shape[] = {2};
-  glia_tensor *x = nullptr, *d = nullptr, *r = nullptr;
+  glia_tensor *x = nullptr, *d = nullptr, *r = nullptr, *ri = nullptr;
   GLIA_OK_(glia_tensor_from_data(v.data(), v.size() * 4, shape, 1, GLIA_FLOAT32, &x));
   keep(x);
   GLIA_OK_(glia_tensor_to(x, &kCuda, ptr_to(GLIA_FLOAT32), &d));
   keep(d);
-  EXPECT_GLIA_MSG(glia_cumsum(d, 0, nullptr, &r), GLIA_ERR_UNSUPPORTED,
-                  "'cumsum' is not implemented for device cuda:0");
+  // torch.mode: no CUDA kernel yet (cumsum, the example here before, has one since 2026-11-28).
+  EXPECT_GLIA_MSG(glia_mode(d, 0, 0, &r, &ri), GLIA_ERR_UNSUPPORTED, "'mode' is not implemented for device cuda:0");
   EXPECT_EQ(r, nullptr);
+  EXPECT_EQ(ri, nullptr);
+}
+
+// The index kernels (cuda/index.cu): a bad index is the CPU's error, with nothing written; duplicate indices
+// apply in the CPU's order (scatter's last write wins, index_add's float sums are the CPU's bits, run after
+// run); masked_select and argmax (ties and a NaN) give the CPU's results.
+TEST_F(CudaDevice, IndexKernelsCheckIndicesAndKeepTheCpuOrder) {
+  auto make = [&](const void* data, size_t nbytes, int64_t n, glia_dtype dt, const glia_device& dev) {
+    glia_tensor *h = nullptr, *t = nullptr;
+    const int64_t shape[] = {n};
+    EXPECT_EQ(glia_tensor_from_data(data, nbytes, shape, 1, dt, &h), nullptr);
+    keep(h);
+    if (dev.type == GLIA_CPU) return h;
+    EXPECT_EQ(glia_tensor_to(h, &dev, ptr_to(dt), &t), nullptr);
+    return keep(t);
+  };
+  auto floats = [&](glia_tensor* t) {
+    int64_t n = 0;
+    EXPECT_EQ(glia_tensor_numel(t, &n), nullptr);
+    std::vector<float> v(static_cast<size_t>(n));
+    EXPECT_EQ(glia_tensor_copy_to_host(t, v.data(), v.size() * 4), nullptr);
+    return v;
+  };
+  const std::vector<float> x{1, 2, 3};
+  const std::vector<int64_t> bad{0, 5}, neg{1, -1}, dup{1, 1, 1, 1};
+  glia_tensor* d = make(x.data(), 12, 3, GLIA_FLOAT32, kCuda);
+  glia_tensor* r = nullptr;
+  EXPECT_GLIA_MSG(glia_index_select(d, 0, make(bad.data(), 16, 2, GLIA_INT64, kCuda), &r), GLIA_ERR_INVALID_ARGUMENT,
+                  "INDICES element is out of DATA bounds, id=5 axis_dim=3");
+  EXPECT_GLIA_MSG(glia_gather(d, 0, make(neg.data(), 16, 2, GLIA_INT64, kCuda), &r), GLIA_ERR_INVALID_ARGUMENT,
+                  "index -1 is out of bounds for dimension 0 with size 3");
+  EXPECT_EQ(r, nullptr);
+  EXPECT_EQ(floats(d), x);
+  // 1e8 + 1 - 1e8 + 0.5 in float32 depends on the order of the additions.
+  const std::vector<float> src{1e8f, 1.0f, -1e8f, 0.5f};
+  for (const glia_device& dev : {kCpu, kCuda}) {
+    glia_tensor* a = make(x.data(), 12, 3, GLIA_FLOAT32, dev);
+    glia_tensor* idx = make(dup.data(), 32, 4, GLIA_INT64, dev);
+    glia_tensor* s = make(src.data(), 16, 4, GLIA_FLOAT32, dev);
+    glia_tensor *sc = nullptr, *ia = nullptr, *ia2 = nullptr;
+    GLIA_OK_(glia_scatter(a, 0, idx, s, &sc));
+    keep(sc);
+    EXPECT_EQ(floats(sc), (std::vector<float>{1, 0.5f, 3}));
+    GLIA_OK_(glia_index_add(a, 0, idx, s, glia_scalar_float(1), &ia));
+    keep(ia);
+    GLIA_OK_(glia_index_add(a, 0, idx, s, glia_scalar_float(1), &ia2));
+    keep(ia2);
+    const float want = static_cast<float>(static_cast<float>(static_cast<float>(2.0f + 1e8f) + 1.0f) - 1e8f) + 0.5f;
+    EXPECT_EQ(floats(ia), (std::vector<float>{1, want, 3})) << (dev.type == GLIA_CPU ? "cpu" : "cuda");
+    EXPECT_EQ(floats(ia2), floats(ia));
+  }
+  const std::vector<float> y{2, 7, 7, NAN, 7, NAN};
+  const std::vector<uint8_t> mask{1, 0, 1, 1, 0, 1};
+  glia_tensor* yd = make(y.data(), 24, 6, GLIA_FLOAT32, kCuda);
+  glia_tensor *ms = nullptr, *am = nullptr;
+  GLIA_OK_(glia_masked_select(yd, make(mask.data(), 6, 6, GLIA_BOOL, kCuda), &ms));
+  keep(ms);
+  const std::vector<float> sel = floats(ms);
+  ASSERT_EQ(sel.size(), 4u);
+  EXPECT_EQ(sel[0], 2.0f);
+  EXPECT_EQ(sel[1], 7.0f);
+  EXPECT_TRUE(std::isnan(sel[2]) && std::isnan(sel[3]));
+  GLIA_OK_(glia_argmax(yd, nullptr, 0, &am));
+  keep(am);
+  int64_t at = -1;
+  GLIA_OK_(glia_tensor_copy_to_host(am, &at, sizeof at));
+  EXPECT_EQ(at, 3);  // the first NaN
 }
 
 // The first kernels (docs/cuda.md, Kernels): an elementwise product with a broadcast operand, a reduction and a

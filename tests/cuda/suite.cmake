@@ -8,6 +8,9 @@ add_executable(cuda_host_tests ${CMAKE_CURRENT_LIST_DIR}/caching_allocator_test.
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pool_norm_math_test.cpp)
 # The optimizers' per-element updates (cuda/optim_ops.h, shared with src/ops/cpu/optim*.cpp).
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_ops_test.cpp)
+# cuda/pad_index.h and cuda/arg_extremum.h (index.cu's padding maps, reduce_extra.cu's argmax step; h-cuidx)
+target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pad_index_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/arg_extremum_test.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)
