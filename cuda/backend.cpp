@@ -18,6 +18,7 @@
 
 #include "caching_allocator.h"
 #include "common.h"
+#include "cudnn_check.h"
 #include "glia/glia_backend.h"
 
 namespace {

@@ -92,9 +92,6 @@ void blas_release(CudaStream* s);
 glia_kernel_fn conv_kernel(Kid id);  // conv.cpp (cuDNN) and conv.cu
 // Destroys the cuDNN handle and descriptors of a stream (stream_destroy).
 void dnn_release(CudaStream* s);
-// cuDNN's version checks of its sub-libraries (run when the backend counts devices): "" when they pass, else
-// why cuDNN cannot be used (the loader's message for a missing sub-library).
-std::string cudnn_check();
 
 // The copy kernel on views (dst <- src, any dtypes and strides, same shape), for the other kernel files.
 glia_error* copy_views(const glia_kernel_tensor& dst, const glia_kernel_tensor& src, cudaStream_t stream);

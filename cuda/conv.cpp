@@ -35,59 +35,33 @@
 //   chunks of images (the weight gradient accumulates over the chunks).
 // - Bias: added after the convolution by conv.cu's kernel, in the dtype's accumulation type.
 // Every cuDNN status becomes a glia_error naming the library, the call, the op and shapes, and the status.
+#include "conv.h"
+
 #include <cudnn.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 
 #include "common.h"
-#include "conv.h"
+#include "cudnn_check.h"
 
 namespace glia::cuda {
 
 namespace {
 
-// ---- errors
-
-const char* status_text(cudnnStatus_t st) {
-  switch (CUDNN_STATUS_CATEGORY(st)) {
-    case CUDNN_STATUS_NOT_INITIALIZED:
-      return st == CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH ? "a cuDNN sub-library has another version"
-             : st == CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED ? "a cuDNN sub-library cannot be loaded"
-                                                            : "cuDNN is not initialized";
-    case CUDNN_STATUS_BAD_PARAM:
-      return "bad parameter";
-    case CUDNN_STATUS_NOT_SUPPORTED:
-      return "not supported";
-    case CUDNN_STATUS_INTERNAL_ERROR:
-      return "internal error";
-    case CUDNN_STATUS_EXECUTION_FAILED:
-      return "execution failed";
-    default:
-      return "unknown status";
-  }
-}
-
-std::string status_message(cudnnStatus_t st) {
-  char last[512] = {};
-  cudnnGetLastErrorString(last, sizeof last);
-  std::string m = status_text(st);
-  if (last[0]) m += std::string(": ") + last;
-  return m + " (" + cudnnGetErrorString(st) + ")";
-}
-
 glia_error* dnn_error(cudnnStatus_t st, const char* call, const std::string& detail) {
-  const enum glia_error_code code =
-      st == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED || st == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED
-          ? GLIA_ERR_OUT_OF_MEMORY
-      : CUDNN_STATUS_CATEGORY(st) == CUDNN_STATUS_NOT_SUPPORTED ? GLIA_ERR_UNSUPPORTED
-                                                                : GLIA_ERR_DEVICE;
+  const enum glia_error_code code = st == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+                                            st == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED
+                                        ? GLIA_ERR_OUT_OF_MEMORY
+                                    : CUDNN_STATUS_CATEGORY(st) == CUDNN_STATUS_NOT_SUPPORTED ? GLIA_ERR_UNSUPPORTED
+                                                                                              : GLIA_ERR_DEVICE;
   return make_error(code, std::string("cudnn: ") + call + (detail.empty() ? "" : " (" + detail + ")") +
-                              " failed: " + status_message(st));
+                              " failed: " + cudnn_status_message(st));
 }
 
 // ---- the per-stream state (Note [cuDNN in the CUDA backend])
@@ -213,21 +187,35 @@ bool dnn_type(glia_dtype t, cudnnDataType_t* data, cudnnDataType_t* compute) {
   }
 }
 
-std::string shape_str(const int64_t* s) {
-  return "[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + ", " +
-         std::to_string(s[3]) + "]";
-}
-
-// What the messages say about a call: "conv2d, input [N, C, H, W], weight [...], output [...], stride ...".
+// What the messages say about a call: "conv2d, input [N, C, H, W], weight [...], output [...], float32, stride
+// (sh, sw), padding (ph, pw), dilation (dh, dw), groups g" (snprintf: GCC 12's -Wrestrict misreads chains of
+// std::string concatenations at -O3).
 std::string describe(Dir dir, const ConvShape& g, glia_dtype t) {
-  const int64_t x[4] = {g.N, g.C, g.H, g.W}, w[4] = {g.O, g.C / g.groups, g.kh, g.kw}, y[4] = {g.N, g.O, g.Ho, g.Wo};
-  return std::string(op_name(dir)) + ", input " + shape_str(x) + ", weight " + shape_str(w) + ", output " +
-         shape_str(y) + ", " + dtype_name(t) + ", stride (" + std::to_string(g.sh) + ", " + std::to_string(g.sw) +
-         "), padding (" + std::to_string(g.ph) + ", " + std::to_string(g.pw) + "), dilation (" +
-         std::to_string(g.dh) + ", " + std::to_string(g.dw) + "), groups " + std::to_string(g.groups);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s, input [%lld, %lld, %lld, %lld], weight [%lld, %lld, %lld, %lld], output [%lld, %lld, %lld, %lld], "
+                "%s, stride (%lld, %lld), padding (%lld, %lld), dilation (%lld, %lld), groups %lld",
+                op_name(dir), static_cast<long long>(g.N), static_cast<long long>(g.C), static_cast<long long>(g.H),
+                static_cast<long long>(g.W), static_cast<long long>(g.O),
+                static_cast<long long>(g.groups ? g.C / g.groups : 0), static_cast<long long>(g.kh),
+                static_cast<long long>(g.kw), static_cast<long long>(g.N), static_cast<long long>(g.O),
+                static_cast<long long>(g.Ho), static_cast<long long>(g.Wo), dtype_name(t), static_cast<long long>(g.sh),
+                static_cast<long long>(g.sw), static_cast<long long>(g.ph), static_cast<long long>(g.pw),
+                static_cast<long long>(g.dh), static_cast<long long>(g.dw), static_cast<long long>(g.groups));
+  return buf;
 }
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+// Whether a product of sizes (each in [0, 2^31)) is at most INT_MAX, without overflow.
+bool product_fits(std::initializer_list<int64_t> sizes) {
+  unsigned __int128 p = 1;
+  for (int64_t v : sizes) {
+    p *= static_cast<unsigned __int128>(v);
+    if (p > INT_MAX) return false;
+  }
+  return true;
+}
 
 // The candidates of one direction, through one interface.
 template <Dir D>
@@ -249,8 +237,7 @@ struct Algo<Dir::kForward> {
   // a: x, b: w, out: y
   static cudnnStatus_t run(DnnState* s, const Perf& p, const void* alpha, const void* a, const void* b, void* ws,
                            size_t ws_bytes, const void* beta, void* out) {
-    return cudnnConvolutionForward(s->handle, alpha, s->xd, a, s->wd, b, s->cd, p.algo, ws, ws_bytes, beta, s->yd,
-                                   out);
+    return cudnnConvolutionForward(s->handle, alpha, s->xd, a, s->wd, b, s->cd, p.algo, ws, ws_bytes, beta, s->yd, out);
   }
 };
 
@@ -270,8 +257,8 @@ struct Algo<Dir::kData> {
   // a: gy, b: w, out: gx
   static cudnnStatus_t run(DnnState* s, const Perf& p, const void* alpha, const void* a, const void* b, void* ws,
                            size_t ws_bytes, const void* beta, void* out) {
-    return cudnnConvolutionBackwardData(s->handle, alpha, s->wd, b, s->yd, a, s->cd, p.algo, ws, ws_bytes, beta,
-                                        s->xd, out);
+    return cudnnConvolutionBackwardData(s->handle, alpha, s->wd, b, s->yd, a, s->cd, p.algo, ws, ws_bytes, beta, s->xd,
+                                        out);
   }
 };
 
@@ -298,7 +285,7 @@ struct Algo<Dir::kFilter> {
 
 struct Plan {
   Dir dir;
-  ConvShape g;  // of the convolution cuDNN runs (H, W those of the padded copy, if any)
+  ConvShape g;      // of the convolution cuDNN runs (H, W those of the padded copy, if any)
   ConvShape shown;  // the call's, for messages
   glia_dtype dtype;
   cudnnDataType_t data, compute;
@@ -330,9 +317,9 @@ glia_error* run_chunk(DnnState* s, const Plan& p, int64_t nb, const void* a, con
   // The math the heuristics are asked for (torch's): FMA only for float32 without TF32, tensor ops for the
   // 16-bit floats, cuDNN's default otherwise (which lets float32 use TF32).
   const bool fma_only = p.dtype == GLIA_FLOAT32 && !p.tf32;
-  const cudnnMathType_t asked = fma_only                                                      ? CUDNN_FMA_MATH
+  const cudnnMathType_t asked = fma_only                                              ? CUDNN_FMA_MATH
                                 : p.dtype == GLIA_FLOAT16 || p.dtype == GLIA_BFLOAT16 ? CUDNN_TENSOR_OP_MATH
-                                                                                       : CUDNN_DEFAULT_MATH;
+                                                                                      : CUDNN_DEFAULT_MATH;
   if (r == CUDNN_STATUS_SUCCESS) r = cudnnSetConvolutionMathType(s->cd, asked);
   if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, "cudnnSetConvolution2dDescriptor", detail());
 
@@ -425,9 +412,9 @@ glia_error* convolution(const glia_kernel_call* call, Dir dir) {
   const glia_kernel_tensor& w = dir == Dir::kFilter ? out0 : b0;
   const glia_kernel_tensor& y = dir == Dir::kForward ? out0 : a0;
   const glia_kernel_attr* at = call->attrs;
-  ConvShape g{x.sizes[0], x.sizes[1], x.sizes[2], x.sizes[3], w.sizes[0], w.sizes[2], w.sizes[3],
-              y.sizes[2], y.sizes[3], at[0].ints[0], at[0].ints[1], at[1].ints[0], at[1].ints[1],
-              at[2].ints[0], at[2].ints[1], at[3].i};
+  ConvShape g{x.sizes[0],    x.sizes[1],    x.sizes[2],    x.sizes[3],    w.sizes[0],    w.sizes[2],
+              w.sizes[3],    y.sizes[2],    y.sizes[3],    at[0].ints[0], at[0].ints[1], at[1].ints[0],
+              at[1].ints[1], at[2].ints[0], at[2].ints[1], at[3].i};
   const glia_dtype t = out0.dtype;
   if (a0.dtype != t || b0.dtype != t)
     return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + op + ": operands of different dtypes");
@@ -484,11 +471,11 @@ glia_error* convolution(const glia_kernel_call* call, Dir dir) {
     cst = cudaMemsetAsync(out.data, 0, out_bytes, cs);
     if (cst != cudaSuccess) return cuda_error(cst, "cudaMemsetAsync", op);
   } else {
-    if (!fits_int(g.N) || !fits_int(g.C) || !fits_int(g.H) || !fits_int(g.W) || !fits_int(g.O) ||
-        !fits_int(g.kh) || !fits_int(g.kw) || !fits_int(g.Ho) || !fits_int(g.Wo) || !fits_int(g.sh) ||
-        !fits_int(g.sw) || !fits_int(g.ph) || !fits_int(g.pw) || !fits_int(g.dh) || !fits_int(g.dw) ||
-        !fits_int(g.groups) || g.C * g.H * g.W > INT_MAX || g.O * g.Ho * g.Wo > INT_MAX ||
-        g.O * (g.C / g.groups) * g.kh * g.kw > INT_MAX || g.groups == 0)
+    if (!fits_int(g.N) || !fits_int(g.C) || !fits_int(g.H) || !fits_int(g.W) || !fits_int(g.O) || !fits_int(g.kh) ||
+        !fits_int(g.kw) || !fits_int(g.Ho) || !fits_int(g.Wo) || !fits_int(g.sh) || !fits_int(g.sw) ||
+        !fits_int(g.ph) || !fits_int(g.pw) || !fits_int(g.dh) || !fits_int(g.dw) || !fits_int(g.groups) ||
+        g.groups == 0 || !product_fits({g.C, g.H, g.W}) || !product_fits({g.O, g.Ho, g.Wo}) ||
+        !product_fits({g.O, g.C / g.groups, g.kh, g.kw}))
       return make_error(GLIA_ERR_UNSUPPORTED, std::string("cudnn: ") + op + " (" + describe(dir, g, t) +
                                                   "): a size, padding, stride or dilation, or one image or the "
                                                   "weight, exceeds cuDNN's limit of 2^31 - 1");
@@ -505,7 +492,7 @@ glia_error* convolution(const glia_kernel_call* call, Dir dir) {
     };
     const int64_t Hc = fit(g.H, g.Ho, g.sh, g.ph, g.dh * (g.kh - 1) + 1);
     const int64_t Wc = fit(g.W, g.Wo, g.sw, g.pw, g.dw * (g.kw - 1) + 1);
-    if (Hc < 1 || Wc < 1 || Hc > INT_MAX || Wc > INT_MAX || g.C * Hc * Wc > INT_MAX)
+    if (Hc < 1 || Wc < 1 || Hc > INT_MAX || Wc > INT_MAX || !product_fits({g.C, Hc, Wc}))
       return make_error(GLIA_ERR_UNSUPPORTED, std::string("cudnn: ") + op + " (" + describe(dir, g, t) +
                                                   "): no input size gives this output size with symmetric padding");
     Buffer xfit;  // x (or gx) at the size cuDNN sees, when it differs
@@ -556,8 +543,8 @@ glia_error* convolution(const glia_kernel_call* call, Dir dir) {
       if ((err = copy_views(oc, xfit.corner(common), cs))) return err;
     }
   }
-  if (bias && (err = add_channel_bias(out.data, bias_data, t, out.sizes[0], out.sizes[1], out.sizes[2] * out.sizes[3],
-                                      cs)))
+  if (bias &&
+      (err = add_channel_bias(out.data, bias_data, t, out.sizes[0], out.sizes[1], out.sizes[2] * out.sizes[3], cs)))
     return err;
   if (obuf.data && (err = copy_views(out0, out, cs))) return err;
   return nullptr;
@@ -567,46 +554,7 @@ glia_error* k_conv2d(const glia_kernel_call* call) { return convolution(call, Di
 glia_error* k_conv2d_backward_input(const glia_kernel_call* call) { return convolution(call, Dir::kData); }
 glia_error* k_conv2d_backward_weight(const glia_kernel_call* call) { return convolution(call, Dir::kFilter); }
 
-// ---- the version checks at load
-
-// The loader's message for a sub-library that cuDNN could not load ("libcudnn_cnn.so.9: cannot open shared
-// object file: ..."), or "" when it loads from here.
-std::string loader_message(const char* lib) {
-  void* h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (h) {
-    dlclose(h);
-    return "";
-  }
-  const char* e = dlerror();
-  return e ? e : "";
-}
-
 }  // namespace
-
-std::string cudnn_check() {
-  const size_t v = cudnnGetVersion();
-  const std::string loaded = std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-                             std::to_string(v % 100);
-  if (v / 10000 != CUDNN_MAJOR)
-    return "cuDNN " + loaded + " was loaded (libcudnn.so." + std::to_string(CUDNN_MAJOR) + "), glia was built for cuDNN " +
-           std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR);
-  struct Sub {
-    const char* call;
-    cudnnStatus_t (*check)();
-    const char* lib;
-  };
-  const Sub subs[] = {{"cudnnGraphVersionCheck", &cudnnGraphVersionCheck, "libcudnn_graph.so.9"},
-                      {"cudnnOpsVersionCheck", &cudnnOpsVersionCheck, "libcudnn_ops.so.9"},
-                      {"cudnnCnnVersionCheck", &cudnnCnnVersionCheck, "libcudnn_cnn.so.9"}};
-  for (const Sub& s : subs) {
-    const cudnnStatus_t st = s.check();
-    if (st == CUDNN_STATUS_SUCCESS) continue;
-    const std::string why = std::string("cudnn: ") + s.call + " (cuDNN " + loaded + ") failed: " + status_message(st);
-    const std::string ld = loader_message(s.lib);
-    return ld.empty() ? why : ld + " (" + why + ")";
-  }
-  return "";
-}
 
 void dnn_release(CudaStream* s) {
   std::lock_guard<std::mutex> lock(g_state_mutex);

@@ -47,7 +47,9 @@ __global__ void __launch_bounds__(kThreads) bias_grad_kernel(const T* gy, T* gb,
 }
 
 // Wrapping int64 products and sums (uint64 arithmetic: no signed overflow).
-__device__ inline uint64_t wrap_mul(int64_t a, int64_t b) { return static_cast<uint64_t>(a) * static_cast<uint64_t>(b); }
+__device__ inline uint64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
+}
 
 // y[n, o, oh, ow] = sum over the group's channels and the taps of x * w.
 __global__ void __launch_bounds__(kThreads)
@@ -142,8 +144,9 @@ glia_error* k_conv2d_backward_bias(const glia_kernel_call* call) {
   const char* what = "conv2d_backward_bias";
   const glia_kernel_tensor &gy = call->inputs[0], &gb = call->outputs[0];
   if (gy.ndim != 4 || gb.ndim != 1 || gy.dtype != gb.dtype || !contiguous(gy) || !contiguous(gb))
-    return make_error(GLIA_ERR_INTERNAL, "cuda: conv2d_backward_bias: expected a contiguous 4-D gradient and a "
-                                         "contiguous 1-D output of its dtype");
+    return make_error(GLIA_ERR_INTERNAL,
+                      "cuda: conv2d_backward_bias: expected a contiguous 4-D gradient and a "
+                      "contiguous 1-D output of its dtype");
   const int64_t N = gy.sizes[0], O = gy.sizes[1], HW = gy.sizes[2] * gy.sizes[3];
   const int32_t dev = gb.device_index;
   cudaError_t st = cudaSetDevice(dev);
@@ -168,14 +171,14 @@ glia_error* add_channel_bias(void* out, const void* bias, glia_dtype t, int64_t 
   const int64_t n = N * C * HW;
   if (n == 0) return nullptr;
   if (t == GLIA_INT64) {
-    bias_kernel<int64_t><<<grid_for(n), kThreads, 0, stream>>>(static_cast<int64_t*>(out),
-                                                                 static_cast<const int64_t*>(bias), n, C, HW);
+    bias_kernel<int64_t>
+        <<<grid_for(n), kThreads, 0, stream>>>(static_cast<int64_t*>(out), static_cast<const int64_t*>(bias), n, C, HW);
     return launched("conv2d bias");
   }
   if (glia_error* e = dispatch<Set::kFloat>(t, "conv2d bias", [&](auto tag) -> glia_error* {
         using T = decltype(tag);
-        bias_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), static_cast<const T*>(bias), n, C,
-                                                               HW);
+        bias_kernel<T>
+            <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), static_cast<const T*>(bias), n, C, HW);
         return nullptr;
       }))
     return e;
@@ -194,8 +197,9 @@ glia_error* conv_int64(int dir, const ConvShape& g, const int64_t* a, const int6
     const int64_t n = g.O * (g.C / g.groups) * g.kh * g.kw;
     if (n > 0) conv_int64_backward_weight<<<grid_for(n), kThreads, 0, stream>>>(g, a, b, out, n);
   }
-  return launched(dir == 0 ? "conv2d (int64)" : dir == 1 ? "conv2d_backward_input (int64)"
-                                                         : "conv2d_backward_weight (int64)");
+  return launched(dir == 0   ? "conv2d (int64)"
+                  : dir == 1 ? "conv2d_backward_input (int64)"
+                             : "conv2d_backward_weight (int64)");
 }
 
 glia_kernel_fn conv_bias_kernel() { return &k_conv2d_backward_bias; }

@@ -2589,7 +2589,8 @@ GLIA_API void glia_conv2d_options_init(glia_conv2d_options *options);
 /**
  * torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight
  * [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults.
- * float32, float64, bfloat16 (computed in float32) and int64.
+ * float32, float64, bfloat16 (computed in float32) and int64; on CUDA also
+ * float16 (cuDNN; docs/cuda.md, Kernels).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_conv2d(const glia_tensor *x, const glia_tensor *weight,

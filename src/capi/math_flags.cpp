@@ -1,6 +1,7 @@
 // The determinism and TF32 switches (glia.h, "Determinism and TF32"; Note [Math flags] in core/math_flags.h).
-#include "capi/api.h"
 #include "core/math_flags.h"
+
+#include "capi/api.h"
 #include "glia/glia_backend.h"
 
 using namespace glia;

@@ -366,7 +366,8 @@ TEST_F(CudaDevice, Conv2dFloat16RunsOnCudaOnly) {
   GLIA_OK_(glia_tensor_ones(ws, 4, &o, &w));
   keep(w);
   // torch's CPU has no float16 convolution.
-  EXPECT_GLIA_MSG(glia_conv2d(x, w, nullptr, nullptr, &y), GLIA_ERR_DTYPE, "\"slow_conv2d_cpu\" not implemented for 'Half'");
+  EXPECT_GLIA_MSG(glia_conv2d(x, w, nullptr, nullptr, &y), GLIA_ERR_DTYPE,
+                  "\"slow_conv2d_cpu\" not implemented for 'Half'");
   glia_tensor *xd = nullptr, *wd = nullptr;
   GLIA_OK_(glia_tensor_to(x, &kCuda, nullptr, &xd));
   keep(xd);

@@ -68,4 +68,17 @@ if(TARGET glia_cuda)
       --library $<TARGET_FILE:glia_cuda> --device-code $<TARGET_FILE:glia_cuda>
       --architectures "${GLIA_CUDA_ARCHITECTURES}" --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
   set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
+  # cuDNN's load-time checks (cuda/cudnn_check.cpp) with the cuDNN the backend links: no GPU needed.
+  add_executable(cudnn_check_tests ${CMAKE_CURRENT_LIST_DIR}/cudnn_check_test.cpp
+    ${PROJECT_SOURCE_DIR}/cuda/cudnn_check.cpp)
+  target_include_directories(cudnn_check_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+  if(GLIA_CUDNN_LIBRARY)
+    target_link_libraries(cudnn_check_tests PRIVATE ${GLIA_CUDNN_LIBRARY})
+    target_include_directories(cudnn_check_tests SYSTEM BEFORE PRIVATE ${GLIA_CUDNN_INCLUDE_DIR})
+  else()
+    target_link_libraries(cudnn_check_tests PRIVATE CUDA::cudnn)
+  endif()
+  target_link_libraries(cudnn_check_tests PRIVATE GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+  target_compile_options(cudnn_check_tests PRIVATE ${GLIA_WARNINGS})
+  gtest_discover_tests(cudnn_check_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda_host)
 endif()
