@@ -18,6 +18,7 @@
 
 #include "caching_allocator.h"
 #include "common.h"
+#include "cudnn_check.h"
 #include "glia/glia_backend.h"
 
 namespace {
@@ -29,6 +30,12 @@ std::string g_reason;  // why no device is usable (set by device_count)
 
 namespace glia::cuda {
 const glia_backend_services& services() { return *g_svc; }
+uint32_t math_flags() {
+  if (g_svc->struct_size >= offsetof(glia_backend_services, math_flags) + sizeof(g_svc->math_flags) &&
+      g_svc->math_flags)
+    return g_svc->math_flags();
+  return GLIA_BACKEND_MATH_TF32_CUDNN;  // the defaults of a core that has no switches
+}
 glia_error* make_error(enum glia_error_code code, const std::string& message) {
   return g_svc->error_new(code, message.c_str());
 }
@@ -84,7 +91,17 @@ int32_t device_count() {
       cudaGetLastError();
       return 0;
     }
-    if (c == 0) g_reason = "no CUDA device";
+    if (c == 0) {
+      g_reason = "no CUDA device";
+      return 0;
+    }
+    // cuDNN's sub-libraries are loaded and checked now, so a missing one is reported here (Note [cuDNN in
+    // the CUDA backend] in conv.cpp), not at the first convolution.
+    const std::string dnn = glia::cuda::cudnn_check();
+    if (!dnn.empty()) {
+      g_reason = dnn;
+      return 0;
+    }
     return static_cast<int32_t>(c);
   }();
   return n;
@@ -303,7 +320,7 @@ glia_error* stream_create_with_priority(int32_t device, int32_t priority, void**
   cudaStream_t s = nullptr;
   // Non-blocking: no implicit ordering with the legacy default stream (torch's pool streams).
   GLIA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, p), "device " + std::to_string(device));
-  auto* w = new (std::nothrow) CudaStream{s, device, nullptr, nullptr};
+  auto* w = new (std::nothrow) CudaStream{s, device, nullptr, nullptr, nullptr};
   if (!w) {
     cudaStreamDestroy(s);
     return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: out of memory");
@@ -316,6 +333,7 @@ glia_error* stream_destroy(int32_t, void* stream) {
   auto* w = static_cast<CudaStream*>(stream);
   if (!w || !w->stream) return nullptr;  // a default stream is never destroyed
   glia::cuda::blas_release(w);
+  glia::cuda::dnn_release(w);
   GLIA_CUDA_TRY(cudaStreamDestroy(w->stream), "");
   delete w;
   return nullptr;
@@ -444,7 +462,8 @@ const glia_backend kTable{sizeof(glia_backend),
 
 extern "C" __attribute__((visibility("default"))) const glia_backend* glia_backend_v2(
     const glia_backend_services* services) {
-  if (!services || services->struct_size < sizeof(glia_backend_services) ||
+  // A core without the fields appended since (math_flags) is fine: math_flags() then gives its defaults.
+  if (!services || services->struct_size < offsetof(glia_backend_services, math_flags) ||
       services->abi_version != GLIA_BACKEND_ABI_VERSION)
     return nullptr;
   g_svc = services;
@@ -455,6 +474,24 @@ extern "C" __attribute__((visibility("default"))) const glia_backend* glia_backe
 namespace glia::cuda {
 
 glia_error* device_alloc(int32_t device, size_t nbytes, void** out) { return alloc(device, nbytes, out); }
+glia_error* device_try_alloc(int32_t device, size_t nbytes, void** out, bool* out_of_memory) {
+  *out = nullptr;
+  *out_of_memory = false;
+  if (!valid_device(device)) return device_error(device);
+  std::string why;
+  glia::cuda::Status st;
+  try {
+    st = allocator().malloc(device, nbytes, stream_of(nullptr, device), out, &why);
+  } catch (const std::bad_alloc&) {
+    return g_svc->error_new(GLIA_ERR_OUT_OF_MEMORY, "cuda: caching allocator: out of host memory");
+  }
+  if (st == glia::cuda::Status::kOk) return nullptr;
+  if (st == glia::cuda::Status::kOutOfMemory) {
+    *out_of_memory = true;
+    return nullptr;
+  }
+  return g_svc->error_new(GLIA_ERR_DEVICE, why.c_str());
+}
 void device_free(int32_t device, void* ptr) { free_(device, ptr, 0); }
 
 CudaStream* call_stream(const glia_kernel_call* call, int32_t device) {
@@ -476,6 +513,7 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = optim_kernel(k)) return f;
   if (glia_kernel_fn f = index_kernel(k)) return f;
   if (glia_kernel_fn f = reduce_extra_kernel(k)) return f;
+  if (glia_kernel_fn f = conv_kernel(k)) return f;
   return blas_kernel(k);
 }
 

@@ -4,7 +4,9 @@
 // Note [cuBLAS in the CUDA backend]: one cuBLAS handle per stream, made at the stream's first GEMM, bound to
 // that stream, with a workspace of its own (kWorkspaceBytes; cublasSetWorkspace), so GEMMs on two streams never
 // share scratch memory; the handle lives as long as the stream. Math mode CUBLAS_DEFAULT_MATH with a 32-bit
-// float compute type: no TF32 for float32 (torch's default, allow_tf32 = False). float16 and bfloat16 multiply
+// float compute type: no TF32 for float32 (torch's default, allow_tf32 = False), unless
+// glia_set_allow_tf32(GLIA_TF32_MATMUL, 1) allows it (the core's math_flags, read at each GEMM): then
+// CUBLAS_COMPUTE_32F_FAST_TF32, as torch's allow_tf32 = True. float16 and bfloat16 multiply
 // with float accumulation (CUBLAS_COMPUTE_32F), float64 in double. Integer matrices have no cuBLAS GEMM: an
 // unsupported-dtype error. Row-major glia matrices are column-major transposes, so out = a @ b runs as
 // out^T = b^T a^T; an operand whose strides are neither row- nor column-major is copied to a contiguous buffer
@@ -154,6 +156,9 @@ glia_error* gemm(const glia_kernel_call* call, const char* op, const glia_kernel
     return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + op + ": operands of different dtypes");
   GemmTypes types{CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
   if (glia_error* e = gemm_types(out.dtype, op, &types)) return e;
+  // torch.backends.cuda.matmul.allow_tf32: float32 products may then use TF32 tensor cores.
+  if (out.dtype == GLIA_FLOAT32 && (math_flags() & GLIA_BACKEND_MATH_TF32_MATMUL))
+    types.compute = CUBLAS_COMPUTE_32F_FAST_TF32;
   if (batch == 0 || M == 0 || N == 0) return nullptr;
   const int32_t dev = out.device_index;
   cudaError_t cst = cudaSetDevice(dev);

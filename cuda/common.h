@@ -28,6 +28,7 @@ struct CudaStream {
   int32_t device;
   void* blas;  // cublasHandle_t, or nullptr
   void* blas_workspace;
+  void* dnn = nullptr;  // the stream's cuDNN handle and descriptors (conv.cpp), or nullptr
 };
 
 // torch's name of a dtype ("float32"...): the backend cannot call libglia's glia_dtype_name.
@@ -59,6 +60,8 @@ inline const char* dtype_name(glia_dtype t) {
 
 // The core's services (set by glia_backend_v2).
 const glia_backend_services& services();
+// The core's math switches now (GLIA_BACKEND_MATH_* bits: determinism, TF32), read at each call that uses them.
+uint32_t math_flags();
 
 // An error object: `message` as it is.
 glia_error* make_error(enum glia_error_code code, const std::string& message);
@@ -67,6 +70,9 @@ glia_error* cuda_error(cudaError_t st, const char* call, const std::string& deta
 
 // Device memory through the caching allocator (ordered on the device's current stream).
 glia_error* device_alloc(int32_t device, size_t nbytes, void** out);
+// As device_alloc, but running out of memory is *out_of_memory = true with no error (for a caller with a
+// fallback: cuDNN's next algorithm).
+glia_error* device_try_alloc(int32_t device, size_t nbytes, void** out, bool* out_of_memory);
 void device_free(int32_t device, void* ptr);
 
 // The stream of a kernel call (the call's handle, or the device's current stream).
@@ -93,6 +99,9 @@ glia_kernel_fn reduce_extra_kernel(Kid id);
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)
+glia_kernel_fn conv_kernel(Kid id);  // conv.cpp (cuDNN) and conv.cu
+// Destroys the cuDNN handle and descriptors of a stream (stream_destroy).
+void dnn_release(CudaStream* s);
 
 // The copy kernel on views (dst <- src, any dtypes and strides, same shape), for the other kernel files.
 glia_error* copy_views(const glia_kernel_tensor& dst, const glia_kernel_tensor& src, cudaStream_t stream);

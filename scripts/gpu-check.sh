@@ -114,8 +114,29 @@ limited() {  # <seconds> <command...>
 
 # Runs a command with the carried libraries on the loader's path (set by the deps stage; empty
 # when the system has everything): glia's build and glia's programs, not the W9 stages.
+# cuDNN (conv2d, cuda/conv.cpp): the toolkit's, else the one inside torch's nvidia-cudnn wheel (the lent
+# machines have only that; docs/cuda.md): the build is configured with CUDNN_ROOT there, and glia's programs
+# find libcudnn.so.9 in its lib/ through with_deps_ld.
+cudnn_root() {
+  local cuda=${CUDA_HOME:-/usr/local/cuda}
+  if [ -f "$cuda/include/cudnn.h" ]; then return 0; fi
+  python3 - <<'PY' 2>/dev/null || true
+import os
+try:
+    import nvidia.cudnn as m
+    for d in m.__path__:
+        if os.path.isfile(os.path.join(d, "include", "cudnn.h")) and os.path.isdir(os.path.join(d, "lib")):
+            print(d)
+            break
+except Exception:
+    pass
+PY
+}
+CUDNN_DIR=$(cudnn_root)
+
 with_deps_ld() {  # <command...>
   local path=${DEPS_LD:-}
+  if [ -n "$CUDNN_DIR" ]; then path=${path:+$path:}$CUDNN_DIR/lib; fi
   if [ -n "${LD_LIBRARY_PATH:-}" ]; then path=${path:+$path:}$LD_LIBRARY_PATH; fi
   if [ -n "$path" ]; then LD_LIBRARY_PATH=$path "$@"; else "$@"; fi
 }
@@ -366,6 +387,10 @@ stage_build() {
   # The carried pkg-config's wrapper (CMake would otherwise find the bare pkgconf of the debs).
   if [ -f "$WORK/deps.env" ] && [ -x "$DEPS_ROOT/bin/pkg-config" ]; then
     opts+=(-DPKG_CONFIG_EXECUTABLE="$DEPS_ROOT/bin/pkg-config")
+  fi
+  if [ -n "$CUDNN_DIR" ]; then
+    echo "build: cuDNN from $CUDNN_DIR (CUDNN_ROOT; its lib/ on the tests' LD_LIBRARY_PATH)"
+    opts+=(-DCUDNN_ROOT="$CUDNN_DIR")
   fi
   if [ -f "$BUILD/CMakeCache.txt" ]; then echo "build: reusing $BUILD"; fi
   echo "build: cmake configure (log: $OUT_DIR/gpu-build.log)"

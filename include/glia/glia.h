@@ -161,6 +161,61 @@ typedef void (*glia_log_fn)(void *user_data, enum glia_log_level level, const ch
 GLIA_API GLIA_NODISCARD glia_error *glia_set_log_callback(glia_log_fn fn, enum glia_log_level min_level,
                                                           void *user_data, void (*free_user_data)(void *));
 
+/* ---- Determinism and TF32 (torch.use_deterministic_algorithms, torch.backends.*.allow_tf32) */
+
+/**
+ * torch.use_deterministic_algorithms(enabled): with 1, ops that have a choice
+ * of algorithm choose only deterministic ones (two runs with the same inputs
+ * give the same bits). Today that concerns the CUDA backend's convolutions
+ * (cuDNN algorithms reported deterministic); glia's CPU kernels are
+ * deterministic anyway. Process-wide, as torch's; takes effect at the next
+ * kernel call. Default 0.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT when `enabled` is not 0 or 1 (nothing changes).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_deterministic_algorithms(int32_t enabled);
+
+/** torch.are_deterministic_algorithms_enabled(): the flag of glia_set_deterministic_algorithms (0 or 1). @since 0.2 */
+GLIA_API int32_t glia_get_deterministic_algorithms(void);
+
+/**
+ * torch.backends.cudnn.deterministic = enabled: with 1, cuDNN convolutions use
+ * only deterministic algorithms (as with glia_set_deterministic_algorithms,
+ * but for cuDNN alone). Process-wide. Default 0.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT when `enabled` is not 0 or 1 (nothing changes).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_cudnn_deterministic(int32_t enabled);
+
+/** torch.backends.cudnn.deterministic: the flag of glia_set_cudnn_deterministic (0 or 1). @since 0.2 */
+GLIA_API int32_t glia_get_cudnn_deterministic(void);
+
+/** Which float32 computations glia_set_allow_tf32 concerns. */
+typedef enum glia_tf32_scope GLIA_ENUM_BASE {
+  GLIA_TF32_MATMUL = 0, /**< matrix products (mm, bmm, addmm, matmul, linear) through cuBLAS:
+                             torch.backends.cuda.matmul.allow_tf32, default 0 */
+  GLIA_TF32_CUDNN = 1   /**< convolutions through cuDNN: torch.backends.cudnn.allow_tf32, default 1 */
+} glia_tf32_scope;
+
+/**
+ * Lets float32 computations of `scope` on CUDA devices use TF32 tensor cores
+ * (10-bit mantissa products, float32 accumulation) when `allow` is 1:
+ * torch.backends.cuda.matmul.allow_tf32 and torch.backends.cudnn.allow_tf32,
+ * with torch's defaults (0 for matrix products, 1 for convolutions).
+ * Process-wide; takes effect at the next kernel call. CPU kernels never use TF32.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT for a scope that is not a glia_tf32_scope
+ * or an `allow` that is not 0 or 1 (nothing changes).
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_set_allow_tf32(glia_tf32_scope scope, int32_t allow);
+
+/**
+ * The flag of glia_set_allow_tf32 for `scope` (0 or 1) in *out.
+ * Errors: GLIA_ERR_INVALID_ARGUMENT for a scope that is not a glia_tf32_scope.
+ * @since 0.2
+ */
+GLIA_API GLIA_NODISCARD glia_error *glia_get_allow_tf32(glia_tf32_scope scope, int32_t *out);
+
 /** @} */
 /** @addtogroup devices
  * @{ */
@@ -2534,7 +2589,8 @@ GLIA_API void glia_conv2d_options_init(glia_conv2d_options *options);
 /**
  * torch.nn.functional.conv2d: x [N, C, H, W] or [C, H, W], weight
  * [O, C / groups, kH, kW], bias [O] or NULL; options NULL for the defaults.
- * float32, float64, bfloat16 (computed in float32) and int64.
+ * float32, float64, bfloat16 (computed in float32) and int64; on CUDA also
+ * float16 (cuDNN; docs/cuda.md, Kernels).
  * @since 0.1
  */
 GLIA_API GLIA_NODISCARD glia_error *glia_conv2d(const glia_tensor *x, const glia_tensor *weight,

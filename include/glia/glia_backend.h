@@ -105,7 +105,25 @@ typedef struct glia_backend_services {
   void *(*host_alloc)(size_t nbytes);
   /** Frees a block of host_alloc; `nbytes` is the size that was asked for. */
   void (*host_free)(void *ptr, size_t nbytes);
+  /* ---- appended in glia 0.2: read only when struct_size covers them */
+  /**
+   * The user's math switches now, as GLIA_BACKEND_MATH_* bits (glia_set_deterministic_algorithms,
+   * glia_set_cudnn_deterministic, glia_set_allow_tf32). Cheap (one atomic load): a backend reads it at
+   * each kernel call that has a choice to make (cuDNN's algorithms, TF32 math), so a change applies to
+   * the next call. A core without this field: behave as with its defaults (GLIA_BACKEND_MATH_TF32_CUDNN).
+   */
+  uint32_t (*math_flags)(void);
 } glia_backend_services;
+
+/** glia_backend_services.math_flags: torch.use_deterministic_algorithms(True): only deterministic algorithms. */
+#define GLIA_BACKEND_MATH_DETERMINISTIC 1u
+/** glia_backend_services.math_flags: torch.backends.cudnn.deterministic = True (cuDNN convolutions only). */
+#define GLIA_BACKEND_MATH_CUDNN_DETERMINISTIC 2u
+/** glia_backend_services.math_flags: torch.backends.cuda.matmul.allow_tf32 = True (float32 GEMMs may use TF32). */
+#define GLIA_BACKEND_MATH_TF32_MATMUL 4u
+/** glia_backend_services.math_flags: torch.backends.cudnn.allow_tf32 = True (float32 convolutions may use TF32;
+ * the default). */
+#define GLIA_BACKEND_MATH_TF32_CUDNN 8u
 
 /** Direction of a copy. */
 typedef enum glia_copy_kind GLIA_ENUM_BASE {

@@ -11,6 +11,7 @@
 #include "core/dispatch.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/math_flags.h"
 
 namespace glia {
 
@@ -118,7 +119,8 @@ const glia_backend_services kServices{sizeof(glia_backend_services),
                                       &svc_kernel_name,
                                       &svc_cpu_kernel,
                                       &svc_host_alloc,
-                                      &svc_host_free};
+                                      &svc_host_free,
+                                      &math_flags};
 
 // The fields the core calls; a table without them is refused at load. The fields appended since the
 // first version 2 table (stream_query onwards) are optional: GLIA_BACKEND_HAS.

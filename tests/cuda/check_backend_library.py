@@ -3,8 +3,9 @@
 
   check_backend_library.py --library libglia_cuda.so.0 [--no-device-code]
       the library exports exactly the backend entry point, needs only allowed libraries (never libcudart:
-      it is linked statically; cuBLAS through the loader), has a RUNPATH holding $ORIGIN (no old-style
-      RPATH, so LD_LIBRARY_PATH still wins) when it needs cuBLAS, and the SONAME libglia_cuda.so.<major>;
+      it is linked statically; cuBLAS and cuDNN through the loader, and it does need both: libcudnn.so.9,
+      never a cuDNN sub-library directly), has a RUNPATH holding $ORIGIN (no old-style RPATH, so
+      LD_LIBRARY_PATH still wins) when it needs cuBLAS or cuDNN, and the SONAME libglia_cuda.so.<major>;
       --no-device-code: it holds no device code
   check_backend_library.py --library libglia_cuda.so.0 --device-code libglia_cuda.so.0 --architectures ...
       both checks on the library (what ctest's cuda.backend_library runs)
@@ -39,6 +40,9 @@ ALLOWED_NEEDED = [
     r"libcublasLt\.so\.\d+",
     r"libcudnn\.so\.\d+",
 ]
+# What the backend must need: cuBLAS (blas.cpp) and cuDNN's shim library (conv.cpp), which loads cuDNN's
+# sub-libraries (libcudnn_cnn.so.9...) itself: those are never needed directly (not in the allow-list).
+REQUIRED_NEEDED = {"libcublas.so.<N>": r"libcublas\.so\.\d+", "libcudnn.so.<N>": r"libcudnn\.so\.\d+"}
 FATBIN_MAGIC = 0xBA55ED50
 KIND_PTX, KIND_ELF = 1, 2
 
@@ -118,7 +122,10 @@ def check_library(args, errors):
             errors.append("needs %s: cudart must be linked statically" % lib)
         elif not any(re.fullmatch(p, lib) for p in ALLOWED_NEEDED):
             errors.append("needs %s, which is not in the allow-list" % lib)
-    if any(lib.startswith("libcublas") for lib in needed):
+    for name, pattern in REQUIRED_NEEDED.items():
+        if not any(re.fullmatch(pattern, lib) for lib in needed):
+            errors.append("does not need %s (NEEDED: %s)" % (name, ", ".join(needed)))
+    if any(lib.startswith("libcublas") or lib.startswith("libcudnn") for lib in needed):
         runpath = re.findall(r"\(RUNPATH\)\s+Library runpath: \[([^\]]*)\]", dynamic)
         rpath = re.findall(r"\(RPATH\)\s+Library rpath: \[([^\]]*)\]", dynamic)
         if rpath:

@@ -3,7 +3,8 @@
 // copies both ways, printing, the first kernels, the index kernels' checks and order, the clean error of an op that
 // has no CUDA kernel yet, the caching allocator's
 // statistics and out-of-memory error, and streams, events, pinned memory and
-// non-blocking copies.
+// non-blocking copies; convolutions through cuDNN (against the CPU, deterministic
+// algorithms, float16).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -322,3 +323,126 @@ TEST_F(CudaDevice, StreamsEventsAndNonBlockingCopies) {
 }
 
 }  // namespace
+
+// ---- h-cudnn: convolutions through cuDNN (docs/cuda.md, Kernels; Note [cuDNN in the CUDA backend]).
+
+// `t` (any device and dtype) as float64 values on the host.
+std::vector<double> host_values(glia_tensor* t) {
+  const glia_device cpu{GLIA_CPU, 0};
+  glia_tensor* h = nullptr;
+  glia_error* e = glia_tensor_to(t, &cpu, ptr_to(GLIA_FLOAT64), &h);
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  int64_t n = 0;
+  glia_error_free(glia_tensor_numel(h, &n));
+  std::vector<double> v(static_cast<size_t>(n));
+  e = glia_tensor_copy_to_host(h, v.data(), v.size() * sizeof(double));
+  EXPECT_EQ(e, nullptr) << glia_error_message(e);
+  glia_error_free(e);
+  glia_tensor_release(h);
+  return v;
+}
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << what << " [" << i << "]";
+}
+
+// conv2d (bias, groups, stride, dilation, asymmetric padding) and its three gradients on cuda:0 against the CPU,
+// in `dtype`; returns the gradients of the CUDA run (x, w, b) for the determinism check.
+std::vector<std::vector<double>> conv_against_cpu(glia_dtype dtype, double tol) {
+  glia_manual_seed(7);
+  const int64_t xs[] = {2, 4, 9, 8}, ws[] = {6, 2, 3, 3}, bs[] = {6};
+  glia_tensor_options o;
+  glia_tensor_options_init(&o);
+  o.dtype = dtype;
+  glia_tensor *x = nullptr, *w = nullptr, *b = nullptr;
+  EXPECT_EQ(glia_tensor_randn(xs, 4, &o, &x), nullptr);
+  EXPECT_EQ(glia_tensor_randn(ws, 4, &o, &w), nullptr);
+  EXPECT_EQ(glia_tensor_randn(bs, 1, &o, &b), nullptr);
+  glia_conv2d_options co;
+  glia_conv2d_options_init(&co);
+  co.stride[0] = 2, co.padding[0] = 1, co.padding[1] = 2, co.dilation[1] = 2, co.groups = 2;
+  std::vector<std::vector<double>> results[2];
+  for (int on_gpu = 0; on_gpu < 2; ++on_gpu) {
+    glia_tensor* in[3] = {x, w, b};
+    glia_tensor* leaf[3] = {};
+    for (int k = 0; k < 3; ++k) {
+      glia_tensor* moved = nullptr;
+      const glia_device cpu{GLIA_CPU, 0};
+      EXPECT_EQ(glia_tensor_to(in[k], on_gpu ? &kCuda : &cpu, nullptr, &moved), nullptr);
+      EXPECT_EQ(glia_tensor_detach(moved, &leaf[k]), nullptr);
+      glia_tensor_release(moved);
+      EXPECT_EQ(glia_tensor_set_requires_grad(leaf[k], 1), nullptr);
+    }
+    glia_tensor *y = nullptr, *s = nullptr;
+    glia_error* e = glia_conv2d(leaf[0], leaf[1], leaf[2], &co, &y);
+    EXPECT_EQ(e, nullptr) << glia_error_message(e);
+    glia_error_free(e);
+    if (!y) return {};
+    EXPECT_EQ(glia_sum(y, nullptr, 0, 0, &s), nullptr);
+    e = glia_tensor_backward(s, nullptr, 0);
+    EXPECT_EQ(e, nullptr) << glia_error_message(e);
+    glia_error_free(e);
+    results[on_gpu].push_back(host_values(y));
+    for (int k = 0; k < 3; ++k) {
+      glia_tensor* g = nullptr;
+      EXPECT_EQ(glia_tensor_grad(leaf[k], &g), nullptr);
+      results[on_gpu].push_back(g ? host_values(g) : std::vector<double>{});
+      glia_tensor_release(g);
+      glia_tensor_release(leaf[k]);
+    }
+    glia_tensor_release(s);
+    glia_tensor_release(y);
+  }
+  const char* names[] = {"y", "grad x", "grad w", "grad b"};
+  for (int k = 0; k < 4; ++k) expect_close(results[1][k], results[0][k], tol, names[k]);
+  glia_tensor_release(x);
+  glia_tensor_release(w);
+  glia_tensor_release(b);
+  return {results[1].begin() + 1, results[1].end()};
+}
+
+TEST_F(CudaDevice, Conv2dThroughCudnnAgreesWithTheCpu) {
+  conv_against_cpu(GLIA_FLOAT64, 1e-10);
+  GLIA_OK_(glia_set_allow_tf32(GLIA_TF32_CUDNN, 0));  // float32 in float32 (torch's default allows TF32)
+  conv_against_cpu(GLIA_FLOAT32, 1e-4);
+  GLIA_OK_(glia_set_allow_tf32(GLIA_TF32_CUDNN, 1));
+  conv_against_cpu(GLIA_FLOAT32, 1e-2);  // TF32: 10-bit mantissa products
+  conv_against_cpu(GLIA_BFLOAT16, 5e-2);
+}
+
+TEST_F(CudaDevice, Conv2dDeterministicAlgorithmsGiveTheSameBits) {
+  GLIA_OK_(glia_set_deterministic_algorithms(1));
+  const auto first = conv_against_cpu(GLIA_FLOAT32, 1e-2);
+  const auto second = conv_against_cpu(GLIA_FLOAT32, 1e-2);
+  GLIA_OK_(glia_set_deterministic_algorithms(0));
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first, second);  // bit for bit
+}
+
+TEST_F(CudaDevice, Conv2dFloat16RunsOnCudaOnly) {
+  const int64_t xs[] = {1, 2, 5, 5}, ws[] = {3, 2, 3, 3};
+  glia_tensor_options o;
+  glia_tensor_options_init(&o);
+  o.dtype = GLIA_FLOAT16;
+  glia_tensor *x = nullptr, *w = nullptr, *y = nullptr;
+  GLIA_OK_(glia_tensor_ones(xs, 4, &o, &x));
+  keep(x);
+  GLIA_OK_(glia_tensor_ones(ws, 4, &o, &w));
+  keep(w);
+  // torch's CPU has no float16 convolution.
+  EXPECT_GLIA_MSG(glia_conv2d(x, w, nullptr, nullptr, &y), GLIA_ERR_DTYPE,
+                  "\"slow_conv2d_cpu\" not implemented for 'Half'");
+  glia_tensor *xd = nullptr, *wd = nullptr;
+  GLIA_OK_(glia_tensor_to(x, &kCuda, nullptr, &xd));
+  keep(xd);
+  GLIA_OK_(glia_tensor_to(w, &kCuda, nullptr, &wd));
+  keep(wd);
+  GLIA_OK_(glia_conv2d(xd, wd, nullptr, nullptr, &y));
+  keep(y);
+  const std::vector<double> v = host_values(y);
+  ASSERT_EQ(v.size(), 27u);
+  for (double e : v) EXPECT_EQ(e, 18.0);  // 2 channels x 9 taps of ones
+}

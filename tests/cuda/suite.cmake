@@ -64,13 +64,10 @@ endif()
 # back. The GPU tests skip themselves (GTEST_SKIP, reported as skipped) without one.
 if(TARGET glia_cuda)
   add_executable(cuda_tests ${CMAKE_CURRENT_LIST_DIR}/cuda_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/test_support.cpp)
-<<<<<<< HEAD
   # The loss and embedding kernels (h-culoss).
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_loss_test.cpp)
-=======
   # Every optimizer's step on cuda:0 against the CPU's, bit for bit (cuda/optim.cu).
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_cuda_test.cpp)
->>>>>>> h-cuoptim
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")
@@ -83,6 +80,19 @@ if(TARGET glia_cuda)
       --library $<TARGET_FILE:glia_cuda> --device-code $<TARGET_FILE:glia_cuda>
       --architectures "${GLIA_CUDA_ARCHITECTURES}" --nm ${CMAKE_NM} --readelf ${CMAKE_READELF})
   set_tests_properties(cuda.backend_library PROPERTIES LABELS cuda_host)
+  # cuDNN's load-time checks (cuda/cudnn_check.cpp) with the cuDNN the backend links: no GPU needed.
+  add_executable(cudnn_check_tests ${CMAKE_CURRENT_LIST_DIR}/cudnn_check_test.cpp
+    ${PROJECT_SOURCE_DIR}/cuda/cudnn_check.cpp)
+  target_include_directories(cudnn_check_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda)
+  if(GLIA_CUDNN_LIBRARY)
+    target_link_libraries(cudnn_check_tests PRIVATE ${GLIA_CUDNN_LIBRARY})
+    target_include_directories(cudnn_check_tests SYSTEM BEFORE PRIVATE ${GLIA_CUDNN_INCLUDE_DIR})
+  else()
+    target_link_libraries(cudnn_check_tests PRIVATE CUDA::cudnn)
+  endif()
+  target_link_libraries(cudnn_check_tests PRIVATE GTest::gtest_main GTest::gtest ${CMAKE_DL_LIBS})
+  target_compile_options(cudnn_check_tests PRIVATE ${GLIA_WARNINGS})
+  gtest_discover_tests(cudnn_check_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda_host)
 endif()
 
 # Training parity (tests/cuda/parity_test.cpp): the W3 MLP and the W4 LeNet, 20 steps on the CPU and on cuda:0

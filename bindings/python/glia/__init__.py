@@ -26,5 +26,7 @@ from . import autograd, nn, optim, distributed  # noqa: F401,E402
 from . import special  # noqa: F401,E402  torch.special
 from . import utils  # noqa: F401,E402  torch.utils.data
 from .nn.functional import conv_tbc  # noqa: F401,E402  torch.conv_tbc (h-grid)
+from ._determinism import *  # noqa: F401,F403,E402  use_deterministic_algorithms, ... (h-cudnn)
+from . import backends  # noqa: F401,E402  torch.backends.cuda.matmul / cudnn switches (h-cudnn)
 
 __version__ = _ffi.C.glia_version_string().decode()

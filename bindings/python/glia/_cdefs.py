@@ -43,6 +43,9 @@ GLIA_INT16 = 9
 GLIA_CPU = 0
 GLIA_CUDA = 1
 GLIA_PRIVATEUSE1 = 2
+# enum glia_tf32_scope
+GLIA_TF32_MATMUL = 0
+GLIA_TF32_CUDNN = 1
 # enum glia_scalar_type
 GLIA_SCALAR_FLOAT = 0
 GLIA_SCALAR_INT = 1
@@ -340,6 +343,12 @@ FUNCTIONS = {
     "glia_reset_peak_memory_stats": (None, [], []),
     "glia_empty_cache": (None, [], []),
     "glia_set_log_callback": (c_void_p, [glia_log_fn, c_int, c_void_p, CFUNCTYPE(None, c_void_p)], ["fn", "min_level", "user_data", "free_user_data"]),
+    "glia_set_deterministic_algorithms": (c_void_p, [c_int32], ["enabled"]),
+    "glia_get_deterministic_algorithms": (c_int32, [], []),
+    "glia_set_cudnn_deterministic": (c_void_p, [c_int32], ["enabled"]),
+    "glia_get_cudnn_deterministic": (c_int32, [], []),
+    "glia_set_allow_tf32": (c_void_p, [c_int, c_int32], ["scope", "allow"]),
+    "glia_get_allow_tf32": (c_void_p, [c_int, POINTER(c_int32)], ["scope", "out"]),
     "glia_backend_load": (c_void_p, [c_char_p], ["name"]),
     "glia_cuda_is_available": (c_int32, [], []),
     "glia_cuda_device_count": (c_int32, [], []),

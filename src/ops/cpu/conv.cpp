@@ -50,7 +50,9 @@ void check_conv_dtypes(const Tensor& x, const Tensor& w, const Tensor& bias, boo
          torch_tensor_type(x.dtype(), x.device()), ") and bias type (", torch_tensor_type(bias.dtype(), bias.device()),
          ") should be the same");
   DType t = x.dtype();
-  if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Int64)
+  // float16 too on CUDA, where cuDNN runs it (torch's CUDA convolutions take it, its CPU ones do not).
+  const bool half_on_cuda = t == DType::Float16 && x.device().type == DeviceType::CUDA;
+  if (t != DType::Float32 && t != DType::Float64 && t != DType::BFloat16 && t != DType::Int64 && !half_on_cuda)
     not_implemented_for("slow_conv2d_cpu", t);
 }
 

@@ -92,6 +92,10 @@ pub struct glia_memory_stats {
 
 pub type glia_log_fn = Option<unsafe extern "C" fn(*mut c_void, glia_log_level, *const c_char)>;
 
+pub type glia_tf32_scope = c_int;
+pub const GLIA_TF32_MATMUL: glia_tf32_scope = 0;
+pub const GLIA_TF32_CUDNN: glia_tf32_scope = 1;
+
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct glia_device {
@@ -912,6 +916,12 @@ extern "C" {
     pub fn glia_reset_peak_memory_stats();
     pub fn glia_empty_cache();
     pub fn glia_set_log_callback(fn_: glia_log_fn, min_level: glia_log_level, user_data: *mut c_void, free_user_data: Option<unsafe extern "C" fn(*mut c_void)>) -> *mut glia_error;
+    pub fn glia_set_deterministic_algorithms(enabled: i32) -> *mut glia_error;
+    pub fn glia_get_deterministic_algorithms() -> i32;
+    pub fn glia_set_cudnn_deterministic(enabled: i32) -> *mut glia_error;
+    pub fn glia_get_cudnn_deterministic() -> i32;
+    pub fn glia_set_allow_tf32(scope: glia_tf32_scope, allow: i32) -> *mut glia_error;
+    pub fn glia_get_allow_tf32(scope: glia_tf32_scope, out: *mut i32) -> *mut glia_error;
     pub fn glia_backend_load(name: *const c_char) -> *mut glia_error;
     pub fn glia_cuda_is_available() -> i32;
     pub fn glia_cuda_device_count() -> i32;
