@@ -6670,7 +6670,8 @@ GLIA_API void glia_ddp_options_init(glia_ddp_options *options);
  * bucket_cap_mb <= 0; ranks with different parameter counts: "DDP expects
  * same model across all ranks, but Rank 1 has 4 params, while rank 0 has
  * inconsistent 6 params."), GLIA_ERR_SHAPE (different shapes),
- * GLIA_ERR_DEVICE (parameters off the CPU), GLIA_ERR_IO (a rank failed).
+ * GLIA_ERR_DEVICE (parameters elsewhere than the group communicates: the CPU
+ * for Gloo, the group's device for NCCL), GLIA_ERR_IO (a rank failed).
  * A backward in which a parameter got no gradient fails with GLIA_ERR_STATE
  * (torch's "Expected to have finished reduction in the prior iteration ...
  * Parameter indices which did not receive grad for rank 0: 4") unless

@@ -24,10 +24,14 @@ std::string shape_text(const int64_t* d, int64_t n) {
   return os.str();
 }
 
-Tensor zeros1(int64_t n, DType dt) {
+Tensor zeros1(int64_t n, DType dt, Device device = Device{}) {
   int64_t shape[1] = {n};
-  return zeros(shape, dt, Device{});
+  return zeros(shape, dt, device);
 }
+
+// A CPU tensor where the group communicates (the group's device: NCCL takes no CPU tensors), and back.
+Tensor to_group(const Tensor& cpu, const ProcessGroup& g) { return g.device().is_cpu() ? cpu : to_device(cpu, g.device()); }
+Tensor to_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, Device{}); }
 
 }  // namespace
 
@@ -42,8 +46,8 @@ DistributedDataParallel::DistributedDataParallel(nn::ModuleRef module, Ref<Proce
   GradModeGuard no_grad(false);
   for (const Tensor& p : module_->parameters()) {
     if (!p.requires_grad()) continue;
-    GLIA_CHECK(p.device().is_cpu(), Device,
-               "DistributedDataParallel: the Gloo process group takes CPU parameters, got one on ", p.device());
+    GLIA_CHECK(p.device() == group_->device(), Device, "DistributedDataParallel: the ", group_->backend_name(),
+               " process group takes parameters on ", group_->device(), ", got one on ", p.device());
     params_.push_back(p);
   }
   GLIA_CHECK(!params_.empty(), InvalidArgument,
@@ -125,7 +129,7 @@ void DistributedDataParallel::install_buckets(const std::vector<std::vector<size
     Bucket b;
     int64_t total = 0;
     for (size_t i : idx) total += params_[i].numel();
-    b.flat = zeros1(total, params_[idx[0]].dtype());
+    b.flat = zeros1(total, params_[idx[0]].dtype(), group_->device());
     int64_t offset = 0;
     for (size_t i : idx) {
       const Tensor& p = params_[i];
@@ -166,7 +170,10 @@ void DistributedDataParallel::rebuild_buckets() {
     m[1 + k] = static_cast<int64_t>(assignment[k].size());
     for (size_t i : assignment[k]) m[at++] = static_cast<int64_t>(i);
   }
-  group_->broadcast(msg, 0)->wait(Millis(-1));
+  Tensor sent = to_group(msg, *group_);
+  group_->broadcast(sent, 0)->wait(Millis(-1));
+  msg = to_host(sent);
+  m = msg.data_ptr<int64_t>();
   assignment.assign(static_cast<size_t>(m[0]), {});
   at = 1 + assignment.size();
   for (size_t k = 0; k < assignment.size(); ++k)
@@ -198,18 +205,20 @@ void DistributedDataParallel::verify_same_model() {
     meta.push_back(p.dim());
     for (int64_t d : p.shape()) meta.push_back(d);
   }
+  const Device dev = group_->device();
   Tensor len = zeros1(1, DType::Int64);
   len.data_ptr<int64_t>()[0] = static_cast<int64_t>(meta.size());
   std::vector<Tensor> lens;
-  for (int r = 0; r < n; ++r) lens.push_back(zeros1(1, DType::Int64));
-  group_->allgather(lens, len)->wait(Millis(-1));
+  for (int r = 0; r < n; ++r) lens.push_back(zeros1(1, DType::Int64, dev));
+  group_->allgather(lens, to_group(len, *group_))->wait(Millis(-1));
   int64_t longest = 0;
-  for (const Tensor& l : lens) longest = std::max(longest, l.data_ptr<int64_t>()[0]);
+  for (const Tensor& l : lens) longest = std::max(longest, to_host(l).data_ptr<int64_t>()[0]);
   Tensor mine = zeros1(longest, DType::Int64);
   std::memcpy(mine.data(), meta.data(), meta.size() * sizeof(int64_t));
   std::vector<Tensor> all;
-  for (int r = 0; r < n; ++r) all.push_back(zeros1(longest, DType::Int64));
-  group_->allgather(all, mine)->wait(Millis(-1));
+  for (int r = 0; r < n; ++r) all.push_back(zeros1(longest, DType::Int64, dev));
+  group_->allgather(all, to_group(mine, *group_))->wait(Millis(-1));
+  for (Tensor& a : all) a = to_host(a);
   const int me = group_->rank();
   for (int r = 0; r < n; ++r) {
     const int64_t* o = all[r].data_ptr<int64_t>();

@@ -342,3 +342,151 @@ TEST_F(DeviceCollectives, NcclWithoutAGpuExchangesTheIdThenSaysWhy) {
 }
 
 }  // namespace
+
+namespace {
+
+// DistributedDataParallel over device tensors: two ranks (threads) on testdevice:0 and :1, each training on half
+// of a batch, must end where one CPU model trained on the whole batch ends (DDP averages the two half-batch
+// gradients, which is the whole batch's mean-loss gradient).
+glia_module* small_model() {
+  glia_module *a = nullptr, *r = nullptr, *b = nullptr, *seq = nullptr;
+  EXPECT_EQ(glia_nn_linear(4, 3, 1, nullptr, &a), nullptr);
+  EXPECT_EQ(glia_nn_relu(nullptr, &r), nullptr);
+  EXPECT_EQ(glia_nn_linear(3, 2, 1, nullptr, &b), nullptr);
+  glia_module* mods[] = {a, r, b};
+  EXPECT_EQ(glia_nn_sequential(mods, 3, &seq), nullptr);
+  for (glia_module* m : mods) glia_module_release(m);
+  return seq;
+}
+
+std::vector<float> flat_parameters(glia_module* m) {
+  glia_tensor_dict* d = nullptr;
+  EXPECT_EQ(glia_module_named_parameters(m, nullptr, 1, 1, &d), nullptr);
+  int64_t n = 0;
+  EXPECT_EQ(glia_tensor_dict_size(d, &n), nullptr);
+  std::vector<float> out;
+  const glia_device cpu{GLIA_CPU, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    glia_tensor *p = nullptr, *h = nullptr;
+    EXPECT_EQ(glia_tensor_dict_value_at(d, i, &p), nullptr);
+    EXPECT_EQ(glia_tensor_to(p, &cpu, nullptr, &h), nullptr);
+    int64_t k = 0;
+    EXPECT_EQ(glia_tensor_numel(h, &k), nullptr);
+    std::vector<float> v(static_cast<size_t>(k));
+    EXPECT_EQ(glia_tensor_copy_to_host(h, v.data(), v.size() * sizeof(float)), nullptr);
+    out.insert(out.end(), v.begin(), v.end());
+    glia_tensor_release(h);
+    glia_tensor_release(p);
+  }
+  glia_tensor_dict_release(d);
+  return out;
+}
+
+// `steps` SGD steps (lr 0.1) of mse(model(x), y) with model, x and y on `dev`.
+std::string train(glia_module* model, glia_module* params_of, const std::vector<float>& x, const std::vector<float>& y,
+                  int64_t rows, glia_device dev, int steps) {
+  std::string err;
+  auto ok = [&](glia_error* e) {
+    if (e && err.empty()) err = glia_error_message(e);
+    glia_error_free(e);
+  };
+  const int64_t xs[] = {rows, 4}, ys[] = {rows, 2};
+  glia_tensor *hx = nullptr, *hy = nullptr, *dx = nullptr, *dy = nullptr;
+  ok(glia_tensor_from_data(x.data(), x.size() * sizeof(float), xs, 2, GLIA_FLOAT32, &hx));
+  ok(glia_tensor_from_data(y.data(), y.size() * sizeof(float), ys, 2, GLIA_FLOAT32, &hy));
+  ok(glia_tensor_to(hx, &dev, nullptr, &dx));
+  ok(glia_tensor_to(hy, &dev, nullptr, &dy));
+  glia_tensor_dict* d = nullptr;
+  ok(glia_module_named_parameters(params_of, nullptr, 1, 1, &d));
+  int64_t n = 0;
+  ok(glia_tensor_dict_size(d, &n));
+  std::vector<glia_tensor*> ps(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) ok(glia_tensor_dict_value_at(d, i, &ps[static_cast<size_t>(i)]));
+  glia_tensor_dict_release(d);
+  glia_sgd_options so;
+  glia_sgd_options_init(&so);
+  so.lr = 0.1;
+  glia_optimizer* opt = nullptr;
+  ok(glia_optim_sgd(ps.data(), n, &so, &opt));
+  glia_module* loss_fn = nullptr;
+  ok(glia_nn_mse_loss(GLIA_REDUCTION_MEAN, nullptr, &loss_fn));
+  for (int s = 0; s < steps && err.empty(); ++s) {
+    glia_tensor *out = nullptr, *loss = nullptr;
+    int64_t k = 0;
+    ok(glia_module_forward(model, &dx, 1, &out, 1, &k));
+    const glia_tensor* in[] = {out, dy};
+    ok(glia_module_forward(loss_fn, in, 2, &loss, 1, &k));
+    ok(glia_optimizer_zero_grad(opt, 1));
+    ok(glia_tensor_backward(loss, nullptr, 0));
+    ok(glia_optimizer_step(opt));
+    glia_tensor_release(out);
+    glia_tensor_release(loss);
+  }
+  for (glia_tensor* p : ps) glia_tensor_release(p);
+  glia_optimizer_release(opt);
+  glia_module_release(loss_fn);
+  for (glia_tensor* t : {hx, hy, dx, dy}) glia_tensor_release(t);
+  return err;
+}
+
+TEST_F(DeviceCollectives, DdpOverDeviceTensorsMatchesOneProcessOnTheWholeBatch) {
+  constexpr int kSteps = 4;
+  std::vector<float> x(8 * 4), y(8 * 2);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37 % 17)) / 8.0f - 1.0f;
+  for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>((i * 11 % 7)) / 4.0f - 0.5f;
+  // The reference: one CPU model, the whole batch.
+  glia_manual_seed(7);
+  glia_module* ref = small_model();
+  ASSERT_EQ(train(ref, ref, x, y, 8, kCpu, kSteps), "");
+  const std::vector<float> want = flat_parameters(ref);
+  glia_module_release(ref);
+  // The ranks: the same initial weights, rank r on testdevice:r with rows [4r, 4r + 4).
+  glia_module* models[2];
+  for (int r = 0; r < 2; ++r) {
+    glia_manual_seed(7);
+    models[r] = small_model();
+    const glia_device dev{GLIA_PRIVATEUSE1, r};
+    ASSERT_EQ(glia_module_to(models[r], &dev, nullptr), nullptr);
+  }
+  std::vector<std::string> errs(2);
+  std::vector<std::vector<float>> got(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, rank, 10000, &g);
+    if (e) {
+      errs[static_cast<size_t>(rank)] = glia_error_message(e);
+      glia_error_free(e);
+      glia_store_release(s);
+      return;
+    }
+    glia_ddp_options o;
+    glia_ddp_options_init(&o);
+    o.bucket_cap_mb = 0.00001;  // several buckets
+    glia_module* ddp = nullptr;
+    e = glia_nn_distributed_data_parallel(models[rank], g, &o, &ddp);
+    if (e) {
+      errs[static_cast<size_t>(rank)] = glia_error_message(e);
+      glia_error_free(e);
+    } else {
+      std::vector<float> xr(x.begin() + rank * 16, x.begin() + rank * 16 + 16);
+      std::vector<float> yr(y.begin() + rank * 8, y.begin() + rank * 8 + 8);
+      errs[static_cast<size_t>(rank)] = train(ddp, models[rank], xr, yr, 4, glia_device{GLIA_PRIVATEUSE1, rank}, kSteps);
+      got[static_cast<size_t>(rank)] = flat_parameters(models[rank]);
+      glia_module_release(ddp);
+    }
+    glia_process_group_release(g);
+    glia_store_release(s);
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errs[static_cast<size_t>(r)], "") << "rank " << r;
+    ASSERT_EQ(got[static_cast<size_t>(r)].size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[static_cast<size_t>(r)][i], want[i], 1e-6) << "rank " << r << ", parameter value " << i;
+    glia_module_release(models[r]);
+  }
+  // Both ranks hold the same parameters, bit for bit.
+  EXPECT_EQ(got[0], got[1]);
+}
+
+}  // namespace
