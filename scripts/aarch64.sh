@@ -12,7 +12,8 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 dir=build/aarch64
-jobs=$(nproc)
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+jobs=${GLIA_JOBS:-$(nproc)}
 
 # The build machine's tools, then the target's libraries (multiarch packages of the arm64 architecture;
 # nlohmann-json3-dev is arch all, shared with the native build).
