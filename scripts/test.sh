@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds and tests glia: (a) Release, (b) Debug with ASan+UBSan, (b2) the concurrency tests
-# under ThreadSanitizer, (c) each binding's own bindings/<lang>/test.sh against the Release
-# build, (d) the fuzzers (checkpoint readers and writer, the C API, autograd), 60 s each under
-# ASan+UBSan (scripts/fuzz.sh), (e) the API reference, the Debian packages and the Python
-# wheel (scripts/docs.sh, deb-test.sh, wheel-test.sh). Every stage runs even when an earlier
-# one failed; the last line is the combined summary in ctest's words, and the exit status
-# is non-zero when anything failed.
+# under ThreadSanitizer, (b3) the C-API tests and the golden op suite cross-compiled for aarch64
+# and run under qemu-user (scripts/aarch64.sh), (c) each binding's own bindings/<lang>/test.sh
+# against the Release build, (d) the fuzzers (checkpoint readers and writer, the C API,
+# autograd), 60 s each under ASan+UBSan (scripts/fuzz.sh), (e) the API reference, the Debian
+# packages and the Python wheel (scripts/docs.sh, deb-test.sh, wheel-test.sh). Every stage
+# runs even when an earlier one failed; the last line is the combined summary in ctest's words,
+# and the exit status is non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
@@ -69,6 +70,31 @@ run_preset asan
 # test device and those three test binaries are built, to keep CI's time down; a reported data race
 # fails its test. A failed build counts as one failed test.
 run_preset tsan core_tests capi_tests data_parallel_tests glia_testdevice
+
+# (b3) aarch64: scripts/aarch64.sh cross-compiles libglia, capi_tests and ops_tests (with the test device)
+# in build/aarch64 with Debian's aarch64 cross toolchain at -O1 and runs them under qemu-aarch64 (ctest
+# preset aarch64: the labels capi and ops; docs/testing.md). Correctness only, no timing. Exit status 77:
+# skipped, the cross toolchain or the arm64 packages are missing (counted neither way); a failed build
+# counts as one failed test.
+t0=$SECONDS
+mkdir -p build
+./scripts/aarch64.sh 2>&1 | tee build/aarch64.log
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 77 ]; then
+  why=$(grep -E '^aarch64: skipped: ' build/aarch64.log | tail -n 1)
+  tally aarch64 0 0 "skipped (${why#aarch64: skipped: })"
+else
+  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' build/aarch64.log | tail -n 1)
+  if [ -n "$summary" ]; then
+    read -r n_failed n_total < <(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1 \2/' <<<"$summary")
+    [ "$rc" -ne 0 ] && [ "$n_failed" -eq 0 ] && n_failed=1 && n_total=$((n_total + 1))
+    tally aarch64 $((n_total - n_failed)) "$n_failed" "$summary ($((SECONDS - t0)) s)"
+  elif grep -qE '^aarch64: build failed' build/aarch64.log; then
+    tally aarch64 0 1 "build failed ($((SECONDS - t0)) s)"
+  else
+    tally aarch64 0 1 "no test summary (scripts/aarch64.sh exit status $rc, $((SECONDS - t0)) s)"
+  fi
+fi
 
 # (c) Bindings: each bindings/<lang>/test.sh gets the Release build in GLIA_BUILD_DIR and counts as one test
 # (exit status 77: skipped, its toolchain is missing).
@@ -145,7 +171,7 @@ if [ "$total" -gt 0 ]; then
   percent=$((passed * 100 / total))
   [ "$failed" -gt 0 ] && [ "$percent" -eq 100 ] && percent=99
 fi
-echo "==== summary (release + asan + tsan + bindings + fuzz + docs/packages, $((SECONDS - start)) s)"
+echo "==== summary (release + asan + tsan + aarch64 + bindings + fuzz + docs/packages, $((SECONDS - start)) s)"
 printf '%s\n' "${report[@]}"
 echo "${percent}% tests passed, ${failed} tests failed out of ${total}"
 [ "$failed" -eq 0 ]
