@@ -3,7 +3,7 @@
 # under ThreadSanitizer, (b3) the C-API tests and the golden op suite cross-compiled for aarch64
 # and run under qemu-user (scripts/aarch64.sh), (c) each binding's own bindings/<lang>/test.sh
 # against the Release build, (d) the fuzzers (checkpoint readers and writer, the C API,
-# autograd), 30 s each under ASan+UBSan (scripts/fuzz.sh), (e) the API reference, the Debian
+# autograd), 20 s each under ASan+UBSan (scripts/fuzz.sh), (e) the API reference, the Debian
 # packages and the Python wheel (scripts/docs.sh, deb-test.sh, wheel-test.sh). Every stage
 # runs even when an earlier one failed; the last line is the combined summary in ctest's words,
 # and the exit status is non-zero when anything failed.
@@ -121,7 +121,7 @@ for dir in bindings/*/; do
 done
 
 # (d) Fuzzing: scripts/fuzz.sh builds build/fuzz with clang and runs each fuzzer
-# GLIA_FUZZ_SECONDS (default 30: a regression check from the seed corpora; the hour-long runs are in
+# GLIA_FUZZ_SECONDS (default 20: a regression check from the seed corpora; the hour-long runs are in
 # docs/testing.md) s; each target counts as one test, a failed build as one
 # failed test. Skipped when clang or libFuzzer is missing (deps.sh installs them as root).
 if ! why=$(./scripts/fuzz.sh --check 2>&1); then
@@ -130,7 +130,7 @@ if ! why=$(./scripts/fuzz.sh --check 2>&1); then
 else
   t0=$SECONDS
   mkdir -p build
-  ./scripts/fuzz.sh "${GLIA_FUZZ_SECONDS:-30}" 2>&1 | tee build/fuzz.log
+  ./scripts/fuzz.sh "${GLIA_FUZZ_SECONDS:-20}" 2>&1 | tee build/fuzz.log
   summary=$(grep -E '^fuzz: [0-9]+ targets, [0-9]+ passed, [0-9]+ failed' build/fuzz.log | tail -n 1)
   if [ -n "$summary" ]; then
     read -r n_passed n_failed < <(sed -E 's/^fuzz: [0-9]+ targets, ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$summary")
