@@ -6,8 +6,9 @@
 
 The stores (FileStore, TCPStore, PrefixStore) are glia_store_*, the process group glia_process_group_*
 (backend Gloo, CPU tensors), an asynchronous collective's handle glia_work_*; docs/distributed.md,
-section "Python". new_group makes groups of the whole world only (the C API has no subgroups); NCCL
-is not built yet and says so as torch does.
+section "Python". new_group makes groups of the whole world only (the C API has no subgroups). The C
+API's NCCL backend needs CUDA tensors, which this binding does not have (its tensors live on the CPU),
+so here "nccl" is refused with torch's message for a backend a build lacks.
 """
 
 import ctypes
@@ -57,7 +58,7 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    return False  # the NCCL backend comes with the CUDA backend
+    return False  # the C API has NCCL process groups, but this binding's tensors are CPU tensors only
 
 
 def is_mpi_available():
@@ -405,7 +406,7 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout, wo
     elif init_method is None:
         init_method = "env://"
     backend = Backend(backend)
-    if backend != Backend.GLOO:  # torch's message for a backend this build lacks (glia has Gloo only, so far)
+    if backend != Backend.GLOO:  # torch's message for a backend this build lacks (NCCL needs CUDA tensors)
         raise RuntimeError("Distributed package doesn't have {} built in".format(backend.upper()))
     if pg_options is not None:
         raise RuntimeError("GLOO options not supported")
