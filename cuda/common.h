@@ -99,7 +99,7 @@ glia_kernel_fn reduce_extra_kernel(Kid id);
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)
-glia_kernel_fn conv_kernel(Kid id);  // conv.cpp (cuDNN) and conv.cu
+glia_kernel_fn conv_kernel(Kid id);                  // conv.cpp (cuDNN) and conv.cu
 // Destroys the cuDNN handle and descriptors of a stream (stream_destroy).
 void dnn_release(CudaStream* s);
 

@@ -163,7 +163,8 @@ glia_error* unique_id(void* out) {
   const Nccl& n = nccl();
   if (!n.loaded) return not_loaded();
   ncclUniqueId id;
-  if (ncclResult_t r = n.get_unique_id(&id); r != ncclSuccess) return nccl_error(r, "ncclGetUniqueId", "rank 0", nullptr);
+  if (ncclResult_t r = n.get_unique_id(&id); r != ncclSuccess)
+    return nccl_error(r, "ncclGetUniqueId", "rank 0", nullptr);
   std::memcpy(out, &id, sizeof id);
   return nullptr;
 }
@@ -178,8 +179,8 @@ glia_error* comm_init(const void* id, int32_t size, int32_t rank, int32_t device
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   ncclComm_t comm = nullptr;
-  const std::string what = "rank " + std::to_string(rank) + " of " + std::to_string(size) + " on cuda:" +
-                           std::to_string(device);
+  const std::string what =
+      "rank " + std::to_string(rank) + " of " + std::to_string(size) + " on cuda:" + std::to_string(device);
   ncclResult_t r = n.comm_init_rank_config(&comm, size, uid, rank, &config);
   bool timed_out = false;
   if (r == ncclInProgress)
@@ -234,8 +235,8 @@ glia_error* run(void* c, const char* call, size_t count, glia_dtype dtype, int32
     return make_error(GLIA_ERR_DTYPE, std::string("nccl: ") + call + ": NCCL has no " + dtype_name(dtype));
   ncclRedOp_t rop = ncclSum;
   if (op >= 0 && !nccl_op(op, &rop))
-    return make_error(GLIA_ERR_INVALID_ARGUMENT, std::string("nccl: ") + call + ": unknown reduce op " +
-                                                     std::to_string(op));
+    return make_error(GLIA_ERR_INVALID_ARGUMENT,
+                      std::string("nccl: ") + call + ": unknown reduce op " + std::to_string(op));
   if (cudaError_t st = cudaSetDevice(comm->device); st != cudaSuccess)
     return cuda_error(st, "cudaSetDevice", "device " + std::to_string(comm->device));
   cudaStream_t s = stream ? static_cast<CudaStream*>(stream)->stream : nullptr;

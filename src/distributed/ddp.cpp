@@ -30,7 +30,9 @@ Tensor zeros1(int64_t n, DType dt, Device device = Device{}) {
 }
 
 // A CPU tensor where the group communicates (the group's device: NCCL takes no CPU tensors), and back.
-Tensor to_group(const Tensor& cpu, const ProcessGroup& g) { return g.device().is_cpu() ? cpu : to_device(cpu, g.device()); }
+Tensor to_group(const Tensor& cpu, const ProcessGroup& g) {
+  return g.device().is_cpu() ? cpu : to_device(cpu, g.device());
+}
 Tensor to_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, Device{}); }
 
 }  // namespace

@@ -30,7 +30,6 @@ namespace glia::dist {
 //   named; the group is then unusable, as torch's is after its watchdog fires.
 namespace {
 
-
 class ProcessGroupDevice final : public ProcessGroup {
  public:
   ProcessGroupDevice(Ref<Store> store, int rank, int size, Device device, const glia_backend& b, void* comm,
@@ -46,9 +45,8 @@ class ProcessGroupDevice final : public ProcessGroup {
   const char* backend_name() const override { return name_.c_str(); }
 
   void check_device(const char* what, const Tensor& t, const char* arg) const override {
-    GLIA_CHECK(t.device() == device_, Device, "ProcessGroup", name_, "::", what, ": ", arg,
-               " must be a tensor on ", device_, " (the group's device) for the ", name_, " backend, got a tensor on ",
-               t.device());
+    GLIA_CHECK(t.device() == device_, Device, "ProcessGroup", name_, "::", what, ": ", arg, " must be a tensor on ",
+               device_, " (the group's device) for the ", name_, " backend, got a tensor on ", t.device());
   }
 
  protected:
@@ -58,9 +56,8 @@ class ProcessGroupDevice final : public ProcessGroup {
     });
   }
   void run_broadcast(const Tensor& t, int root) override {
-    launch("broadcast", [&](void* stream) {
-      return coll_.broadcast(comm_, ptr(t), ptr(t), count(t), dtype(t), root, stream);
-    });
+    launch("broadcast",
+           [&](void* stream) { return coll_.broadcast(comm_, ptr(t), ptr(t), count(t), dtype(t), root, stream); });
   }
   void run_allgather(const Tensor& flat_out, const Tensor& input) override {
     launch("allgather", [&](void* stream) {

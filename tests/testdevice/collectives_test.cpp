@@ -471,7 +471,8 @@ TEST_F(DeviceCollectives, DdpOverDeviceTensorsMatchesOneProcessOnTheWholeBatch) 
     } else {
       std::vector<float> xr(x.begin() + rank * 16, x.begin() + rank * 16 + 16);
       std::vector<float> yr(y.begin() + rank * 8, y.begin() + rank * 8 + 8);
-      errs[static_cast<size_t>(rank)] = train(ddp, models[rank], xr, yr, 4, glia_device{GLIA_PRIVATEUSE1, rank}, kSteps);
+      errs[static_cast<size_t>(rank)] =
+          train(ddp, models[rank], xr, yr, 4, glia_device{GLIA_PRIVATEUSE1, rank}, kSteps);
       got[static_cast<size_t>(rank)] = flat_parameters(models[rank]);
       glia_module_release(ddp);
     }

@@ -435,14 +435,18 @@ glia_error* event_destroy(void* event) {
 
 glia_error* manual_seed(int32_t, uint64_t) { return nullptr; }
 
+size_t dtype_size(glia_dtype d) {
+  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 2};  // glia_dtype order
+  return d >= 0 && d <= GLIA_INT16 ? kSize[d] : 0;
+}
+
 size_t span_bytes(const glia_kernel_tensor& t) {
   size_t extent = 1;
   for (int32_t i = 0; i < t.ndim; ++i) {
     if (t.sizes[i] == 0) return 0;
     extent += static_cast<size_t>((t.sizes[i] - 1) * t.strides[i]);
   }
-  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 2};  // glia_dtype order
-  return t.dtype >= 0 && t.dtype <= GLIA_INT16 ? extent * kSize[t.dtype] : 0;
+  return extent * dtype_size(t.dtype);
 }
 
 // Every kernel: the core's CPU kernel on the unprotected memory of its arguments.
@@ -591,11 +595,6 @@ glia_error* comm_error(void* comm) {
   return c->shared->failed.empty() ? nullptr : device_error(GLIA_ERR_IO, c->shared->failed);
 }
 
-size_t dtype_size(glia_dtype d) {
-  static const size_t kSize[] = {4, 8, 2, 2, 8, 4, 1, 1, 1, 2};  // glia_dtype order
-  return d >= 0 && d <= GLIA_INT16 ? kSize[d] : 0;
-}
-
 template <class T>
 void reduce_into(T* acc, const T* v, size_t n, int32_t op) {
   for (size_t i = 0; i < n; ++i) {
@@ -628,36 +627,48 @@ std::string reduce_buffers(std::vector<const void*> srcs, void* dst, size_t n, g
   std::memcpy(acc.data(), srcs[0], acc.size());
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    for (size_t r = 1; r < srcs.size(); ++r) reduce_into(reinterpret_cast<T*>(acc.data()), static_cast<const T*>(srcs[r]), n, op);
+    for (size_t r = 1; r < srcs.size(); ++r)
+      reduce_into(reinterpret_cast<T*>(acc.data()), static_cast<const T*>(srcs[r]), n, op);
     if (op == 1) divide(reinterpret_cast<T*>(acc.data()), n, static_cast<int32_t>(srcs.size()));
   };
   switch (d) {
-    case GLIA_FLOAT32: run(float{}); break;
-    case GLIA_FLOAT64: run(double{}); break;
-    case GLIA_INT64: run(int64_t{}); break;
-    case GLIA_INT32: run(int32_t{}); break;
-    case GLIA_UINT8: run(uint8_t{}); break;
-    case GLIA_INT8: run(int8_t{}); break;
+    case GLIA_FLOAT32:
+      run(float{});
+      break;
+    case GLIA_FLOAT64:
+      run(double{});
+      break;
+    case GLIA_INT64:
+      run(int64_t{});
+      break;
+    case GLIA_INT32:
+      run(int32_t{});
+      break;
+    case GLIA_UINT8:
+      run(uint8_t{});
+      break;
+    case GLIA_INT8:
+      run(int8_t{});
+      break;
     default:
-      return "dtype " + std::to_string(d) + " is not supported by the test device (float32, float64, int64, int32, "
+      return "dtype " + std::to_string(d) +
+             " is not supported by the test device (float32, float64, int64, int32, "
              "uint8, int8)";
   }
   std::memcpy(dst, acc.data(), acc.size());
   return "";
 }
 
-// Unprotects the allocations behind `ptrs` (each `bytes` long) while `f` runs (under g_mu); "" or why not.
+// Unprotects the allocations behind `ptrs` (each `bytes` long, on any device: ranks may sit on different ones)
+// while `f` runs (under g_mu); "" or why not.
 template <class F>
-std::string with_memory(const std::vector<std::pair<const void*, size_t>>& ptrs, int32_t device, F f) {
+std::string with_memory(const std::vector<std::pair<const void*, size_t>>& ptrs, F f) {
   std::lock_guard<std::mutex> lock(g_mu);
   std::set<uintptr_t> touched;
   for (const auto& [p, bytes] : ptrs) {
     if (!p || bytes == 0) continue;
-    auto a = find(p, bytes, device);
-    if (!a) {
-      // Ranks may sit on different devices: look on every device.
-      for (int32_t d = 0; d < device_count() && !a; ++d) a = find(p, bytes, d);
-    }
+    const std::pair<const uintptr_t, Alloc>* a = nullptr;
+    for (int32_t d = 0; d < device_count() && !a; ++d) a = find(p, bytes, d);
     if (!a) return "a buffer is not test device memory";
     touched.insert(a->first);
   }
@@ -667,17 +678,19 @@ std::string with_memory(const std::vector<std::pair<const void*, size_t>>& ptrs,
   return e;
 }
 
-// One collective: post this rank's buffers; the last rank runs `compute(slots)` for everyone.
+// One collective: post this rank's buffers (send_bytes and recv_bytes long); the last rank runs
+// `compute(slots)` for everyone, with every rank's buffers unprotected.
 template <class F>
-glia_error* collective(void* comm, const char* what, const void* send, void* recv, void* stream, F compute) {
+glia_error* collective(void* comm, const char* what, const void* send, size_t send_bytes, void* recv, size_t recv_bytes,
+                       void* stream, F compute) {
   auto* c = static_cast<TdComm*>(comm);
   {
     std::lock_guard<std::mutex> lock(g_mu);
     TdStream* st = known_stream(stream);
     if (!st || st->device != c->device)
-      return device_error(GLIA_ERR_INTERNAL, std::string("collectives: ") + what +
-                                                 ": the stream is not a stream of testdevice:" +
-                                                 std::to_string(c->device));
+      return device_error(GLIA_ERR_INTERNAL,
+                          std::string("collectives: ") + what +
+                              ": the stream is not a stream of testdevice:" + std::to_string(c->device));
     ++st->kernels;
   }
   TdCommShared& sh = *c->shared;
@@ -688,7 +701,12 @@ glia_error* collective(void* comm, const char* what, const void* send, void* rec
   if (op.slots.empty()) op.slots.resize(static_cast<size_t>(sh.size));
   op.slots[static_cast<size_t>(c->rank)] = {send, recv};
   if (++op.arrived == sh.size) {
-    op.error = compute(op.slots);
+    std::vector<std::pair<const void*, size_t>> ptrs;
+    for (const auto& sl : op.slots) {
+      ptrs.push_back({sl.send, send_bytes});
+      ptrs.push_back({sl.recv, recv_bytes});
+    }
+    op.error = with_memory(ptrs, [&] { return compute(op.slots); });
     op.done = true;
     sh.cv.notify_all();
   } else if (!sh.cv.wait_for(lock, std::chrono::milliseconds(c->timeout_ms),
@@ -706,101 +724,69 @@ glia_error* collective(void* comm, const char* what, const void* send, void* rec
   return nullptr;
 }
 
+// op over every rank's send, "" or why not.
+std::string reduce_sends(const std::vector<TdCommShared::Slot>& slots, void* dst, size_t n, glia_dtype d, int32_t op) {
+  std::vector<const void*> srcs;
+  for (const auto& sl : slots) srcs.push_back(sl.send);
+  return reduce_buffers(srcs, dst, n, d, op);
+}
+
 glia_error* coll_all_reduce(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op,
                             void* stream) {
-  const int32_t dev = static_cast<TdComm*>(comm)->device;
-  return collective(comm, "all_reduce", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
-    std::vector<std::pair<const void*, size_t>> ptrs;
-    for (auto& sl : slots) {
-      ptrs.push_back({sl.send, n * dtype_size(d)});
-      ptrs.push_back({sl.recv, n * dtype_size(d)});
-    }
-    return with_memory(ptrs, dev, [&]() -> std::string {
-      std::vector<const void*> srcs;
-      for (auto& sl : slots) srcs.push_back(sl.send);
-      std::vector<char> result(n * dtype_size(d));
-      if (std::string e = reduce_buffers(srcs, result.data(), n, d, op); !e.empty()) return e;
-      for (auto& sl : slots) std::memcpy(sl.recv, result.data(), result.size());
-      return "";
-    });
+  const size_t bytes = n * dtype_size(d);
+  return collective(comm, "all_reduce", send, bytes, recv, bytes, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    std::vector<char> result(bytes);
+    if (std::string e = reduce_sends(slots, result.data(), n, d, op); !e.empty()) return e;
+    for (auto& sl : slots) std::memcpy(sl.recv, result.data(), bytes);
+    return std::string();
   });
 }
 
 glia_error* coll_broadcast(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t root,
                            void* stream) {
-  const int32_t dev = static_cast<TdComm*>(comm)->device;
-  return collective(comm, "broadcast", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
-    std::vector<std::pair<const void*, size_t>> ptrs;
-    for (auto& sl : slots) {
-      ptrs.push_back({sl.send, n * dtype_size(d)});
-      ptrs.push_back({sl.recv, n * dtype_size(d)});
-    }
-    return with_memory(ptrs, dev, [&]() -> std::string {
-      std::vector<char> v(n * dtype_size(d));
-      std::memcpy(v.data(), slots[static_cast<size_t>(root)].send, v.size());
-      for (auto& sl : slots) std::memcpy(sl.recv, v.data(), v.size());
-      return "";
-    });
+  const size_t bytes = n * dtype_size(d);
+  return collective(comm, "broadcast", send, bytes, recv, bytes, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    std::vector<char> v(bytes);
+    std::memcpy(v.data(), slots[static_cast<size_t>(root)].send, bytes);
+    for (auto& sl : slots) std::memcpy(sl.recv, v.data(), bytes);
+    return std::string();
   });
 }
 
 glia_error* coll_reduce(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op, int32_t root,
                         void* stream) {
-  const int32_t dev = static_cast<TdComm*>(comm)->device;
-  return collective(comm, "reduce", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
-    std::vector<std::pair<const void*, size_t>> ptrs;
-    for (auto& sl : slots) {
-      ptrs.push_back({sl.send, n * dtype_size(d)});
-      ptrs.push_back({sl.recv, n * dtype_size(d)});
-    }
-    return with_memory(ptrs, dev, [&]() -> std::string {
-      std::vector<const void*> srcs;
-      for (auto& sl : slots) srcs.push_back(sl.send);
-      std::vector<char> result(n * dtype_size(d));
-      if (std::string e = reduce_buffers(srcs, result.data(), n, d, op); !e.empty()) return e;
-      std::memcpy(slots[static_cast<size_t>(root)].recv, result.data(), result.size());
-      return "";
-    });
+  const size_t bytes = n * dtype_size(d);
+  return collective(comm, "reduce", send, bytes, recv, bytes, stream, [&](std::vector<TdCommShared::Slot>& slots) {
+    return reduce_sends(slots, slots[static_cast<size_t>(root)].recv, n, d, op);
   });
 }
 
 glia_error* coll_all_gather(void* comm, const void* send, void* recv, size_t n, glia_dtype d, void* stream) {
-  const int32_t dev = static_cast<TdComm*>(comm)->device;
-  return collective(comm, "all_gather", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
-    const size_t bytes = n * dtype_size(d);
-    std::vector<std::pair<const void*, size_t>> ptrs;
-    for (auto& sl : slots) {
-      ptrs.push_back({sl.send, bytes});
-      ptrs.push_back({sl.recv, bytes * slots.size()});
-    }
-    return with_memory(ptrs, dev, [&]() -> std::string {
-      std::vector<char> all(bytes * slots.size());
-      for (size_t r = 0; r < slots.size(); ++r) std::memcpy(all.data() + r * bytes, slots[r].send, bytes);
-      for (auto& sl : slots) std::memcpy(sl.recv, all.data(), all.size());
-      return "";
-    });
-  });
+  const size_t bytes = n * dtype_size(d);
+  const size_t all_bytes = bytes * static_cast<size_t>(static_cast<TdComm*>(comm)->shared->size);
+  return collective(comm, "all_gather", send, bytes, recv, all_bytes, stream,
+                    [&](std::vector<TdCommShared::Slot>& slots) {
+                      std::vector<char> all(bytes * slots.size());
+                      for (size_t r = 0; r < slots.size(); ++r)
+                        std::memcpy(all.data() + r * bytes, slots[r].send, bytes);
+                      for (auto& sl : slots) std::memcpy(sl.recv, all.data(), all.size());
+                      return std::string();
+                    });
 }
 
 glia_error* coll_reduce_scatter(void* comm, const void* send, void* recv, size_t n, glia_dtype d, int32_t op,
                                 void* stream) {
-  const int32_t dev = static_cast<TdComm*>(comm)->device;
-  return collective(comm, "reduce_scatter", send, recv, stream, [&](std::vector<TdCommShared::Slot>& slots) {
-    const size_t bytes = n * dtype_size(d);
-    std::vector<std::pair<const void*, size_t>> ptrs;
-    for (auto& sl : slots) {
-      ptrs.push_back({sl.send, bytes * slots.size()});
-      ptrs.push_back({sl.recv, bytes});
-    }
-    return with_memory(ptrs, dev, [&]() -> std::string {
-      for (size_t r = 0; r < slots.size(); ++r) {
-        std::vector<const void*> srcs;
-        for (auto& sl : slots) srcs.push_back(static_cast<const char*>(sl.send) + r * bytes);
-        if (std::string e = reduce_buffers(srcs, slots[r].recv, n, d, op); !e.empty()) return e;
-      }
-      return "";
-    });
-  });
+  const size_t bytes = n * dtype_size(d);
+  const size_t all_bytes = bytes * static_cast<size_t>(static_cast<TdComm*>(comm)->shared->size);
+  return collective(comm, "reduce_scatter", send, all_bytes, recv, bytes, stream,
+                    [&](std::vector<TdCommShared::Slot>& slots) {
+                      for (size_t r = 0; r < slots.size(); ++r) {
+                        std::vector<const void*> srcs;
+                        for (const auto& sl : slots) srcs.push_back(static_cast<const char*>(sl.send) + r * bytes);
+                        if (std::string e = reduce_buffers(srcs, slots[r].recv, n, d, op); !e.empty()) return e;
+                      }
+                      return std::string();
+                    });
 }
 
 const glia_backend_collectives g_collectives{sizeof(glia_backend_collectives),
