@@ -16,7 +16,8 @@
 //   mutex held for the whole call: cuDNN handles must not be used by two threads at once.
 // - API. The legacy convolution API of the cnn sub-library (cudnnConvolutionForward, BackwardData,
 //   BackwardFilter), with cudnnGet*Algorithm_v7's heuristics (torch's choice when cudnn.benchmark is off):
-//   the candidates in the heuristics' order, the first whose workspace can be allocated runs. Workspace
+//   the candidates in the heuristics' order, the first whose workspace can be allocated runs; the
+//   candidates are cached per convolution (Note [cuDNN algorithm cache] in algo_cache.h). Workspace
 //   from the caching allocator on the call's stream (device_alloc, freed after the call: stream-ordered).
 // - Determinism (torch.use_deterministic_algorithms or torch.backends.cudnn.deterministic: the
 //   GLIA_BACKEND_MATH_DETERMINISTIC / _CUDNN_DETERMINISTIC bits of the core's math_flags): only candidates
@@ -46,7 +47,9 @@
 #include <initializer_list>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "algo_cache.h"
 #include "common.h"
 #include "cudnn_check.h"
 
@@ -323,24 +326,43 @@ glia_error* run_chunk(DnnState* s, const Plan& p, int64_t nb, const void* a, con
   if (r == CUDNN_STATUS_SUCCESS) r = cudnnSetConvolutionMathType(s->cd, asked);
   if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, "cudnnSetConvolution2dDescriptor", detail());
 
-  typename A::Perf perf[A::kCount];
-  int n = 0;
-  r = A::heuristic(s, &n, perf);
-  if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, A::kHeuristic, detail());
+  // The heuristics' candidates that glia may run, from the cache when it has them (Note [cuDNN algorithm
+  // cache] in algo_cache.h).
+  static AlgoCache<typename A::Perf> cache;
+  const ConvKey key{{static_cast<int64_t>(D), p.device, static_cast<int64_t>(p.dtype), nb, g.C, g.H, g.W, g.O, g.kh,
+                     g.kw, g.Ho, g.Wo, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups, p.deterministic ? 1 : 0,
+                     p.tf32 ? 1 : 0}};
+  std::vector<typename A::Perf> candidates;
+  if (!cache.find(key, &candidates)) {
+    typename A::Perf perf[A::kCount];
+    int n = 0;
+    r = A::heuristic(s, &n, perf);
+    if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, A::kHeuristic, detail());
+    for (int i = 0; i < n; ++i) {
+      const typename A::Perf& c = perf[i];
+      if (c.status != CUDNN_STATUS_SUCCESS) continue;
+      if (p.deterministic && c.determinism != CUDNN_DETERMINISTIC) continue;
+      const bool tensor_op = c.mathType == CUDNN_TENSOR_OP_MATH || c.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+      if (fma_only && tensor_op) continue;
+      candidates.push_back(c);
+    }
+    if (candidates.empty() && n > 0 && p.deterministic)
+      return make_error(GLIA_ERR_UNSUPPORTED, std::string("cudnn: ") + A::kHeuristic + " (" + detail() +
+                                                  ") offers no deterministic algorithm, and deterministic "
+                                                  "algorithms were asked for (glia_set_deterministic_algorithms or "
+                                                  "glia_set_cudnn_deterministic)");
+    if (candidates.empty())
+      return make_error(GLIA_ERR_UNSUPPORTED,
+                        std::string("cudnn: ") + A::kHeuristic + " (" + detail() + ") offers no usable algorithm");
+    cache.insert(key, candidates);
+  }
   const bool dbl = p.dtype == GLIA_FLOAT64;
   const float alpha_f = 1.0f, beta_f = static_cast<float>(beta);
   const double alpha_d = 1.0;
   const void* alpha = dbl ? static_cast<const void*>(&alpha_d) : &alpha_f;
   const void* pbeta = dbl ? static_cast<const void*>(&beta) : &beta_f;
-  int tried = 0;
   size_t oom_bytes = 0;  // the smallest workspace that could not be allocated
-  for (int i = 0; i < n; ++i) {
-    const typename A::Perf& c = perf[i];
-    if (c.status != CUDNN_STATUS_SUCCESS) continue;
-    if (p.deterministic && c.determinism != CUDNN_DETERMINISTIC) continue;
-    const bool tensor_op = c.mathType == CUDNN_TENSOR_OP_MATH || c.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-    if (fma_only && tensor_op) continue;
-    ++tried;
+  for (const typename A::Perf& c : candidates) {
     r = cudnnSetConvolutionMathType(s->cd, fma_only ? CUDNN_FMA_MATH : c.mathType);
     if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, "cudnnSetConvolutionMathType", detail());
     size_t ws_bytes = 0;
@@ -361,18 +383,10 @@ glia_error* run_chunk(DnnState* s, const Plan& p, int64_t nb, const void* a, con
     if (r != CUDNN_STATUS_SUCCESS) return dnn_error(r, A::kRun, detail());
     return nullptr;
   }
-  if (oom_bytes > 0)
-    return make_error(GLIA_ERR_OUT_OF_MEMORY, std::string("cudnn: ") + A::kRun + " (" + detail() +
-                                                  "): CUDA out of memory: no algorithm's workspace could be "
-                                                  "allocated (the smallest needed " +
-                                                  std::to_string(oom_bytes) + " bytes)");
-  if (tried == 0 && n > 0 && p.deterministic)
-    return make_error(GLIA_ERR_UNSUPPORTED, std::string("cudnn: ") + A::kHeuristic + " (" + detail() +
-                                                ") offers no deterministic algorithm, and deterministic algorithms "
-                                                "were asked for (glia_set_deterministic_algorithms or "
-                                                "glia_set_cudnn_deterministic)");
-  return make_error(GLIA_ERR_UNSUPPORTED,
-                    std::string("cudnn: ") + A::kHeuristic + " (" + detail() + ") offers no usable algorithm");
+  return make_error(GLIA_ERR_OUT_OF_MEMORY, std::string("cudnn: ") + A::kRun + " (" + detail() +
+                                                "): CUDA out of memory: no algorithm's workspace could be "
+                                                "allocated (the smallest needed " +
+                                                std::to_string(oom_bytes) + " bytes)");
 }
 
 template <Dir D>

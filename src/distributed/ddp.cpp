@@ -371,6 +371,27 @@ void DistributedDataParallel::reset_iteration() {
   callback_queued_ = false;
 }
 
+// Note [Globally unused parameters]
+// A parameter that no rank used in this iteration keeps its .grad as it was (None stays None), as
+// torch's Reducer leaves it: find_unused_parameters and static_graph all-reduce a map of which
+// parameters each rank used (torch's local_used_map), the parameters' gradients in the buckets are
+// reduced as usual, and only the copy back into .grad skips the globally unused. A static graph's
+// map cannot change after its first iteration, so it is reduced once (torch reduces it then too).
+void DistributedDataParallel::find_globally_unused(const std::vector<char>& used) {
+  if (options_.static_graph && global_unused_known_) return;
+  const int64_t n = static_cast<int64_t>(params_.size());
+  Tensor map = zeros1(n, DType::Int32);
+  int32_t* m = map.data_ptr<int32_t>();
+  for (int64_t i = 0; i < n; ++i) m[i] = used[static_cast<size_t>(i)] ? 1 : 0;
+  Tensor sent = to_group(map, *group_);
+  group_->allreduce(sent, ReduceOp::Max)->wait(Millis(-1));
+  map = to_host(sent);
+  m = map.data_ptr<int32_t>();
+  global_unused_.assign(params_.size(), 0);
+  for (int64_t i = 0; i < n; ++i) global_unused_[static_cast<size_t>(i)] = m[i] == 0;
+  global_unused_known_ = true;
+}
+
 void DistributedDataParallel::finalize() {
   if (options_.static_graph && iterations_ <= 1) {
     // torch's delay_all_reduce: every gradient into its bucket now; the unused are remembered.
@@ -400,13 +421,19 @@ void DistributedDataParallel::finalize() {
          "participate in calculating loss. \nParameter indices which did not receive grad for rank ",
          group_->rank(), ": ", idx.str());
   }
-  for (size_t i : unused) {
-    Bucket& b = buckets_[bucket_of_[i]];
-    ops::fill_(b.views[slot_of_[i]], Scalar::from_int(0));
-    ready_[i] = 1;
-    --b.pending;
-  }
+  // torch's mark_variable_ready for the unused: a .grad left from an earlier backward goes into the
+  // bucket as it is (zeros when there is none), so it counts in the others' average.
+  for (size_t i : unused) mark_ready(i);
   launch_ready_buckets();
+  if (options_.find_unused_parameters || options_.static_graph) {
+    std::vector<char> used(params_.size(), 1);
+    if (options_.static_graph) {
+      for (size_t i = 0; i < params_.size(); ++i) used[i] = hook_counts_[i] > 0;
+    } else {
+      for (size_t i : unused) used[i] = 0;
+    }
+    find_globally_unused(used);
+  }
   std::exception_ptr err;
   for (auto& b : buckets_) {
     try {
@@ -423,6 +450,7 @@ void DistributedDataParallel::finalize() {
   for (auto& b : buckets_) {
     if (hook_ == CommHook::Fp16Compress || hook_ == CommHook::Bf16Compress) ops::copy_(b.flat, b.compressed);
     for (size_t s = 0; s < b.params.size(); ++s) {
+      if (!global_unused_.empty() && global_unused_[b.params[s]]) continue;  // Note [Globally unused parameters]
       AutogradMeta& m = autograd_meta(params_[b.params[s]]);
       if (options_.gradient_as_bucket_view) {
         if (m.grad.impl() != b.views[s].impl()) m.grad = b.views[s];

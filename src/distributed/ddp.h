@@ -35,7 +35,8 @@ namespace glia::dist {
 // - a callback queued at the end of backward launches what is left, waits for every bucket and
 //   copies the averaged gradients back into .grad (in place);
 // - a parameter that got no gradient is an error naming its index (torch's text), unless
-//   find_unused_parameters: then its slot is zero and it receives the average of the others'.
+//   find_unused_parameters: then its slot holds its .grad as it is (zeros when None) and it receives
+//   the average, as torch's mark_variable_ready does.
 // - require_backward_grad_sync = false (torch's no_sync()): backward accumulates locally only; the
 //   next synchronised backward averages the accumulated gradients.
 // - gradient_as_bucket_view: a parameter's .grad becomes its slice of the bucket when its gradient
@@ -55,10 +56,11 @@ namespace glia::dist {
 //   several reentrant backwards, e.g. checkpointed twice, is reduced once, after its last
 //   contribution) and mark the unused ones ready (their .grad, zero when none) at the first hook; a hook
 //   of a parameter unused in the first iteration is torch's "Your training graph has changed" error.
-// Not torch's: a parameter unused on every rank (find_unused_parameters, static_graph) ends with a
-// zero .grad where torch leaves it None; the end-of-backward callback is queued by the first hook
-// that fires (torch's _DDPSink queues it at the outputs in a static graph's first iteration), so the
-// first gradient of a backward must not come from a reentrant (nested) backward.
+// - a parameter unused on every rank (find_unused_parameters, static_graph) keeps its .grad as it was,
+//   None staying None (Note [Globally unused parameters] in ddp.cpp).
+// Not torch's: the end-of-backward callback is queued by the first hook that fires (torch's _DDPSink
+// queues it at the outputs in a static graph's first iteration), so the first gradient of a backward
+// must not come from a reentrant (nested) backward.
 struct DDPOptions {
   double bucket_cap_mb = 25;
   bool find_unused_parameters = false;
@@ -111,6 +113,7 @@ class DistributedDataParallel final : public nn::Module {
   void mark_ready(size_t index);
   void launch_ready_buckets();
   void finalize();
+  void find_globally_unused(const std::vector<char>& used);
   void reset_iteration();
 
   nn::ModuleRef module_;
@@ -130,6 +133,8 @@ class DistributedDataParallel final : public nn::Module {
   std::vector<int64_t> hooks_left_;    // ... still expected in this iteration
   std::vector<size_t> static_unused_;  // static_graph: the parameters unused in the first iteration
   bool marked_unused_ = false;
+  std::vector<char> global_unused_;   // Note [Globally unused parameters] (ddp.cpp); empty: none
+  bool global_unused_known_ = false;  // static_graph: reduced once, after the first iteration
   bool callback_queued_ = false;
   bool sync_ = true;
   bool hook_registered_ = false;

@@ -41,7 +41,8 @@ bool Work::wait(Millis timeout) {
   } else if (!cv_.wait_for(g, timeout, [&] { return done_; })) {
     return false;
   }
-  if (error_) std::rethrow_exception(error_);
+  // A fresh Error each time: the worker's exception object never crosses threads (Note [Work errors]).
+  if (failed_) throw Error(error_code_, error_message_);
   return true;
 }
 
@@ -52,13 +53,37 @@ bool Work::is_completed() {
 
 bool Work::is_success() {
   std::lock_guard<std::mutex> g(mu_);
-  return done_ && !error_;
+  return done_ && !failed_;
 }
 
+// Note [Work errors]
+// The worker thread catches a collective's failure; the thread that waits reports it. Handing the
+// exception object itself across (an exception_ptr rethrown by wait) would share one heap object
+// between threads whose reference count libstdc++ changes with atomics that ThreadSanitizer
+// cannot see, and every waiter would read the same message buffer. So finish copies the code and
+// the message out, on the worker, and wait throws a new Error from the copy.
 void Work::finish(std::exception_ptr error) {
+  Code code = Code::Ok;
+  std::string message;
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const Error& e) {
+      code = e.code();
+      message = e.message();
+    } catch (const std::exception& e) {
+      code = Code::Internal;
+      message = e.what();
+    } catch (...) {
+      code = Code::Internal;
+      message = "ProcessGroup: " + what_ + " failed with an unknown exception";
+    }
+  }
   {
     std::lock_guard<std::mutex> g(mu_);
-    error_ = std::move(error);
+    failed_ = error != nullptr;
+    error_code_ = code;
+    error_message_ = std::move(message);
     done_ = true;
     keep_alive.clear();
     run = nullptr;

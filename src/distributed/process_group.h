@@ -51,7 +51,9 @@ class Work : public RefCounted {
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
-  std::exception_ptr error_;
+  bool failed_ = false;  // Note [Work errors] (process_group.cpp)
+  Code error_code_ = Code::Ok;
+  std::string error_message_;
 };
 
 struct ProcessGroupOptions {

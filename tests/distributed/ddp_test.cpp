@@ -982,8 +982,7 @@ TEST(DistributedDataParallel, StaticGraphChangedGraph) {
       if (step_backward(ddp, x, y, 1.0)) return 1;
       glia_tensor* gr = nullptr;
       DOK(glia_tensor_grad(ps[0], &gr));
-      DCHECK(gr != nullptr && values(gr) == std::vector<float>(5, 0.f));  // as find_unused_parameters
-      DOK(glia_tensor_release(gr));
+      DCHECK(gr == nullptr);  // unused on every rank: None stays None, as torch leaves it
     }
     glia_tensor *out = nullptr, *loss = nullptr, *extra = nullptr, *total = nullptr;
     int64_t count = 0;
@@ -999,6 +998,74 @@ TEST(DistributedDataParallel, StaticGraphChangedGraph) {
     DOK(glia_module_release(ddp));
     return 0;
   });
+}
+
+// A parameter no rank uses keeps its .grad as it was (None stays None, an old gradient stays), and a
+// parameter only some ranks use is averaged with the others' old .grad as it stands (zeros when None):
+// torch 1.13's Reducer, checked against it (2 Gloo ranks, find_unused_parameters=True, Linear heads:
+// rank 0 with grad 4, rank 1 unused with an old grad of 7 gives 5.5 on both). Every mode that tracks
+// unused parameters: find_unused_parameters, gradient_as_bucket_view, static_graph.
+TEST(DistributedDataParallel, GloballyUnusedParameterKeepsItsGrad) {
+  REQUIRE_GLOO();
+  for (int mode = 0; mode < 3; ++mode) {
+    SCOPED_TRACE(mode == 0 ? "find_unused_parameters" : mode == 1 ? "gradient_as_bucket_view" : "static_graph");
+    with_group(2, false, [mode](int rank, glia_process_group* g) {
+      Batch b;
+      Model m;
+      if (build(6, m, 8, true)) return 1;
+      glia_ddp_options o;
+      glia_ddp_options_init(&o);
+      o.find_unused_parameters = mode < 2;
+      o.gradient_as_bucket_view = mode == 1;
+      o.static_graph = mode == 2;
+      glia_module* ddp = nullptr;
+      DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+      std::vector<glia_tensor*> ps = parameters(m.seq);  // ps[0]: "unused"
+      glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+      glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+      auto grad_of_unused = [&]() -> std::vector<float> {
+        glia_tensor* gr = nullptr;
+        if (glia_tensor_grad(ps[0], &gr)) std::abort();
+        if (!gr) return {};
+        std::vector<float> v = values(gr);
+        glia_error_free(glia_tensor_release(gr));
+        return v;
+      };
+      for (int it = 0; it < 2; ++it) {
+        if (step_backward(ddp, x, y, 1.0)) return 1;
+        DCHECK(grad_of_unused().empty());
+      }
+      // An old gradient of a parameter nobody uses is left alone.
+      std::vector<float> seven(5, 7.f);
+      int64_t n = 5;
+      glia_tensor* old = nullptr;
+      DOK(glia_tensor_from_data(seven.data(), seven.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &old));
+      DOK(glia_tensor_set_grad(ps[0], old));
+      DOK(glia_tensor_release(old));
+      if (step_backward(ddp, x, y, 1.0)) return 1;
+      DCHECK(grad_of_unused() == seven);
+      if (mode < 2) {
+        // Used on rank 0 only (d sum / d p = 1 there), an old 7 on rank 1: both get (1 + 7) / 2.
+        std::vector<float> other(5, rank == 0 ? 0.f : 7.f);
+        DOK(glia_tensor_from_data(other.data(), other.size() * sizeof(float), &n, 1, GLIA_FLOAT32, &old));
+        DOK(glia_tensor_set_grad(ps[0], rank == 0 ? nullptr : old));
+        DOK(glia_tensor_release(old));
+        glia_tensor *out = nullptr, *loss = nullptr, *extra = nullptr, *total = nullptr;
+        int64_t count = 0;
+        DOK(glia_module_forward(ddp, &x, 1, &out, 1, &count));
+        DOK(glia_mse_loss(out, y, GLIA_REDUCTION_MEAN, &loss));
+        DOK(glia_sum(ps[0], nullptr, 0, 0, &extra));
+        DOK(glia_add(loss, rank == 0 ? extra : loss, rank == 0 ? 1.0 : 0.0, &total));
+        DOK(glia_tensor_backward(total, nullptr, 0));
+        DCHECK(grad_of_unused() == std::vector<float>(5, 4.f));
+        for (auto* t : {out, loss, extra, total}) DOK(glia_tensor_release(t));
+      }
+      for (auto* t : {x, y}) DOK(glia_tensor_release(t));
+      for (auto* p : ps) DOK(glia_tensor_release(p));
+      DOK(glia_module_release(ddp));
+      return 0;
+    });
+  }
 }
 
 }  // namespace

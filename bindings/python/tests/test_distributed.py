@@ -430,6 +430,8 @@ def test_ddp_unused_parameters(group1):
     ddp = glia.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
     ddp(glia.ones(3, 2)).sum().backward()
     assert model.used.weight.grad.tolist() == [[3.0, 3.0]]
+    # unused on every rank: its grad stays None, as torch's Reducer leaves it
+    assert model.unused.weight.grad is None
 
 
 def test_ddp_static_graph(group1):
@@ -446,6 +448,7 @@ def test_ddp_static_graph(group1):
             model.zero_grad()
             ddp(glia.ones(3, 2)).sum().backward()
             assert model.used.weight.grad.tolist() == [[3.0, 3.0]]
+            assert model.unused.weight.grad is None
         with pytest.warns(UserWarning, match="You've set static_graph to be True, no need to set it again."):
             ddp._set_static_graph()
     ddp = glia.nn.parallel.DistributedDataParallel(glia.nn.Linear(2, 1))
