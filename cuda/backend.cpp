@@ -514,6 +514,9 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = index_kernel(k)) return f;
   if (glia_kernel_fn f = reduce_extra_kernel(k)) return f;
   if (glia_kernel_fn f = conv_kernel(k)) return f;
+  if (glia_kernel_fn f = sort_kernel(k)) return f;
+  if (glia_kernel_fn f = search_kernel(k)) return f;
+  if (glia_kernel_fn f = layout_extra_kernel(k)) return f;
   return blas_kernel(k);
 }
 

@@ -96,6 +96,11 @@ glia_kernel_fn optim_kernel(Kid id);        // optim.cu
 glia_kernel_fn index_kernel(Kid id);
 glia_kernel_fn reduce_extra_kernel(Kid id);
 
+// sorting and selection (sort.cu); searching and counting (search.cu); tril, flip, normalize (layout_extra.cu)
+glia_kernel_fn sort_kernel(Kid id);
+glia_kernel_fn search_kernel(Kid id);
+glia_kernel_fn layout_extra_kernel(Kid id);
+
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)

@@ -13,6 +13,8 @@ target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pad_index_test.
   ${CMAKE_CURRENT_LIST_DIR}/arg_extremum_test.cpp)
 # cuda/algo_cache.h (conv.cpp's cache of cuDNN's heuristics, Note [cuDNN algorithm cache]).
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/algo_cache_test.cpp)
+# The sort keys and selection rules shared by the CPU and CUDA kernels (src/core/sort_math.h; h-cusort).
+target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sort_math_test.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)
@@ -70,6 +72,8 @@ if(TARGET glia_cuda)
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_loss_test.cpp)
   # Every optimizer's step on cuda:0 against the CPU's, bit for bit (cuda/optim.cu).
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_cuda_test.cpp)
+  # sort.cu, search.cu, layout_extra.cu against the CPU on large inputs (h-cusort)
+  target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_sort_test.cpp)
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/dispatch.h"
+#include "core/sort_math.h"
 #include "ops/cpu/loops.h"
 #include "ops/factory.h"
 #include "ops/index.h"
@@ -173,36 +174,6 @@ namespace glia::cpu {
 
 using ops::kGrain;
 
-namespace {
-
-// torch's cus_lower_bound / cus_upper_bound (Bucketization.cpp): `!(mid >= val)` and `!(mid > val)`, so a
-// NaN in the boundaries or as the value lands where torch's does.
-template <class A, class T>
-inline int64_t bound(const T* row, int64_t m, A val, bool right) {
-  int64_t start = 0, end = m;
-  while (start < end) {
-    const int64_t mid = start + ((end - start) >> 1);
-    const A mv = static_cast<A>(row[mid]);
-    const bool go_right = right ? !(mv > val) : !(mv >= val);
-    if (go_right)
-      start = mid + 1;
-    else
-      end = mid;
-  }
-  return start;
-}
-
-// torch's order for sorting: a < b, NaN above every number.
-template <class A>
-inline bool less_nan(A a, A b) {
-  if constexpr (std::is_floating_point_v<A>)
-    return a < b || (b != b && a == a);
-  else
-    return a < b;
-}
-
-}  // namespace
-
 void searchsorted_kernel(const KernelArgs& k) {
   const Tensor &bt = k.input(0), &vt = k.input(1), &ot = k.output(0);
   const bool right = k.attr(0).i != 0;
@@ -218,7 +189,8 @@ void searchsorted_kernel(const KernelArgs& k) {
       for (int64_t i = lo; i < hi; ++i) {
         const int64_t r = i / n;
         const T* row = b + (rb == 1 ? 0 : r) * m;
-        const int64_t pos = bound<A>(row, m, static_cast<A>(v[i]), right);
+        const int64_t pos = sorting::search_bound<A>([row](int64_t j) { return static_cast<A>(row[j]); }, m,
+                                                     static_cast<A>(v[i]), right);
         if (i32)
           static_cast<int32_t*>(o)[i] = static_cast<int32_t>(pos);
         else
@@ -241,8 +213,8 @@ void isin_sorted_kernel(const KernelArgs& k) {
     parallel_for(0, n, kGrain / 16, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {
         const A x = static_cast<A>(e[i]);
-        const T* p = std::lower_bound(s, s + m, x, [](const T& a, A b) { return less_nan<A>(static_cast<A>(a), b); });
-        const bool found = p != s + m && static_cast<A>(*p) == x;
+        const int64_t p = sorting::lower_bound_nan<A>([s](int64_t j) { return static_cast<A>(s[j]); }, m, x);
+        const bool found = p != m && static_cast<A>(s[p]) == x;
         o[i] = found != invert;
       }
     });
@@ -294,13 +266,8 @@ void histc_kernel(const KernelArgs& k) {
       T* h = ht.data_ptr<T>();
       const T left = e[0], right = e[edges - 1];
       for (int64_t i = 0; i < n; ++i) {
-        const T v = x[i];
-        if (!(v >= left && v <= right)) continue;  // outside the range, or NaN
-        // torch's HistogramKernel.cpp for histc: the position by division only (no search of the edges
-        // around it, so a value equal to an inner edge may land in the bin below, as in torch).
-        int64_t pos = static_cast<int64_t>((v - left) * static_cast<T>(edges - 1) / (right - left));
-        if (pos == edges - 1) pos -= 1;
-        h[pos] += T(1);
+        const int64_t pos = sorting::histc_bin<T>(x[i], left, right, edges);  // torch's position by division
+        if (pos >= 0) h[pos] += T(1);
       }
     }
   });

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/sort_math.h"
 #include "ops/cpu/loops.h"
 #include "ops/index.h"
 #include "ops/reduce.h"
@@ -136,14 +137,7 @@ using ops::kGrain;
 
 namespace {
 
-// torch's order: a < b, NaN above every number.
-template <class A>
-inline bool less_nan(A a, A b) {
-  if constexpr (std::is_floating_point_v<A>)
-    return a < b || (b != b && a == a);
-  else
-    return a < b;
-}
+using sorting::less_nan;  // torch's order: a < b, NaN above every number (core/sort_math.h)
 
 // Runs f(first_row, end_row, scratch) in parallel over the rows of n elements; scratch holds n
 // int64 indices (one allocation per parallel chunk, not per row).
@@ -282,10 +276,7 @@ void kthvalue_kernel(const KernelArgs& k) {
 
 void median_kernel(const KernelArgs& k) {
   const bool ignore_nan = k.attr(0).i != 0;
-  rank_select(k, [ignore_nan](int64_t n, int64_t nans) -> int64_t {
-    if (ignore_nan) return nans == n ? -1 : (n - nans - 1) / 2;
-    return nans > 0 ? -1 : (n - 1) / 2;
-  });
+  rank_select(k, [ignore_nan](int64_t n, int64_t nans) { return sorting::median_rank(n, nans, ignore_nan); });
 }
 
 // torch.mode: the smallest of the most frequent values; its index is the last one holding it.
