@@ -514,6 +514,11 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = index_kernel(k)) return f;
   if (glia_kernel_fn f = reduce_extra_kernel(k)) return f;
   if (glia_kernel_fn f = conv_kernel(k)) return f;
+  // 3-D, adaptive max and fractional pooling, resampling, grid sampling, fold/unfold, embedding bags (h-cupool)
+  if (glia_kernel_fn f = pool3d_kernel(k)) return f;
+  if (glia_kernel_fn f = resample_kernel(k)) return f;
+  if (glia_kernel_fn f = grid_kernel(k)) return f;
+  if (glia_kernel_fn f = bag_kernel(k)) return f;
   return blas_kernel(k);
 }
 
