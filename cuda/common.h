@@ -96,13 +96,6 @@ glia_kernel_fn optim_kernel(Kid id);        // optim.cu
 glia_kernel_fn index_kernel(Kid id);
 glia_kernel_fn reduce_extra_kernel(Kid id);
 
-// h-cupool: 3-D, adaptive max and fractional pooling, max_unpool (pool3d.cu); upsample, grid_sampler, im2col_nd
-// and col2im_nd (resample.cu); embedding_bag (bag.cu)
-glia_kernel_fn pool3d_kernel(Kid id);
-glia_kernel_fn resample_kernel(Kid id);
-glia_kernel_fn bag_kernel(Kid id);
-glia_kernel_fn grid_kernel(Kid id);
-
 // Destroys the cuBLAS handle and workspace of a stream (stream_destroy).
 void blas_release(CudaStream* s);
 const glia_backend_collectives* nccl_collectives();  // nccl.cpp (NCCL, opened at the first use)

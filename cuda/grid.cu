@@ -221,8 +221,8 @@ __device__ void sample_3d_backward(const GridGeom& g, const T* __restrict src, c
 // ---- kernels
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) grid_sampler_kernel(int64_t total, GridGeom g, const T* __restrict x,
-                                                                const T* __restrict grid, T* __restrict y) {
+__global__ void __launch_bounds__(kThreads)
+    grid_sampler_kernel(int64_t total, GridGeom g, const T* __restrict x, const T* __restrict grid, T* __restrict y) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t vol = g.in[0] * g.in[1] * g.in[2], ovol = g.out[0] * g.out[1] * g.out[2];
   const int k = g.three ? 3 : 2;
@@ -237,8 +237,8 @@ __global__ void __launch_bounds__(kThreads) grid_sampler_kernel(int64_t total, G
 // grad_grid: one thread per (image, point).
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    grid_grad_kernel(int64_t total, GridGeom g, const T* __restrict gy, const T* __restrict x,
-                     const T* __restrict grid, T* __restrict ggrid) {
+    grid_grad_kernel(int64_t total, GridGeom g, const T* __restrict gy, const T* __restrict x, const T* __restrict grid,
+                     T* __restrict ggrid) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t vol = g.in[0] * g.in[1] * g.in[2], ovol = g.out[0] * g.out[1] * g.out[2];
   const int k = g.three ? 3 : 2;
@@ -331,9 +331,8 @@ glia_error* k_grid_sampler(const glia_kernel_call* call) {
   if (glia_error* e = prepare(call, y.device_index, &s)) return e;
   glia_error* e = dispatch_real(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
-    grid_sampler_kernel<T><<<grid_for(total), kThreads, 0, s>>>(total, g, static_cast<const T*>(x.data),
-                                                                static_cast<const T*>(grid.data),
-                                                                static_cast<T*>(y.data));
+    grid_sampler_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
+        total, g, static_cast<const T*>(x.data), static_cast<const T*>(grid.data), static_cast<T*>(y.data));
     return nullptr;
   });
   return e ? e : launched(what);
@@ -341,8 +340,8 @@ glia_error* k_grid_sampler(const glia_kernel_call* call) {
 
 glia_error* k_grid_sampler_backward(const glia_kernel_call* call) {
   const char* what = "grid_sampler_backward";
-  const glia_kernel_tensor &gy = call->inputs[0], &x = call->inputs[1], &grid = call->inputs[2],
-                           &gi = call->outputs[0], &gg = call->outputs[1];
+  const glia_kernel_tensor &gy = call->inputs[0], &x = call->inputs[1], &grid = call->inputs[2], &gi = call->outputs[0],
+                           &gg = call->outputs[1];
   GridGeom g;
   if (glia_error* e = geom_of(call, x, gy, grid, what, &g)) return e;
   if (x.dtype != grid.dtype || x.dtype != gy.dtype || x.dtype != gi.dtype || x.dtype != gg.dtype)

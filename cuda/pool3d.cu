@@ -142,9 +142,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // gx[t, h, w] = the sum, in output order, of gy[o] / divisor(o) over the windows that hold (t, h, w).
 template <class T>
-__global__ void __launch_bounds__(kThreads)
-    avg_pool3d_backward_kernel(int64_t total, Geom3 g, bool cip, int64_t dov, const T* __restrict gy,
-                               T* __restrict gx) {
+__global__ void __launch_bounds__(kThreads) avg_pool3d_backward_kernel(int64_t total, Geom3 g, bool cip, int64_t dov,
+                                                                       const T* __restrict gy, T* __restrict gx) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t ovol = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total; i += step) {
@@ -426,7 +425,8 @@ glia_error* avg3d(const glia_kernel_call* call, bool backward) {
     }
     return nullptr;
   };
-  glia_error* e = backward ? dispatch3<false, false>(a.dtype, cpu_name, body) : dispatch3<false, true>(a.dtype, cpu_name, body);
+  glia_error* e =
+      backward ? dispatch3<false, false>(a.dtype, cpu_name, body) : dispatch3<false, true>(a.dtype, cpu_name, body);
   return e ? e : launched(what);
 }
 
@@ -487,7 +487,8 @@ glia_error* adaptive_max(const glia_kernel_call* call, int dims) {
         total, g, static_cast<const T*>(x.data), static_cast<T*>(y.data), static_cast<int64_t*>(idx.data));
     return nullptr;
   };
-  glia_error* e = dims == 2 ? dispatch3<true, false>(x.dtype, cpu_name, body) : dispatch3<false, false>(x.dtype, cpu_name, body);
+  glia_error* e =
+      dims == 2 ? dispatch3<true, false>(x.dtype, cpu_name, body) : dispatch3<false, false>(x.dtype, cpu_name, body);
   return e ? e : launched(what);
 }
 
@@ -496,8 +497,7 @@ glia_error* k_adaptive_max_pool3d(const glia_kernel_call* call) { return adaptiv
 
 glia_error* fractional(const glia_kernel_call* call, int dims) {
   const char* what = dims == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d";
-  const glia_kernel_tensor &x = call->inputs[0], &smp = call->inputs[1], &y = call->outputs[0],
-                           &idx = call->outputs[1];
+  const glia_kernel_tensor &x = call->inputs[0], &smp = call->inputs[1], &y = call->outputs[0], &idx = call->outputs[1];
   if (x.ndim != dims + 1 && x.ndim != dims + 2) return internal(what, "input of the wrong rank");
   if (y.ndim != x.ndim) return internal(what, "output of the wrong rank");
   if (call->n_attrs < 1 || call->attrs[0].n_ints != dims || !call->attrs[0].ints)
@@ -580,9 +580,9 @@ glia_error* k_max_unpool(const glia_kernel_call* call) {
     if (d > 2) sizes += 'x';
     sizes += std::to_string(out.sizes[d]);
   }
-  return make_error(GLIA_ERR_INVALID_ARGUMENT, "Found an invalid max index: " +
-                                                   std::to_string(static_cast<int64_t>(flag[1])) +
-                                                   " (output volumes are of size " + sizes);
+  return make_error(GLIA_ERR_INVALID_ARGUMENT,
+                    "Found an invalid max index: " + std::to_string(static_cast<int64_t>(flag[1])) +
+                        " (output volumes are of size " + sizes);
 }
 
 }  // namespace

@@ -64,8 +64,8 @@ __device__ __forceinline__ int taps_of(const UpGeom& g, int j, bool backward, in
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) upsample_kernel(int64_t total, UpGeom g, const T* __restrict x,
-                                                            T* __restrict y) {
+__global__ void __launch_bounds__(kThreads)
+    upsample_kernel(int64_t total, UpGeom g, const T* __restrict x, T* __restrict y) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t ih = g.in[1], iw = g.in[2], plane_in = g.in[0] * ih * iw;
   for (int64_t o = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; o < total; o += step) {
@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(kThreads) upsample_kernel(int64_t total, UpGeo
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) upsample_backward_kernel(int64_t total, UpGeom g, const T* __restrict gy,
-                                                                     T* __restrict gx) {
+__global__ void __launch_bounds__(kThreads)
+    upsample_backward_kernel(int64_t total, UpGeom g, const T* __restrict gy, T* __restrict gx) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
   const bool cubic = g.kind == 3;
@@ -162,8 +162,7 @@ glia_error* up_dtype_error(int kind, glia_dtype t) {
   const char* fn = kind == 2   ? "compute_indices_weights_linear"
                    : kind == 3 ? "compute_indices_weights_cubic"
                                : "compute_indices_weights_nearest";
-  return make_error(GLIA_ERR_DTYPE,
-                    std::string("\"") + fn + "\" not implemented for '" + dtype_name(t) + "'");
+  return make_error(GLIA_ERR_DTYPE, std::string("\"") + fn + "\" not implemented for '" + dtype_name(t) + "'");
 }
 
 glia_error* upsample(const glia_kernel_call* call, bool backward) {
@@ -180,7 +179,8 @@ glia_error* upsample(const glia_kernel_call* call, bool backward) {
   const size_t item = a.dtype == GLIA_FLOAT32 ? 4 : 8;
   // torch's bicubic backward copies when the sizes are the input's (the CPU kernel's shortcut).
   if (backward && g.kind == 3 && g.in[1] == g.out[1] && g.in[2] == g.out[2]) {
-    const cudaError_t st = cudaMemcpyAsync(b.data, a.data, static_cast<size_t>(total) * item, cudaMemcpyDeviceToDevice, s);
+    const cudaError_t st =
+        cudaMemcpyAsync(b.data, a.data, static_cast<size_t>(total) * item, cudaMemcpyDeviceToDevice, s);
     return st == cudaSuccess ? nullptr : cuda_error(st, "cudaMemcpyAsync", what);
   }
   if (a.dtype == GLIA_FLOAT32) {
@@ -228,8 +228,8 @@ glia_error* col_geom(const glia_kernel_call* call, const glia_kernel_tensor& x, 
 }
 
 template <class E>
-__global__ void __launch_bounds__(kThreads) im2col_kernel(int64_t total, ColGeom g, const E* __restrict x,
-                                                          E* __restrict cols) {
+__global__ void __launch_bounds__(kThreads)
+    im2col_kernel(int64_t total, ColGeom g, const E* __restrict x, E* __restrict cols) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t L = g.out[0] * g.out[1] * g.out[2], taps = g.k[0] * g.k[1] * g.k[2];
   const int64_t vol = g.in[0] * g.in[1] * g.in[2];
@@ -249,8 +249,8 @@ __global__ void __launch_bounds__(kThreads) im2col_kernel(int64_t total, ColGeom
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) col2im_kernel(int64_t total, ColGeom g, const T* __restrict cols,
-                                                          T* __restrict x) {
+__global__ void __launch_bounds__(kThreads)
+    col2im_kernel(int64_t total, ColGeom g, const T* __restrict cols, T* __restrict x) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t L = g.out[0] * g.out[1] * g.out[2], taps = g.k[0] * g.k[1] * g.k[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total; i += step) {
@@ -328,8 +328,8 @@ glia_error* k_col2im_nd(const glia_kernel_call* call) {
   if (glia_error* e = prepare(call, x.device_index, &s)) return e;
   auto run = [&](auto tag) -> glia_error* {
     using T = decltype(tag);
-    col2im_kernel<T><<<grid_for(total), kThreads, 0, s>>>(total, g, static_cast<const T*>(cols.data),
-                                                          static_cast<T*>(x.data));
+    col2im_kernel<T>
+        <<<grid_for(total), kThreads, 0, s>>>(total, g, static_cast<const T*>(cols.data), static_cast<T*>(x.data));
     return launched(what);
   };
   switch (x.dtype) {

@@ -64,7 +64,7 @@ GLIA_RESAMPLE_HD inline int64_t nearest_backward_index(int64_t dst, int64_t in, 
 // out == in copies.
 template <class T>
 GLIA_RESAMPLE_HD inline void linear_taps(T scale, int64_t dst, int64_t in, int64_t out, bool align_corners, int64_t& i0,
-                                int64_t& i1, T& l0, T& l1) {
+                                         int64_t& i1, T& l0, T& l1) {
   if (out == in) {
     i0 = i1 = dst;
     l0 = T(1);
@@ -119,7 +119,7 @@ GLIA_RESAMPLE_HD inline int upsample_taps(int kind, int64_t in, int64_t out, dou
                                           bool backward, int64_t dst, int64_t idx[4], T w[4]) {
   if (kind == 0 || kind == 1) {
     const float s = upsample_scale_value<float>(scale, in, out);
-    idx[0] = kind == 1   ? nearest_exact_source_index(s, dst, in)
+    idx[0] = kind == 1  ? nearest_exact_source_index(s, dst, in)
              : backward ? nearest_backward_index(dst, in, out, scale)
                         : nearest_source_index(s, dst, in);
     w[0] = T(1);

@@ -11,6 +11,8 @@ target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_ops_test.
 # cuda/pad_index.h and cuda/arg_extremum.h (index.cu's padding maps, reduce_extra.cu's argmax step; h-cuidx)
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pad_index_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/arg_extremum_test.cpp)
+# The upsampling math shared by the CPU and CUDA kernels (src/core/resample_math.h; h-cupool).
+target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/resample_math_test.cpp)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/dispatch.h"
-#include "ops/cpu/loops.h"
 #include "core/resample_math.h"
+#include "ops/cpu/loops.h"
 #include "ops/shape.h"
 
 namespace glia::ops {
