@@ -1,12 +1,13 @@
 // Upsampling and fold/unfold on the GPU: kernels.def's upsample, upsample_backward (src/ops/cpu/resample.cpp),
 // im2col_nd and col2im_nd (src/ops/cpu/convnd.cpp), float32 and float64 (im2col any dtype, col2im also int32
 // and int64), contiguous operands.
-//   - upsample: one thread per output; the taps of each dim come from core/resample_math.h's upsample_taps,
-//     the function the CPU kernel builds its tap tables with, and are combined in the CPU's nesting order.
+//   - upsample: one thread per output (core/resample_math.h's upsample_output: each dim's taps from
+//     upsample_taps, the function the CPU kernel builds its tap tables with, combined in the CPU's nesting).
 //   - upsample_backward: a gather, no atomics, for every scale (integer or not): one thread per input element
-//     runs over the outputs whose taps hold it (resample_math.h's upsample_outputs_of, two binary searches per
-//     dim) in increasing output order and, per output, over its taps in the CPU's order, adding each weighted
-//     gradient as the CPU's scatter does: the CPU's order, so its bits.
+//     (resample_math.h's upsample_input_grad) runs over the outputs whose taps hold it (upsample_outputs_of,
+//     two binary searches per dim) in increasing output order and, per output, over its taps in the CPU's
+//     order, adding each weighted gradient as the CPU's scatter does: the CPU's order, so its bits
+//     (tests/cuda/resample_math_test.cpp checks both functions against the CPU kernel's loops bit for bit).
 //   - im2col_nd: one thread per column element, a copy (dispatched on the element size).
 //   - col2im_nd: a gather, no atomics: one thread per image element adds the column entries of the taps whose
 //     window position lands on it, in tap order (the CPU's scatter order: each tap reaches a position once).
@@ -44,54 +45,18 @@ __device__ __forceinline__ int64_t split3(int64_t i, const int64_t n[3], int64_t
   return i / (n[2] * n[1] * n[0]);
 }
 
-// ---- upsample: spatial dims padded to 3 (the leading ones of size 1 with one tap of weight 1), as the CPU's.
-struct UpGeom {
-  int64_t in[3], out[3];
-  double scale[3];
-  int k;  // spatial dims
-  int kind;
-  bool align;
-};
-
-template <class T>
-__device__ __forceinline__ int taps_of(const UpGeom& g, int j, bool backward, int64_t o, int64_t idx[4], T w[4]) {
-  if (j < 3 - g.k) {
-    idx[0] = 0;
-    w[0] = T(1);
-    return 1;
-  }
-  return math::upsample_taps<T>(g.kind, g.in[j], g.out[j], g.scale[j], g.align, backward, o, idx, w);
-}
+// ---- upsample: resample_math.h's per-element functions (UpsampleGeom: spatial dims padded to 3).
+using UpGeom = math::UpsampleGeom;
 
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     upsample_kernel(int64_t total, UpGeom g, const T* __restrict x, T* __restrict y) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
-  const int64_t ih = g.in[1], iw = g.in[2], plane_in = g.in[0] * ih * iw;
+  const int64_t plane_in = g.in[0] * g.in[1] * g.in[2];
   for (int64_t o = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; o < total; o += step) {
-    int64_t c[3], id[3][4];
-    T w[3][4];
+    int64_t c[3];
     const int64_t p = split3(o, g.out, c);
-    int n[3];
-    for (int j = 0; j < 3; ++j) n[j] = taps_of<T>(g, j, false, c[j], id[j], w[j]);
-    const T* src = x + p * plane_in;
-    if (g.kind == 0 || g.kind == 1) {
-      y[o] = src[(id[0][0] * ih + id[1][0]) * iw + id[2][0]];
-      continue;
-    }
-    // The CPU's nesting: innermost dim first, each level's first term a product, then sums.
-    T vd = T(0);
-    for (int td = 0; td < n[0]; ++td) {
-      T vh = T(0);
-      for (int th = 0; th < n[1]; ++th) {
-        const T* row = src + (id[0][td] * ih + id[1][th]) * iw;
-        T vw = row[id[2][0]] * w[2][0];
-        for (int tw = 1; tw < n[2]; ++tw) vw += row[id[2][tw]] * w[2][tw];
-        vh = th == 0 ? vw * w[1][th] : vh + vw * w[1][th];
-      }
-      vd = td == 0 ? vh * w[0][td] : vd + vh * w[0][td];
-    }
-    y[o] = vd;
+    y[o] = math::upsample_output<T>(g, x + p * plane_in, c);
   }
 }
 
@@ -100,42 +65,10 @@ __global__ void __launch_bounds__(kThreads)
     upsample_backward_kernel(int64_t total, UpGeom g, const T* __restrict gy, T* __restrict gx) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
   const int64_t plane_out = g.out[0] * g.out[1] * g.out[2];
-  const bool cubic = g.kind == 3;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total; i += step) {
-    int64_t c[3], lo[3], hi[3];
+    int64_t c[3];
     const int64_t p = split3(i, g.in, c);
-    for (int j = 0; j < 3; ++j) {
-      if (j < 3 - g.k) {
-        lo[j] = 0, hi[j] = 1;
-      } else {
-        math::upsample_outputs_of<T>(g.kind, g.in[j], g.out[j], g.scale[j], g.align, true, c[j], &lo[j], &hi[j]);
-      }
-    }
-    const T* src = gy + p * plane_out;
-    T acc = T(0);
-    int64_t id[3][4];
-    T w[3][4];
-    for (int64_t od = lo[0]; od < hi[0]; ++od) {
-      const int n0 = taps_of<T>(g, 0, true, od, id[0], w[0]);
-      for (int64_t oh = lo[1]; oh < hi[1]; ++oh) {
-        const int n1 = taps_of<T>(g, 1, true, oh, id[1], w[1]);
-        for (int64_t ow = lo[2]; ow < hi[2]; ++ow) {
-          const int n2 = taps_of<T>(g, 2, true, ow, id[2], w[2]);
-          const T v = src[(od * g.out[1] + oh) * g.out[2] + ow];
-          for (int td = 0; td < n0; ++td) {
-            if (id[0][td] != c[0]) continue;
-            for (int th = 0; th < n1; ++th) {
-              if (id[1][th] != c[1]) continue;
-              for (int tw = 0; tw < n2; ++tw) {
-                if (id[2][tw] != c[2]) continue;
-                acc += cubic ? v * w[1][th] * w[2][tw] : w[0][td] * w[1][th] * w[2][tw] * v;
-              }
-            }
-          }
-        }
-      }
-    }
-    gx[i] = acc;
+    gx[i] = math::upsample_input_grad<T>(g, gy + p * plane_out, c);
   }
 }
 
@@ -146,7 +79,7 @@ glia_error* up_geom(const glia_kernel_call* call, const glia_kernel_tensor& smal
   if (call->n_attrs < 5) return internal(what, "missing attributes");
   g->k = small.ndim - 2;
   g->kind = static_cast<int>(call->attrs[0].i);
-  g->align = call->attrs[1].i != 0;
+  g->align_corners = call->attrs[1].i != 0;
   if (g->kind < 0 || g->kind > 3) return internal(what, "unknown kind");
   for (int j = 0; j < 3; ++j) g->in[j] = g->out[j] = 1, g->scale[j] = 0.0;
   for (int j = 0; j < g->k; ++j) {

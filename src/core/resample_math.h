@@ -165,4 +165,90 @@ GLIA_RESAMPLE_HD inline void upsample_outputs_of(int kind, int64_t in, int64_t o
   *hi = a;
 }
 
+// An upsample call's spatial geometry padded to 3 dims (the leading ones of size 1, with one tap of weight 1),
+// as the CPU kernel pads it; kind and align_corners as upsample_taps takes them, k the real spatial dims.
+struct UpsampleGeom {
+  int64_t in[3], out[3];
+  double scale[3];
+  int k, kind;
+  bool align_corners;
+};
+
+template <class T>
+GLIA_RESAMPLE_HD inline int upsample_dim_taps(const UpsampleGeom& g, int j, bool backward, int64_t o, int64_t idx[4],
+                                              T w[4]) {
+  if (j < 3 - g.k) {
+    idx[0] = 0;
+    w[0] = T(1);
+    return 1;
+  }
+  return upsample_taps<T>(g.kind, g.in[j], g.out[j], g.scale[j], g.align_corners, backward, o, idx, w);
+}
+
+// Output (c0, c1, c2) of one plane `src` [in0, in1, in2]: the CPU kernel's nesting (innermost dim first, each
+// level's first term a product, then sums).
+template <class T>
+GLIA_RESAMPLE_HD inline T upsample_output(const UpsampleGeom& g, const T* src, const int64_t c[3]) {
+  int64_t id[3][4];
+  T w[3][4];
+  int n[3];
+  for (int j = 0; j < 3; ++j) n[j] = upsample_dim_taps<T>(g, j, false, c[j], id[j], w[j]);
+  const int64_t ih = g.in[1], iw = g.in[2];
+  if (g.kind == 0 || g.kind == 1) return src[(id[0][0] * ih + id[1][0]) * iw + id[2][0]];
+  T vd = T(0);
+  for (int td = 0; td < n[0]; ++td) {
+    T vh = T(0);
+    for (int th = 0; th < n[1]; ++th) {
+      const T* row = src + (id[0][td] * ih + id[1][th]) * iw;
+      T vw = row[id[2][0]] * w[2][0];
+      for (int tw = 1; tw < n[2]; ++tw) vw += row[id[2][tw]] * w[2][tw];
+      vh = th == 0 ? vw * w[1][th] : vh + vw * w[1][th];
+    }
+    vd = td == 0 ? vh * w[0][td] : vd + vh * w[0][td];
+  }
+  return vd;
+}
+
+// The backward's gather: input element (c0, c1, c2)'s gradient from one plane `gy` [out0, out1, out2]. The
+// outputs whose taps hold it (upsample_outputs_of per dim) in increasing order and, per output, its taps in
+// the CPU kernel's order, each weighted gradient added as the CPU's scatter adds it: the CPU's additions in
+// the CPU's order, so its bits (tests/cuda/resample_math_test.cpp checks that against the scatter). Not for
+// bicubic with equal sizes, which the kernels copy.
+template <class T>
+GLIA_RESAMPLE_HD inline T upsample_input_grad(const UpsampleGeom& g, const T* gy, const int64_t c[3]) {
+  int64_t lo[3], hi[3];
+  for (int j = 0; j < 3; ++j) {
+    if (j < 3 - g.k) {
+      lo[j] = 0, hi[j] = 1;
+    } else {
+      upsample_outputs_of<T>(g.kind, g.in[j], g.out[j], g.scale[j], g.align_corners, true, c[j], &lo[j], &hi[j]);
+    }
+  }
+  const bool cubic = g.kind == 3;
+  T acc = T(0);
+  int64_t id[3][4];
+  T w[3][4];
+  for (int64_t od = lo[0]; od < hi[0]; ++od) {
+    const int n0 = upsample_dim_taps<T>(g, 0, true, od, id[0], w[0]);
+    for (int64_t oh = lo[1]; oh < hi[1]; ++oh) {
+      const int n1 = upsample_dim_taps<T>(g, 1, true, oh, id[1], w[1]);
+      for (int64_t ow = lo[2]; ow < hi[2]; ++ow) {
+        const int n2 = upsample_dim_taps<T>(g, 2, true, ow, id[2], w[2]);
+        const T v = gy[(od * g.out[1] + oh) * g.out[2] + ow];
+        for (int td = 0; td < n0; ++td) {
+          if (id[0][td] != c[0]) continue;
+          for (int th = 0; th < n1; ++th) {
+            if (id[1][th] != c[1]) continue;
+            for (int tw = 0; tw < n2; ++tw) {
+              if (id[2][tw] != c[2]) continue;
+              acc += cubic ? v * w[1][th] * w[2][tw] : w[0][td] * w[1][th] * w[2][tw] * v;
+            }
+          }
+        }
+      }
+    }
+  }
+  return acc;
+}
+
 }  // namespace glia::math
