@@ -1,6 +1,7 @@
-// EmbeddingBag on the GPU: kernels.def's embedding_bag, embedding_bag_backward and
-// embedding_bag_per_sample_weights_backward (src/ops/cpu/sparse_ctc.cpp), float32, float64, float16 and
-// bfloat16 (16-bit floats accumulate in float and round on store, as the CPU does), int64 indices and offsets.
+// EmbeddingBag and CTC loss on the GPU: kernels.def's embedding_bag, embedding_bag_backward,
+// embedding_bag_per_sample_weights_backward, ctc_loss and ctc_loss_backward (src/ops/cpu/sparse_ctc.cpp). The
+// bags: float32, float64, float16 and bfloat16 (16-bit floats accumulate in float and round on store, as the
+// CPU does), int64 indices and offsets. CTC: float32 and float64.
 //
 // The indices and offsets are read back to the host once per call (one synchronisation): the CPU's checks
 // and messages run there before anything is written (offsets[0] == 0, offsets[-1] <= n, each index in range:
@@ -16,6 +17,8 @@
 //   - per_sample_weights backward: one thread per position, the dot product in column order; the position's bag
 //     (the last one holding it in the CPU's loop) comes from the host.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -216,6 +219,127 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- CTC (torch's CPU recursions, as sparse_ctc.cpp's kernels): one thread per batch element runs the
+// alpha (forward) or beta (backward) recursion over time in the CPU's order, so the CPU's operations (CUDA's
+// exp and log are a few ulp from glibc's); the backward's final formula is one thread per (t, b, c). The
+// parallelism of the recursions is B threads: a block per batch element with the states across threads is
+// future work. Per batch element: il[b], tl[b] and the target's offset toff[b] (a table from the host).
+
+template <class T>
+__device__ __forceinline__ T ctc_log_sum3(T a, T b, T c) {
+  T m = a > b ? a : b;
+  m = m > c ? m : c;
+  if (m == -std::numeric_limits<T>::infinity()) m = 0;
+  return std::log(std::exp(a - m) + std::exp(b - m) + std::exp(c - m)) + m;
+}
+
+__device__ __forceinline__ int64_t ctc_prime(const int64_t* tg, int64_t s, int64_t blank) {
+  return s % 2 == 0 ? blank : tg[s / 2];
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    ctc_alpha_kernel(int64_t B, int64_t T_, int64_t C, int64_t S, int64_t blank, const int64_t* __restrict il,
+                     const int64_t* __restrict tl, const int64_t* __restrict toff, const T* __restrict lp,
+                     const int64_t* __restrict targets, T* __restrict alpha, T* __restrict nll) {
+  const T neginf = -std::numeric_limits<T>::infinity();
+  const int64_t b = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (b >= B) return;
+  const int64_t in_len = il[b], tg_len = tl[b];
+  const int64_t* tg = targets + toff[b];
+  auto lpa = [&](int64_t t, int64_t c) { return lp[(t * B + b) * C + c]; };
+  T* a = alpha + b * T_ * S;
+  for (int64_t s = 0; s < S; ++s) a[s] = neginf;
+  if (in_len == 0) {
+    nll[b] = tg_len == 0 ? T(0) : -neginf;
+    return;
+  }
+  a[0] = lpa(0, blank);
+  if (tg_len > 0) a[1] = lpa(0, ctc_prime(tg, 1, blank));
+  for (int64_t t = 1; t < in_len; ++t) {
+    const T* prev = a + (t - 1) * S;
+    T* cur = a + t * S;
+    for (int64_t s = 0; s < 2 * tg_len + 1; ++s) {
+      const int64_t l = ctc_prime(tg, s, blank);
+      const T la1 = prev[s];
+      const T la2 = s > 0 ? prev[s - 1] : neginf;
+      const T la3 = s > 1 && ctc_prime(tg, s - 2, blank) != l ? prev[s - 2] : neginf;
+      cur[s] = ctc_log_sum3(la1, la2, la3) + lpa(t, l);
+    }
+  }
+  const T* last = a + (in_len - 1) * S;
+  nll[b] = tg_len == 0 ? -last[0] : -ctc_log_sum3(last[2 * tg_len], last[2 * tg_len - 1], neginf);
+}
+
+// grad [T, B, C] holds log(sum over the states of label c of alpha * beta) for t < il[b] (-inf where none)
+// after this kernel; zero_infinity's rows are zeroed and skipped by ctc_grad_kernel.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    ctc_beta_kernel(int64_t B, int64_t T_, int64_t C, int64_t S, int64_t blank, bool zero_infinity,
+                    const int64_t* __restrict il, const int64_t* __restrict tl, const int64_t* __restrict toff,
+                    const T* __restrict lp, const int64_t* __restrict targets, const T* __restrict nll,
+                    const T* __restrict alpha, T* __restrict beta, T* __restrict grad) {
+  const T neginf = -std::numeric_limits<T>::infinity();
+  const int64_t b = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (b >= B) return;
+  auto at = [&](int64_t t, int64_t c) -> int64_t { return (t * B + b) * C + c; };
+  if (zero_infinity && nll[b] == -neginf) return;
+  const int64_t in_len = il[b], tg_len = tl[b];
+  const int64_t* tg = targets + toff[b];
+  const T* a = alpha + b * T_ * S;
+  T* be = beta + b * T_ * S;
+  for (int64_t t = 0; t < in_len; ++t)
+    for (int64_t c = 0; c < C; ++c) grad[at(t, c)] = neginf;
+  if (in_len > 0) {
+    T* lastb = be + (in_len - 1) * S;
+    for (int64_t s = 0; s < S; ++s) lastb[s] = neginf;
+    const int64_t t = in_len - 1;
+    lastb[2 * tg_len] = lp[at(t, blank)];
+    grad[at(t, blank)] = a[t * S + 2 * tg_len] + lastb[2 * tg_len];
+    if (tg_len > 0) {
+      const int64_t l = ctc_prime(tg, 2 * tg_len - 1, blank);
+      lastb[2 * tg_len - 1] = lp[at(t, l)];
+      grad[at(t, l)] = a[t * S + 2 * tg_len - 1] + lastb[2 * tg_len - 1];
+    }
+  }
+  for (int64_t t = in_len - 2; t >= 0; --t) {
+    const T* next = be + (t + 1) * S;
+    T* cur = be + t * S;
+    for (int64_t s = 2 * tg_len; s >= 0; --s) {
+      const int64_t l = ctc_prime(tg, s, blank);
+      const T lb1 = next[s];
+      const T lb2 = s < 2 * tg_len ? next[s + 1] : neginf;
+      const T lb3 = s < 2 * tg_len - 1 && ctc_prime(tg, s + 2, blank) != l ? next[s + 2] : neginf;
+      cur[s] = ctc_log_sum3(lb1, lb2, lb3) + lp[at(t, l)];
+      const T ab = a[t * S + s] + cur[s];
+      T& lcab = grad[at(t, l)];
+      if (lcab == neginf) {
+        lcab = ab;
+      } else {
+        const T m = lcab > ab ? lcab : ab;
+        lcab = std::log(std::exp(lcab - m) + std::exp(ab - m)) + m;
+      }
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    ctc_grad_kernel(int64_t total, int64_t B, int64_t C, bool zero_infinity, const int64_t* __restrict il,
+                    const T* __restrict lp, const T* __restrict nll, const T* __restrict go, T* __restrict grad) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; e < total; e += step) {
+    const int64_t t = e / (B * C), b = (e / C) % B;
+    const T nl = nll[b];
+    if ((zero_infinity && nl == std::numeric_limits<T>::infinity()) || t >= il[b]) {
+      grad[e] = T(0);
+      continue;
+    }
+    const T l = lp[e];
+    grad[e] = (std::exp(l) - std::exp(grad[e] + nl - l)) * go[b];
+  }
+}
+
 // ---- host side
 
 glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
@@ -373,6 +497,111 @@ glia_error* k_embedding_bag_per_sample_weights_backward(const glia_kernel_call* 
   return e ? e : launched(what);
 }
 
+// The lengths (attributes) and the targets' offsets per batch element as one device table [il | tl | toff];
+// the targets read back and checked as the CPU checks them (check_targets) when `check`.
+glia_error* ctc_table(const glia_kernel_call* call, int a_il, const glia_kernel_tensor& targets, int64_t B, int64_t C,
+                      bool check, cudaStream_t s, const char* what, Upload* up, const int64_t** dt) {
+  if (call->n_attrs < a_il + 2) return internal(what, "missing attributes");
+  const glia_kernel_attr &il = call->attrs[a_il], &tl = call->attrs[a_il + 1];
+  if (il.n_ints != B || tl.n_ints != B || (B > 0 && (!il.ints || !tl.ints)))
+    return internal(what, "lengths of the wrong size");
+  if (targets.dtype != GLIA_INT64 || !contiguous(targets)) return internal(what, "targets that are not int64");
+  std::vector<int64_t> table(static_cast<size_t>(3 * B));
+  int64_t pos = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    table[static_cast<size_t>(b)] = il.ints[b];
+    table[static_cast<size_t>(B + b)] = tl.ints[b];
+    table[static_cast<size_t>(2 * B + b)] = targets.ndim == 2 ? b * targets.sizes[1] : pos;
+    pos += tl.ints[b];
+  }
+  if (check) {
+    const int64_t n = view_numel(targets);
+    std::vector<int64_t> tg(static_cast<size_t>(n));
+    cudaError_t st = n > 0 ? cudaMemcpyAsync(tg.data(), targets.data, static_cast<size_t>(n) * sizeof(int64_t),
+                                             cudaMemcpyDeviceToHost, s)
+                           : cudaSuccess;
+    if (st == cudaSuccess) st = cudaStreamSynchronize(s);
+    if (st != cudaSuccess) return cuda_error(st, "cudaMemcpyAsync", std::string(what) + ": reading the targets back");
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t k = 0; k < tl.ints[b]; ++k) {
+        const int64_t at = table[static_cast<size_t>(2 * B + b)] + k;
+        if (at < 0 || at >= n) return internal(what, "targets shorter than their lengths");
+        const int64_t v = tg[static_cast<size_t>(at)];
+        if (v < 0 || v >= C)
+          return make_error(GLIA_ERR_INVALID_ARGUMENT, "ctc_loss: target value " + std::to_string(v) +
+                                                           " is out of the label range [0, " + std::to_string(C) + ")");
+      }
+  }
+  return up->put(table, s, what, dt);
+}
+
+template <class F>
+glia_error* dispatch_ctc(glia_dtype t, const char* what, F&& f) {
+  if (t == GLIA_FLOAT32) return f(float{});
+  if (t == GLIA_FLOAT64) return f(double{});
+  return dtype_error(what, t);
+}
+
+glia_error* k_ctc_loss(const glia_kernel_call* call) {
+  const char* what = "ctc_loss";
+  const glia_kernel_tensor &lp = call->inputs[0], &targets = call->inputs[1], &nll = call->outputs[0],
+                           &alpha = call->outputs[1];
+  if (call->n_attrs < 3) return internal(what, "missing attributes");
+  if (lp.ndim != 3 || alpha.ndim != 3 || !contiguous(lp)) return internal(what, "log_probs that are not [T, B, C]");
+  if (lp.dtype != nll.dtype || lp.dtype != alpha.dtype) return internal(what, "operands of different dtypes");
+  const int64_t T_ = lp.sizes[0], B = lp.sizes[1], C = lp.sizes[2], S = alpha.sizes[2];
+  const int64_t blank = call->attrs[0].i;
+  cudaStream_t s;
+  if (glia_error* e = prepare(call, nll.device_index, &s)) return e;
+  Upload up(nll.device_index);
+  const int64_t* dt = nullptr;
+  if (glia_error* e = ctc_table(call, 1, targets, B, C, true, s, what, &up, &dt)) return e;
+  if (B == 0) return nullptr;
+  glia_error* e = dispatch_ctc(lp.dtype, "ctc_loss_cpu", [&](auto tag) -> glia_error* {
+    using T = decltype(tag);
+    ctc_alpha_kernel<T><<<grid_for(B), kThreads, 0, s>>>(
+        B, T_, C, S, blank, dt, dt + B, dt + 2 * B, static_cast<const T*>(lp.data),
+        static_cast<const int64_t*>(targets.data), static_cast<T*>(alpha.data), static_cast<T*>(nll.data));
+    return nullptr;
+  });
+  return e ? e : launched(what);
+}
+
+glia_error* k_ctc_loss_backward(const glia_kernel_call* call) {
+  const char* what = "ctc_loss_backward";
+  const glia_kernel_tensor &go = call->inputs[0], &lp = call->inputs[1], &targets = call->inputs[2],
+                           &nll = call->inputs[3], &alpha = call->inputs[4], &grad = call->outputs[0],
+                           &beta = call->outputs[1];
+  if (call->n_attrs < 4) return internal(what, "missing attributes");
+  if (lp.ndim != 3 || alpha.ndim != 3 || beta.ndim != 3 || !contiguous(lp) || !contiguous(go) || !contiguous(nll))
+    return internal(what, "operands of the wrong shape");
+  if (lp.dtype != go.dtype || lp.dtype != nll.dtype || lp.dtype != alpha.dtype || lp.dtype != grad.dtype ||
+      lp.dtype != beta.dtype)
+    return internal(what, "operands of different dtypes");
+  const int64_t T_ = lp.sizes[0], B = lp.sizes[1], C = lp.sizes[2], S = alpha.sizes[2];
+  const int64_t blank = call->attrs[0].i;
+  const bool zero_infinity = call->attrs[1].i != 0;
+  cudaStream_t s;
+  if (glia_error* e = prepare(call, grad.device_index, &s)) return e;
+  Upload up(grad.device_index);
+  const int64_t* dt = nullptr;
+  if (glia_error* e = ctc_table(call, 2, targets, B, C, false, s, what, &up, &dt)) return e;
+  const int64_t total = T_ * B * C;
+  if (total == 0) return nullptr;
+  glia_error* e = dispatch_ctc(lp.dtype, "ctc_loss_backward_cpu", [&](auto tag) -> glia_error* {
+    using T = decltype(tag);
+    ctc_beta_kernel<T><<<grid_for(B), kThreads, 0, s>>>(
+        B, T_, C, S, blank, zero_infinity, dt, dt + B, dt + 2 * B, static_cast<const T*>(lp.data),
+        static_cast<const int64_t*>(targets.data), static_cast<const T*>(nll.data), static_cast<const T*>(alpha.data),
+        static_cast<T*>(beta.data), static_cast<T*>(grad.data));
+    ctc_grad_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
+        total, B, C, zero_infinity, dt, static_cast<const T*>(lp.data), static_cast<const T*>(nll.data),
+        static_cast<const T*>(go.data), static_cast<T*>(grad.data));
+    return nullptr;
+  });
+  return e ? e : launched(what);
+}
+
 }  // namespace
 
 glia_kernel_fn bag_kernel(Kid id) {
@@ -383,6 +612,10 @@ glia_kernel_fn bag_kernel(Kid id) {
       return &k_embedding_bag_backward;
     case Kid::embedding_bag_per_sample_weights_backward:
       return &k_embedding_bag_per_sample_weights_backward;
+    case Kid::ctc_loss:
+      return &k_ctc_loss;
+    case Kid::ctc_loss_backward:
+      return &k_ctc_loss_backward;
     default:
       return nullptr;
   }
