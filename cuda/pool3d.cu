@@ -95,26 +95,10 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- avg_pool3d
 
-// Output c's window clipped to the input and its divisor (pool3d.cpp's avg_window3: per dim pool_math.h's
-// avg_window, whose divisor is the product over the dims).
-struct Window3 {
-  int64_t lo[3], hi[3];
-  double div;
-};
+// Output c's window clipped to the input and its divisor (pool_math.h's, which pool3d.cpp's CPU kernels use).
+using Window3 = pool::AvgWindow3;
 __device__ __forceinline__ Window3 avg_window3(const Geom3& g, const int64_t c[3], bool cip, int64_t dov) {
-  Window3 wd;
-  double pool_size = 1, inside = 1;
-  for (int a = 0; a < 3; ++a) {
-    int64_t lo = c[a] * g.s[a] - g.p[a];
-    int64_t hi = lo + g.k[a] < g.in[a] + g.p[a] ? lo + g.k[a] : g.in[a] + g.p[a];
-    pool_size *= static_cast<double>(hi - lo);
-    lo = lo > 0 ? lo : 0;
-    hi = hi < g.in[a] ? hi : g.in[a];
-    wd.lo[a] = lo, wd.hi[a] = hi;
-    inside *= static_cast<double>(hi - lo > 0 ? hi - lo : 0);
-  }
-  wd.div = dov ? static_cast<double>(dov) : cip ? pool_size : inside;
-  return wd;
+  return pool::avg_window3(c, g.in, g.k, g.s, g.p, cip, dov);
 }
 
 template <class T>
