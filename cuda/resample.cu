@@ -11,10 +11,13 @@
 //   - im2col_nd: one thread per column element, a copy (dispatched on the element size).
 //   - col2im_nd: a gather, no atomics: one thread per image element adds the column entries of the taps whose
 //     window position lands on it, in tap order (the CPU's scatter order: each tap reaches a position once).
+//     The index math of both is cuda/fold_index.h's, checked against the CPU kernels' loops in
+//     tests/cuda/fold_index_test.cpp.
 #include <string>
 
 #include "common.h"
 #include "core/resample_math.h"
+#include "fold_index.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -138,9 +141,7 @@ glia_error* k_upsample(const glia_kernel_call* call) { return upsample(call, fal
 glia_error* k_upsample_backward(const glia_kernel_call* call) { return upsample(call, true); }
 
 // ---- im2col_nd / col2im_nd: a 2-D geometry is a 3-D one with a unit leading dim (convnd.cpp's col_geom).
-struct ColGeom {
-  int64_t P, in[3], k[3], d[3], p[3], s[3], out[3];
-};
+using ColGeom = FoldGeom;  // fold_index.h
 
 glia_error* col_geom(const glia_kernel_call* call, const glia_kernel_tensor& x, const char* what, ColGeom* g) {
   const int nd = x.ndim - 2;
@@ -164,20 +165,11 @@ template <class E>
 __global__ void __launch_bounds__(kThreads)
     im2col_kernel(int64_t total, ColGeom g, const E* __restrict x, E* __restrict cols) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], taps = g.k[0] * g.k[1] * g.k[2];
   const int64_t vol = g.in[0] * g.in[1] * g.in[2];
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; e < total; e += step) {
-    const int64_t row = e / L, l = e % L, plane = row / taps, tap = row % taps;
-    const int64_t kk[3] = {tap / (g.k[1] * g.k[2]), (tap / g.k[2]) % g.k[1], tap % g.k[2]};
-    const int64_t o[3] = {l / (g.out[1] * g.out[2]), (l / g.out[2]) % g.out[1], l % g.out[2]};
-    int64_t at = 0;
-    bool inside = true;
-    for (int a = 0; a < 3; ++a) {
-      const int64_t pos = o[a] * g.s[a] - g.p[a] + kk[a] * g.d[a];
-      inside = inside && pos >= 0 && pos < g.in[a];
-      at = at * g.in[a] + pos;
-    }
-    cols[e] = inside ? x[plane * vol + at] : E{};
+    int64_t plane = 0;
+    const int64_t at = im2col_source(g, e, &plane);
+    cols[e] = at >= 0 ? x[plane * vol + at] : E{};
   }
 }
 
@@ -189,24 +181,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total; i += step) {
     int64_t c[3];
     const int64_t plane = split3(i, g.in, c);
-    const T* src = cols + plane * taps * L;
-    T acc = T(0);
-    int64_t tap = 0;
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-      for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw, ++tap) {
-          // The window position o of each dim with o * s - p + k * d == c, if there is one.
-          const int64_t kk[3] = {kd, kh, kw};
-          int64_t l = 0;
-          bool hit = true;
-          for (int a = 0; a < 3 && hit; ++a) {
-            const int64_t num = c[a] + g.p[a] - kk[a] * g.d[a];
-            hit = num >= 0 && num % g.s[a] == 0 && num / g.s[a] < g.out[a];
-            l = l * g.out[a] + (hit ? num / g.s[a] : 0);
-          }
-          if (hit) acc += src[tap * L + l];
-        }
-    x[i] = acc;
+    x[i] = col2im_element<T>(g, cols + plane * taps * L, c);
   }
 }
 
