@@ -500,6 +500,14 @@ CudaStream* call_stream(const glia_kernel_call* call, int32_t device) {
   return stream_of(nullptr, device);
 }
 
+// h-cupool's kernel families, declared here rather than in common.h so that adding them recompiles no other
+// kernel file: 3-D, adaptive max and fractional pooling, max_unpool (pool3d.cu); upsample, im2col_nd and
+// col2im_nd (resample.cu); grid_sampler (grid.cu); embedding_bag (bag.cu).
+glia_kernel_fn pool3d_kernel(Kid id);
+glia_kernel_fn resample_kernel(Kid id);
+glia_kernel_fn grid_kernel(Kid id);
+glia_kernel_fn bag_kernel(Kid id);
+
 glia_kernel_fn kernel_for(uint32_t id) {
   if (id >= static_cast<uint32_t>(Kid::kCount)) return nullptr;
   const Kid k = static_cast<Kid>(id);
@@ -517,6 +525,11 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = sort_kernel(k)) return f;
   if (glia_kernel_fn f = search_kernel(k)) return f;
   if (glia_kernel_fn f = layout_extra_kernel(k)) return f;
+  // 3-D, adaptive max and fractional pooling, resampling, grid sampling, fold/unfold, embedding bags (h-cupool)
+  if (glia_kernel_fn f = pool3d_kernel(k)) return f;
+  if (glia_kernel_fn f = resample_kernel(k)) return f;
+  if (glia_kernel_fn f = grid_kernel(k)) return f;
+  if (glia_kernel_fn f = bag_kernel(k)) return f;
   return blas_kernel(k);
 }
 

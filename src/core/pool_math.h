@@ -49,6 +49,30 @@ GLIA_POOL_HD AvgWindow avg_window(int64_t oh, int64_t ow, int64_t H, int64_t W, 
   return {h0, h1, w0, w1, div};
 }
 
+// avg_pool3d's window of output o (T, H, W) clipped to the input `in`, and its divisor (torch's avg_pool3d
+// kernel: per dim as avg_window, the divisor the product over the dims). Shared by the CPU's pool3d.cpp and
+// the CUDA backend's pool3d.cu; a dim whose window lies in the padding only has lo >= hi.
+struct AvgWindow3 {
+  int64_t lo[3], hi[3];
+  double div;
+};
+GLIA_POOL_HD AvgWindow3 avg_window3(const int64_t o[3], const int64_t in[3], const int64_t k[3], const int64_t s[3],
+                                    const int64_t p[3], bool count_include_pad, int64_t divisor_override) {
+  AvgWindow3 w;
+  double pool_size = 1, inside = 1;
+  for (int a = 0; a < 3; ++a) {
+    int64_t lo = o[a] * s[a] - p[a];
+    int64_t hi = lo + k[a] < in[a] + p[a] ? lo + k[a] : in[a] + p[a];
+    pool_size *= static_cast<double>(hi - lo);
+    lo = lo > 0 ? lo : 0;
+    hi = hi < in[a] ? hi : in[a];
+    w.lo[a] = lo, w.hi[a] = hi;
+    inside *= static_cast<double>(hi - lo > 0 ? hi - lo : 0);
+  }
+  w.div = divisor_override ? static_cast<double>(divisor_override) : count_include_pad ? pool_size : inside;
+  return w;
+}
+
 // The outputs [*lo, *hi) of one dim (kernel k, stride s, padding p, `out` outputs) whose avg_pool2d windows
 // hold input position i: the window of o is [o * s - p, o * s - p + k) clipped to the input, so it holds i
 // (0 <= i < in) iff o * s <= i + p < o * s + k. The backward gathers over exactly these, in increasing order

@@ -1,6 +1,6 @@
 // Grid sampling (torch 1.13's grid_sampler_2d / grid_sampler_3d and their backwards) and fractional
 // max pooling (fractional_max_pool2d / 3d), no autograd: meta parts with torch's checks and messages
-// (src/ops/cpu/grid.cpp), CPU kernels in the same file, per-element math in ops/cpu/grid_math.h.
+// (src/ops/cpu/grid.cpp), CPU kernels in the same file, per-element math in core/grid_math.h.
 #pragma once
 
 #include <utility>

@@ -15,6 +15,9 @@ target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pad_index_test.
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/algo_cache_test.cpp)
 # The sort keys and selection rules shared by the CPU and CUDA kernels (src/core/sort_math.h; h-cusort).
 target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sort_math_test.cpp)
+# The upsampling math shared by the CPU and CUDA kernels (src/core/resample_math.h; h-cupool).
+target_sources(cuda_host_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/resample_math_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fold_index_test.cpp)  # cuda/fold_index.h (im2col_nd / col2im_nd on the GPU)
 target_link_libraries(cuda_host_tests PRIVATE GTest::gtest_main GTest::gtest Threads::Threads)
 # src/ for the core's half.h and dtype.h (header-only parts), the references of elementwise_ops_test.cpp.
 target_include_directories(cuda_host_tests PRIVATE ${PROJECT_SOURCE_DIR}/cuda ${PROJECT_SOURCE_DIR}/src)

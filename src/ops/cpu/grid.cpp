@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
-#include "ops/cpu/grid_math.h"
+#include "core/grid_math.h"
 #include "ops/cpu/loops.h"
 #include "ops/iter.h"
 #include "ops/shape.h"
@@ -169,31 +169,9 @@ GridArgs grid_args(const KernelArgs& k) {
   return {static_cast<int>(k.attr(0).i), static_cast<int>(k.attr(1).i), k.attr(2).i != 0};
 }
 
-inline int64_t nearest_index(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
-inline int64_t nearest_index(float v) { return static_cast<int64_t>(std::nearbyint(v)); }
-
-// The four bicubic weights of torch's vectorised grid sampler (get_cubic_coefficients, A = -0.75).
-template <class T>
-inline void grid_cubic_coefficients(T w[4], T t) {
-  const T a = T(-0.75);
-  T x = t + T(1);
-  w[0] = ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a;
-  x = t;
-  w[1] = ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
-  x = T(1) - t;
-  w[2] = ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
-  x = T(2) - t;
-  w[3] = ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a;
-}
-
-// A bicubic tap: the padding mode's coordinate of pixel (x, y) and whether it lies inside.
 template <class T>
 inline bool cubic_tap(T x, T y, int64_t W, int64_t H, const GridArgs& a, int64_t& at) {
-  const T px = grid_pad_coord<T>(x, W, a.padding, a.align), py = grid_pad_coord<T>(y, H, a.padding, a.align);
-  const int64_t ix = static_cast<int64_t>(px), iy = static_cast<int64_t>(py);
-  if (!(px >= T(0) && py >= T(0)) || !grid_in_bounds(ix, W) || !grid_in_bounds(iy, H)) return false;
-  at = iy * W + ix;
-  return true;
+  return grid_cubic_tap<T>(x, y, W, H, a.padding, a.align, &at);
 }
 
 // ---- 2-D: input [N, C, H, W], grid [N, Ho, Wo, 2], out [N, C, Ho, Wo].
@@ -236,7 +214,7 @@ void grid_sample_2d(const Tensor& xt, const Tensor& gt, const Tensor& yt, const 
         const T x = grid_source_index<T>(gxy[0], W, a.padding, a.align);
         const T y = grid_source_index<T>(gxy[1], H, a.padding, a.align);
         if (a.mode == kGridNearest) {
-          const int64_t ix = nearest_index(x), iy = nearest_index(y);
+          const int64_t ix = grid_nearest_index(x), iy = grid_nearest_index(y);
           const bool inside = grid_in_bounds(ix, W) && grid_in_bounds(iy, H);
           for (int64_t c = 0; c < C; ++c) dst[c * oplane] = inside ? src[c * plane + iy * W + ix] : T(0);
           continue;
@@ -312,7 +290,7 @@ void grid_sample_2d_backward(const Tensor& gyt, const Tensor& xt, const Tensor& 
         const T x = grid_source_index<T>(gxy[0], W, a.padding, a.align, &mx);
         const T y = grid_source_index<T>(gxy[1], H, a.padding, a.align, &my);
         if (a.mode == kGridNearest) {
-          const int64_t ix = nearest_index(x), iy = nearest_index(y);
+          const int64_t ix = grid_nearest_index(x), iy = grid_nearest_index(y);
           if (grid_in_bounds(ix, W) && grid_in_bounds(iy, H))
             for (int64_t c = 0; c < C; ++c) gsrc[c * plane + iy * W + ix] += go[c * oplane + p];
           gg[0] = T(0);
@@ -368,17 +346,7 @@ struct Corners3 {
 
 template <class T>
 inline void trilinear(T ix, T iy, T iz, int64_t D, int64_t H, int64_t W, Corners3& c, T f[3][2]) {
-  const int64_t x0 = static_cast<int64_t>(std::floor(ix)), y0 = static_cast<int64_t>(std::floor(iy)),
-                z0 = static_cast<int64_t>(std::floor(iz));
-  f[0][0] = static_cast<T>(x0 + 1) - ix, f[0][1] = ix - static_cast<T>(x0);
-  f[1][0] = static_cast<T>(y0 + 1) - iy, f[1][1] = iy - static_cast<T>(y0);
-  f[2][0] = static_cast<T>(z0 + 1) - iz, f[2][1] = iz - static_cast<T>(z0);
-  // torch's order: tnw, tne, tsw, tse, bnw, bne, bsw, bse (x fastest, then y, then z).
-  for (int k = 0; k < 8; ++k) {
-    const int64_t x = x0 + (k & 1), y = y0 + ((k >> 1) & 1), z = z0 + (k >> 2);
-    c.in[k] = grid_in_bounds(x, W) && grid_in_bounds(y, H) && grid_in_bounds(z, D);
-    c.at[k] = (z * H + y) * W + x;
-  }
+  grid_trilinear<T>(ix, iy, iz, D, H, W, c.at, c.in, f);
 }
 
 template <class T>
@@ -401,7 +369,7 @@ void grid_sample_3d(const Tensor& xt, const Tensor& gt, const Tensor& yt, const 
         const T iy = grid_source_index<T>(g3[1], H, a.padding, a.align);
         const T iz = grid_source_index<T>(g3[2], D, a.padding, a.align);
         if (a.mode == kGridNearest) {
-          const int64_t x = nearest_index(ix), y = nearest_index(iy), z = nearest_index(iz);
+          const int64_t x = grid_nearest_index(ix), y = grid_nearest_index(iy), z = grid_nearest_index(iz);
           const bool inside = grid_in_bounds(x, W) && grid_in_bounds(y, H) && grid_in_bounds(z, D);
           for (int64_t c = 0; c < C; ++c) dst[c * ovol] = inside ? src[c * vol + (z * H + y) * W + x] : T(0);
           continue;
@@ -446,7 +414,7 @@ void grid_sample_3d_backward(const Tensor& gyt, const Tensor& xt, const Tensor& 
         const T iy = grid_source_index<T>(g3[1], H, a.padding, a.align, &my);
         const T iz = grid_source_index<T>(g3[2], D, a.padding, a.align, &mz);
         if (a.mode == kGridNearest) {
-          const int64_t x = nearest_index(ix), y = nearest_index(iy), z = nearest_index(iz);
+          const int64_t x = grid_nearest_index(ix), y = grid_nearest_index(iy), z = grid_nearest_index(iz);
           if (grid_in_bounds(x, W) && grid_in_bounds(y, H) && grid_in_bounds(z, D))
             for (int64_t c = 0; c < C; ++c) gsrc[c * vol + (z * H + y) * W + x] += go[c * ovol + p];
           gg[0] = gg[1] = gg[2] = T(0);

@@ -12,6 +12,7 @@
 
 #include "core/checked.h"
 #include "core/dispatch.h"
+#include "core/pool_math.h"
 #include "ops/conv.h"
 #include "ops/cpu/loops.h"
 #include "ops/shape.h"
@@ -52,10 +53,8 @@ void check_dtype3d(DType t, const char* op, bool allow_int64) {
   not_implemented_for(op, t);
 }
 
-// The first of the taps start, start + dil, ... that is >= 0.
-inline int64_t first_inside(int64_t start, int64_t dil) {
-  return start >= 0 ? start : start + (-start + dil - 1) / dil * dil;
-}
+// The first of the taps start, start + dil, ... that is >= 0 (core/pool_math.h, shared with the CUDA kernels).
+using pool::first_tap_inside;
 
 int64_t grain_for(int64_t per_volume) { return std::max<int64_t>(1, kGrain / std::max<int64_t>(per_volume, 1)); }
 // Work per volume: outputs * taps, saturated (kernel sizes may be huge).
@@ -119,14 +118,14 @@ void max_pool3d_into(const Tensor& x, const Pool3dGeom& g, const Tensor& y, cons
             }
             int64_t t0 = ot * g.s[0] - g.p[0];
             const int64_t t1 = std::min(t0 + (g.k[0] - 1) * g.d[0] + 1, g.T);
-            t0 = first_inside(t0, g.d[0]);
+            t0 = first_tap_inside(t0, g.d[0]);
             int64_t h0 = oh * g.s[1] - g.p[1];
             const int64_t h1 = std::min(h0 + (g.k[1] - 1) * g.d[1] + 1, g.H);
-            h0 = first_inside(h0, g.d[1]);
+            h0 = first_tap_inside(h0, g.d[1]);
             for (int64_t ow = 0; ow < g.Wo; ++ow) {
               int64_t w0 = ow * g.s[2] - g.p[2];
               const int64_t w1 = std::min(w0 + (g.k[2] - 1) * g.d[2] + 1, g.W);
-              w0 = first_inside(w0, g.d[2]);
+              w0 = first_tap_inside(w0, g.d[2]);
               T bestv = -std::numeric_limits<T>::infinity();
               int64_t bi = t0 * HW + h0 * g.W + w0;
               for (int64_t t = t0; t < t1; t += g.d[0])
@@ -148,26 +147,12 @@ void max_pool3d_into(const Tensor& x, const Pool3dGeom& g, const Tensor& y, cons
   });
 }
 
-// Window of output (ot, oh, ow) of avg_pool3d, clipped, and its divisor (torch's avg_pool3d kernel).
-struct Window3 {
-  int64_t lo[3], hi[3];
-  double div;
-};
+// Window of output (ot, oh, ow) of avg_pool3d, clipped, and its divisor (torch's avg_pool3d kernel;
+// core/pool_math.h, shared with the CUDA kernels).
+using Window3 = pool::AvgWindow3;
 inline Window3 avg_window3(const Pool3dGeom& g, const int64_t o[3], bool count_include_pad, int64_t divisor_override) {
   const int64_t in[3] = {g.T, g.H, g.W};
-  Window3 w;
-  double pool_size = 1, inside = 1;
-  for (int a = 0; a < 3; ++a) {
-    int64_t lo = o[a] * g.s[a] - g.p[a];
-    int64_t hi = std::min(lo + g.k[a], in[a] + g.p[a]);
-    pool_size *= static_cast<double>(hi - lo);
-    lo = std::max<int64_t>(lo, 0);
-    hi = std::min(hi, in[a]);
-    w.lo[a] = lo, w.hi[a] = hi;
-    inside *= static_cast<double>(std::max<int64_t>(hi - lo, 0));
-  }
-  w.div = divisor_override ? static_cast<double>(divisor_override) : count_include_pad ? pool_size : inside;
-  return w;
+  return pool::avg_window3(o, in, g.k, g.s, g.p, count_include_pad, divisor_override);
 }
 
 void avg_pool3d_into(const Tensor& x, const Pool3dGeom& g, bool cip, int64_t dov, const Tensor& y) {
@@ -232,8 +217,9 @@ void avg_pool3d_backward_into(const Tensor& gy, const Pool3dGeom& g, bool cip, i
   });
 }
 
-inline int64_t start_index(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t end_index(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+// Adaptive windows: core/pool_math.h's, shared with the CUDA kernels.
+using pool::end_index;
+using pool::start_index;
 
 void adaptive_avg_pool3d_into(const Tensor& x, const Tensor& y) {
   const int64_t N = x.size(0), C = x.size(1), T_ = x.size(2), H = x.size(3), W = x.size(4);

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/resample_math.h"
 #include "ops/cpu/loops.h"
-#include "ops/cpu/resample_math.h"
 #include "ops/shape.h"
 
 namespace glia::ops {
@@ -140,34 +140,12 @@ Taps<T> taps(UpsampleKind kind, int64_t in, int64_t out, double scale, bool alig
     t.w.assign(1, T(1));
     return t;
   }
-  if (kind == UpsampleKind::Nearest || kind == UpsampleKind::NearestExact) {
-    const float s = math::upsample_scale_value<float>(scale, in, out);
-    t.idx.resize(static_cast<size_t>(out));
-    t.w.assign(static_cast<size_t>(out), T(1));
-    for (int64_t o = 0; o < out; ++o) {
-      t.idx[static_cast<size_t>(o)] = kind == UpsampleKind::NearestExact ? math::nearest_exact_source_index(s, o, in)
-                                      : backward ? math::nearest_backward_index(o, in, out, scale)
-                                                 : math::nearest_source_index(s, o, in);
-    }
-    return t;
-  }
-  const T s = math::area_pixel_scale<T>(in, out, align, scale);
-  if (kind == UpsampleKind::Linear) {
-    t.n = 2;
-    t.idx.resize(static_cast<size_t>(2 * out));
-    t.w.resize(static_cast<size_t>(2 * out));
-    for (int64_t o = 0; o < out; ++o) {
-      const auto b = static_cast<size_t>(2 * o);
-      math::linear_taps<T>(s, o, in, out, align, t.idx[b], t.idx[b + 1], t.w[b], t.w[b + 1]);
-    }
-    return t;
-  }
-  t.n = 4;
-  t.idx.resize(static_cast<size_t>(4 * out));
-  t.w.resize(static_cast<size_t>(4 * out));
+  t.n = kind == UpsampleKind::Linear ? 2 : kind == UpsampleKind::Cubic ? 4 : 1;
+  t.idx.resize(static_cast<size_t>(t.n * out));
+  t.w.resize(static_cast<size_t>(t.n * out));
   for (int64_t o = 0; o < out; ++o) {
-    const auto b = static_cast<size_t>(4 * o);
-    math::cubic_taps<T>(s, o, in, align, &t.idx[b], &t.w[b]);
+    const auto b = static_cast<size_t>(t.n * o);
+    math::upsample_taps<T>(static_cast<int>(kind), in, out, scale, align, backward, o, &t.idx[b], &t.w[b]);
   }
   return t;
 }
