@@ -2,10 +2,10 @@
 // decimals, frac, xlogy, fmod, remainder, the shifts, lerp ...): small inline functions on one value of an
 // arithmetic type A (float for float32/float16/bfloat16, double for float64), with torch 1.13's formulas
 // (aten/src/ATen/native/Math.h and the CPU kernels), so results agree with torch's to rounding. Shared by the
-// CPU kernels (src/ops/cpu/math.cpp) and the CUDA backend's (cuda/special.cu): compiled by the host compiler
-// and by nvcc, where GLIA_MATH_HD is __host__ __device__. In src/core/ because that is the one directory both
-// may include (tests/layering/check_layers.py); no tensor types here. The CPU goldens test these functions
-// through the CPU kernels.
+// CPU kernels (src/ops/cpu/math.cpp) and the CUDA backend's (cuda/special.cu, elementwise_extra.cu,
+// binary_extra.cu): compiled by the host compiler and by nvcc, where GLIA_MATH_HD is __host__ __device__. In
+// src/core/ because that is the one directory both may include (tests/layering/check_layers.py); no tensor
+// types here. The CPU goldens test these functions through the CPU kernels.
 #ifndef GLIA_CORE_ELEMENTWISE_MATH_H
 #define GLIA_CORE_ELEMENTWISE_MATH_H
 

@@ -3,8 +3,8 @@
 // type A (float for float32/float16/bfloat16, double for float64). Where torch 1.13 computes in A (logaddexp,
 // sinc, the factor of polygamma) so do these, so float32 results agree with torch's to rounding; the series
 // (Hurwitz zeta, Bessel I0/I1, incomplete gamma) run in double as torch's CPU accumulation type does. Shared by
-// the CPU kernels (src/ops/cpu/special.cpp) and the CUDA backend's (cuda/special.cu), as elementwise_math.h
-// (GLIA_MATH_HD); no tensor types here.
+// the CPU kernels (src/ops/cpu/special.cpp) and the CUDA backend's (cuda/special.cu; nextafter and frexp in
+// elementwise_extra.cu, heaviside in binary_extra.cu), as elementwise_math.h (GLIA_MATH_HD); no tensor types.
 #ifndef GLIA_CORE_SPECIAL_MATH_H
 #define GLIA_CORE_SPECIAL_MATH_H
 
