@@ -20,6 +20,7 @@
 #include "common.h"
 #include "cudnn_check.h"
 #include "glia/glia_backend.h"
+#include "special_kernels.h"
 
 namespace {
 
@@ -530,6 +531,10 @@ glia_kernel_fn kernel_for(uint32_t id) {
   if (glia_kernel_fn f = resample_kernel(k)) return f;
   if (glia_kernel_fn f = grid_kernel(k)) return f;
   if (glia_kernel_fn f = bag_kernel(k)) return f;
+  if (glia_kernel_fn f = special_kernel(k)) return f;  // h-cuspecial
+  if (glia_kernel_fn f = elementwise_extra_kernel(k)) return f;
+  if (glia_kernel_fn f = binary_extra_kernel(k)) return f;
+  if (glia_kernel_fn f = activation_extra_kernel(k)) return f;
   return blas_kernel(k);
 }
 

@@ -77,6 +77,8 @@ if(TARGET glia_cuda)
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/optim_cuda_test.cpp)
   # sort.cu, search.cu, layout_extra.cu against the CPU on large inputs (h-cusort)
   target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_sort_test.cpp)
+  # The special functions, elementwise math and activations of h-cuspecial: what the golden cases do not run.
+  target_sources(cuda_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_special_test.cpp)
   target_link_libraries(cuda_tests PRIVATE glia GTest::gtest_main GTest::gtest)
   target_include_directories(cuda_tests PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(cuda_tests PRIVATE GLIA_TEST_DATA_DIR="${GLIA_TEST_DATA_DIR}")

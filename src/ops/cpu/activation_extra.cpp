@@ -1,13 +1,14 @@
 // The activations of issue 21: meta parts (glia::ops) and CPU kernels
 // (glia::cpu) of hardshrink, softshrink, threshold, hardsigmoid, mish,
 // log_sigmoid and prelu, their fused backward kernels, and rrelu's noise.
-// Per-element math is in the small inline functions of the first block, which
-// a device backend can share.
+// Per-element math is in core/activation_math.h, shared with the CUDA
+// backend.
 #include "ops/activation_extra.h"
 
 #include <cmath>
 #include <type_traits>
 
+#include "core/activation_math.h"
 #include "core/random.h"
 #include "ops/cpu/loops.h"
 #include "ops/elementwise.h"
@@ -16,56 +17,6 @@
 namespace glia::ops {
 
 namespace {
-
-// ---- per-element math (acc types: float or double)
-
-template <class A>
-inline A hardshrink_fn(A x, A l) {
-  return (x >= -l && x <= l) ? A(0) : x;
-}
-template <class A>
-inline A softshrink_fn(A x, A l) {
-  return x > l ? x - l : (x < -l ? x + l : A(0));
-}
-template <class A>
-inline A shrink_backward_fn(A g, A x, A l) {
-  return (x >= -l && x <= l) ? A(0) : g;
-}
-template <class A>
-inline A hardsigmoid_fn(A x) {
-  return std::min(std::max(x + A(3), A(0)), A(6)) / A(6);
-}
-template <class A>
-inline A hardsigmoid_backward_fn(A g, A x) {
-  // torch's one_sixth is the float 1.0f / 6.0f, also for double.
-  return (x > A(-3) && x < A(3)) ? g * static_cast<A>(1.0f / 6.0f) : A(0);
-}
-template <class A>
-inline A mish_fn(A x) {
-  return x * std::tanh(std::log1p(std::exp(x)));
-}
-template <class A>
-inline A mish_backward_fn(A g, A x) {
-  const A s = A(1) / (A(1) + std::exp(-x));
-  const A t = std::tanh(std::log1p(std::exp(x)));
-  return g * (t + x * s * (A(1) - t * t));
-}
-// torch's log_sigmoid_cpu: min(x, 0) - log1p(exp(-|x|)).
-template <class A>
-inline A log_sigmoid_fn(A x) {
-  return std::min(x, A(0)) - std::log1p(std::exp(-std::abs(x)));
-}
-// torch's log_sigmoid_backward_cpu.
-template <class A>
-inline A log_sigmoid_backward_fn(A g, A x) {
-  const bool neg = x < A(0);
-  const A z = std::exp(-std::abs(x));
-  return g * ((neg ? A(1) : A(0)) - (neg ? A(1) : A(-1)) * (z / (A(1) + z)));
-}
-template <class A>
-inline A prelu_fn(A x, A w) {
-  return x > A(0) ? x : w * x;
-}
 
 void check_floating(const char* kernel, DType t) {
   if (!is_floating(t)) not_implemented_for(kernel, t);
@@ -197,17 +148,17 @@ void float_binary_kernel(const KernelArgs& k, F f) {
 
 void hardshrink_kernel(const KernelArgs& k) {
   const double l = k.attr(0).f;
-  float_kernel(k, [l](auto x) { return ops::hardshrink_fn(x, static_cast<decltype(x)>(l)); });
+  float_kernel(k, [l](auto x) { return math::hardshrink(x, static_cast<decltype(x)>(l)); });
 }
 
 void softshrink_kernel(const KernelArgs& k) {
   const double l = k.attr(0).f;
-  float_kernel(k, [l](auto x) { return ops::softshrink_fn(x, static_cast<decltype(x)>(l)); });
+  float_kernel(k, [l](auto x) { return math::softshrink(x, static_cast<decltype(x)>(l)); });
 }
 
 void shrink_backward_kernel(const KernelArgs& k) {
   const double l = k.attr(0).f;
-  float_binary_kernel(k, [l](auto g, auto x) { return ops::shrink_backward_fn(g, x, static_cast<decltype(g)>(l)); });
+  float_binary_kernel(k, [l](auto g, auto x) { return math::shrink_backward(g, x, static_cast<decltype(g)>(l)); });
 }
 
 void threshold_kernel(const KernelArgs& k) {
@@ -223,25 +174,25 @@ void threshold_kernel(const KernelArgs& k) {
 }
 
 void hardsigmoid_kernel(const KernelArgs& k) {
-  float_kernel(k, [](auto x) { return ops::hardsigmoid_fn(x); });
+  float_kernel(k, [](auto x) { return math::hardsigmoid(x); });
 }
 void hardsigmoid_backward_kernel(const KernelArgs& k) {
-  float_binary_kernel(k, [](auto g, auto x) { return ops::hardsigmoid_backward_fn(g, x); });
+  float_binary_kernel(k, [](auto g, auto x) { return math::hardsigmoid_backward(g, x); });
 }
 void mish_kernel(const KernelArgs& k) {
-  float_kernel(k, [](auto x) { return ops::mish_fn(x); });
+  float_kernel(k, [](auto x) { return math::mish(x); });
 }
 void mish_backward_kernel(const KernelArgs& k) {
-  float_binary_kernel(k, [](auto g, auto x) { return ops::mish_backward_fn(g, x); });
+  float_binary_kernel(k, [](auto g, auto x) { return math::mish_backward(g, x); });
 }
 void log_sigmoid_kernel(const KernelArgs& k) {
-  float_kernel(k, [](auto x) { return ops::log_sigmoid_fn(x); });
+  float_kernel(k, [](auto x) { return math::log_sigmoid(x); });
 }
 void log_sigmoid_backward_kernel(const KernelArgs& k) {
-  float_binary_kernel(k, [](auto g, auto x) { return ops::log_sigmoid_backward_fn(g, x); });
+  float_binary_kernel(k, [](auto g, auto x) { return math::log_sigmoid_backward(g, x); });
 }
 void prelu_kernel(const KernelArgs& k) {
-  float_binary_kernel(k, [](auto x, auto w) { return ops::prelu_fn(x, w); });
+  float_binary_kernel(k, [](auto x, auto w) { return math::prelu(x, w); });
 }
 
 }  // namespace glia::cpu

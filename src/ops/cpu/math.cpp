@@ -1,14 +1,14 @@
 // Unary floating math and rounding (ops/math.h): meta parts and CPU kernels.
-// The per-element formulas live in ops/cpu/math_fns.h (shared with other
-// backends); the loops are map_unary's (Note [Elementwise fast paths]).
+// The per-element formulas live in core/elementwise_math.h (shared with the
+// CUDA backend); the loops are map_unary's (Note [Elementwise fast paths]).
 #include "ops/math.h"
 
 #include <cmath>
 #include <limits>
 
+#include "core/elementwise_math.h"
 #include "ops/cpu/cpu_features.h"
 #include "ops/cpu/loops.h"
-#include "ops/cpu/math_fns.h"
 #include "ops/cpu/vmath.h"
 #include "ops/elementwise.h"
 

@@ -1,13 +1,13 @@
 // Elementwise and special functions (ops/special.h): meta parts and CPU
-// kernels. The per-element formulas live in ops/cpu/special_fns.h (shared with
-// other backends); the loops are map_unary's / map_binary's.
+// kernels. The per-element formulas live in core/special_math.h (shared with
+// the CUDA backend); the loops are map_unary's / map_binary's.
 #include "ops/special.h"
 
 #include <cmath>
 #include <cstring>
 
+#include "core/special_math.h"
 #include "ops/cpu/loops.h"
-#include "ops/cpu/special_fns.h"
 #include "ops/elementwise.h"
 #include "ops/iter.h"
 
@@ -104,13 +104,7 @@ void nextafter_kernel(const KernelArgs& k) {
         const C ca = static_cast<C>(a);
         uint16_t bits = 0;
         std::memcpy(&bits, &ca, sizeof bits);
-        if (a == 0) {
-          bits = 1;  // the smallest subnormal, with b's sign
-          C r;
-          std::memcpy(&r, &bits, sizeof bits);
-          return b > 0 ? static_cast<float>(r) : -static_cast<float>(r);
-        }
-        bits = static_cast<uint16_t>(((a < b) == (a > 0)) ? bits + 1 : bits - 1);
+        bits = math::nextafter_bits16(a, b, bits);
         C r;
         std::memcpy(&r, &bits, sizeof bits);
         return static_cast<float>(r);

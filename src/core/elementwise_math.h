@@ -1,32 +1,36 @@
-// Per-element math of the unary floating ops (digamma, trigamma, erfinv,
-// logit, round with decimals, frac ...): small inline functions on one value of
-// an arithmetic type A (float for float32/float16/bfloat16, double for
-// float64), with torch 1.13's formulas (aten/src/ATen/native/Math.h and the
-// CPU kernels), so results agree with torch's to rounding. No tensor types
-// here: a later CUDA backend includes this header with GLIA_HD defined as
-// `__host__ __device__`.
-#pragma once
+// Per-element math of the unary and binary floating ops (digamma, trigamma, erfinv, logit, round with
+// decimals, frac, xlogy, fmod, remainder, the shifts, lerp ...): small inline functions on one value of an
+// arithmetic type A (float for float32/float16/bfloat16, double for float64), with torch 1.13's formulas
+// (aten/src/ATen/native/Math.h and the CPU kernels), so results agree with torch's to rounding. Shared by the
+// CPU kernels (src/ops/cpu/math.cpp) and the CUDA backend's (cuda/special.cu, elementwise_extra.cu,
+// binary_extra.cu): compiled by the host compiler and by nvcc, where GLIA_MATH_HD is __host__ __device__. In
+// src/core/ because that is the one directory both may include (tests/layering/check_layers.py); no tensor
+// types here. The CPU goldens test these functions through the CPU kernels.
+#ifndef GLIA_CORE_ELEMENTWISE_MATH_H
+#define GLIA_CORE_ELEMENTWISE_MATH_H
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
-#ifndef GLIA_HD
-#define GLIA_HD
+#if defined(__CUDACC__)
+#define GLIA_MATH_HD __host__ __device__ inline
+#else
+#define GLIA_MATH_HD inline
 #endif
 
 namespace glia::math {
 
 template <class A>
-GLIA_HD inline A pi() {
+GLIA_MATH_HD A pi() {
   return static_cast<A>(3.14159265358979323846);
 }
 
 // torch's calc_digamma (Cephes' psi): reflection for x < 0, recurrence up to
 // x >= 10, then the asymptotic series.
 template <class A>
-GLIA_HD inline A digamma(A x) {
+GLIA_MATH_HD A digamma(A x) {
   const A psi_10 = static_cast<A>(2.25175258906672110764);
   if (x == 0) return std::copysign(std::numeric_limits<A>::infinity(), -x);
   const bool integer = x == std::trunc(x);
@@ -62,7 +66,7 @@ GLIA_HD inline A digamma(A x) {
 
 // torch's calc_trigamma: polygamma(1, x), the derivative of digamma.
 template <class A>
-GLIA_HD inline A trigamma(A x) {
+GLIA_MATH_HD A trigamma(A x) {
   A sign = 1, result = 0;
   if (x < static_cast<A>(0.5)) {
     sign = -1;
@@ -83,7 +87,7 @@ GLIA_HD inline A trigamma(A x) {
 
 // torch's calc_erfinv: a rational first guess refined by two Newton steps.
 template <class A>
-GLIA_HD inline A erfinv(A y) {
+GLIA_MATH_HD A erfinv(A y) {
   const A a[4] = {static_cast<A>(0.886226899), static_cast<A>(-1.645349621), static_cast<A>(0.914624893),
                   static_cast<A>(-0.140543331)};
   const A b[4] = {static_cast<A>(-2.118377725), static_cast<A>(1.442710462), static_cast<A>(-0.329097515),
@@ -115,7 +119,7 @@ GLIA_HD inline A erfinv(A y) {
 // log(x / (1 - x)), x first clamped to [lo, hi] when lo >= 0 (torch's eps);
 // lo < 0 means no clamping (eps None).
 template <class A>
-GLIA_HD inline A logit(A x, A lo, A hi) {
+GLIA_MATH_HD A logit(A x, A lo, A hi) {
   if (lo >= 0) x = x < lo ? lo : (x > hi ? hi : x);
   return x == 1 ? std::numeric_limits<A>::infinity() : std::log(x / (1 - x));
 }
@@ -123,18 +127,18 @@ GLIA_HD inline A logit(A x, A lo, A hi) {
 // Round half to even at `decimals` decimal places: scale = 10^|decimals|,
 // divide first when decimals < 0 (torch's round.decimals kernel).
 template <class A>
-GLIA_HD inline A round_decimals(A x, A scale, bool negative) {
+GLIA_MATH_HD A round_decimals(A x, A scale, bool negative) {
   return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
 }
 
 template <class A>
-GLIA_HD inline A frac(A x) {
+GLIA_MATH_HD A frac(A x) {
   return x - std::trunc(x);
 }
 
 // x * log(y), 0 where x == 0 unless y is NaN (torch's xlogy).
 template <class A>
-GLIA_HD inline A xlogy(A x, A y) {
+GLIA_MATH_HD A xlogy(A x, A y) {
   if (y != y) return y;
   if (x == 0) return 0;
   return x * std::log(y);
@@ -142,7 +146,7 @@ GLIA_HD inline A xlogy(A x, A y) {
 
 // The remainder with the dividend's sign (C's fmod); integers: the divisor is nonzero.
 template <class A>
-GLIA_HD inline A fmod(A x, A y) {
+GLIA_MATH_HD A fmod(A x, A y) {
   if constexpr (std::is_floating_point_v<A>) {
     return std::fmod(x, y);
   } else if constexpr (std::is_signed_v<A>) {
@@ -154,7 +158,7 @@ GLIA_HD inline A fmod(A x, A y) {
 
 // The remainder with the divisor's sign (Python's %, torch.remainder).
 template <class A>
-GLIA_HD inline A remainder(A x, A y) {
+GLIA_MATH_HD A remainder(A x, A y) {
   if constexpr (std::is_floating_point_v<A>) {
     A r = std::fmod(x, y);
     if (r != 0 && ((y < 0) != (r < 0))) r += y;
@@ -172,7 +176,7 @@ GLIA_HD inline A remainder(A x, A y) {
 // Shifts with defined results for every count: a negative count or one of the width or more
 // gives 0 (left) or the sign fill (right).
 template <class A>
-GLIA_HD inline A shift_left(A x, A n) {
+GLIA_MATH_HD A shift_left(A x, A n) {
   using U = std::make_unsigned_t<A>;
   constexpr int bits = static_cast<int>(sizeof(A) * 8);
   if constexpr (std::is_signed_v<A>) {
@@ -182,7 +186,7 @@ GLIA_HD inline A shift_left(A x, A n) {
   return static_cast<A>(static_cast<U>(static_cast<U>(x) << n));
 }
 template <class A>
-GLIA_HD inline A shift_right(A x, A n) {
+GLIA_MATH_HD A shift_right(A x, A n) {
   constexpr int max_shift = static_cast<int>(sizeof(A) * 8) - (std::is_signed_v<A> ? 1 : 0);
   bool past = n >= max_shift;
   if constexpr (std::is_signed_v<A>) past = past || n < 0;
@@ -192,9 +196,11 @@ GLIA_HD inline A shift_right(A x, A n) {
 
 // torch's lerp: from the nearer end, so that lerp(s, e, 1) == e exactly.
 template <class A>
-GLIA_HD inline A lerp(A start, A end, A weight) {
+GLIA_MATH_HD A lerp(A start, A end, A weight) {
   return std::fabs(weight) < static_cast<A>(0.5) ? start + weight * (end - start)
                                                  : end - (end - start) * (static_cast<A>(1) - weight);
 }
 
 }  // namespace glia::math
+
+#endif  // GLIA_CORE_ELEMENTWISE_MATH_H

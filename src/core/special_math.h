@@ -1,28 +1,24 @@
-// Per-element math of the special functions (logaddexp, heaviside, frexp,
-// polygamma, mvlgamma, i0/i1, sinc, igamma/igammac): small inline functions on
-// one value of an arithmetic type A (float for float32/float16/bfloat16, double
-// for float64). Where torch 1.13 computes in A (logaddexp, sinc, the factor of
-// polygamma) so do these, so float32 results agree with torch's to rounding;
-// the series (Hurwitz zeta, Bessel I0/I1, incomplete gamma) run in double as
-// torch's CPU accumulation type does. No tensor types here: a later CUDA
-// backend includes this header with GLIA_HD defined as `__host__ __device__`.
-#pragma once
+// Per-element math of the special functions (logaddexp, heaviside, frexp, nextafter in the 16-bit formats,
+// polygamma, mvlgamma, i0/i1, sinc, igamma/igammac): small inline functions on one value of an arithmetic
+// type A (float for float32/float16/bfloat16, double for float64). Where torch 1.13 computes in A (logaddexp,
+// sinc, the factor of polygamma) so do these, so float32 results agree with torch's to rounding; the series
+// (Hurwitz zeta, Bessel I0/I1, incomplete gamma) run in double as torch's CPU accumulation type does. Shared by
+// the CPU kernels (src/ops/cpu/special.cpp) and the CUDA backend's (cuda/special.cu; nextafter and frexp in
+// elementwise_extra.cu, heaviside in binary_extra.cu), as elementwise_math.h (GLIA_MATH_HD); no tensor types.
+#ifndef GLIA_CORE_SPECIAL_MATH_H
+#define GLIA_CORE_SPECIAL_MATH_H
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "ops/cpu/math_fns.h"
-
-#ifndef GLIA_HD
-#define GLIA_HD
-#endif
+#include "core/elementwise_math.h"
 
 namespace glia::math {
 
 // log(exp(a) + exp(b)) without overflow; equal infinities give themselves (torch's logaddexp).
 template <class A>
-GLIA_HD inline A logaddexp(A a, A b) {
+GLIA_MATH_HD A logaddexp(A a, A b) {
   if (std::isinf(a) && a == b) return a;
   const A m = a > b ? a : b;
   return m + std::log1p(std::exp(-std::fabs(a - b)));
@@ -30,7 +26,7 @@ GLIA_HD inline A logaddexp(A a, A b) {
 
 // log2(2^a + 2^b).
 template <class A>
-GLIA_HD inline A logaddexp2(A a, A b) {
+GLIA_MATH_HD A logaddexp2(A a, A b) {
   if (std::isinf(a) && a == b) return a;
   const A m = a > b ? a : b;
   return m + std::log1p(std::exp2(-std::fabs(a - b))) * static_cast<A>(1.442695040888963407359924681001892137);
@@ -38,26 +34,34 @@ GLIA_HD inline A logaddexp2(A a, A b) {
 
 // 0 for x < 0, v at x == 0, 1 for x > 0 (NaN x gives 0, as torch).
 template <class A>
-GLIA_HD inline A heaviside(A x, A v) {
+GLIA_MATH_HD A heaviside(A x, A v) {
   return x == 0 ? v : static_cast<A>(x > 0);
 }
 
 // The mantissa in [0.5, 1) (with x's sign) and the exponent of x = m * 2^e; C's frexp.
 template <class A>
-GLIA_HD inline A frexp_mantissa(A x) {
+GLIA_MATH_HD A frexp_mantissa(A x) {
   int e = 0;
   return std::frexp(x, &e);
 }
 template <class A>
-GLIA_HD inline int32_t frexp_exponent(A x) {
+GLIA_MATH_HD int32_t frexp_exponent(A x) {
   int e = 0;
   (void)std::frexp(x, &e);
   return static_cast<int32_t>(e);
 }
 
+// nextafter in a 16-bit float format (float16, bfloat16), stepping one unit in that format's last place: the
+// pattern after `a` (pattern a_bits) towards b, for a != b and neither NaN (those cases are the caller's:
+// a + b, and b). From zero the smallest subnormal with b's sign.
+GLIA_MATH_HD uint16_t nextafter_bits16(float a, float b, uint16_t a_bits) {
+  if (a == 0) return b > 0 ? uint16_t{0x0001} : uint16_t{0x8001};
+  return static_cast<uint16_t>(((a < b) == (a > 0)) ? a_bits + 1 : a_bits - 1);
+}
+
 // sin(pi x) / (pi x), 1 at 0 (torch's sinc, in A).
 template <class A>
-GLIA_HD inline A sinc(A x) {
+GLIA_MATH_HD A sinc(A x) {
   if (x == 0) return 1;
   const A p = pi<A>() * x;
   return std::sin(p) / p;
@@ -65,7 +69,7 @@ GLIA_HD inline A sinc(A x) {
 
 // The Hurwitz zeta function zeta(x, q) = sum_k (k + q)^-x (Cephes' zeta, as torch's, in double):
 // direct sum up to q + 9, then the Euler-Maclaurin tail.
-GLIA_HD inline double zeta(double x, double q) {
+GLIA_MATH_HD double zeta(double x, double q) {
   const double machep = 1.11022302462515654042E-16;
   const double A[] = {12.0,
                       -720.0,
@@ -117,7 +121,7 @@ GLIA_HD inline double zeta(double x, double q) {
 // polygamma(n, x), the n-th derivative of digamma: digamma and trigamma for n = 0, 1, else
 // (-1)^(n+1) n! zeta(n + 1, x) (torch's calc_polygamma).
 template <class A>
-GLIA_HD inline A polygamma(int64_t n, A x) {
+GLIA_MATH_HD A polygamma(int64_t n, A x) {
   if (n == 0) return digamma<A>(x);
   if (n == 1) return trigamma<A>(x);
   const A one = 1;
@@ -127,7 +131,7 @@ GLIA_HD inline A polygamma(int64_t n, A x) {
 
 // log of the multivariate gamma function of dimension p: p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2).
 template <class A>
-GLIA_HD inline A mvlgamma(A x, int64_t p) {
+GLIA_MATH_HD A mvlgamma(A x, int64_t p) {
   A s = 0;
   for (int64_t j = p - 1; j >= 0; --j) s += std::lgamma(x - static_cast<A>(j) / 2);
   return s + static_cast<A>(static_cast<double>(p * (p - 1)) * 0.28618247146235004353);  // log(pi) / 4
@@ -136,7 +140,7 @@ GLIA_HD inline A mvlgamma(A x, int64_t p) {
 // The modified Bessel functions of the first kind, orders 0 and 1 (in double): the power
 // series sum_k (x^2/4)^k / (k! (k + nu)!) (x/2)^nu for |x| <= 30, beyond it Hankel's asymptotic
 // expansion e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k, whose smallest term is below 1e-20.
-GLIA_HD inline double bessel_i(int nu, double x) {
+GLIA_MATH_HD double bessel_i(int nu, double x) {
   const double ax = std::fabs(x);
   if (ax != ax) return ax;
   double r = 0;
@@ -167,11 +171,11 @@ GLIA_HD inline double bessel_i(int nu, double x) {
   return (nu == 1 && x < 0) ? -r : r;
 }
 template <class A>
-GLIA_HD inline A i0(A x) {
+GLIA_MATH_HD A i0(A x) {
   return static_cast<A>(bessel_i(0, static_cast<double>(x)));
 }
 template <class A>
-GLIA_HD inline A i1(A x) {
+GLIA_MATH_HD A i1(A x) {
   return static_cast<A>(bessel_i(1, static_cast<double>(x)));
 }
 
@@ -179,7 +183,7 @@ GLIA_HD inline A i1(A x) {
 // double: P's power series where x < a + 1, Q's continued fraction (Cephes' igamc) elsewhere, the
 // other one as the complement; torch's values at the edges (a or x negative, zero or infinite).
 namespace detail {
-GLIA_HD inline double igam_series(double a, double x) {
+GLIA_MATH_HD double igam_series(double a, double x) {
   const double ax = std::exp(a * std::log(x) - x - std::lgamma(a));
   double r = a, c = 1, ans = 1;
   for (int i = 0; i < 100000; ++i) {
@@ -190,7 +194,7 @@ GLIA_HD inline double igam_series(double a, double x) {
   }
   return ans * ax / a;
 }
-GLIA_HD inline double igamc_fraction(double a, double x) {
+GLIA_MATH_HD double igamc_fraction(double a, double x) {
   const double big = 4.503599627370496e15, biginv = 2.22044604925031308085e-16;
   const double ax = std::exp(a * std::log(x) - x - std::lgamma(a));
   if (ax == 0) return 0;
@@ -225,7 +229,7 @@ GLIA_HD inline double igamc_fraction(double a, double x) {
 }
 }  // namespace detail
 
-GLIA_HD inline double igamma_d(double a, double x, bool upper) {
+GLIA_MATH_HD double igamma_d(double a, double x, bool upper) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (x < 0 || a < 0 || a != a || x != x) return nan;
   if (a == 0) return x > 0 ? (upper ? 0.0 : 1.0) : nan;
@@ -240,12 +244,14 @@ GLIA_HD inline double igamma_d(double a, double x, bool upper) {
   return upper ? q : 1 - q;
 }
 template <class A>
-GLIA_HD inline A igamma(A a, A x) {
+GLIA_MATH_HD A igamma(A a, A x) {
   return static_cast<A>(igamma_d(static_cast<double>(a), static_cast<double>(x), false));
 }
 template <class A>
-GLIA_HD inline A igammac(A a, A x) {
+GLIA_MATH_HD A igammac(A a, A x) {
   return static_cast<A>(igamma_d(static_cast<double>(a), static_cast<double>(x), true));
 }
 
 }  // namespace glia::math
+
+#endif  // GLIA_CORE_SPECIAL_MATH_H
