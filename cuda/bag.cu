@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -31,11 +32,6 @@ namespace {
 
 glia_error* internal(const char* what, const char* msg) {
   return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": " + msg);
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 bool contiguous(const glia_kernel_tensor& t) {
@@ -342,13 +338,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- host side
 
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
 glia_error* k_embedding_bag(const glia_kernel_call* call) {
   const char* what = "embedding_bag";
   const glia_kernel_tensor &w = call->inputs[0], &indices = call->inputs[1], &offsets = call->inputs[2],
@@ -363,7 +352,7 @@ glia_error* k_embedding_bag(const glia_kernel_call* call) {
   if (mode == 2 && mi.dtype != GLIA_INT64) return internal(what, "max indices that are not int64");
   const int64_t num = w.sizes[0], dim = w.sizes[1];
   cudaStream_t s;
-  if (glia_error* e = prepare(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   HostBags hb;
   if (glia_error* e = read_bags(indices, offsets, include_last, num, true, s, what, &hb)) return e;
   const int64_t total = hb.host.count * dim;
@@ -394,7 +383,7 @@ glia_error* k_embedding_bag_backward(const glia_kernel_call* call) {
   const int64_t total = num * dim;
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   const size_t item = g.dtype == GLIA_FLOAT64 ? 8 : g.dtype == GLIA_FLOAT32 ? 4 : 2;
   if (mode == 2) {
     if (mi.dtype != GLIA_INT64 || !contiguous(mi)) return internal(what, "max indices that are not int64 contiguous");
@@ -474,7 +463,7 @@ glia_error* k_embedding_bag_per_sample_weights_backward(const glia_kernel_call* 
   const int64_t n = view_numel(out), dim = w.sizes[1], num = w.sizes[0];
   if (n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   HostBags hb;
   if (glia_error* e = read_bags(indices, offsets, include_last, num, false, s, what, &hb)) return e;
   std::vector<int64_t> bag_of(static_cast<size_t>(n), -1);
@@ -552,7 +541,7 @@ glia_error* k_ctc_loss(const glia_kernel_call* call) {
   const int64_t T_ = lp.sizes[0], B = lp.sizes[1], C = lp.sizes[2], S = alpha.sizes[2];
   const int64_t blank = call->attrs[0].i;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, nll.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, nll.device_index, &s)) return e;
   Upload up(nll.device_index);
   const int64_t* dt = nullptr;
   if (glia_error* e = ctc_table(call, 1, targets, B, C, true, s, what, &up, &dt)) return e;
@@ -582,7 +571,7 @@ glia_error* k_ctc_loss_backward(const glia_kernel_call* call) {
   const int64_t blank = call->attrs[0].i;
   const bool zero_infinity = call->attrs[1].i != 0;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, grad.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, grad.device_index, &s)) return e;
   Upload up(grad.device_index);
   const int64_t* dt = nullptr;
   if (glia_error* e = ctc_table(call, 2, targets, B, C, false, s, what, &up, &dt)) return e;

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "conv.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -122,11 +123,6 @@ __global__ void __launch_bounds__(kThreads)
       }
     gw[i] = static_cast<int64_t>(s);
   }
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 bool contiguous(const glia_kernel_tensor& t) {

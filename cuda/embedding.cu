@@ -20,6 +20,7 @@
 #include <string>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 #include "loss_ops.h"
 
@@ -119,25 +120,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- host side
 
-struct Scratch {
-  int32_t dev;
-  void* p = nullptr;
-  explicit Scratch(int32_t d) : dev(d) {}
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p) device_free(dev, p);
-  }
-};
-
 glia_error* set_device(int32_t dev) {
   const cudaError_t st = cudaSetDevice(dev);
   return st == cudaSuccess ? nullptr : cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 // The flag at `bad` after the stream's work (one synchronisation): the CPU's error when it is set.

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "core/grid_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -283,18 +284,6 @@ glia_error* internal(const char* what, const char* msg) {
   return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": " + msg);
 }
 
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
 // From input [N, C, (D,) H, W] and the sampled output's shape [N, C, *grid's spatial].
 glia_error* geom_of(const glia_kernel_call* call, const glia_kernel_tensor& x, const glia_kernel_tensor& y,
                     const glia_kernel_tensor& grid, const char* what, GridGeom* g) {
@@ -328,7 +317,7 @@ glia_error* k_grid_sampler(const glia_kernel_call* call) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch_real(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     grid_sampler_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
@@ -347,7 +336,7 @@ glia_error* k_grid_sampler_backward(const glia_kernel_call* call) {
   if (x.dtype != grid.dtype || x.dtype != gy.dtype || x.dtype != gi.dtype || x.dtype != gg.dtype)
     return internal(what, "operands of different dtypes");
   cudaStream_t s;
-  if (glia_error* e = prepare(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   const int64_t planes = g.N * g.C, points = g.N * g.out[0] * g.out[1] * g.out[2];
   const int64_t vol = g.in[0] * g.in[1] * g.in[2];
   glia_error* e = dispatch_real(x.dtype, what, [&](auto tag) -> glia_error* {

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 #include "pad_index.h"
 
@@ -75,19 +76,6 @@ glia_error* make_geom(int32_t nd, const int64_t* shape, const int64_t* const* st
     ++g->nd;
   }
   return nullptr;
-}
-
-// The device and stream of a call (the tensors' device made current).
-glia_error* stream_for(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 // Element copies move bytes: one unsigned type per element size.
@@ -234,7 +222,7 @@ glia_error* k_index_select(const glia_kernel_call* call) {
   if (dim < 0 || dim >= tv.ndim || out.ndim != tv.ndim || idx.ndim != 1)
     return make_error(GLIA_ERR_INTERNAL, "cuda: index_select: unexpected operands");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   const int64_t size = tv.sizes[dim];
   bool found = false;
   int64_t bad = 0;
@@ -254,7 +242,7 @@ glia_error* k_gather(const glia_kernel_call* call) {
   if (dim < 0 || dim >= tv.ndim || out.ndim != tv.ndim || iv.ndim != tv.ndim || tv.ndim > 64)
     return make_error(GLIA_ERR_INTERNAL, "cuda: gather: unexpected operands");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   const int64_t size = tv.sizes[dim];
   bool found = false;
   int64_t bad = 0;
@@ -338,7 +326,7 @@ glia_error* k_index_add(const glia_kernel_call* call) {
   if (dim < 0 || dim >= ov.ndim || sv.ndim != ov.ndim || idx.ndim != 1 || ov.ndim > 64)
     return make_error(GLIA_ERR_INTERNAL, "cuda: index_add: unexpected operands");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, ov.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, ov.device_index, &s)) return e;
   bool found = false;
   int64_t bad = 0;
   if (glia_error* e = first_bad_index(idx, ov.sizes[dim], s, what, &found, &bad)) return e;
@@ -356,7 +344,7 @@ glia_error* k_scatter(const glia_kernel_call* call) {
   if (dim < 0 || dim >= ov.ndim || sv.ndim != ov.ndim || iv.ndim != ov.ndim || mode < 0 || mode > 4)
     return make_error(GLIA_ERR_INTERNAL, "cuda: scatter: unexpected operands");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, ov.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, ov.device_index, &s)) return e;
   const int64_t size = ov.sizes[dim];
   bool found = false;
   int64_t bad = 0;
@@ -428,8 +416,6 @@ __global__ void __launch_bounds__(kThreads) masked_kernel(int64_t n, int64_t chu
   }
 }
 
-unsigned blocks_for(int64_t n) { return static_cast<unsigned>(n < 65536 ? n : 65536); }
-
 glia_error* check_mask(const glia_kernel_tensor& m, const char* what) {
   if (m.dtype != GLIA_BOOL && m.dtype != GLIA_UINT8)
     return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": mask not bool or uint8");
@@ -443,7 +429,7 @@ glia_error* k_masked_select_count(const glia_kernel_call* call) {
   if (chunks == 0) return nullptr;
   if (glia_error* e = check_mask(me, what)) return e;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, counts.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, counts.device_index, &s)) return e;
   Geom<1> g;
   const int64_t* st[1] = {me.strides};
   if (glia_error* e = make_geom<1>(me.ndim, me.sizes, st, -1, what, &g)) return e;
@@ -462,7 +448,7 @@ glia_error* k_masked_select(const glia_kernel_call* call) {
   if (glia_error* e = check_mask(me, what)) return e;
   if (te.dtype != out.dtype) return make_error(GLIA_ERR_INTERNAL, "cuda: masked_select: dtypes differ");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   Geom<2> g;
   const int64_t* st[2] = {te.strides, me.strides};
   if (glia_error* e = make_geom<2>(te.ndim, te.sizes, st, -1, what, &g)) return e;
@@ -485,7 +471,7 @@ glia_error* k_masked_scatter(const glia_kernel_call* call) {
   if (src.dtype != out.dtype) return make_error(GLIA_ERR_INTERNAL, "cuda: masked_scatter: dtypes differ");
   const int32_t dev = out.device_index;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, dev, &s)) return e;
+  if (glia_error* e = device_stream(call, dev, &s)) return e;
   Geom<1> gm;
   const int64_t* stm[1] = {me.strides};
   if (glia_error* e = make_geom<1>(me.ndim, me.sizes, stm, -1, what, &gm)) return e;
@@ -602,7 +588,7 @@ glia_error* k_pad(const glia_kernel_call* call) {
   if (in.dtype != out.dtype || n != p.planes * p.out[0] * p.out[1] * p.out[2])
     return make_error(GLIA_ERR_INTERNAL, "cuda: pad: unexpected output");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   return dispatch_size(in.dtype, what, [&](auto tag) -> glia_error* {
     using U = decltype(tag);
     pad_kernel<U><<<grid_for(n), kThreads, 0, s>>>(n, p, static_cast<const U*>(in.data), static_cast<U*>(out.data));
@@ -620,7 +606,7 @@ glia_error* k_pad_backward(const glia_kernel_call* call) {
   if (go.dtype != gi.dtype || view_numel(go) != p.planes * p.out[0] * p.out[1] * p.out[2])
     return make_error(GLIA_ERR_INTERNAL, "cuda: pad backward: unexpected gradient");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   return dispatch<Set::kFloat>(gi.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     pad_backward_kernel<T>

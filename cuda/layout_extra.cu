@@ -8,23 +8,12 @@
 #include <type_traits>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
 
 namespace {
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
-glia_error* stream_for(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
 
 // in0's dims (outermost first) with its element strides, flipped dims negated; `start` the element offset of
 // the output's first element. tril: the last two dims are the matrix.
@@ -62,7 +51,7 @@ glia_error* run_gather(const glia_kernel_call* call, const char* what, Gather* g
     return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": input and output of different dtypes");
   const int64_t total = view_numel(out);
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   if (total == 0) return nullptr;
   switch (dtype_size(in.dtype)) {
     case 1:
@@ -157,7 +146,7 @@ glia_error* k_normalize(const glia_kernel_call* call) {
   const int64_t ch = x.sizes[x.ndim - 3], hw = x.sizes[x.ndim - 1] * x.sizes[x.ndim - 2];
   const int64_t total = view_numel(x), lm = view_numel(m), ls = view_numel(sd);
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   if (total == 0 || hw == 0) return nullptr;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 #include "loss_ops.h"
 
@@ -338,19 +339,6 @@ struct ProbGrad {
 
 // ---- host side
 
-// Device scratch memory of one call (the caching allocator), freed when the call returns: ordered on the
-// device's current stream, the call's (as blas.cpp's buffers).
-struct Scratch {
-  int32_t dev;
-  void* p = nullptr;
-  explicit Scratch(int32_t d) : dev(d) {}
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p) device_free(dev, p);
-  }
-};
-
 struct Ctx {
   int32_t dev;
   cudaStream_t stream;
@@ -362,11 +350,6 @@ glia_error* begin(const glia_kernel_call* call, int32_t dev, Ctx* c) {
   if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
   c->stream = call_stream(call, dev)->stream;
   return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 // Runs f over [0, n) (run_reduce: then fin gets the sum of f's values, in the two passes of Note

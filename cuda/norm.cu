@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "core/norm_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 #include "welford.h"
 
@@ -512,20 +513,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- host side
 
-unsigned blocks_for(int64_t items) { return static_cast<unsigned>(items < 65536 ? items : 65536); }
-
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
 bool floating(glia_dtype t) {
   return t == GLIA_FLOAT32 || t == GLIA_FLOAT64 || t == GLIA_FLOAT16 || t == GLIA_BFLOAT16;
 }
@@ -577,7 +564,7 @@ glia_error* k_batch_norm(const glia_kernel_call* call) {
   a.rstd = static_cast<double*>(call->outputs[2].data);
   if (a.C == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     if (y.dtype != x.dtype) return make_error(GLIA_ERR_INTERNAL, "cuda: batch_norm: output dtype differs");
@@ -633,7 +620,7 @@ glia_error* k_batch_norm_backward(const glia_kernel_call* call) {
   a.w = b.w, a.mean = b.mean, a.rstd = b.rstd, a.dw = b.dw, a.db = b.db;
   if (a.C == 0 || (!b.dx && !b.dw && !b.db)) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.x->device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.x->device_index, &s)) return e;
   glia_error* e = dispatch<Set::kFloat>(b.x->dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     if (a.S == 1)
@@ -660,7 +647,7 @@ glia_error* k_layer_norm(const glia_kernel_call* call) {
   double* rstd = static_cast<double*>(call->outputs[2].data);
   if (rows == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   if (m == 0) {
     nan_fill_kernel<<<grid_for(rows), kThreads, 0, s>>>(rows, mean, rstd);
     return launched(what);
@@ -686,7 +673,7 @@ glia_error* k_layer_norm_backward(const glia_kernel_call* call) {
   const int64_t m = n == 0 ? 0 : view_numel(*b.x) / n;
   if (n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.x->device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.x->device_index, &s)) return e;
   glia_error* e = dispatch<Set::kFloat>(b.x->dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     const T* dy = static_cast<const T*>(b.dy->data);
@@ -719,7 +706,7 @@ glia_error* k_group_norm(const glia_kernel_call* call) {
   const int64_t items = N * groups;
   if (items == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     if (y.dtype != x.dtype) return make_error(GLIA_ERR_INTERNAL, "cuda: group_norm: output dtype differs");
@@ -741,7 +728,7 @@ glia_error* k_group_norm_backward(const glia_kernel_call* call) {
   if (groups <= 0 || C % groups != 0)
     return make_error(GLIA_ERR_INTERNAL, "cuda: group_norm_backward: channels not divisible by groups");
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.x->device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.x->device_index, &s)) return e;
   const int64_t items = N * groups;
   glia_error* e = dispatch<Set::kFloat>(b.x->dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);

@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "core/pool_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -218,19 +219,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- host side
 
-// Sets the device and gives the call's stream.
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
 // The pooling dtypes (pool.cpp's dispatch_pool): float32, float64, bfloat16, and int64 where `int64` says.
 template <class F>
 glia_error* dispatch_pool(glia_dtype t, const char* what, bool int64, F&& f) {
@@ -265,7 +253,7 @@ glia_error* k_max_pool2d(const glia_kernel_call* call) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch_pool(x.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     max_pool2d_kernel<T><<<grid_for(total), kThreads, 0, s>>>(total, g, static_cast<const T*>(x.data),
@@ -284,7 +272,7 @@ glia_error* k_max_pool2d_backward(const glia_kernel_call* call) {
   const int64_t planes = gx.sizes[0] * gx.sizes[1], HW = gx.sizes[2] * gx.sizes[3], HoWo = gy.sizes[2] * gy.sizes[3];
   if (planes * HW == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, gx.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gx.device_index, &s)) return e;
   glia_error* e = dispatch_pool(gx.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     const int64_t blocks = (planes + kThreads / kWarp - 1) / (kThreads / kWarp);
@@ -308,7 +296,7 @@ glia_error* k_avg_pool2d(const glia_kernel_call* call) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch_pool(x.dtype, what, true, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     avg_pool2d_kernel<T><<<grid_for(total), kThreads, 0, s>>>(total, g, cip, dov, static_cast<const T*>(x.data),
@@ -330,7 +318,7 @@ glia_error* k_avg_pool2d_backward(const glia_kernel_call* call) {
   const int64_t total = view_numel(gx);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, gx.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gx.device_index, &s)) return e;
   glia_error* e = dispatch_pool(gx.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     avg_pool2d_backward_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
@@ -349,7 +337,7 @@ glia_error* k_adaptive_avg_pool2d(const glia_kernel_call* call) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch_pool(x.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     adaptive_avg_pool2d_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
@@ -368,7 +356,7 @@ glia_error* k_adaptive_avg_pool2d_backward(const glia_kernel_call* call) {
   const int64_t total = view_numel(gx);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, gx.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gx.device_index, &s)) return e;
   glia_error* e = dispatch_pool(gx.dtype, what, false, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     adaptive_avg_pool2d_backward_kernel<T>

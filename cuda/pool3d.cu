@@ -19,6 +19,7 @@
 #include "common.h"
 #include "core/grid_math.h"
 #include "core/pool_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -298,18 +299,6 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- host side
 
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
 // float32 and float64, plus bfloat16 or int64 where asked (the CPU kernels' dtypes).
 template <bool bf16_too, bool int64_too, class F>
 glia_error* dispatch3(glia_dtype t, const char* what, F&& f) {
@@ -370,7 +359,7 @@ glia_error* k_max_pool3d(const glia_kernel_call* call) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   glia_error* e = dispatch3<false, false>(x.dtype, "max_pool3d_with_indices_cpu", [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     max_pool3d_kernel<T><<<grid_for(total), kThreads, 0, s>>>(total, g, static_cast<const T*>(x.data),
@@ -393,7 +382,7 @@ glia_error* avg3d(const glia_kernel_call* call, bool backward) {
   const int64_t total = view_numel(b);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.device_index, &s)) return e;
   const char* cpu_name = backward ? "avg_pool3d_backward_out_frame" : "avg_pool3d_out_frame";
   auto body = [&](auto tag) -> glia_error* {
     using T = decltype(tag);
@@ -435,7 +424,7 @@ glia_error* adaptive_avg3d(const glia_kernel_call* call, bool backward) {
   const int64_t total = view_numel(b);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.device_index, &s)) return e;
   const char* cpu_name = backward ? "adaptive_avg_pool3d_backward_cpu" : "adaptive_avg_pool3d_cpu";
   glia_error* e = dispatch3<false, false>(a.dtype, cpu_name, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
@@ -463,7 +452,7 @@ glia_error* adaptive_max(const glia_kernel_call* call, int dims) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   const char* cpu_name = dims == 2 ? "adaptive_max_pool2d" : "adaptive_max_pool3d_cpu";
   auto body = [&](auto tag) -> glia_error* {
     using T = decltype(tag);
@@ -501,7 +490,7 @@ glia_error* fractional(const glia_kernel_call* call, int dims) {
   const int64_t total = view_numel(y);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   Flag bad(y.device_index);
   if (glia_error* e = bad.init(s, what)) return e;
   const char* cpu_name = dims == 2 ? "fractional_max_pool2d_out_frame" : "fractional_max_pool3d_out_frame";
@@ -537,7 +526,7 @@ glia_error* k_max_unpool(const glia_kernel_call* call) {
   if (total == 0) return nullptr;
   const int64_t n = P ? view_numel(x) / P : 0, m = P ? total / P : 0;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   const char* cpu_name = out.ndim == 5 ? "max_unpooling3d_forward_out_cpu_frame" : "max_unpool2d";
   if (x.dtype != GLIA_FLOAT32 && x.dtype != GLIA_FLOAT64) return dtype_error(cpu_name, x.dtype);
   cudaError_t st = cudaMemsetAsync(out.data, 0, static_cast<size_t>(total) * (x.dtype == GLIA_FLOAT32 ? 4 : 8), s);

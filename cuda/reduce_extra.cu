@@ -21,6 +21,7 @@
 
 #include "arg_extremum.h"
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 #include "reduce.cuh"
 
@@ -83,18 +84,6 @@ unsigned row_threads(int64_t n) {
 }
 unsigned row_blocks(int64_t n_out) { return static_cast<unsigned>(n_out < 65536 ? n_out : 65536); }
 
-glia_error* stream_for(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
 glia_error* same_dtype(const glia_kernel_tensor& a, const glia_kernel_tensor& b, const char* what) {
   if (a.dtype == b.dtype) return nullptr;
   return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": operands of different dtypes");
@@ -133,7 +122,7 @@ glia_error* max_rows(const glia_kernel_call* call, const char* what, bool with_v
   rows_of(x, view_numel(idx), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, idx.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, idx.device_index, &s)) return e;
   return dispatch<Set::kAll>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     max_rows_kernel<Max, T><<<row_blocks(r.n_out), row_threads(r.n), 0, s>>>(
@@ -202,7 +191,7 @@ glia_error* k_var_rows(const glia_kernel_call* call) {
   rows_of(x, view_numel(out), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   const double correction = call->attrs[0].f;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
@@ -220,7 +209,7 @@ glia_error* k_logsumexp(const glia_kernel_call* call) {
   rows_of(x, view_numel(out), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     logsumexp_rows_kernel<T><<<row_blocks(r.n_out), row_threads(r.n), 0, s>>>(
@@ -430,7 +419,7 @@ glia_error* k_amax_backward(const glia_kernel_call* call) {
   rows_of(x, view_numel(g), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     amax_backward_kernel<T><<<row_blocks(r.n_out), row_threads(r.n), 0, s>>>(
@@ -450,7 +439,7 @@ glia_error* k_index_reduce_backward(const glia_kernel_call* call) {
   const int64_t total = r.n_out * r.n;
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   return dispatch<Set::kFloat>(g.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     index_reduce_backward_kernel<T><<<grid_for(total), kThreads, 0, s>>>(
@@ -468,7 +457,7 @@ glia_error* k_prod_backward(const glia_kernel_call* call) {
   rows_of(x, view_numel(g), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     prod_backward_kernel<T><<<grid_for(r.n_out), kThreads, 0, s>>>(
@@ -486,7 +475,7 @@ glia_error* k_norm_backward(const glia_kernel_call* call) {
   rows_of(x, view_numel(g), &r);
   if (r.n_out == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   const double p = call->attrs[0].f;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
@@ -543,7 +532,7 @@ glia_error* k_scan(const glia_kernel_call* call) {
   const int64_t slices = outer * inner;
   if (slices == 0 || n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   return dispatch<Set::kAll>(y.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     scan_kernel<T, Prod><<<grid_for(slices), kThreads, 0, s>>>(slices, n, inner, reverse, static_cast<const T*>(x.data),
@@ -620,7 +609,7 @@ glia_error* k_logcumsumexp(const glia_kernel_call* call) {
   if (glia_error* e = scan_shape(x, x.ndim == 0 ? 0 : call->attrs[0].i, what, &outer, &n, &inner)) return e;
   if (outer * inner == 0 || n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, y.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, y.device_index, &s)) return e;
   return dispatch<Set::kFloat>(y.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     logcumsumexp_kernel<T><<<grid_for(outer * inner), kThreads, 0, s>>>(
@@ -640,7 +629,7 @@ glia_error* k_cum_extreme(const glia_kernel_call* call) {
   if (glia_error* e = scan_shape(x, x.ndim == 0 ? 0 : call->attrs[0].i, what, &outer, &n, &inner)) return e;
   if (outer * inner == 0 || n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, v.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, v.device_index, &s)) return e;
   return dispatch<Set::kAll>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     cum_extreme_kernel<T, Max>
@@ -715,7 +704,7 @@ glia_error* k_scan_backward(const glia_kernel_call* call) {
   const int64_t rows = n ? view_numel(x) / n : 0;
   if (rows == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, gi.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, gi.device_index, &s)) return e;
   return dispatch<Set::kFloat>(x.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     const T *xp = static_cast<const T*>(x.data), *rp = static_cast<const T*>(r.data),

@@ -18,6 +18,7 @@
 #include "common.h"
 #include "core/resample_math.h"
 #include "fold_index.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -26,18 +27,6 @@ namespace {
 
 glia_error* internal(const char* what, const char* msg) {
   return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": " + msg);
-}
-
-glia_error* prepare(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
 }
 
 // Index i of [P, n0, n1, n2] as its plane and coordinates.
@@ -111,7 +100,7 @@ glia_error* upsample(const glia_kernel_call* call, bool backward) {
   const int64_t total = view_numel(b);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, b.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, b.device_index, &s)) return e;
   const size_t item = a.dtype == GLIA_FLOAT32 ? 4 : 8;
   // torch's bicubic backward copies when the sizes are the input's (the CPU kernel's shortcut).
   if (backward && g.kind == 3 && g.in[1] == g.out[1] && g.in[2] == g.out[2]) {
@@ -194,7 +183,7 @@ glia_error* k_im2col_nd(const glia_kernel_call* call) {
   const int64_t total = view_numel(cols);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, cols.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, cols.device_index, &s)) return e;
   switch (x.dtype) {
     case GLIA_BOOL:
     case GLIA_UINT8:
@@ -233,7 +222,7 @@ glia_error* k_col2im_nd(const glia_kernel_call* call) {
   const int64_t total = view_numel(x);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = prepare(call, x.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, x.device_index, &s)) return e;
   auto run = [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     col2im_kernel<T>

@@ -15,34 +15,12 @@
 
 #include "common.h"
 #include "core/sort_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
 
 namespace {
-
-struct Scratch {  // device memory of one call (the caching allocator), freed when the call returns
-  int32_t dev;
-  void* p = nullptr;
-  explicit Scratch(int32_t d) : dev(d) {}
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p) device_free(dev, p);
-  }
-};
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
-
-glia_error* stream_for(const glia_kernel_call* call, int32_t dev, cudaStream_t* s) {
-  const cudaError_t st = cudaSetDevice(dev);
-  if (st != cudaSuccess) return cuda_error(st, "cudaSetDevice", "device " + std::to_string(dev));
-  *s = call_stream(call, dev)->stream;
-  return nullptr;
-}
 
 glia_error* internal(const char* what, const char* why) {
   return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": " + why);
@@ -76,7 +54,7 @@ glia_error* k_searchsorted(const glia_kernel_call* call) {
   const int64_t rb = b.sizes[0], m = b.sizes[1], n = v.sizes[1], total = view_numel(v);
   if (total == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   return dispatch<Set::kAll>(v.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     const T* bp = static_cast<const T*>(b.data);
@@ -113,7 +91,7 @@ glia_error* k_isin_sorted(const glia_kernel_call* call) {
   const int64_t n = view_numel(el), m = view_numel(st);
   if (n == 0) return nullptr;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   return dispatch<Set::kAll>(el.dtype, what, [&](auto tag) -> glia_error* {
     using T = decltype(tag);
     isin_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<const T*>(el.data), static_cast<const T*>(st.data), n,
@@ -141,7 +119,7 @@ glia_error* k_histc(const glia_kernel_call* call) {
   const int64_t n = view_numel(x), ne = view_numel(ed), bins = view_numel(out);
   if (ne != bins + 1) return internal(what, "edges that are not bins + 1");
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, out.device_index, &s)) return e;
+  if (glia_error* e = device_stream(call, out.device_index, &s)) return e;
   if (bins == 0) return nullptr;
   const cudaError_t st = cudaMemsetAsync(out.data, 0, static_cast<size_t>(bins * dtype_size(out.dtype)), s);
   if (st != cudaSuccess) return cuda_error(st, "cudaMemsetAsync", what);
@@ -173,7 +151,7 @@ glia_error* k_unique_consecutive_ids(const glia_kernel_call* call) {
   if (n == 0) return nullptr;
   const int32_t dev = ids.device_index;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, dev, &s)) return e;
+  if (glia_error* e = device_stream(call, dev, &s)) return e;
   int64_t* out = static_cast<int64_t*>(ids.data);
   size_t temp = 0;
   cudaError_t st = cub::DeviceScan::InclusiveSum(nullptr, temp, static_cast<const int64_t*>(nullptr), out, n, s);
@@ -222,7 +200,7 @@ glia_error* k_unique_consecutive_fill(const glia_kernel_call* call) {
   const int64_t n = view_numel(x), runs = view_numel(vals);
   const int32_t dev = vals.device_index;
   cudaStream_t s;
-  if (glia_error* e = stream_for(call, dev, &s)) return e;
+  if (glia_error* e = device_stream(call, dev, &s)) return e;
   if (runs == 0) return nullptr;
   cudaError_t st = cudaMemsetAsync(counts.data, 0, static_cast<size_t>(runs) * 8, s);
   if (st != cudaSuccess) return cuda_error(st, "cudaMemsetAsync", what);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
@@ -109,8 +110,6 @@ glia_error* slices_of(const glia_kernel_call* call, const char* what, Slices* s)
       return make_error(GLIA_ERR_INTERNAL, std::string("cuda: ") + what + ": operands of different dtypes");
   return nullptr;
 }
-
-unsigned blocks_for(int64_t slices) { return static_cast<unsigned>(slices < 65536 ? slices : 65536); }
 
 glia_error* k_softmax(const glia_kernel_call* call) {
   const char* what = "softmax";

@@ -28,29 +28,12 @@
 
 #include "common.h"
 #include "core/sort_math.h"
+#include "kernel_call.h"
 #include "launch.cuh"
 
 namespace glia::cuda {
 
 namespace {
-
-// Device scratch memory of one call (the caching allocator), freed when the call returns: ordered on the
-// device's stream, so the kernels queued before the free are done with it before anyone reuses it.
-struct Scratch {
-  int32_t dev;
-  void* p = nullptr;
-  explicit Scratch(int32_t d) : dev(d) {}
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p) device_free(dev, p);
-  }
-};
-
-glia_error* launched(const char* what) {
-  const cudaError_t st = cudaGetLastError();
-  return st == cudaSuccess ? nullptr : cuda_error(st, "kernel launch", what);
-}
 
 // The radix key type of a storage type: 64 bits for float64 and int64, 32 bits otherwise (the 16-bit floats
 // keyed by their float value), and the bits of it the sort looks at.
