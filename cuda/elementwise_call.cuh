@@ -120,6 +120,16 @@ struct Plain {
   }
 };
 
+// A float-only kernel of a functor that needs no attributes.
+template <class F>
+glia_error* float_unary(const glia_kernel_call* call) {
+  return unary<Types::kFloat>(call, Plain<F>{});
+}
+template <class F>
+glia_error* float_binary(const glia_kernel_call* call) {
+  return binary<Types::kFloat>(call, Plain<F>{});
+}
+
 }  // namespace glia::cuda::ewcall
 
 #endif  // GLIA_CUDA_ELEMENTWISE_CALL_CUH

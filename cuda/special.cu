@@ -62,17 +62,10 @@ struct Mvlgamma {
 
 namespace {
 
-using ewcall::Plain;
 using ewcall::Types;
 
-template <class F>
-glia_error* float_unary(const glia_kernel_call* call) {
-  return ewcall::unary<Types::kFloat>(call, Plain<F>{});
-}
-template <class F>
-glia_error* float_binary(const glia_kernel_call* call) {
-  return ewcall::binary<Types::kFloat>(call, Plain<F>{});
-}
+using ewcall::float_binary;
+using ewcall::float_unary;
 
 glia_error* k_polygamma(const glia_kernel_call* call) {
   const int64_t n = call->attrs[0].i;
