@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -488,6 +489,164 @@ TEST_F(DeviceCollectives, DdpOverDeviceTensorsMatchesOneProcessOnTheWholeBatch) 
   }
   // Both ranks hold the same parameters, bit for bit.
   EXPECT_EQ(got[0], got[1]);
+}
+
+// SyncBatchNorm over a device process group: two ranks (threads) on testdevice:0 and :1, the module moved to
+// the rank's device, each with 3 of 6 rows; outputs, input gradients, the weight and bias gradients summed over
+// the ranks and the running statistics after two steps equal (float64, 1e-9) to BatchNorm1d on the whole batch
+// on the CPU, as tests/distributed/sync_batch_norm_test.cpp checks over Gloo.
+constexpr int64_t kSbnRows = 3, kSbnC = 4, kSbnL = 5;
+
+glia_tensor* f64(const std::vector<double>& v, std::vector<int64_t> shape, const glia_device* dev = nullptr) {
+  glia_tensor *h = nullptr, *d = nullptr;
+  EXPECT_EQ(glia_tensor_from_data(v.data(), v.size() * sizeof(double), shape.data(),
+                                  static_cast<int64_t>(shape.size()), GLIA_FLOAT64, &h),
+            nullptr);
+  if (!dev) return h;
+  EXPECT_EQ(glia_tensor_to(h, dev, nullptr, &d), nullptr);
+  glia_tensor_release(h);
+  return d;
+}
+
+std::vector<double> host64(const glia_tensor* t) {
+  const glia_device cpu{GLIA_CPU, 0};
+  glia_tensor* h = nullptr;
+  EXPECT_EQ(glia_tensor_to(t, &cpu, nullptr, &h), nullptr);
+  int64_t n = 0;
+  EXPECT_EQ(glia_tensor_numel(h, &n), nullptr);
+  std::vector<double> v(static_cast<size_t>(n));
+  EXPECT_EQ(glia_tensor_copy_to_host(h, v.data(), v.size() * sizeof(double)), nullptr);
+  glia_tensor_release(h);
+  return v;
+}
+
+// "" when a and b agree within tol (relative to 1 + |b|), else where they first differ.
+std::string differ(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what) {
+  if (a.size() != b.size()) return what + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " values";
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(a[i] - b[i]) <= tol * (1 + std::abs(b[i]))))
+      return what + "[" + std::to_string(i) + "]: " + std::to_string(a[i]) + " vs " + std::to_string(b[i]);
+  return "";
+}
+
+// One SyncBatchNorm rank on testdevice:`rank`; "" when everything matches the CPU reference.
+std::string sync_batch_norm_rank(int rank, glia_process_group* g) {
+  std::string err;
+  auto ok = [&](glia_error* e) {
+    if (e && err.empty()) err = glia_error_message(e);
+    glia_error_free(e);
+    return err.empty();
+  };
+  auto check = [&](const std::string& d) {
+    if (!d.empty() && err.empty()) err = d;
+  };
+  const glia_device dev{GLIA_PRIVATEUSE1, rank};
+  const int64_t rows = 2 * kSbnRows, per = kSbnC * kSbnL;
+  std::vector<double> xs(static_cast<size_t>(rows * per)), ws(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = 2 * std::sin(0.37 * static_cast<double>(i) + 0.1), ws[i] = std::sin(0.11 * static_cast<double>(i) + 2);
+  glia_batch_norm_options o;
+  glia_batch_norm_options_init(&o);
+  o.momentum = 0.3;
+  glia_factory_options f;
+  glia_factory_options_init(&f);
+  f.dtype = GLIA_FLOAT64;
+  glia_module *ref = nullptr, *sbn = nullptr;
+  if (!ok(glia_nn_batch_norm1d(kSbnC, &o, &f, &ref)) || !ok(glia_nn_sync_batch_norm(kSbnC, &o, g, &f, &sbn)))
+    return err;
+  std::vector<double> wv(kSbnC), bv(kSbnC);
+  for (int64_t c = 0; c < kSbnC; ++c) wv[c] = 0.5 + std::sin(1.3 * c + 0.2), bv[c] = std::sin(0.7 * c + 1.0);
+  glia_grad_mode_set(0);
+  for (glia_module* m : {ref, sbn})
+    for (const char* name : {"weight", "bias"}) {
+      glia_tensor *p = nullptr, *v = f64(name[0] == 'w' ? wv : bv, {kSbnC});
+      ok(glia_module_get_parameter(m, name, &p));
+      ok(glia_copy_(p, v));
+      glia_tensor_release(p);
+      glia_tensor_release(v);
+    }
+  glia_grad_mode_set(1);
+  ok(glia_module_to(sbn, &dev, nullptr));
+  const size_t lo = static_cast<size_t>(rank * kSbnRows * per), hi = lo + static_cast<size_t>(kSbnRows * per);
+  glia_tensor* x_full = f64(xs, {rows, kSbnC, kSbnL});
+  glia_tensor* w_full = f64(ws, {rows, kSbnC, kSbnL});
+  glia_tensor* x = f64(std::vector<double>(xs.begin() + lo, xs.begin() + hi), {kSbnRows, kSbnC, kSbnL}, &dev);
+  glia_tensor* w = f64(std::vector<double>(ws.begin() + lo, ws.begin() + hi), {kSbnRows, kSbnC, kSbnL}, &dev);
+  ok(glia_tensor_set_requires_grad(x_full, 1));
+  ok(glia_tensor_set_requires_grad(x, 1));
+  // forward, loss = sum(y * w), backward; y as host values.
+  auto step = [&](glia_module* m, glia_tensor* in, glia_tensor* wt, std::vector<double>* y_out) {
+    glia_tensor *y = nullptr, *prod = nullptr, *loss = nullptr;
+    int64_t n = 0;
+    if (ok(glia_module_forward(m, &in, 1, &y, 1, &n)) && ok(glia_mul(y, wt, &prod)) &&
+        ok(glia_sum(prod, nullptr, 0, 0, &loss)) && ok(glia_tensor_backward(loss, nullptr, 0)))
+      *y_out = host64(y);
+    for (glia_tensor* t : {y, prod, loss}) glia_tensor_release(t);
+    return err.empty();
+  };
+  std::vector<double> y_ref, y;
+  if (step(ref, x_full, w_full, &y_ref) && step(sbn, x, w, &y)) {
+    check(differ(y, std::vector<double>(y_ref.begin() + lo, y_ref.begin() + hi), 1e-9, "output"));
+    glia_tensor *gx = nullptr, *gx_full = nullptr;
+    ok(glia_tensor_grad(x, &gx));
+    ok(glia_tensor_grad(x_full, &gx_full));
+    if (gx && gx_full) {
+      std::vector<double> full = host64(gx_full);
+      check(differ(host64(gx), std::vector<double>(full.begin() + lo, full.begin() + hi), 1e-9, "input gradient"));
+    } else {
+      check("no input gradient");
+    }
+    glia_tensor_release(gx);
+    glia_tensor_release(gx_full);
+    for (const char* name : {"weight", "bias"}) {
+      glia_tensor *p = nullptr, *gp = nullptr, *pr = nullptr, *gpr = nullptr;
+      if (ok(glia_module_get_parameter(sbn, name, &p)) && ok(glia_tensor_grad(p, &gp)) &&
+          ok(glia_process_group_all_reduce(g, gp, GLIA_REDUCE_SUM, nullptr)) &&  // this rank's share, summed
+          ok(glia_module_get_parameter(ref, name, &pr)) && ok(glia_tensor_grad(pr, &gpr)))
+        check(differ(host64(gp), host64(gpr), 1e-9, std::string(name) + " gradient"));
+      for (glia_tensor* t : {p, gp, pr, gpr}) glia_tensor_release(t);
+    }
+  }
+  // A second step, then the running statistics.
+  if (err.empty() && step(ref, x_full, w_full, &y_ref) && step(sbn, x, w, &y)) {
+    for (const char* name : {"running_mean", "running_var"}) {
+      glia_tensor *a = nullptr, *b = nullptr;
+      if (ok(glia_module_get_buffer(sbn, name, &a)) && ok(glia_module_get_buffer(ref, name, &b)))
+        check(differ(host64(a), host64(b), 1e-9, name));
+      glia_tensor_release(a);
+      glia_tensor_release(b);
+    }
+    glia_tensor *nbt = nullptr, *h = nullptr;
+    const glia_device cpu{GLIA_CPU, 0};
+    int64_t steps = 0;
+    if (ok(glia_module_get_buffer(sbn, "num_batches_tracked", &nbt)) && ok(glia_tensor_to(nbt, &cpu, nullptr, &h)) &&
+        ok(glia_tensor_copy_to_host(h, &steps, sizeof(steps))) && steps != 2)
+      check("num_batches_tracked is " + std::to_string(steps) + ", expected 2");
+    glia_tensor_release(nbt);
+    glia_tensor_release(h);
+  }
+  for (glia_tensor* t : {x_full, w_full, x, w}) glia_tensor_release(t);
+  glia_module_release(ref);
+  glia_module_release(sbn);
+  return err;
+}
+
+TEST_F(DeviceCollectives, SyncBatchNormMatchesBatchNormOnTheWholeBatch) {
+  std::vector<std::string> errs(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, rank, 10000, &g);
+    if (e) {
+      errs[static_cast<size_t>(rank)] = glia_error_message(e);
+      glia_error_free(e);
+    } else {
+      errs[static_cast<size_t>(rank)] = sync_batch_norm_rank(rank, g);
+      glia_process_group_release(g);
+    }
+    glia_store_release(s);
+  });
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(errs[static_cast<size_t>(r)], "") << "rank " << r;
 }
 
 }  // namespace
