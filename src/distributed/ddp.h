@@ -61,15 +61,17 @@ namespace glia::dist {
 //   None staying None (Note [Globally unused parameters] in ddp.cpp).
 // - the end-of-backward callback belongs to the outermost backward, even when the first gradient
 //   arrives inside a reentrant (nested) one, e.g. the last layer under a reentrant checkpoint: forward
-//   passes the outputs that have a grad_fn through a sink node (torch's _DDPSink; its outputs alias
-//   the module's, no copy), whose backward runs in the outer backward before any parameter's and
-//   queues the callback there. The callback does nothing when no hook fired in that backward
+//   passes each output that has a grad_fn through a sink node of its own (torch's _DDPSink; the
+//   output aliases the module's, no copy), whose backward runs in the outer backward before any
+//   parameter's and queues the callback there. The callback does nothing when no hook fired in that backward
 //   (torch.autograd.grad of the outputs, e.g. a gradient penalty, accumulates nothing). A hook that
 //   fires with no callback queued (a gradient reached without the sink: an output DDP did not
 //   return) queues it itself.
 // Not torch's: torch 1.13 puts _DDPSink on the outputs only with find_unused_parameters or in a
 // static graph's first iteration (where its callback is delay_all_reduce), and otherwise queues
-// finalize_backward from the first hook, on whichever backward runs it; glia always does the former.
+// finalize_backward from the first hook, on whichever backward runs it; glia always does the former,
+// and with one sink per output, not one for all (the engine fills a node's missing output gradients
+// with zeros, which would make the parameters behind an output the loss does not use used).
 struct DDPOptions {
   double bucket_cap_mb = 25;
   bool find_unused_parameters = false;

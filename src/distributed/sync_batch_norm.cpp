@@ -13,18 +13,6 @@ namespace glia::dist {
 
 namespace {
 
-struct AllReduceSumBackward : Node {
-  Ref<ProcessGroup> group;
-  const char* name() const override { return "AllReduceSumBackward"; }
-  TensorList apply(TensorList&& g) override {
-    // Every rank takes part, with zeros where no gradient flowed here.
-    Tensor grad = g[0].defined() ? clone(g[0]) : zeros(output_shapes[0], output_dtypes[0], output_device);
-    group->allreduce(grad, ReduceOp::Sum)->wait(Millis(-1));
-    return {grad};
-  }
-  bool backward_is_differentiable() const override { return false; }
-};
-
 struct AllGatherBackward : Node {
   Ref<ProcessGroup> group;
   const char* name() const override { return "AllGatherBackward"; }
@@ -41,9 +29,10 @@ struct AllGatherBackward : Node {
 // y = (x - mean) * invstd * weight + bias with the statistics of every rank's batch. As torch's
 // batch_norm_stats and batch_norm_gather_stats_with_counts: each rank's per-channel mean and sum of
 // squared deviations from it (not the sum of squares, whose difference with the squared mean loses
-// the variance of data far from zero), in float for 16-bit inputs (whose sums overflow and whose
-// counts round, and which NCCL-like collectives need not take), gathered with the counts and
-// combined (Chan et al.'s pairwise update), so a rank with no rows counts for nothing.
+// the variance of data far from zero), in float for 16-bit inputs (in float16 a batch's sum of
+// squares overflows and a count over 2048 rounds; the test device's collectives take no 16-bit
+// floats), gathered with the counts and combined (Chan et al.'s update), so that a rank without
+// rows counts for nothing.
 Tensor sync_batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                        const Tensor& bias, double momentum, double eps, ProcessGroup& group) {
   const int64_t c = x.size(1);
@@ -106,21 +95,6 @@ Tensor all_gather_stack(const Tensor& x, ProcessGroup& group) {
   }
   if (any_requires_grad({&x})) {
     auto node = make_ref<AllGatherBackward>();
-    node->group = Ref<ProcessGroup>::share(&group);
-    set_history(node.get(), {&x}, {&out});
-  }
-  return out;
-}
-
-Tensor all_reduce_sum(const Tensor& x, ProcessGroup& group) {
-  Tensor out;
-  {
-    GradModeGuard no_grad(false);
-    out = clone(x);
-  }
-  group.allreduce(out, ReduceOp::Sum)->wait(Millis(-1));
-  if (any_requires_grad({&x})) {
-    auto node = make_ref<AllReduceSumBackward>();
     node->group = Ref<ProcessGroup>::share(&group);
     set_history(node.get(), {&x}, {&out});
   }

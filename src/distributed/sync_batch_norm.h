@@ -7,10 +7,6 @@
 
 namespace glia::dist {
 
-// A differentiable sum over the ranks: every rank gets the sum of every rank's `x`; the gradient
-// of `x` is the sum over the ranks of the output's gradients (each rank's loss depends on the
-// sum). Backward runs the collective too, so every rank must run backward through it.
-Tensor all_reduce_sum(const Tensor& x, ProcessGroup& group);
 // A differentiable all-gather: every rank's `x` stacked, [world size, *x.shape]; the gradient of `x`
 // is its row of the output's gradients summed over the ranks. Backward runs the collective too.
 Tensor all_gather_stack(const Tensor& x, ProcessGroup& group);
