@@ -492,10 +492,11 @@ TEST_F(DeviceCollectives, DdpOverDeviceTensorsMatchesOneProcessOnTheWholeBatch) 
 }
 
 // SyncBatchNorm over a device process group: two ranks (threads) on testdevice:0 and :1, the module moved to
-// the rank's device, each with 3 of 6 rows; outputs, input gradients, the weight and bias gradients summed over
-// the ranks and the running statistics after two steps equal (float64: 1e-9) to BatchNorm1d on the whole batch
-// on the CPU, as tests/distributed/sync_batch_norm_test.cpp checks over Gloo.
-constexpr int64_t kSbnRows = 3, kSbnC = 4, kSbnL = 5;
+// the rank's device, each with 3 of 6 rows (also 2 and 4, and 6 and none: the ranks' counts weigh); outputs, input
+// gradients, the weight and bias gradients summed over the ranks and the running statistics after two steps equal
+// (float64: 1e-9) to BatchNorm1d on the whole batch on the CPU, as tests/distributed/sync_batch_norm_test.cpp checks
+// over Gloo.
+constexpr int64_t kSbnRows = 6, kSbnC = 4, kSbnL = 5;  // the whole batch's rows
 
 // `v` as a tensor of `dtype` on `dev` (NULL: the CPU).
 glia_tensor* f64(const std::vector<double>& v, std::vector<int64_t> shape, const glia_device* dev = nullptr,
@@ -535,7 +536,7 @@ std::string differ(const std::vector<double>& a, const std::vector<double>& b, d
 
 // One SyncBatchNorm rank on testdevice:`rank`; "" when everything matches the CPU reference.
 std::string sync_batch_norm_rank(int rank, glia_process_group* g, glia_dtype dtype = GLIA_FLOAT64, double offset = 0,
-                                 double tol = 1e-9) {
+                                 double tol = 1e-9, int64_t rows0 = kSbnRows / 2) {
   std::string err;
   auto ok = [&](glia_error* e) {
     if (e && err.empty()) err = glia_error_message(e);
@@ -546,7 +547,7 @@ std::string sync_batch_norm_rank(int rank, glia_process_group* g, glia_dtype dty
     if (!d.empty() && err.empty()) err = d;
   };
   const glia_device dev{GLIA_PRIVATEUSE1, rank};
-  const int64_t rows = 2 * kSbnRows, per = kSbnC * kSbnL;
+  const int64_t rows = kSbnRows, per = kSbnC * kSbnL;
   std::vector<double> xs(static_cast<size_t>(rows * per)), ws(xs.size());
   for (size_t i = 0; i < xs.size(); ++i)
     xs[i] = offset + 2 * std::sin(0.37 * static_cast<double>(i) + 0.1),
@@ -573,11 +574,12 @@ std::string sync_batch_norm_rank(int rank, glia_process_group* g, glia_dtype dty
     }
   glia_grad_mode_set(1);
   ok(glia_module_to(sbn, &dev, nullptr));
-  const size_t lo = static_cast<size_t>(rank * kSbnRows * per), hi = lo + static_cast<size_t>(kSbnRows * per);
+  const int64_t mine = rank == 0 ? rows0 : rows - rows0;
+  const size_t lo = static_cast<size_t>(rank == 0 ? 0 : rows0 * per), hi = lo + static_cast<size_t>(mine * per);
   glia_tensor* x_full = f64(xs, {rows, kSbnC, kSbnL}, nullptr, dtype);
   glia_tensor* w_full = f64(ws, {rows, kSbnC, kSbnL}, nullptr, dtype);
-  glia_tensor* x = f64(std::vector<double>(xs.begin() + lo, xs.begin() + hi), {kSbnRows, kSbnC, kSbnL}, &dev, dtype);
-  glia_tensor* w = f64(std::vector<double>(ws.begin() + lo, ws.begin() + hi), {kSbnRows, kSbnC, kSbnL}, &dev, dtype);
+  glia_tensor* x = f64(std::vector<double>(xs.begin() + lo, xs.begin() + hi), {mine, kSbnC, kSbnL}, &dev, dtype);
+  glia_tensor* w = f64(std::vector<double>(ws.begin() + lo, ws.begin() + hi), {mine, kSbnC, kSbnL}, &dev, dtype);
   ok(glia_tensor_set_requires_grad(x_full, 1));
   ok(glia_tensor_set_requires_grad(x, 1));
   // forward, loss = sum(y * w), backward; y as host values.
@@ -647,10 +649,16 @@ TEST_F(DeviceCollectives, SyncBatchNormMatchesBatchNormOnTheWholeBatch) {
     const char* name;
     glia_dtype dtype;
     double offset, tol;
+    int64_t rows0 = kSbnRows / 2;  // rank 0's rows; rank 1 has the others
   };
-  const Case cases[] = {{"float64", GLIA_FLOAT64, 0, 1e-9},           {"float32", GLIA_FLOAT32, 0, 1e-5},
-                        {"float32 + 1000", GLIA_FLOAT32, 1000, 2e-4}, {"float16", GLIA_FLOAT16, 0, 2e-2},
-                        {"float16 + 60", GLIA_FLOAT16, 60, 2e-2},     {"bfloat16 + 60", GLIA_BFLOAT16, 60, 5e-2}};
+  const Case cases[] = {{"float64", GLIA_FLOAT64, 0, 1e-9},
+                        {"float64, 2 and 4 rows", GLIA_FLOAT64, 0, 1e-9, 2},
+                        {"float64, rank 1 without rows", GLIA_FLOAT64, 0, 1e-9, kSbnRows},
+                        {"float32", GLIA_FLOAT32, 0, 1e-5},
+                        {"float32 + 1000", GLIA_FLOAT32, 1000, 2e-4},
+                        {"float16", GLIA_FLOAT16, 0, 2e-2},
+                        {"float16 + 60", GLIA_FLOAT16, 60, 2e-2},
+                        {"bfloat16 + 60", GLIA_BFLOAT16, 60, 5e-2}};
   std::vector<std::string> errs(2);
   ranks(2, [&](int rank) {
     glia_store* s = store();
@@ -661,7 +669,7 @@ TEST_F(DeviceCollectives, SyncBatchNormMatchesBatchNormOnTheWholeBatch) {
       glia_error_free(e);
     } else {
       for (const Case& c : cases) {
-        std::string err = sync_batch_norm_rank(rank, g, c.dtype, c.offset, c.tol);
+        std::string err = sync_batch_norm_rank(rank, g, c.dtype, c.offset, c.tol, c.rows0);
         if (!err.empty()) errs[static_cast<size_t>(rank)] += std::string(c.name) + ": " + err + "; ";
       }
       glia_process_group_release(g);
