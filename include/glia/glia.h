@@ -6786,15 +6786,16 @@ GLIA_API GLIA_NODISCARD glia_error *glia_ddp_bucket_parameters(glia_module *modu
  * defaults and state-dict layout (see glia_nn_batch_norm1d; options NULL for
  * torch's defaults) under the type name "SyncBatchNorm", on any input
  * [N, C, *]. In training with `process_group` (may be NULL: none) of more
- * than one rank, every rank all-reduces its per-channel sum, sum of squares
- * and count, normalises with the mean and biased variance of the batch of all
- * ranks and updates the running statistics with its unbiased variance;
- * backward all-reduces the gradients of those sums (torch's sum_dy /
- * sum_dy_xmu all-reduce), so every rank must call forward and backward
- * together. Outputs and input gradients equal BatchNorm's on the
+ * than one rank, every rank all-gathers its per-channel mean, sum of squared
+ * deviations and count (in float for 16-bit input), normalises with the mean
+ * and biased variance of the batch of all ranks and updates the running
+ * statistics with its unbiased variance; backward all-reduces the gradients
+ * of those statistics (torch's sum_dy / sum_dy_xmu all-reduce), so every
+ * rank must call forward and backward together. Outputs and input gradients equal BatchNorm's on the
  * concatenated batch; weight and bias gradients are this rank's share.
  * Otherwise (eval, no group, one rank) it is BatchNorm. torch 1.13 refuses
- * CPU input; glia synchronises CPU tensors over Gloo. Forward errors
+ * CPU input; glia synchronises CPU tensors over Gloo (device tensors over a
+ * device process group). Forward errors
  * (GLIA_ERR_INVALID_ARGUMENT, torch's text): "expected at least 2D input
  * (got 1D input)", "SyncBatchNorm number of input channels should be
  * non-zero"; GLIA_ERR_IO when a rank fails. Constructor errors: those of

@@ -35,6 +35,19 @@ Tensor to_group(const Tensor& cpu, const ProcessGroup& g) {
 }
 Tensor to_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, Device{}); }
 
+// torch's _DDPSink: the identity on DDP's outputs, whose backward queues the end-of-backward
+// callback on the backward that runs it, the outer one (Note [DDP] in ddp.h). Gradients that did not
+// flow stay undefined (torch's set_materialize_grads(False)).
+struct DDPSinkNode final : Node {
+  std::shared_ptr<DistributedDataParallel*> ddp;
+  std::function<void()> on_backward;
+  const char* name() const override { return "_DDPSinkBackward"; }
+  TensorList apply(TensorList&& grads) override {
+    if (*ddp) on_backward();
+    return std::move(grads);
+  }
+};
+
 }  // namespace
 
 DistributedDataParallel::DistributedDataParallel(nn::ModuleRef module, Ref<ProcessGroup> group,
@@ -78,11 +91,13 @@ DistributedDataParallel::DistributedDataParallel(nn::ModuleRef module, Ref<Proce
   hook_counts_.assign(params_.size(), 0);
   hooks_left_.assign(params_.size(), 0);
   install_buckets(assignment);
+  self_ = std::make_shared<DistributedDataParallel*>(this);
   for (size_t i = 0; i < params_.size(); ++i)
     hook_ids_.push_back(add_post_accumulate_grad_hook(params_[i], [this, i](const Tensor&) { on_grad_ready(i); }));
 }
 
 DistributedDataParallel::~DistributedDataParallel() {
+  if (self_) *self_ = nullptr;
   for (size_t i = 0; i < hook_ids_.size(); ++i) remove_tensor_hook(params_[i], hook_ids_[i]);
 }
 
@@ -248,29 +263,61 @@ TensorList DistributedDataParallel::forward(const TensorList& inputs) {
     GradModeGuard no_grad(false);
     for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait(Millis(-1));
   }
-  return module_->call(inputs);
+  TensorList out = module_->call(inputs);
+  return grad_mode_enabled() ? sink(out) : out;
+}
+
+// Every output that has a grad_fn through a DDPSinkNode of its own; the others as they are (torch
+// leaves alone what has no grad_fn). One node per output, not torch's one for all: the engine fills
+// a node's missing output gradients with zeros, which would reach the parameters behind an output
+// the loss does not use, and they must stay unused (find_unused_parameters: .grad untouched).
+TensorList DistributedDataParallel::sink(const TensorList& outputs) {
+  TensorList out = outputs;
+  DistributedDataParallel* self = this;
+  for (Tensor& t : out) {
+    if (!t.defined() || !t.requires_grad() || !grad_fn(t)) continue;
+    Tensor alias = detach(t);  // shares storage and version counter: in-place checks still see it
+    auto node = make_ref<DDPSinkNode>();
+    node->ddp = self_;
+    node->on_backward = [self] {
+      if (self->sync_ && !self->callback_queued_) self->queue_finalize();
+    };
+    set_history(node.get(), {&t}, {&alias});
+    t = alias;
+  }
+  return out;
+}
+
+// The end-of-backward callback on the backward running now (torch's queue_callback).
+void DistributedDataParallel::queue_finalize() {
+  // A backward that fails after this drops the callback: the iteration's state is then reset
+  // when the callback is destroyed unrun, so that the next backward starts clean.
+  struct Pending {
+    DistributedDataParallel* self = nullptr;
+    bool ran = false;
+    ~Pending() {
+      if (self && !ran) self->reset_iteration();
+    }
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->self = this;
+  queue_backward_callback([pending] {
+    pending->ran = true;
+    DistributedDataParallel* self = pending->self;
+    if (!self->hook_fired_) {  // no gradient reached a parameter (autograd.grad): nothing to reduce
+      self->callback_queued_ = false;
+      return;
+    }
+    self->finalize();
+  });
+  callback_queued_ = true;
+  hook_fired_ = false;
 }
 
 void DistributedDataParallel::on_grad_ready(size_t i) {
   if (!sync_) return;
-  if (!callback_queued_) {
-    // A backward that fails after this drops the callback: the iteration's state is then reset
-    // when the callback is destroyed unrun, so that the next backward starts clean.
-    struct Pending {
-      DistributedDataParallel* self = nullptr;
-      bool ran = false;
-      ~Pending() {
-        if (self && !ran) self->reset_iteration();
-      }
-    };
-    auto pending = std::make_shared<Pending>();
-    pending->self = this;
-    queue_backward_callback([pending] {
-      pending->ran = true;
-      pending->self->finalize();
-    });
-    callback_queued_ = true;
-  }
+  if (!callback_queued_) queue_finalize();  // no sink ran in this backward (Note [DDP])
+  hook_fired_ = true;
   if (options_.static_graph) {
     if (iterations_ <= 1) {  // the first iteration counts; finalize reduces everything (delay_all_reduce)
       ++hook_counts_[i];
@@ -369,6 +416,7 @@ void DistributedDataParallel::reset_iteration() {
   if (!rebuild_ready_) arrival_.clear();  // an iteration that failed records nothing
   next_bucket_ = 0;
   callback_queued_ = false;
+  hook_fired_ = false;
 }
 
 // Note [Globally unused parameters]

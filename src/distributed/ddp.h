@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "distributed/process_group.h"
@@ -58,9 +59,19 @@ namespace glia::dist {
 //   of a parameter unused in the first iteration is torch's "Your training graph has changed" error.
 // - a parameter unused on every rank (find_unused_parameters, static_graph) keeps its .grad as it was,
 //   None staying None (Note [Globally unused parameters] in ddp.cpp).
-// Not torch's: the end-of-backward callback is queued by the first hook that fires (torch's _DDPSink
-// queues it at the outputs in a static graph's first iteration), so the first gradient of a backward
-// must not come from a reentrant (nested) backward.
+// - the end-of-backward callback belongs to the outermost backward, even when the first gradient
+//   arrives inside a reentrant (nested) one, e.g. the last layer under a reentrant checkpoint: forward
+//   passes each output that has a grad_fn through a sink node of its own (torch's _DDPSink; the
+//   output aliases the module's, no copy), whose backward runs in the outer backward before any
+//   parameter's and queues the callback there. The callback does nothing when no hook fired in that backward
+//   (torch.autograd.grad of the outputs, e.g. a gradient penalty, accumulates nothing). A hook that
+//   fires with no callback queued (a gradient reached without the sink: an output DDP did not
+//   return) queues it itself.
+// Not torch's: torch 1.13 puts _DDPSink on the outputs only with find_unused_parameters or in a
+// static graph's first iteration (where its callback is delay_all_reduce), and otherwise queues
+// finalize_backward from the first hook, on whichever backward runs it; glia always does the former,
+// and with one sink per output, not one for all (the engine fills a node's missing output gradients
+// with zeros, which would make the parameters behind an output the loss does not use used).
 struct DDPOptions {
   double bucket_cap_mb = 25;
   bool find_unused_parameters = false;
@@ -109,6 +120,8 @@ class DistributedDataParallel final : public nn::Module {
   void install_buckets(const std::vector<std::vector<size_t>>& assignment);
   bool should_rebuild() const { return (options_.static_graph || !options_.find_unused_parameters) && !rebuilt_; }
   void rebuild_buckets();
+  TensorList sink(const TensorList& outputs);
+  void queue_finalize();
   void on_grad_ready(size_t index);
   void mark_ready(size_t index);
   void launch_ready_buckets();
@@ -136,6 +149,10 @@ class DistributedDataParallel final : public nn::Module {
   std::vector<char> global_unused_;   // Note [Globally unused parameters] (ddp.cpp); empty: none
   bool global_unused_known_ = false;  // static_graph: reduced once, after the first iteration
   bool callback_queued_ = false;
+  bool hook_fired_ = false;  // a synchronised hook ran since the callback was queued
+  // The sink nodes' way back here: cleared by the destructor, so that a graph that outlives this
+  // module (forward, release, backward) finds nothing to call.
+  std::shared_ptr<DistributedDataParallel*> self_;
   bool sync_ = true;
   bool hook_registered_ = false;
   CommHook hook_ = CommHook::Allreduce;

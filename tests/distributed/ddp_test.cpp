@@ -74,7 +74,7 @@ int build(uint64_t seed, Model& m, int64_t hidden = 8, bool extra = false) {
 
 // ---- Models whose forward is not registration order (bucket rebuild, static_graph) --------------
 // The models of tests/golden/gen_ddp_rebuild.py, as host modules.
-enum ModelKind { kMlp = 0, kReordered, kBig, kSwapped, kTwice };
+enum ModelKind { kMlp = 0, kReordered, kBig, kSwapped, kTwice, kLastCheckpointed, kTwoHeads };
 
 struct HostModelDef {
   int kind = kMlp;
@@ -135,7 +135,8 @@ glia_error* checkpointed(glia_module* layer, const glia_tensor* x, glia_tensor**
 }
 
 // Reordered / big: registered a, b, c, applied a(relu(c(relu(b(x))))). Swapped: a(x) + b(x) on rank 0,
-// b(x) + a(x) elsewhere. Twice: l2(relu(ckpt(l1, relu(ckpt(l1, l0(x)))))).
+// b(x) + a(x) elsewhere. Twice: l2(relu(ckpt(l1, relu(ckpt(l1, l0(x)))))). Last checkpointed:
+// ckpt(l1, relu(l0(x))), so the first gradients of a backward arrive inside the nested one.
 glia_error* host_forward(void* ud, glia_module* self, const glia_tensor* const* in, int64_t, glia_tensor** outs,
                          int64_t, int64_t* out_count) {
   const HostModelDef* d = static_cast<const HostModelDef*>(ud);
@@ -157,6 +158,20 @@ glia_error* host_forward(void* ud, glia_module* self, const glia_tensor* const* 
       keep(t);
       keep(u);
       e = glia_add(t, u, 1.0, &outs[0]);
+    }
+  } else if (d->kind == kTwoHeads) {
+    if (!(e = child_forward(self, "a", in[0], &outs[0])) && (e = child_forward(self, "b", in[0], &outs[1]))) {
+      glia_error_free(glia_tensor_release(outs[0]));
+      outs[0] = nullptr;
+    }
+    if (!e) *out_count = 2;
+    return e;
+  } else if (d->kind == kLastCheckpointed) {
+    glia_module* l1 = nullptr;
+    if (!(e = glia_module_get_submodule(self, "l1", &l1))) {
+      if (!(e = child_forward(self, "l0", in[0], &t)) && !(e = glia_relu(keep(t), &r)))
+        e = checkpointed(l1, keep(r), &outs[0]);
+      glia_error_free(glia_module_release(l1));
     }
   } else {
     glia_module* l1 = nullptr;
@@ -193,6 +208,8 @@ int build_kind(int kind, int rank, uint64_t seed, Model& m, bool extra = false) 
   if (kind == kBig) layers = {{"a", 600, kOut}, {"b", kIn, 512}, {"c", 512, 600}};  // c.weight: over 1 MiB
   if (kind == kSwapped) layers = {{"a", kIn, kOut}, {"b", kIn, kOut}};
   if (kind == kTwice) layers = {{"l0", kIn, 4}, {"l1", 4, 4}, {"l2", 4, kOut}};
+  if (kind == kTwoHeads) layers = {{"a", kIn, kOut}, {"b", kIn, kOut}};
+  if (kind == kLastCheckpointed) layers = {{"l0", kIn, 8}, {"l1", 8, kOut}};
   for (const Layer& l : layers) {
     glia_module* lin = nullptr;
     DOK(glia_nn_linear(l.in, l.out, 1, nullptr, &lin));
@@ -904,6 +921,98 @@ TEST(DistributedDataParallel, StaticGraphLayerUsedTwice) {
   su.static_graph = true;
   su.as_view = true;
   run_setup(su);
+}
+
+// The last layer checkpointed (reentrant): its gradients, the first of every backward, arrive inside
+// the nested backward, yet the reduction waits for the outer one (the DDP sink queues it there), in
+// every mode: buckets rebuilt, find_unused_parameters, static_graph, gradients as bucket views.
+TEST(DistributedDataParallel, FirstGradientInReentrantBackward) {
+  REQUIRE_GLOO();
+  RunConfig su{2, false};
+  su.model = kLastCheckpointed;
+  run_setup(su);
+  su.unused = true;     // find_unused_parameters
+  su.hook = kHostHook;  // every bucket reduced once per backward
+  run_setup(su);
+  su = RunConfig{2, true, 1e-6, 2};  // tiny buckets, two micro-batches (no_sync)
+  su.model = kLastCheckpointed;
+  su.static_graph = true;
+  su.as_view = true;
+  run_setup(su);
+}
+
+// Two heads, the loss over the first only (find_unused_parameters): the second head's parameters
+// keep .grad None (the sink lets no zero gradient into the head the loss does not use). In both
+// modes torch.autograd.grad through DDP's outputs (a gradient penalty) before the backward reduces
+// nothing and fails nothing (without find_unused_parameters a reduction would find every parameter
+// unused and fail).
+TEST(DistributedDataParallel, SinkLeavesUnusedOutputsAndGradAlone) {
+  REQUIRE_GLOO();
+  for (int both = 0; both < 2; ++both) {
+    SCOPED_TRACE(both ? "the loss over both heads" : "find_unused_parameters, the loss over the first head");
+    with_group(2, false, [both](int rank, glia_process_group* g) {
+      Batch b;
+      Model m;
+      if (build_kind(kTwoHeads, rank, 5, m)) return 1;
+      glia_ddp_options o;
+      glia_ddp_options_init(&o);
+      o.find_unused_parameters = both ? 0 : 1;
+      glia_module* ddp = nullptr;
+      DOK(glia_nn_distributed_data_parallel(m.seq, g, &o, &ddp));
+      std::vector<glia_tensor*> ps = parameters(m.seq);  // a.weight, a.bias, b.weight, b.bias
+      glia_tensor* x = rows(b.x, kIn, rank * 6, 6);
+      glia_tensor* y = rows(b.y, kOut, rank * 6, 6);
+      DOK(glia_tensor_set_requires_grad(x, 1));
+      auto has_grad = [&](size_t i) {
+        glia_tensor* gr = nullptr;
+        if (glia_tensor_grad(ps[i], &gr)) std::abort();
+        glia_error_free(glia_tensor_release(gr));
+        return gr != nullptr;
+      };
+      for (int it = 0; it < 2; ++it) {
+        glia_tensor *outs[2] = {nullptr, nullptr}, *loss = nullptr, *gx = nullptr;
+        int64_t count = 0;
+        DOK(glia_module_forward(ddp, &x, 1, outs, 2, &count));
+        DCHECK(count == 2);
+        DOK(glia_mse_loss(outs[0], y, GLIA_REDUCTION_MEAN, &loss));
+        if (both) {
+          glia_tensor *l1 = nullptr, *sum = nullptr;
+          DOK(glia_mse_loss(outs[1], y, GLIA_REDUCTION_MEAN, &l1));
+          DOK(glia_add(loss, l1, 1.0, &sum));
+          DOK(glia_tensor_release(l1));
+          DOK(glia_tensor_release(loss));
+          loss = sum;
+        }
+        DOK(glia_autograd_grad(&loss, 1, &x, 1, nullptr, 1, 0, 0, &gx));
+        for (size_t i = 0; i < ps.size(); ++i) DCHECK(it > 0 || !has_grad(i));
+        DOK(glia_tensor_backward(loss, nullptr, 0));
+        DCHECK(has_grad(0) && has_grad(1) && has_grad(2) == (both == 1) && has_grad(3) == (both == 1));
+        for (auto* t : {outs[0], outs[1], loss, gx}) DOK(glia_tensor_release(t));
+      }
+      // The first head's gradients are the average over the ranks: the same everywhere.
+      for (size_t i = 0; i < 2; ++i) {
+        glia_tensor* gr = nullptr;
+        DOK(glia_tensor_grad(ps[i], &gr));
+        std::vector<float> a = values(gr);
+        int64_t numel = static_cast<int64_t>(a.size());
+        std::vector<glia_tensor*> all;
+        for (int r = 0; r < 2; ++r) {
+          glia_tensor* t = nullptr;
+          DOK(glia_tensor_from_data(a.data(), a.size() * sizeof(float), &numel, 1, GLIA_FLOAT32, &t));
+          all.push_back(t);
+        }
+        glia_tensor* flat = nullptr;
+        DOK(glia_tensor_from_data(a.data(), a.size() * sizeof(float), &numel, 1, GLIA_FLOAT32, &flat));
+        DOK(glia_process_group_all_gather(g, all.data(), 2, flat, nullptr));
+        DCHECK(values(all[0]) == values(all[1]));
+        for (auto* t : {all[0], all[1], flat, gr}) DOK(glia_tensor_release(t));
+      }
+      for (auto* t : {x, y}) DOK(glia_tensor_release(t));
+      for (auto* p : ps) DOK(glia_tensor_release(p));
+      DOK(glia_module_release(ddp));
+      return 0;
+    });
+  }
 }
 
 // static_graph: a parameter unused in the first iteration is ready at once afterwards (no error, and

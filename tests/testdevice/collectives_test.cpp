@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -488,6 +489,194 @@ TEST_F(DeviceCollectives, DdpOverDeviceTensorsMatchesOneProcessOnTheWholeBatch) 
   }
   // Both ranks hold the same parameters, bit for bit.
   EXPECT_EQ(got[0], got[1]);
+}
+
+// SyncBatchNorm over a device process group: two ranks (threads) on testdevice:0 and :1, the module moved to
+// the rank's device, each with 3 of 6 rows (also 2 and 4, and 6 and none: the ranks' counts weigh); outputs, input
+// gradients, the weight and bias gradients summed over the ranks and the running statistics after two steps equal
+// (float64: 1e-9) to BatchNorm1d on the whole batch on the CPU, as tests/distributed/sync_batch_norm_test.cpp checks
+// over Gloo.
+constexpr int64_t kSbnRows = 6, kSbnC = 4, kSbnL = 5;  // the whole batch's rows
+
+// `v` as a tensor of `dtype` on `dev` (NULL: the CPU).
+glia_tensor* f64(const std::vector<double>& v, std::vector<int64_t> shape, const glia_device* dev = nullptr,
+                 glia_dtype dtype = GLIA_FLOAT64) {
+  glia_tensor *h = nullptr, *d = nullptr;
+  EXPECT_EQ(glia_tensor_from_data(v.data(), v.size() * sizeof(double), shape.data(), static_cast<int64_t>(shape.size()),
+                                  GLIA_FLOAT64, &h),
+            nullptr);
+  if (!dev && dtype == GLIA_FLOAT64) return h;
+  EXPECT_EQ(glia_tensor_to(h, dev, &dtype, &d), nullptr);
+  glia_tensor_release(h);
+  return d;
+}
+
+std::vector<double> host64(const glia_tensor* t) {
+  const glia_device cpu{GLIA_CPU, 0};
+  const glia_dtype f64 = GLIA_FLOAT64;
+  glia_tensor* h = nullptr;
+  EXPECT_EQ(glia_tensor_to(t, &cpu, &f64, &h), nullptr);
+  int64_t n = 0;
+  EXPECT_EQ(glia_tensor_numel(h, &n), nullptr);
+  std::vector<double> v(static_cast<size_t>(n));
+  EXPECT_EQ(glia_tensor_copy_to_host(h, v.data(), v.size() * sizeof(double)), nullptr);
+  glia_tensor_release(h);
+  return v;
+}
+
+// "" when a and b agree within tol (relative to 1 + |b|), else where they first differ.
+std::string differ(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what) {
+  if (a.size() != b.size())
+    return what + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " values";
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(a[i] - b[i]) <= tol * (1 + std::abs(b[i]))))
+      return what + "[" + std::to_string(i) + "]: " + std::to_string(a[i]) + " vs " + std::to_string(b[i]);
+  return "";
+}
+
+// One SyncBatchNorm rank on testdevice:`rank`; "" when everything matches the CPU reference.
+std::string sync_batch_norm_rank(int rank, glia_process_group* g, glia_dtype dtype = GLIA_FLOAT64, double offset = 0,
+                                 double tol = 1e-9, int64_t rows0 = kSbnRows / 2) {
+  std::string err;
+  auto ok = [&](glia_error* e) {
+    if (e && err.empty()) err = glia_error_message(e);
+    glia_error_free(e);
+    return err.empty();
+  };
+  auto check = [&](const std::string& d) {
+    if (!d.empty() && err.empty()) err = d;
+  };
+  const glia_device dev{GLIA_PRIVATEUSE1, rank};
+  const int64_t rows = kSbnRows, per = kSbnC * kSbnL;
+  std::vector<double> xs(static_cast<size_t>(rows * per)), ws(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = offset + 2 * std::sin(0.37 * static_cast<double>(i) + 0.1),
+    ws[i] = std::sin(0.11 * static_cast<double>(i) + 2);
+  glia_batch_norm_options o;
+  glia_batch_norm_options_init(&o);
+  o.momentum = 0.3;
+  glia_factory_options f;
+  glia_factory_options_init(&f);
+  f.dtype = dtype;
+  glia_module *ref = nullptr, *sbn = nullptr;
+  if (!ok(glia_nn_batch_norm1d(kSbnC, &o, &f, &ref)) || !ok(glia_nn_sync_batch_norm(kSbnC, &o, g, &f, &sbn)))
+    return err;
+  std::vector<double> wv(kSbnC), bv(kSbnC);
+  for (int64_t c = 0; c < kSbnC; ++c) wv[c] = 0.5 + std::sin(1.3 * c + 0.2), bv[c] = std::sin(0.7 * c + 1.0);
+  glia_grad_mode_set(0);
+  for (glia_module* m : {ref, sbn})
+    for (const char* name : {"weight", "bias"}) {
+      glia_tensor *p = nullptr, *v = f64(name[0] == 'w' ? wv : bv, {kSbnC}, nullptr, dtype);
+      ok(glia_module_get_parameter(m, name, &p));
+      ok(glia_copy_(p, v));
+      glia_tensor_release(p);
+      glia_tensor_release(v);
+    }
+  glia_grad_mode_set(1);
+  ok(glia_module_to(sbn, &dev, nullptr));
+  const int64_t mine = rank == 0 ? rows0 : rows - rows0;
+  const size_t lo = static_cast<size_t>(rank == 0 ? 0 : rows0 * per), hi = lo + static_cast<size_t>(mine * per);
+  glia_tensor* x_full = f64(xs, {rows, kSbnC, kSbnL}, nullptr, dtype);
+  glia_tensor* w_full = f64(ws, {rows, kSbnC, kSbnL}, nullptr, dtype);
+  glia_tensor* x = f64(std::vector<double>(xs.begin() + lo, xs.begin() + hi), {mine, kSbnC, kSbnL}, &dev, dtype);
+  glia_tensor* w = f64(std::vector<double>(ws.begin() + lo, ws.begin() + hi), {mine, kSbnC, kSbnL}, &dev, dtype);
+  ok(glia_tensor_set_requires_grad(x_full, 1));
+  ok(glia_tensor_set_requires_grad(x, 1));
+  // forward, loss = sum(y * w), backward; y as host values.
+  auto step = [&](glia_module* m, glia_tensor* in, glia_tensor* wt, std::vector<double>* y_out) {
+    glia_tensor *y = nullptr, *prod = nullptr, *loss = nullptr;
+    int64_t n = 0;
+    if (ok(glia_module_forward(m, &in, 1, &y, 1, &n)) && ok(glia_mul(y, wt, &prod)) &&
+        ok(glia_sum(prod, nullptr, 0, 0, &loss)) && ok(glia_tensor_backward(loss, nullptr, 0)))
+      *y_out = host64(y);
+    for (glia_tensor* t : {y, prod, loss}) glia_tensor_release(t);
+    return err.empty();
+  };
+  std::vector<double> y_ref, y;
+  if (step(ref, x_full, w_full, &y_ref) && step(sbn, x, w, &y)) {
+    check(differ(y, std::vector<double>(y_ref.begin() + lo, y_ref.begin() + hi), tol, "output"));
+    glia_tensor *gx = nullptr, *gx_full = nullptr;
+    ok(glia_tensor_grad(x, &gx));
+    ok(glia_tensor_grad(x_full, &gx_full));
+    if (gx && gx_full) {
+      std::vector<double> full = host64(gx_full);
+      check(differ(host64(gx), std::vector<double>(full.begin() + lo, full.begin() + hi), tol, "input gradient"));
+    } else {
+      check("no input gradient");
+    }
+    glia_tensor_release(gx);
+    glia_tensor_release(gx_full);
+    for (const char* name : {"weight", "bias"}) {
+      glia_tensor *p = nullptr, *gp = nullptr, *g64 = nullptr, *pr = nullptr, *gpr = nullptr;
+      const glia_dtype wide = GLIA_FLOAT64;  // the test device's collectives take no 16-bit floats
+      if (ok(glia_module_get_parameter(sbn, name, &p)) && ok(glia_tensor_grad(p, &gp)) &&
+          ok(glia_tensor_to(gp, nullptr, &wide, &g64)) &&
+          ok(glia_process_group_all_reduce(g, g64, GLIA_REDUCE_SUM, nullptr)) &&  // this rank's share, summed
+          ok(glia_module_get_parameter(ref, name, &pr)) && ok(glia_tensor_grad(pr, &gpr)))
+        check(differ(host64(g64), host64(gpr), tol, std::string(name) + " gradient"));
+      for (glia_tensor* t : {p, gp, g64, pr, gpr}) glia_tensor_release(t);
+    }
+  }
+  // A second step, then the running statistics.
+  if (err.empty() && step(ref, x_full, w_full, &y_ref) && step(sbn, x, w, &y)) {
+    for (const char* name : {"running_mean", "running_var"}) {
+      glia_tensor *a = nullptr, *b = nullptr;
+      if (ok(glia_module_get_buffer(sbn, name, &a)) && ok(glia_module_get_buffer(ref, name, &b)))
+        check(differ(host64(a), host64(b), tol, name));
+      glia_tensor_release(a);
+      glia_tensor_release(b);
+    }
+    glia_tensor *nbt = nullptr, *h = nullptr;
+    const glia_device cpu{GLIA_CPU, 0};
+    int64_t steps = 0;
+    if (ok(glia_module_get_buffer(sbn, "num_batches_tracked", &nbt)) && ok(glia_tensor_to(nbt, &cpu, nullptr, &h)) &&
+        ok(glia_tensor_copy_to_host(h, &steps, sizeof(steps))) && steps != 2)
+      check("num_batches_tracked is " + std::to_string(steps) + ", expected 2");
+    glia_tensor_release(nbt);
+    glia_tensor_release(h);
+  }
+  for (glia_tensor* t : {x_full, w_full, x, w}) glia_tensor_release(t);
+  glia_module_release(ref);
+  glia_module_release(sbn);
+  return err;
+}
+
+// float64 to 1e-9; float32, float16 and bfloat16 to their precision, also for data far from zero (a mean of
+// 1000 in float32, 60 in the 16-bit types, whose sums of squares over the batch pass float16's largest value):
+// the statistics are a mean and squared deviations per rank, in float for 16-bit inputs.
+TEST_F(DeviceCollectives, SyncBatchNormMatchesBatchNormOnTheWholeBatch) {
+  struct Case {
+    const char* name;
+    glia_dtype dtype;
+    double offset, tol;
+    int64_t rows0 = kSbnRows / 2;  // rank 0's rows; rank 1 has the others
+  };
+  const Case cases[] = {{"float64", GLIA_FLOAT64, 0, 1e-9},
+                        {"float64, 2 and 4 rows", GLIA_FLOAT64, 0, 1e-9, 2},
+                        {"float64, rank 1 without rows", GLIA_FLOAT64, 0, 1e-9, kSbnRows},
+                        {"float32", GLIA_FLOAT32, 0, 1e-5},
+                        {"float32 + 1000", GLIA_FLOAT32, 1000, 2e-4},
+                        {"float16", GLIA_FLOAT16, 0, 2e-2},
+                        {"float16 + 60", GLIA_FLOAT16, 60, 2e-2},
+                        {"bfloat16 + 60", GLIA_BFLOAT16, 60, 5e-2}};
+  std::vector<std::string> errs(2);
+  ranks(2, [&](int rank) {
+    glia_store* s = store();
+    glia_process_group* g = nullptr;
+    glia_error* e = group(s, rank, 2, rank, 10000, &g);
+    if (e) {
+      errs[static_cast<size_t>(rank)] = glia_error_message(e);
+      glia_error_free(e);
+    } else {
+      for (const Case& c : cases) {
+        std::string err = sync_batch_norm_rank(rank, g, c.dtype, c.offset, c.tol, c.rows0);
+        if (!err.empty()) errs[static_cast<size_t>(rank)] += std::string(c.name) + ": " + err + "; ";
+      }
+      glia_process_group_release(g);
+    }
+    glia_store_release(s);
+  });
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(errs[static_cast<size_t>(r)], "") << "rank " << r;
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 """torch.nn.SyncBatchNorm (torch 1.13's constructor, attributes, state-dict layout and repr) over the C
 API's glia_nn_sync_batch_norm (docs/distributed.md, "SyncBatchNorm").
 
-In training with a process group of more than one rank, the batch statistics are those of the
-batch of all ranks together (the C module all-reduces each rank's per-channel sum, sum of squares
-and count, and backward all-reduces their gradients, torch's sum_dy / sum_dy_xmu all-reduce), so
-outputs and input gradients equal those of BatchNorm on the concatenated batch (weight and bias
-gradients are this rank's share, summed by DDP's all-reduce). Unlike torch 1.13, which refuses CPU
-input, glia synchronises CPU tensors over Gloo. Otherwise (eval, world size 1, or no initialised
-process group) the module is BatchNorm. The group is resolved at each call as torch does
-(`process_group`, else the default group) and handed to the C module by a forward pre-hook.
+In training with a process group of more than one rank, the batch statistics are those of the batch
+of all ranks together (the C module all-gathers each rank's per-channel mean, sum of squared
+deviations and count, and backward all-reduces their gradients, torch's sum_dy / sum_dy_xmu
+all-reduce), so outputs and input gradients equal those of BatchNorm on the concatenated batch (weight
+and bias gradients are this rank's share, summed by DDP's all-reduce). Unlike torch 1.13, which
+refuses CPU input, glia synchronises CPU tensors over Gloo. Otherwise (eval, world size 1, or no
+initialised process group) the module is BatchNorm. The group is resolved at each call as torch
+does (`process_group`, else the default group) and handed to the C module by a forward pre-hook.
 """
 
 from ... import distributed as dist
