@@ -329,8 +329,26 @@ glia_error* run_chunk(DnnState* s, const Plan& p, int64_t nb, const void* a, con
   // The heuristics' candidates that glia may run, from the cache when it has them (Note [cuDNN algorithm
   // cache] in algo_cache.h).
   static AlgoCache<typename A::Perf> cache;
-  const ConvKey key{{static_cast<int64_t>(D), p.device, static_cast<int64_t>(p.dtype), nb, g.C, g.H, g.W, g.O, g.kh,
-                     g.kw, g.Ho, g.Wo, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups, p.deterministic ? 1 : 0,
+  const ConvKey key{{static_cast<int64_t>(D),
+                     p.device,
+                     static_cast<int64_t>(p.dtype),
+                     nb,
+                     g.C,
+                     g.H,
+                     g.W,
+                     g.O,
+                     g.kh,
+                     g.kw,
+                     g.Ho,
+                     g.Wo,
+                     g.sh,
+                     g.sw,
+                     g.ph,
+                     g.pw,
+                     g.dh,
+                     g.dw,
+                     g.groups,
+                     p.deterministic ? 1 : 0,
                      p.tf32 ? 1 : 0}};
   std::vector<typename A::Perf> candidates;
   if (!cache.find(key, &candidates)) {

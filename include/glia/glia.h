@@ -6644,7 +6644,8 @@ typedef struct glia_ddp_options {
   /** sizeof(glia_ddp_options), set by glia_ddp_options_init(). */
   size_t struct_size;
   double bucket_cap_mb;           /**< bucket size; the first bucket closes at 1 MiB (torch's) */
-  int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced with its .grad as it stands (zeros when none), not an error; one that no rank used keeps its .grad */
+  int32_t find_unused_parameters; /**< 1: a parameter without gradient is reduced with its .grad as it stands (zeros
+                                     when none), not an error; one that no rank used keeps its .grad */
   int32_t broadcast_buffers;      /**< 1: rank 0's buffers are broadcast before every synchronised forward */
   /** 1: each parameter's .grad becomes a view of its bucket after its first synchronised backward, so
    * gradients accumulate in the bucket and need no copy back (torch's option). @since 0.2 */
